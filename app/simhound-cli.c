@@ -1,0 +1,549 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * simhound-cli: the core library plus argument parsing and printing, and the
+ * proof that the core needs no UI.
+ *
+ * Exit codes: 0 done, 1 usage, 2 input or store error (3 interrupted).
+ */
+#include "config.h"
+
+#include <locale.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <glib/gi18n.h>
+
+#include "sim-check.h"
+#include "sim-corpus.h"
+#include "sim-error.h"
+
+enum {
+  EXIT_OK = 0,
+  EXIT_USAGE = 1,
+  EXIT_ERROR = 2,
+  EXIT_INTERRUPTED = 3,
+};
+
+static volatile sig_atomic_t interrupted;
+static GCancellable *cancellable;
+static char *store_path;
+
+static void
+on_sigint (int sig)
+{
+  interrupted = 1;
+}
+
+static void
+poll_interrupt (void)
+{
+  if (interrupted && !g_cancellable_is_cancelled (cancellable))
+    g_cancellable_cancel (cancellable);
+}
+
+static int
+fail (GError *error)
+{
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    {
+      g_printerr (_("simhound-cli: interrupted\n"));
+      return EXIT_INTERRUPTED;
+    }
+  g_printerr ("simhound-cli: %s\n", error->message);
+  return EXIT_ERROR;
+}
+
+static int
+usage_error (GOptionContext *context,
+             const char     *message)
+{
+  g_autofree char *help = g_option_context_get_help (context, TRUE, NULL);
+
+  g_printerr ("simhound-cli: %s\n\n%s", message, help);
+  return EXIT_USAGE;
+}
+
+static const char *
+resolve_store (void)
+{
+  if (store_path == NULL)
+    store_path = sim_corpus_dup_default_path ();
+  return store_path;
+}
+
+static GOptionEntry store_entries[] = {
+  { "store", 0, 0, G_OPTION_ARG_FILENAME, &store_path,
+    N_("The corpus store (default: $SIMHOUND_STORE or the user data folder)"), N_("PATH") },
+  { NULL }
+};
+
+/* --------------------------------------------------------------- corpus */
+
+typedef struct {
+  gboolean tty;
+  gint64   last;
+} Progress;
+
+static void
+on_import_progress (guint64     done,
+                    guint64     total,
+                    const char *what,
+                    gpointer    user_data)
+{
+  Progress *p = user_data;
+  gint64 now = g_get_monotonic_time ();
+
+  poll_interrupt ();
+  if (!p->tty || (now - p->last < 100000 && done < total))
+    return;
+  p->last = now;
+  {
+    g_autofree char *base = what ? g_path_get_basename (what) : g_strdup ("");
+
+    g_printerr ("\r\033[K%s %" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT " %.50s",
+                _("Adding"), done, total, base);
+  }
+}
+
+static int
+corpus_add (int argc, char **argv)
+{
+  g_autoptr(GOptionContext) context = g_option_context_new (_("PATH… — add files and folders"));
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SimCorpus) corpus = NULL;
+  g_autoptr(SimImportResult) result = NULL;
+  gboolean quiet = FALSE;
+  GOptionEntry entries[] = {
+    { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, N_("Do not list files that failed"), NULL },
+    { NULL }
+  };
+  Progress progress = { isatty (STDERR_FILENO), 0 };
+  gint64 started;
+
+  g_option_context_add_main_entries (context, store_entries, GETTEXT_PACKAGE);
+  g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    return usage_error (context, error->message);
+  if (argc < 2)
+    return usage_error (context, _("corpus add needs at least one file or folder"));
+
+  corpus = sim_corpus_open (resolve_store (), FALSE, &error);
+  if (corpus == NULL)
+    return fail (error);
+  started = g_get_monotonic_time ();
+  result = sim_corpus_add (corpus, (const char *const *) argv + 1, on_import_progress, &progress,
+                           cancellable, &error);
+  if (progress.tty)
+    g_printerr ("\r\033[K");
+  if (result == NULL)
+    {
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        g_printerr (_("Interrupted: documents added before the last batch are kept.\n"));
+      return fail (error);
+    }
+  {
+    const double seconds = (g_get_monotonic_time () - started) / 1e6;
+
+    g_print (_("Added %u, updated %u, unchanged %u, failed %u (%.1f MB of text in %.1f s) — %s\n"),
+             result->n_added, result->n_updated, result->n_unchanged, result->n_failed,
+             result->n_bytes / 1e6, seconds, sim_corpus_get_path (corpus));
+  }
+  if (!quiet)
+    for (guint i = 0; i < result->failures->len; i++)
+      g_printerr ("  %s\n", (const char *) g_ptr_array_index (result->failures, i));
+  return EXIT_OK;
+}
+
+static char *
+format_time (gint64 unix_time)
+{
+  g_autoptr(GDateTime) dt = g_date_time_new_from_unix_local (unix_time);
+
+  return dt ? g_date_time_format (dt, "%Y-%m-%d %H:%M") : g_strdup ("-");
+}
+
+static int
+corpus_list (int argc, char **argv)
+{
+  g_autoptr(GOptionContext) context = g_option_context_new (_("— list the documents of the corpus"));
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SimCorpus) corpus = NULL;
+  g_autoptr(GPtrArray) docs = NULL;
+  gint64 n_bytes = 0, n_segments = 0, last = 0;
+
+  g_option_context_add_main_entries (context, store_entries, GETTEXT_PACKAGE);
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    return usage_error (context, error->message);
+  if (argc > 1)
+    return usage_error (context, _("corpus list takes no arguments"));
+
+  corpus = sim_corpus_open (resolve_store (), FALSE, &error);
+  if (corpus == NULL || (docs = sim_corpus_list (corpus, &error)) == NULL)
+    return fail (error);
+  if (docs->len > 0)
+    g_print ("%6s  %9s  %10s  %-16s  %s\n", _("ID"), _("Segments"), _("Size"), _("Updated"), _("Path"));
+  for (guint i = 0; i < docs->len; i++)
+    {
+      const SimStoreDocument *doc = g_ptr_array_index (docs, i);
+      g_autofree char *size = g_format_size (doc->n_bytes);
+      g_autofree char *when = format_time (doc->updated_at);
+
+      g_print ("%6" G_GINT64_FORMAT "  %9" G_GINT64_FORMAT "  %10s  %-16s  %s\n",
+               doc->id, doc->n_segments, size, when, doc->path);
+      n_bytes += doc->n_bytes;
+      n_segments += doc->n_segments;
+      last = MAX (last, doc->updated_at);
+    }
+  {
+    g_autofree char *size = g_format_size (n_bytes);
+    g_autofree char *when = last ? format_time (last) : g_strdup (_("never"));
+
+    g_print (_("%u documents, %" G_GINT64_FORMAT " segments, %s, last update %s — %s\n"),
+             docs->len, n_segments, size, when, sim_corpus_get_path (corpus));
+  }
+  return EXIT_OK;
+}
+
+static int
+corpus_remove (int argc, char **argv)
+{
+  g_autoptr(GOptionContext) context = g_option_context_new (_("ID|PATH… — remove documents"));
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SimCorpus) corpus = NULL;
+  guint n_removed = 0;
+
+  g_option_context_add_main_entries (context, store_entries, GETTEXT_PACKAGE);
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    return usage_error (context, error->message);
+  if (argc < 2)
+    return usage_error (context, _("corpus remove needs at least one id or path"));
+
+  corpus = sim_corpus_open (resolve_store (), FALSE, &error);
+  if (corpus == NULL ||
+      !sim_corpus_remove (corpus, (const char *const *) argv + 1, &n_removed, &error))
+    return fail (error);
+  g_print (_("Removed %u documents\n"), n_removed);
+  return EXIT_OK;
+}
+
+static int
+corpus_command (int argc, char **argv)
+{
+  if (argc >= 2 && g_str_equal (argv[1], "add"))
+    return corpus_add (argc - 1, argv + 1);
+  if (argc >= 2 && g_str_equal (argv[1], "list"))
+    return corpus_list (argc - 1, argv + 1);
+  if (argc >= 2 && g_str_equal (argv[1], "remove"))
+    return corpus_remove (argc - 1, argv + 1);
+  g_printerr (_("Usage: simhound-cli corpus add|list|remove …\n"));
+  return EXIT_USAGE;
+}
+
+/* ---------------------------------------------------------------- check */
+
+static void
+on_check_progress (guint64     done,
+                   guint64     total,
+                   const char *what,
+                   gpointer    user_data)
+{
+  poll_interrupt ();
+}
+
+static char *
+substring (const char *text,
+           guint32     start,
+           guint32     end)
+{
+  const char *from = g_utf8_offset_to_pointer (text, start);
+  const char *to = g_utf8_offset_to_pointer (from, end - start);
+
+  return g_strndup (from, to - from);
+}
+
+static char *
+one_line (const char *text,
+          guint       max_chars)
+{
+  g_autoptr(GString) s = g_string_new (NULL);
+  guint n = 0;
+  gboolean space = FALSE;
+
+  for (const char *p = text; *p && n < max_chars; p = g_utf8_next_char (p))
+    {
+      gunichar c = g_utf8_get_char (p);
+
+      if (g_unichar_isspace (c))
+        {
+          space = TRUE;
+          continue;
+        }
+      if (space && s->len > 0)
+        {
+          g_string_append_c (s, ' ');
+          n++;
+        }
+      space = FALSE;
+      g_string_append_unichar (s, c);
+      n++;
+    }
+  if (g_utf8_strlen (text, -1) > max_chars)
+    g_string_append (s, "…");
+  return g_string_free (g_steal_pointer (&s), FALSE);
+}
+
+static void
+print_report (const SimReport *report,
+              gboolean         color)
+{
+  const char *text = sim_report_get_text (report);
+  const SimReportSettings *settings = sim_report_get_settings (report);
+  const char *red = color ? "\033[1;41;97m" : "", *yellow = color ? "\033[30;43m" : "";
+  const char *reset = color ? "\033[0m" : "", *dim = color ? "\033[2m" : "", *bold = color ? "\033[1m" : "";
+  guint number = 0;
+
+  g_print (_("%sSimilarity %.1f%%%s — %u high, %u medium, %u low segments; %u documents, %s mode, %s search\n"),
+           bold, 100 * sim_report_get_similarity (report), reset,
+           sim_report_count_level (report, SIM_LEVEL_HIGH),
+           sim_report_count_level (report, SIM_LEVEL_MEDIUM),
+           sim_report_count_level (report, SIM_LEVEL_LOW),
+           settings->n_documents, settings->mode, settings->fast ? "fast" : "precise");
+  if (settings->n_documents == 0)
+    g_print (_("The corpus is empty: add reference documents with “simhound-cli corpus add PATH”.\n"));
+
+  for (guint i = 0; i < sim_report_get_n_segments (report); i++)
+    {
+      const SimReportSegment *seg = sim_report_get_segment (report, i);
+      const SimMatch *m;
+      const SimReportSource *src;
+      g_autofree char *seg_text = NULL, *seg_line = NULL, *src_line = NULL;
+
+      if (seg->level == SIM_LEVEL_LOW || seg->n_matches == 0)
+        continue;
+      m = sim_report_get_match (report, seg->first_match);
+      src = sim_report_get_source (report, m->source);
+      seg_text = substring (text, seg->start, seg->end);
+      seg_line = one_line (seg_text, 160);
+      src_line = one_line (m->excerpt, 160);
+      g_print ("\n[%u] %s %.0f%% %s(%s %u, %s %u–%u)%s\n    %s%s%s\n    %s← %s%s\n    %s%s%s\n",
+               ++number, seg->level == SIM_LEVEL_HIGH ? _("HIGH") : _("MEDIUM"),
+               100 * seg->similarity, dim, _("distance"), seg->distance, _("chars"),
+               seg->start, seg->end, reset,
+               seg->level == SIM_LEVEL_HIGH ? red : yellow, seg_line, reset,
+               dim, src->path, reset, dim, src_line, reset);
+    }
+
+  if (sim_report_get_n_sources (report) > 0 && number > 0)
+    {
+      g_print (_("\nSources:\n"));
+      for (guint i = 0; i < sim_report_get_n_sources (report); i++)
+        {
+          const SimReportSource *src = sim_report_get_source (report, i);
+
+          if (src->n_segments == 0)
+            continue;
+          g_print ("  %5.1f%%  %3u  %s\n", 100 * src->share, src->n_segments, src->path);
+        }
+    }
+}
+
+static gboolean
+parse_mode (const char       *option_name,
+            const char       *value,
+            gpointer          data,
+            GError          **error)
+{
+  SimCheckOptions *options = data;
+
+  if (g_str_equal (value, "sentence"))
+    options->mode = SIM_SEGMENT_SENTENCE;
+  else if (g_str_equal (value, "window"))
+    options->mode = SIM_SEGMENT_WINDOW;
+  else
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   _("--mode must be “sentence” or “window”, not “%s”"), value);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static int
+check_command (int argc, char **argv)
+{
+  g_autoptr(GOptionContext) context = g_option_context_new (_("FILE|- — check an article"));
+  g_autoptr(GOptionGroup) group = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SimCorpus) corpus = NULL;
+  g_autoptr(SimCorpusSnapshot) snapshot = NULL;
+  g_autoptr(SimReport) report = NULL;
+  g_autofree char *text = NULL;
+  gsize len = 0;
+  guint n_repaired = 0;
+  SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
+  gboolean json = FALSE, fast = FALSE, precise = FALSE;
+  int window = -1, max_distance = -1, threads = 0;
+  double high = -1, medium = -1;
+  GOptionEntry entries[] = {
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print the report as JSON"), NULL },
+    { "mode", 0, 0, G_OPTION_ARG_CALLBACK, parse_mode, N_("Segments: sentence (default) or window"), N_("MODE") },
+    { "window", 0, 0, G_OPTION_ARG_INT, &window, N_("Window size in characters (default 30; 13 for papers); implies --mode window"), N_("N") },
+    { "max-distance", 'k', 0, G_OPTION_ARG_INT, &max_distance, N_("Hamming distance bound of the SimHash lookup (default 3)"), N_("K") },
+    { "fast", 0, 0, G_OPTION_ARG_NONE, &fast, N_("Stop at the first confirmed source of each segment"), NULL },
+    { "precise", 0, 0, G_OPTION_ARG_NONE, &precise, N_("Confirm every candidate and keep the best (default)"), NULL },
+    { "high", 0, 0, G_OPTION_ARG_DOUBLE, &high, N_("Similarity from which a segment is high (default 0.70)"), N_("X") },
+    { "medium", 0, 0, G_OPTION_ARG_DOUBLE, &medium, N_("Similarity from which a segment is medium (default 0.40)"), N_("X") },
+    { "threads", 0, 0, G_OPTION_ARG_INT, &threads, N_("Worker threads (default: one per core)"), N_("N") },
+    { NULL }
+  };
+
+  group = g_option_group_new ("check", "", "", &options, NULL);
+  g_option_group_add_entries (group, entries);
+  g_option_group_set_translation_domain (group, GETTEXT_PACKAGE);
+  g_option_context_set_main_group (context, g_steal_pointer (&group));
+  g_option_context_add_main_entries (context, store_entries, GETTEXT_PACKAGE);
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    return usage_error (context, error->message);
+  if (argc != 2)
+    return usage_error (context, _("check needs exactly one FILE, or - for standard input"));
+  if (fast && precise)
+    return usage_error (context, _("--fast and --precise exclude each other"));
+  if (window >= 0)
+    {
+      options.window = window;
+      options.mode = SIM_SEGMENT_WINDOW;
+    }
+  if (max_distance >= 0)
+    options.max_distance = max_distance;
+  if (high >= 0)
+    options.high_threshold = high;
+  if (medium >= 0)
+    options.medium_threshold = medium;
+  if (threads < 0)
+    return usage_error (context, _("--threads must be positive"));
+  options.n_threads = threads;
+  options.fast = fast;
+  if (max_distance < -1 || window < -1)
+    return usage_error (context, _("--window and --max-distance must not be negative"));
+  if (!sim_check_options_validate (&options, &error))
+    return usage_error (context, error->message);
+
+  if (g_str_equal (argv[1], "-"))
+    {
+      g_autoptr(GIOChannel) in = g_io_channel_unix_new (STDIN_FILENO);
+      g_autofree char *data = NULL;
+
+      g_io_channel_set_encoding (in, NULL, NULL);
+      if (g_io_channel_read_to_end (in, &data, &len, &error) != G_IO_STATUS_NORMAL)
+        return fail (error);
+      text = sim_text_decode (data, len, _("standard input"), &len, &n_repaired, &error);
+    }
+  else
+    text = sim_text_load_file (argv[1], &len, &n_repaired, &error);
+  if (text == NULL)
+    return fail (error);
+  if (n_repaired > 0)
+    g_printerr (_("simhound-cli: %s: %u invalid UTF-8 bytes were replaced with U+FFFD; "
+                  "offsets refer to the repaired text\n"), argv[1], n_repaired);
+
+  if (!g_file_test (resolve_store (), G_FILE_TEST_EXISTS))
+    {
+      g_printerr (_("simhound-cli: no store at %s: add reference documents first with "
+                    "“simhound-cli corpus add PATH”\n"), resolve_store ());
+      return EXIT_ERROR;
+    }
+  corpus = sim_corpus_open (resolve_store (), access (resolve_store (), W_OK) != 0, &error);
+  if (corpus == NULL)
+    return fail (error);
+  snapshot = sim_corpus_ref_snapshot (corpus);
+  report = sim_check_run (snapshot, text, len, &options, on_check_progress, NULL, cancellable, &error);
+  if (report == NULL)
+    return fail (error);
+
+  if (json)
+    {
+      g_autofree char *out = sim_report_to_json (report);
+
+      g_print ("%s\n", out);
+    }
+  else
+    print_report (report, isatty (STDOUT_FILENO) && g_getenv ("NO_COLOR") == NULL);
+  return EXIT_OK;
+}
+
+/* ----------------------------------------------------------------- main */
+
+static void
+print_usage (FILE *out)
+{
+  fprintf (out, "%s",
+           _("Usage:\n"
+             "  simhound-cli corpus add PATH…          add files and folders (recursive)\n"
+             "  simhound-cli corpus list               documents, segments, size, last update\n"
+             "  simhound-cli corpus remove ID|PATH…    remove documents\n"
+             "  simhound-cli check [OPTION…] FILE|-    check an article against the corpus\n"
+             "\n"
+             "Every command takes --store PATH (default: $SIMHOUND_STORE, else\n"
+             "$XDG_DATA_HOME/simhound/corpus.db); “simhound-cli COMMAND --help” lists its options.\n"
+             "Exit codes: 0 done, 1 usage, 2 input or store error, 3 interrupted.\n"));
+}
+
+int
+main (int argc, char **argv)
+{
+  int status;
+
+  setlocale (LC_ALL, "");
+  bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
+  bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
+  textdomain (GETTEXT_PACKAGE);
+
+  cancellable = g_cancellable_new ();
+  signal (SIGINT, on_sigint);
+  signal (SIGTERM, on_sigint);
+
+  /* --store may also come before the command. */
+  while (argc >= 2 && g_str_has_prefix (argv[1], "--store"))
+    {
+      if (g_str_has_prefix (argv[1], "--store="))
+        {
+          g_free (store_path);
+          store_path = g_strdup (argv[1] + strlen ("--store="));
+          argv[1] = argv[0];
+          argc--, argv++;
+        }
+      else if (g_str_equal (argv[1], "--store") && argc >= 3)
+        {
+          g_free (store_path);
+          store_path = g_strdup (argv[2]);
+          argv[2] = argv[0];
+          argc -= 2, argv += 2;
+        }
+      else
+        break;
+    }
+
+  if (argc >= 2 && (g_str_equal (argv[1], "--help") || g_str_equal (argv[1], "-h")))
+    {
+      print_usage (stdout);
+      status = EXIT_OK;
+    }
+  else if (argc >= 2 && g_str_equal (argv[1], "--version"))
+    {
+      g_print ("simhound-cli %s\n", PACKAGE_VERSION);
+      status = EXIT_OK;
+    }
+  else if (argc >= 2 && g_str_equal (argv[1], "corpus"))
+    status = corpus_command (argc - 1, argv + 1);
+  else if (argc >= 2 && g_str_equal (argv[1], "check"))
+    status = check_command (argc - 1, argv + 1);
+  else
+    {
+      print_usage (stderr);
+      status = EXIT_USAGE;
+    }
+  g_clear_object (&cancellable);
+  g_free (store_path);
+  return status;
+}

@@ -1,0 +1,1008 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <glib/gi18n-lib.h>
+
+#include "sim-error.h"
+#include "sim-parallel.h"
+#include "sim-check.h"
+
+#define MAX_CANDIDATES        16   /* source regions verified per segment */
+#define MIN_SEGMENT_WEIGHT    6.0f /* lighter segments are too short to judge */
+#define MIN_MATCH_SIMILARITY  0.25f
+#define CHUNK                 256
+#define NO_DISTANCE           64
+
+typedef struct {
+  guint32 window;
+  guint32 fp;
+} Hit;
+
+typedef struct {
+  guint  doc;     /* snapshot document index */
+  gint64 start;   /* projected region in the source, code points */
+  gint64 end;
+  guint  votes;
+} Candidate;
+
+typedef struct {
+  guint   doc;
+  float   similarity;
+  guint   distance;
+  guint32 start;
+  guint32 end;
+} Verified;
+
+typedef struct {
+  char     *text;
+  gsize     len;
+  SimUnits  units;
+  guint64  *features;
+  gboolean  loaded;
+} DocCache;
+
+typedef struct {
+  guint64 hash;
+  float   weight;
+} QFeature;
+
+typedef struct {
+  /* inputs */
+  SimCorpusSnapshot     *snapshot;
+  const SimCheckOptions *options;
+  const SimBandIndex    *index;
+  const SimWeights      *weights;
+  const char            *text;
+  gsize                  len;
+  GCancellable          *cancellable;
+  SimProgressFunc        progress;
+  gpointer               progress_data;
+  GThread               *caller;
+  /* query */
+  const SimUnits        *units;
+  const guint64         *features;
+  GArray                *segments;      /* SimSegment */
+  GArray                *windows;       /* SimWindow */
+  /* phase 1: lookups, per chunk of windows */
+  GPtrArray             *chunk_hits;    /* GArray of Hit per chunk */
+  /* phase 2: candidates per segment */
+  GPtrArray             *candidates;    /* GArray of Candidate per segment */
+  GHashTable            *doc_slots;     /* doc index -> DocCache index + 1 */
+  GArray                *docs;          /* DocCache */
+  GArray                *doc_order;     /* guint doc index per cache slot */
+  /* phase 3: results per segment, best first */
+  GPtrArray             *results;       /* GArray of Verified per segment */
+  /* work sharing */
+  gint                   next;
+  gint                   done;
+  guint64                total;
+  gint                   failed;
+} Check;
+
+gboolean
+sim_check_options_validate (const SimCheckOptions *options,
+                            GError               **error)
+{
+  if (options->mode == SIM_SEGMENT_WINDOW && (options->window < 4 || options->window > 2000))
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT,
+                   _("The window must be between 4 and 2000 characters (got %u)"), options->window);
+      return FALSE;
+    }
+  if (options->max_distance > SIM_BAND_INDEX_MAX_DISTANCE)
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT,
+                   _("The maximum distance must be between 0 and %d (got %u)"),
+                   SIM_BAND_INDEX_MAX_DISTANCE, options->max_distance);
+      return FALSE;
+    }
+  if (!(options->medium_threshold > 0.0f && options->medium_threshold <= options->high_threshold &&
+        options->high_threshold <= 1.0f))
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT,
+                   _("Thresholds must satisfy 0 < medium <= high <= 1 (got %.2f and %.2f)"),
+                   options->medium_threshold, options->high_threshold);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static void
+report_progress (Check *check,
+                 guint  amount)
+{
+  const gint before = g_atomic_int_add (&check->done, amount);
+
+  if (check->progress != NULL && g_thread_self () == check->caller &&
+      (before / 1024 != (before + (gint) amount) / 1024 || amount > 1024))
+    check->progress (before + amount, check->total, NULL, check->progress_data);
+}
+
+/* ------------------------------------------------------------ phase 1 */
+
+static void
+lookup_worker (gpointer data)
+{
+  Check *check = data;
+  const guint n_chunks = check->chunk_hits->len;
+
+  for (;;)
+    {
+      const gint c = g_atomic_int_add (&check->next, 1);
+      g_autoptr(GArray) ids = g_array_new (FALSE, FALSE, sizeof (guint32));
+      GArray *hits;
+      guint end;
+
+      if (c >= (gint) n_chunks || g_cancellable_is_cancelled (check->cancellable))
+        break;
+      hits = g_ptr_array_index (check->chunk_hits, c);
+      end = MIN ((c + 1) * CHUNK, check->windows->len);
+      for (guint w = c * CHUNK; w < end; w++)
+        {
+          const SimWindow *win = &g_array_index (check->windows, SimWindow, w);
+
+          g_array_set_size (ids, 0);
+          sim_band_index_lookup (check->index, win->simhash, check->options->max_distance, ids);
+          for (guint j = 0; j < ids->len; j++)
+            {
+              Hit hit = { w, g_array_index (ids, guint32, j) };
+
+              g_array_append_val (hits, hit);
+            }
+        }
+      report_progress (check, end - c * CHUNK);
+    }
+}
+
+/* ------------------------------------------------------------ phase 2 */
+
+static int
+compare_candidates (gconstpointer a,
+                    gconstpointer b)
+{
+  const Candidate *x = a, *y = b;
+
+  if (x->votes != y->votes)
+    return x->votes > y->votes ? -1 : 1;
+  return x->doc < y->doc ? -1 : x->doc > y->doc;
+}
+
+static gint64
+slack_for (const SimSegment *seg)
+{
+  return MAX (12, (gint64) (seg->end - seg->start) / 3);
+}
+
+static void
+add_candidate (GArray *cands,
+               guint   doc,
+               gint64  start,
+               gint64  end,
+               gint64  slack)
+{
+  for (guint i = 0; i < cands->len; i++)
+    {
+      Candidate *c = &g_array_index (cands, Candidate, i);
+
+      if (c->doc == doc && start <= c->end + slack && end + slack >= c->start)
+        {
+          c->votes++;
+          /* Keep the projection of the first windows: later ones only widen it a little. */
+          c->start = MIN (c->start, start);
+          c->end = MAX (c->end, end);
+          return;
+        }
+    }
+  {
+    Candidate c = { doc, start, end, 1 };
+
+    g_array_append_val (cands, c);
+  }
+}
+
+static void
+build_candidates (Check *check)
+{
+  const guint32 *fp_docs = sim_corpus_snapshot_get_fp_docs (check->snapshot);
+  const guint32 *fp_starts = sim_corpus_snapshot_get_fp_starts (check->snapshot);
+  g_autoptr(GArray) hits = g_array_new (FALSE, FALSE, sizeof (Hit));
+  g_autofree guint *first_hit = g_new0 (guint, check->windows->len + 1);
+  guint w_lo = 0;
+
+  for (guint c = 0; c < check->chunk_hits->len; c++)
+    {
+      GArray *chunk = g_ptr_array_index (check->chunk_hits, c);
+
+      g_array_append_vals (hits, chunk->data, chunk->len);
+    }
+  for (guint i = 0; i < hits->len; i++)
+    first_hit[g_array_index (hits, Hit, i).window + 1]++;
+  for (guint w = 0; w < check->windows->len; w++)
+    first_hit[w + 1] += first_hit[w];
+
+  check->candidates = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+  check->doc_slots = g_hash_table_new (NULL, NULL);
+  check->docs = g_array_new (FALSE, TRUE, sizeof (DocCache));
+  check->doc_order = g_array_new (FALSE, FALSE, sizeof (guint));
+
+  for (guint s = 0; s < check->segments->len; s++)
+    {
+      const SimSegment *seg = &g_array_index (check->segments, SimSegment, s);
+      GArray *cands = g_array_new (FALSE, FALSE, sizeof (Candidate));
+      const gint64 slack = slack_for (seg);
+
+      /* Windows are ordered by both ends: skip those ending before the segment. */
+      while (w_lo < check->windows->len &&
+             g_array_index (check->windows, SimWindow, w_lo).unit_end <= seg->unit_start)
+        w_lo++;
+      for (guint w = w_lo; w < check->windows->len; w++)
+        {
+          const SimWindow *win = &g_array_index (check->windows, SimWindow, w);
+          const gint64 q_start = check->units->src_start[win->unit_start];
+
+          if (win->unit_start >= seg->unit_end)
+            break;
+          for (guint h = first_hit[w]; h < first_hit[w + 1]; h++)
+            {
+              const guint32 fp = g_array_index (hits, Hit, h).fp;
+              const gint64 start = (gint64) fp_starts[fp] - (q_start - (gint64) seg->start);
+
+              add_candidate (cands, fp_docs[fp], start, start + (seg->end - seg->start), slack);
+            }
+        }
+      qsort (cands->data, cands->len, sizeof (Candidate), compare_candidates);
+      if (cands->len > MAX_CANDIDATES)
+        g_array_set_size (cands, MAX_CANDIDATES);
+      for (guint i = 0; i < cands->len; i++)
+        {
+          const guint doc = g_array_index (cands, Candidate, i).doc;
+
+          if (!g_hash_table_contains (check->doc_slots, GUINT_TO_POINTER (doc + 1)))
+            {
+              DocCache empty = { 0 };
+
+              g_array_append_val (check->docs, empty);
+              g_array_append_val (check->doc_order, doc);
+              g_hash_table_insert (check->doc_slots, GUINT_TO_POINTER (doc + 1),
+                                   GUINT_TO_POINTER (check->docs->len));
+            }
+        }
+      g_ptr_array_add (check->candidates, cands);
+    }
+}
+
+static DocCache *
+get_doc (Check *check,
+         guint  doc)
+{
+  guint slot = GPOINTER_TO_UINT (g_hash_table_lookup (check->doc_slots, GUINT_TO_POINTER (doc + 1)));
+
+  return slot ? &g_array_index (check->docs, DocCache, slot - 1) : NULL;
+}
+
+static void
+normalize_worker (gpointer data)
+{
+  Check *check = data;
+
+  for (;;)
+    {
+      const gint i = g_atomic_int_add (&check->next, 1);
+      DocCache *cache;
+
+      if (i >= (gint) check->docs->len || g_cancellable_is_cancelled (check->cancellable))
+        break;
+      cache = &g_array_index (check->docs, DocCache, i);
+      if (cache->text == NULL)
+        continue;
+      sim_units_init (&cache->units);
+      sim_text_normalize (cache->text, cache->len, 0, sim_corpus_snapshot_get_flags (check->snapshot),
+                          &cache->units);
+      cache->features = g_new (guint64, MAX (cache->units.n, 1));
+      sim_fingerprint_features (&cache->units, cache->features);
+      cache->loaded = TRUE;
+    }
+}
+
+static gboolean
+load_docs (Check   *check,
+           GError **error)
+{
+  g_autoptr(SimStore) store = NULL;
+
+  if (check->docs->len == 0)
+    return TRUE;
+  /* This thread's own connection: a SimStore is never shared between threads. */
+  store = sim_store_open (sim_corpus_snapshot_get_store_path (check->snapshot), TRUE, error);
+  if (store == NULL)
+    return FALSE;
+  for (guint i = 0; i < check->docs->len; i++)
+    {
+      DocCache *cache = &g_array_index (check->docs, DocCache, i);
+      const SimCorpusDoc *doc = sim_corpus_snapshot_get_doc (check->snapshot,
+                                                             g_array_index (check->doc_order, guint, i));
+      g_autoptr(GError) local_error = NULL;
+
+      cache->text = sim_store_dup_text (store, doc->id, &cache->len, &local_error);
+      if (cache->text == NULL)
+        {
+          /* Removed since the snapshot was taken: it simply proposes nothing. */
+          if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
+            continue;
+          g_propagate_error (error, g_steal_pointer (&local_error));
+          return FALSE;
+        }
+    }
+  check->next = 0;
+  sim_parallel_run (MIN (check->options->n_threads, check->docs->len), normalize_worker, check);
+  return TRUE;
+}
+
+/* ------------------------------------------------------------ phase 3 */
+
+typedef struct {
+  guint64 hash;
+  guint32 pos;  /* unit index of the shingle's last unit */
+} RFeature;
+
+static int
+compare_qfeatures (gconstpointer a,
+                   gconstpointer b)
+{
+  const guint64 x = ((const QFeature *) a)->hash, y = ((const QFeature *) b)->hash;
+
+  return x < y ? -1 : x > y;
+}
+
+static int
+compare_rfeatures (gconstpointer a,
+                   gconstpointer b)
+{
+  const guint64 x = ((const RFeature *) a)->hash, y = ((const RFeature *) b)->hash;
+
+  return x < y ? -1 : x > y;
+}
+
+static int
+compare_u32 (gconstpointer a,
+             gconstpointer b)
+{
+  const guint32 x = *(const guint32 *) a, y = *(const guint32 *) b;
+
+  return x < y ? -1 : x > y;
+}
+
+typedef struct {
+  GArray  *q;          /* QFeature, sorted, unique */
+  float    q_weight;
+  guint64  q_simhash;
+  GArray  *raw;        /* guint64 scratch */
+  GArray  *r;          /* RFeature scratch */
+  GArray  *positions;  /* guint32 scratch */
+} Scratch;
+
+static void
+scratch_init (Scratch *s)
+{
+  s->q = g_array_new (FALSE, FALSE, sizeof (QFeature));
+  s->raw = g_array_new (FALSE, FALSE, sizeof (guint64));
+  s->r = g_array_new (FALSE, FALSE, sizeof (RFeature));
+  s->positions = g_array_new (FALSE, FALSE, sizeof (guint32));
+}
+
+static void
+scratch_clear (Scratch *s)
+{
+  g_array_unref (s->q);
+  g_array_unref (s->raw);
+  g_array_unref (s->r);
+  g_array_unref (s->positions);
+}
+
+/* The segment's distinct features with their weights. */
+static void
+load_query_features (Check            *check,
+                     const SimSegment *seg,
+                     Scratch          *s)
+{
+  gsize n;
+
+  g_array_set_size (s->raw, seg->unit_end - seg->unit_start);
+  n = sim_fingerprint_range_features (check->units, check->features, seg->unit_start,
+                                      seg->unit_end, (guint64 *) s->raw->data);
+  g_array_set_size (s->raw, n);
+  s->q_simhash = sim_fingerprint_simhash ((const guint64 *) s->raw->data, n, check->weights);
+  g_array_set_size (s->q, 0);
+  for (gsize i = 0; i < n; i++)
+    {
+      QFeature qf = { g_array_index (s->raw, guint64, i), 0 };
+
+      g_array_append_val (s->q, qf);
+    }
+  qsort (s->q->data, s->q->len, sizeof (QFeature), compare_qfeatures);
+  s->q_weight = 0;
+  {
+    guint m = 0;
+
+    for (guint i = 0; i < s->q->len; i++)
+      {
+        QFeature *qf = &g_array_index (s->q, QFeature, i);
+
+        if (m > 0 && g_array_index (s->q, QFeature, m - 1).hash == qf->hash)
+          continue;
+        qf->weight = sim_weights_get (check->weights, qf->hash);
+        s->q_weight += qf->weight;
+        g_array_index (s->q, QFeature, m++) = *qf;
+      }
+    g_array_set_size (s->q, m);
+  }
+}
+
+static gboolean
+q_contains (const GArray *q,
+            guint64       hash,
+            float        *weight)
+{
+  guint lo = 0, hi = q->len;
+
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      const QFeature *qf = &g_array_index (q, QFeature, mid);
+
+      if (qf->hash < hash)
+        lo = mid + 1;
+      else if (qf->hash > hash)
+        hi = mid;
+      else
+        {
+          *weight = qf->weight;
+          return TRUE;
+        }
+    }
+  return FALSE;
+}
+
+/* Compares the loaded segment features with a source region. */
+static gboolean
+verify (Check            *check,
+        const SimSegment *seg,
+        Scratch          *s,
+        guint             doc,
+        gint64            start,
+        gint64            end,
+        Verified         *out)
+{
+  DocCache *cache = get_doc (check, doc);
+  const SimUnits *du;
+  gsize ua, ub;
+  float matched = 0;
+  guint best_lo = 0, best_hi = 0, best_count = 0, run_lo = 0;
+  guint32 gap;
+  guint32 span_first, span_last;
+
+  if (cache == NULL || !cache->loaded || s->q_weight <= 0)
+    return FALSE;
+  du = &cache->units;
+  start = MAX (start, 0);
+  if (end <= start)
+    return FALSE;
+  ua = sim_units_find (du, start);
+  ub = sim_units_find (du, end);
+  if (ub <= ua)
+    return FALSE;
+
+  g_array_set_size (s->r, 0);
+  for (gsize i = ua; i < ub; i++)
+    if (cache->features[i] != 0 && i + 1 >= ua + sim_fingerprint_shingle (du, i))
+      {
+        RFeature rf = { cache->features[i], i };
+
+        g_array_append_val (s->r, rf);
+      }
+  if (s->r->len == 0)
+    return FALSE;
+  qsort (s->r->data, s->r->len, sizeof (RFeature), compare_rfeatures);
+
+  /* Containment: weight of the segment's distinct features found in the region. */
+  g_array_set_size (s->positions, 0);
+  for (guint i = 0; i < s->r->len; i++)
+    {
+      const RFeature *rf = &g_array_index (s->r, RFeature, i);
+      float w;
+
+      if (!q_contains (s->q, rf->hash, &w))
+        continue;
+      if (i == 0 || g_array_index (s->r, RFeature, i - 1).hash != rf->hash)
+        matched += w;
+      g_array_append_val (s->positions, rf->pos);
+    }
+  if (s->positions->len == 0)
+    return FALSE;
+
+  /* The matched part of the source: the densest run of shared features. */
+  qsort (s->positions->data, s->positions->len, sizeof (guint32), compare_u32);
+  gap = MAX (8, (seg->unit_end - seg->unit_start) / 3);
+  for (guint i = 0; i <= s->positions->len; i++)
+    {
+      if (i == s->positions->len ||
+          (i > run_lo && g_array_index (s->positions, guint32, i) -
+                         g_array_index (s->positions, guint32, i - 1) > gap))
+        {
+          if (i - run_lo > best_count)
+            {
+              best_count = i - run_lo;
+              best_lo = run_lo;
+              best_hi = i - 1;
+            }
+          run_lo = i;
+        }
+    }
+  span_last = g_array_index (s->positions, guint32, best_hi);
+  span_first = g_array_index (s->positions, guint32, best_lo);
+  span_first = span_first + 1 - MIN (span_first + 1 - ua, sim_fingerprint_shingle (du, span_first));
+
+  out->doc = doc;
+  out->similarity = MIN (1.0f, matched / s->q_weight);
+  out->start = du->src_start[span_first];
+  out->end = du->src_end[span_last];
+  {
+    gsize n;
+
+    g_array_set_size (s->raw, span_last + 1 - span_first);
+    n = sim_fingerprint_range_features (du, cache->features, span_first, span_last + 1,
+                                        (guint64 *) s->raw->data);
+    out->distance = sim_fingerprint_distance (s->q_simhash,
+                                              sim_fingerprint_simhash ((const guint64 *) s->raw->data,
+                                                                       n, check->weights));
+  }
+  return TRUE;
+}
+
+static int
+compare_verified (gconstpointer a,
+                  gconstpointer b)
+{
+  const Verified *x = a, *y = b;
+
+  if (x->similarity != y->similarity)
+    return x->similarity > y->similarity ? -1 : 1;
+  if (x->distance != y->distance)
+    return x->distance < y->distance ? -1 : 1;
+  return x->doc < y->doc ? -1 : x->doc > y->doc;
+}
+
+static void
+verify_segment (Check   *check,
+                guint    s_index,
+                Scratch *s)
+{
+  const SimSegment *seg = &g_array_index (check->segments, SimSegment, s_index);
+  GArray *cands = g_ptr_array_index (check->candidates, s_index);
+  GArray *results = g_ptr_array_index (check->results, s_index);
+  const gint64 slack = slack_for (seg);
+
+  load_query_features (check, seg, s);
+  for (guint i = 0; i < cands->len; i++)
+    {
+      const Candidate *c = &g_array_index (cands, Candidate, i);
+      Verified v;
+
+      if (!verify (check, seg, s, c->doc, c->start - slack, c->end + slack, &v))
+        continue;
+      if (v.similarity < MIN_MATCH_SIMILARITY)
+        continue;
+      g_array_append_val (results, v);
+      if (check->options->fast && v.similarity >= check->options->medium_threshold)
+        break;
+    }
+  qsort (results->data, results->len, sizeof (Verified), compare_verified);
+}
+
+static void
+verify_worker (gpointer data)
+{
+  Check *check = data;
+  Scratch s;
+
+  scratch_init (&s);
+  for (;;)
+    {
+      const gint c = g_atomic_int_add (&check->next, 1);
+      guint end;
+
+      if (c * CHUNK / 8 >= (gint) check->segments->len || g_cancellable_is_cancelled (check->cancellable))
+        break;
+      end = MIN ((c + 1) * (CHUNK / 8), check->segments->len);
+      for (guint i = c * (CHUNK / 8); i < end; i++)
+        verify_segment (check, i, &s);
+      report_progress (check, end - c * (CHUNK / 8));
+    }
+  scratch_clear (&s);
+}
+
+static gboolean
+is_confirmed (Check  *check,
+              GArray *results)
+{
+  return results->len > 0 &&
+         g_array_index (results, Verified, 0).similarity >= check->options->medium_threshold;
+}
+
+/* Copies rarely stop at a sentence boundary: a segment next to a confirmed
+ * match is compared with the source text right next to that match. */
+static void
+extend_neighbours (Check   *check,
+                   Scratch *s)
+{
+  for (gint pass = 0; pass < 2; pass++)
+    {
+      const gint n = check->segments->len;
+
+      for (gint k = 0; k < n; k++)
+        {
+          const gint i = pass == 0 ? k : n - 1 - k;
+          const gint j = pass == 0 ? i - 1 : i + 1;
+          const SimSegment *seg = &g_array_index (check->segments, SimSegment, i);
+          GArray *results = g_ptr_array_index (check->results, i);
+          const SimSegment *nseg;
+          GArray *nresults;
+          const Verified *nbest;
+          gint64 start, end;
+          Verified v;
+
+          if (j < 0 || j >= n || is_confirmed (check, results))
+            continue;
+          nseg = &g_array_index (check->segments, SimSegment, j);
+          nresults = g_ptr_array_index (check->results, j);
+          if (!is_confirmed (check, nresults))
+            continue;
+          nbest = &g_array_index (nresults, Verified, 0);
+          if (pass == 0)
+            {
+              start = (gint64) nbest->end + ((gint64) seg->start - nseg->end);
+              end = start + (seg->end - seg->start);
+            }
+          else
+            {
+              end = (gint64) nbest->start - ((gint64) nseg->start - seg->end);
+              start = end - (seg->end - seg->start);
+            }
+          load_query_features (check, seg, s);
+          if (!verify (check, seg, s, nbest->doc, start - slack_for (seg), end + slack_for (seg), &v))
+            continue;
+          if (v.similarity < check->options->medium_threshold)
+            continue;
+          g_array_prepend_val (results, v);
+          qsort (results->data, results->len, sizeof (Verified), compare_verified);
+        }
+    }
+}
+
+/* ------------------------------------------------------------ report */
+
+static SimReport *
+build_report (Check *check)
+{
+  const SimCheckOptions *o = check->options;
+  SimReportSettings settings = { 0 };
+  SimReport *report;
+  g_autoptr(GArray) matches = g_array_new (FALSE, FALSE, sizeof (SimMatch));
+
+  settings.mode = o->mode == SIM_SEGMENT_WINDOW ? "window" : "sentence";
+  settings.window = o->window;
+  settings.max_distance = o->max_distance;
+  settings.fast = o->fast;
+  settings.high_threshold = o->high_threshold;
+  settings.medium_threshold = o->medium_threshold;
+  settings.fold_t2s = (sim_corpus_snapshot_get_flags (check->snapshot) & SIM_NORMALIZE_FOLD_T2S) != 0;
+  settings.feature_version = SIM_FEATURE_VERSION;
+  settings.store = sim_corpus_snapshot_get_store_path (check->snapshot);
+  settings.n_documents = sim_corpus_snapshot_get_n_docs (check->snapshot);
+  settings.n_fingerprints = sim_corpus_snapshot_get_n_fps (check->snapshot);
+  report = _sim_report_new (check->text, check->len, &settings);
+
+  for (guint i = 0; i < check->segments->len; i++)
+    {
+      const SimSegment *seg = &g_array_index (check->segments, SimSegment, i);
+      GArray *results = g_ptr_array_index (check->results, i);
+      SimReportSegment rs = { 0 };
+      guint n_keep = MIN (results->len, o->fast ? 1 : MAX (o->max_matches, 1));
+      gsize n_units_weight = 0;
+      float weight = 0;
+
+      rs.start = seg->start;
+      rs.end = seg->end;
+      rs.distance = NO_DISTANCE;
+      g_array_set_size (matches, 0);
+      for (guint j = 0; j < n_keep; j++)
+        {
+          const Verified *v = &g_array_index (results, Verified, j);
+          const SimCorpusDoc *doc = sim_corpus_snapshot_get_doc (check->snapshot, v->doc);
+          DocCache *cache = get_doc (check, v->doc);
+          const char *from = g_utf8_offset_to_pointer (cache->text, v->start);
+          const char *to = g_utf8_offset_to_pointer (from, v->end - v->start);
+          SimMatch m = { 0 };
+
+          m.source = _sim_report_add_source (report, doc->id, doc->path, doc->title);
+          m.start = v->start;
+          m.end = v->end;
+          m.similarity = v->similarity;
+          m.distance = v->distance;
+          m.excerpt = g_strndup (from, to - from);
+          g_array_append_val (matches, m);
+        }
+      if (matches->len > 0)
+        {
+          rs.similarity = g_array_index (matches, SimMatch, 0).similarity;
+          rs.distance = g_array_index (matches, SimMatch, 0).distance;
+        }
+      /* Too little text to judge (a heading, "Yes."): never flagged. */
+      for (guint u = seg->unit_start; u < seg->unit_end; u++)
+        n_units_weight += (check->units->flags[u] & SIM_UNIT_CJK) ? SIM_WEIGHT_CJK : SIM_WEIGHT_OTHER;
+      weight = n_units_weight;
+      if (weight < MIN_SEGMENT_WEIGHT * 2)
+        rs.level = SIM_LEVEL_LOW;
+      else if (rs.similarity >= o->high_threshold)
+        rs.level = SIM_LEVEL_HIGH;
+      else if (rs.similarity >= o->medium_threshold)
+        rs.level = SIM_LEVEL_MEDIUM;
+      else
+        rs.level = SIM_LEVEL_LOW;
+      _sim_report_add_segment (report, &rs, (SimMatch *) matches->data, matches->len);
+    }
+  _sim_report_finish (report);
+  return report;
+}
+
+static void
+check_clear (Check *check)
+{
+  if (check->docs)
+    {
+      for (guint i = 0; i < check->docs->len; i++)
+        {
+          DocCache *cache = &g_array_index (check->docs, DocCache, i);
+
+          g_free (cache->text);
+          g_free (cache->features);
+          if (cache->loaded)
+            sim_units_clear (&cache->units);
+        }
+      g_array_unref (check->docs);
+    }
+  g_clear_pointer (&check->doc_order, g_array_unref);
+  g_clear_pointer (&check->doc_slots, g_hash_table_unref);
+  g_clear_pointer (&check->candidates, g_ptr_array_unref);
+  g_clear_pointer (&check->results, g_ptr_array_unref);
+  g_clear_pointer (&check->chunk_hits, g_ptr_array_unref);
+  g_clear_pointer (&check->segments, g_array_unref);
+  g_clear_pointer (&check->windows, g_array_unref);
+}
+
+SimReport *
+sim_check_run (SimCorpusSnapshot     *snapshot,
+               const char            *text,
+               gssize                 len,
+               const SimCheckOptions *options,
+               SimProgressFunc        progress,
+               gpointer               user_data,
+               GCancellable          *cancellable,
+               GError               **error)
+{
+  SimCheckOptions opts;
+  Check check = { 0 };
+  g_autoptr(SimFingerprinter) fp = NULL;
+  g_autofree char *valid = NULL;
+  SimReport *report = NULL;
+  guint n_chunks;
+
+  g_return_val_if_fail (snapshot != NULL, NULL);
+  g_return_val_if_fail (text != NULL, NULL);
+  g_return_val_if_fail (options != NULL, NULL);
+
+  if (!sim_check_options_validate (options, error))
+    return NULL;
+  opts = *options;
+  if (opts.n_threads == 0)
+    opts.n_threads = sim_parallel_default_threads ();
+
+  if (len < 0)
+    len = strlen (text);
+  if ((gsize) len > SIM_CHECK_MAX_BYTES)
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT,
+                   _("The text is too long to check at once (%.1f MB; the limit is %d MB): "
+                     "split it into parts"), len / 1048576.0, SIM_CHECK_MAX_BYTES >> 20);
+      return NULL;
+    }
+  if (!g_utf8_validate_len (text, len, NULL))
+    {
+      valid = g_utf8_make_valid (text, len);
+      text = valid;
+      len = strlen (valid);
+    }
+  if (!sim_text_has_content (text, len))
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_EMPTY,
+                   _("The text is empty: there are no letters, digits or CJK characters to check"));
+      return NULL;
+    }
+
+  check.snapshot = snapshot;
+  check.options = &opts;
+  check.index = sim_corpus_snapshot_get_index (snapshot, opts.max_distance);
+  check.weights = sim_corpus_snapshot_get_weights (snapshot);
+  check.text = text;
+  check.len = len;
+  check.cancellable = cancellable;
+  check.progress = progress;
+  check.progress_data = user_data;
+  check.caller = g_thread_self ();
+
+  fp = sim_fingerprinter_new (sim_corpus_snapshot_get_flags (snapshot));
+  check.units = sim_fingerprinter_load (fp, text, len);
+  check.features = sim_fingerprinter_get_features (fp);
+  check.segments = g_array_new (FALSE, FALSE, sizeof (SimSegment));
+  sim_segment_split (text, len, check.units, opts.mode, opts.window, check.segments);
+  check.windows = g_array_new (FALSE, FALSE, sizeof (SimWindow));
+  sim_fingerprinter_windows (fp, FALSE, check.windows);
+  check.total = check.windows->len + check.segments->len;
+
+  /* Phase 1: SimHash lookups of every window. */
+  n_chunks = (check.windows->len + CHUNK - 1) / CHUNK;
+  check.chunk_hits = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+  for (guint c = 0; c < n_chunks; c++)
+    g_ptr_array_add (check.chunk_hits, g_array_new (FALSE, FALSE, sizeof (Hit)));
+  check.next = 0;
+  sim_parallel_run (MIN (opts.n_threads, MAX (n_chunks, 1)), lookup_worker, &check);
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    goto out;
+
+  /* Phase 2: candidate source regions per segment, and their documents. */
+  build_candidates (&check);
+  if (!load_docs (&check, error) || g_cancellable_set_error_if_cancelled (cancellable, error))
+    goto out;
+
+  /* Phase 3: verification. */
+  check.results = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+  for (guint i = 0; i < check.segments->len; i++)
+    g_ptr_array_add (check.results, g_array_new (FALSE, FALSE, sizeof (Verified)));
+  check.next = 0;
+  sim_parallel_run (MIN (opts.n_threads, check.segments->len / 8 + 1), verify_worker, &check);
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    goto out;
+  {
+    Scratch s;
+
+    scratch_init (&s);
+    extend_neighbours (&check, &s);
+    scratch_clear (&s);
+  }
+
+  report = build_report (&check);
+  if (progress)
+    progress (check.total, check.total, NULL, user_data);
+
+out:
+  check_clear (&check);
+  return report;
+}
+
+/* ------------------------------------------------------------ async */
+
+typedef struct {
+  SimCorpusSnapshot *snapshot;
+  char              *text;
+  gsize              len;
+  SimCheckOptions    options;
+  SimProgressFunc    progress;
+  gpointer           progress_data;
+  GMainContext      *context;
+  gint               done_units;  /* atomics: the latest progress */
+  gint               total_units;
+  gint               idle_pending;
+  gint               finished;
+} AsyncJob;
+
+static void
+async_job_free (AsyncJob *job)
+{
+  sim_corpus_snapshot_unref (job->snapshot);
+  g_free (job->text);
+  g_main_context_unref (job->context);
+  g_free (job);
+}
+
+static gboolean
+deliver_progress (gpointer data)
+{
+  GTask *task = data;
+  AsyncJob *job = g_task_get_task_data (task);
+
+  g_atomic_int_set (&job->idle_pending, 0);
+  if (!g_atomic_int_get (&job->finished) && !g_cancellable_is_cancelled (g_task_get_cancellable (task)))
+    job->progress (g_atomic_int_get (&job->done_units), g_atomic_int_get (&job->total_units),
+                   NULL, job->progress_data);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+async_progress (guint64     done,
+                guint64     total,
+                const char *what,
+                gpointer    user_data)
+{
+  GTask *task = user_data;
+  AsyncJob *job = g_task_get_task_data (task);
+
+  g_atomic_int_set (&job->done_units, done);
+  g_atomic_int_set (&job->total_units, total);
+  /* At most one pending idle, and at most ten a second. */
+  if (job->progress && g_atomic_int_compare_and_exchange (&job->idle_pending, 0, 1))
+    {
+      GSource *source = g_timeout_source_new (100);
+
+      g_source_set_callback (source, deliver_progress, g_object_ref (task), g_object_unref);
+      g_source_attach (source, job->context);
+      g_source_unref (source);
+    }
+}
+
+static void
+check_thread (GTask        *task,
+              gpointer      source_object,
+              gpointer      task_data,
+              GCancellable *cancellable)
+{
+  AsyncJob *job = task_data;
+  GError *error = NULL;
+  SimReport *report;
+
+  report = sim_check_run (job->snapshot, job->text, job->len, &job->options,
+                          async_progress, task, cancellable, &error);
+  g_atomic_int_set (&job->finished, 1);
+  if (report == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, report, (GDestroyNotify) sim_report_unref);
+}
+
+void
+sim_check_run_async (SimCorpusSnapshot     *snapshot,
+                     const char            *text,
+                     gssize                 len,
+                     const SimCheckOptions *options,
+                     SimProgressFunc        progress,
+                     gpointer               progress_data,
+                     GCancellable          *cancellable,
+                     GAsyncReadyCallback    callback,
+                     gpointer               user_data)
+{
+  g_autoptr(GTask) task = g_task_new (NULL, cancellable, callback, user_data);
+  AsyncJob *job = g_new0 (AsyncJob, 1);
+
+  if (len < 0)
+    len = strlen (text);
+  job->snapshot = sim_corpus_snapshot_ref (snapshot);
+  job->text = g_strndup (text, len);
+  job->len = len;
+  job->options = *options;
+  job->progress = progress;
+  job->progress_data = progress_data;
+  job->context = g_main_context_ref_thread_default ();
+  g_task_set_source_tag (task, sim_check_run_async);
+  g_task_set_task_data (task, job, (GDestroyNotify) async_job_free);
+  g_task_set_return_on_cancel (task, FALSE);
+  g_task_run_in_thread (task, check_thread);
+}
+
+SimReport *
+sim_check_run_finish (GAsyncResult  *result,
+                      GError       **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, NULL), NULL);
+  return g_task_propagate_pointer (G_TASK (result), error);
+}

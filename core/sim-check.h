@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Checking an article against a corpus snapshot. SimHash proposes: every
+ * window of the article (at every position, so copies are found however they
+ * fall) is looked up in the band index. Verification decides: each segment is
+ * compared with the proposed source region by weighted shingle containment,
+ * which becomes the segment's similarity; the Hamming distance of the two
+ * SimHashes is reported beside it. A segment next to a confirmed one is also
+ * compared with the source text right next to that match, which recovers
+ * sentences edited too much for any window to survive.
+ */
+#pragma once
+
+#include <gio/gio.h>
+
+#include "sim-corpus.h"
+#include "sim-report.h"
+#include "sim-segment.h"
+
+G_BEGIN_DECLS
+
+/* The defaults, and why:
+ * - high 0.70: at least 70% of the segment's (IDF-weighted) shingles are in
+ *   the source: copied with at most light edits;
+ * - medium 0.40: a clear share of the segment is in the source: copied and
+ *   reworded (synonyms, reordering), still worth a look;
+ * Unrelated text on the same topic scores below 0.2. */
+#define SIM_CHECK_DEFAULT_HIGH    0.70f
+#define SIM_CHECK_DEFAULT_MEDIUM  0.40f
+#define SIM_CHECK_MAX_BYTES       (64 << 20)
+
+typedef struct {
+  SimSegmentMode mode;
+  guint          window;           /* units per window in SIM_SEGMENT_WINDOW mode */
+  guint          max_distance;     /* k: Hamming bound of the SimHash lookup */
+  gboolean       fast;             /* stop at the first confirmed match of a segment */
+  float          high_threshold;
+  float          medium_threshold;
+  guint          max_matches;      /* matches kept per segment in precise mode */
+  guint          n_threads;        /* 0: one per core */
+} SimCheckOptions;
+
+#define SIM_CHECK_OPTIONS_INIT { SIM_SEGMENT_SENTENCE, SIM_SEGMENT_DEFAULT_WINDOW, 3, FALSE, \
+                                 SIM_CHECK_DEFAULT_HIGH, SIM_CHECK_DEFAULT_MEDIUM, 3, 0 }
+
+/* Validates options: SIM_ERROR_INVALID_ARGUMENT with a message naming the option. */
+gboolean   sim_check_options_validate (const SimCheckOptions *options,
+                                       GError               **error);
+
+/* Checks @text (@len bytes of UTF-8; invalid bytes are treated as U+FFFD)
+ * against @snapshot. Runs on the calling thread and n_threads - 1 helpers;
+ * @progress is called on the calling thread only. Fails with SIM_ERROR_EMPTY,
+ * G_IO_ERROR_CANCELLED or a store error. (transfer full) */
+SimReport *sim_check_run              (SimCorpusSnapshot     *snapshot,
+                                       const char            *text,
+                                       gssize                 len,
+                                       const SimCheckOptions *options,
+                                       SimProgressFunc        progress,
+                                       gpointer               user_data,
+                                       GCancellable          *cancellable,
+                                       GError               **error);
+
+/* Runs sim_check_run() in a GTask thread. @progress runs on the thread-default
+ * main context of the caller, at most about ten times a second, and never
+ * after @callback. The text and options are copied. */
+void       sim_check_run_async        (SimCorpusSnapshot     *snapshot,
+                                       const char            *text,
+                                       gssize                 len,
+                                       const SimCheckOptions *options,
+                                       SimProgressFunc        progress,
+                                       gpointer               progress_data,
+                                       GCancellable          *cancellable,
+                                       GAsyncReadyCallback    callback,
+                                       gpointer               user_data);
+SimReport *sim_check_run_finish       (GAsyncResult          *result,
+                                       GError               **error);
+
+G_END_DECLS

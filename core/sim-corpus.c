@@ -1,0 +1,1056 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <glib/gi18n-lib.h>
+#include <glib/gstdio.h>
+#include <xxhash.h>
+
+#include "sim-error.h"
+#include "sim-parallel.h"
+#include "sim-corpus.h"
+
+#define BATCH_DOCS   64
+#define BATCH_BYTES  (16 << 20)
+#define DF_SHIFT     (64 - 20)
+
+/* ---------------------------------------------------------------- snapshot */
+
+struct _SimCorpusSnapshot {
+  gint               ref_count;
+  char              *store_path;
+  SimNormalizeFlags  flags;
+  GArray            *docs;      /* SimCorpusDoc, strings owned by strings */
+  GStringChunk      *strings;
+  GArray            *fps;       /* guint64 */
+  GArray            *fp_docs;   /* guint32 index into docs */
+  GArray            *fp_starts; /* guint32 code-point offset of the window */
+  SimWeights        *weights;
+  GMutex             index_lock;
+  SimBandIndex      *indexes[SIM_BAND_INDEX_MAX_DISTANCE + 1]; /* by max distance */
+};
+
+static SimCorpusSnapshot *
+snapshot_new (const char        *store_path,
+              SimNormalizeFlags  flags)
+{
+  SimCorpusSnapshot *snapshot = g_new0 (SimCorpusSnapshot, 1);
+
+  snapshot->ref_count = 1;
+  snapshot->store_path = g_strdup (store_path);
+  snapshot->flags = flags;
+  snapshot->docs = g_array_new (FALSE, FALSE, sizeof (SimCorpusDoc));
+  snapshot->strings = g_string_chunk_new (4096);
+  snapshot->fps = g_array_new (FALSE, FALSE, sizeof (guint64));
+  snapshot->fp_docs = g_array_new (FALSE, FALSE, sizeof (guint32));
+  snapshot->fp_starts = g_array_new (FALSE, FALSE, sizeof (guint32));
+  g_mutex_init (&snapshot->index_lock);
+  return snapshot;
+}
+
+SimCorpusSnapshot *
+sim_corpus_snapshot_ref (SimCorpusSnapshot *snapshot)
+{
+  g_atomic_int_inc (&snapshot->ref_count);
+  return snapshot;
+}
+
+void
+sim_corpus_snapshot_unref (SimCorpusSnapshot *snapshot)
+{
+  if (snapshot == NULL || !g_atomic_int_dec_and_test (&snapshot->ref_count))
+    return;
+  for (guint k = 0; k < G_N_ELEMENTS (snapshot->indexes); k++)
+    sim_band_index_free (snapshot->indexes[k]);
+  g_mutex_clear (&snapshot->index_lock);
+  sim_weights_free (snapshot->weights);
+  g_array_unref (snapshot->fps);
+  g_array_unref (snapshot->fp_docs);
+  g_array_unref (snapshot->fp_starts);
+  g_array_unref (snapshot->docs);
+  g_string_chunk_free (snapshot->strings);
+  g_free (snapshot->store_path);
+  g_free (snapshot);
+}
+
+const char *
+sim_corpus_snapshot_get_store_path (const SimCorpusSnapshot *snapshot)
+{
+  return snapshot->store_path;
+}
+
+SimNormalizeFlags
+sim_corpus_snapshot_get_flags (const SimCorpusSnapshot *snapshot)
+{
+  return snapshot->flags;
+}
+
+guint
+sim_corpus_snapshot_get_n_docs (const SimCorpusSnapshot *snapshot)
+{
+  return snapshot->docs->len;
+}
+
+const SimCorpusDoc *
+sim_corpus_snapshot_get_doc (const SimCorpusSnapshot *snapshot,
+                             guint                    index)
+{
+  g_return_val_if_fail (index < snapshot->docs->len, NULL);
+  return &g_array_index (snapshot->docs, SimCorpusDoc, index);
+}
+
+gsize
+sim_corpus_snapshot_get_n_fps (const SimCorpusSnapshot *snapshot)
+{
+  return snapshot->fps->len;
+}
+
+const guint64 *
+sim_corpus_snapshot_get_fps (const SimCorpusSnapshot *snapshot)
+{
+  return (const guint64 *) snapshot->fps->data;
+}
+
+const guint32 *
+sim_corpus_snapshot_get_fp_docs (const SimCorpusSnapshot *snapshot)
+{
+  return (const guint32 *) snapshot->fp_docs->data;
+}
+
+const guint32 *
+sim_corpus_snapshot_get_fp_starts (const SimCorpusSnapshot *snapshot)
+{
+  return (const guint32 *) snapshot->fp_starts->data;
+}
+
+const SimWeights *
+sim_corpus_snapshot_get_weights (const SimCorpusSnapshot *snapshot)
+{
+  return snapshot->weights;
+}
+
+const SimBandIndex *
+sim_corpus_snapshot_get_index (SimCorpusSnapshot *snapshot,
+                               guint              max_distance)
+{
+  SimBandIndex *index;
+
+  g_return_val_if_fail (max_distance <= SIM_BAND_INDEX_MAX_DISTANCE, NULL);
+
+  /* Distances up to 3 share the 4-block index. */
+  max_distance = MAX (max_distance, 3);
+  g_mutex_lock (&snapshot->index_lock);
+  index = snapshot->indexes[max_distance];
+  if (index == NULL)
+    {
+      index = sim_band_index_new ((const guint64 *) snapshot->fps->data, snapshot->fps->len,
+                                  max_distance);
+      snapshot->indexes[max_distance] = index;
+    }
+  g_mutex_unlock (&snapshot->index_lock);
+  return index;
+}
+
+typedef struct {
+  SimCorpusSnapshot *snapshot;
+  guint              doc;
+} LoadState;
+
+static gboolean
+load_segments_cb (gint64         id,
+                  gconstpointer  data,
+                  gsize          len,
+                  gpointer       user_data)
+{
+  LoadState *state = user_data;
+  SimCorpusSnapshot *snapshot = state->snapshot;
+  const guint8 *p = data;
+  const gsize n = len / 16;
+  gsize base;
+
+  while (state->doc < snapshot->docs->len &&
+         g_array_index (snapshot->docs, SimCorpusDoc, state->doc).id < id)
+    state->doc++;
+  if (state->doc >= snapshot->docs->len ||
+      g_array_index (snapshot->docs, SimCorpusDoc, state->doc).id != id)
+    return TRUE; /* fingerprints without a document: cannot happen with foreign keys on */
+
+  base = snapshot->fps->len;
+  g_array_set_size (snapshot->fps, base + n);
+  g_array_set_size (snapshot->fp_docs, base + n);
+  g_array_set_size (snapshot->fp_starts, base + n);
+  for (gsize i = 0; i < n; i++, p += 16)
+    {
+      guint64 h;
+      guint32 start;
+
+      memcpy (&h, p, 8);
+      memcpy (&start, p + 8, 4);
+      g_array_index (snapshot->fps, guint64, base + i) = GUINT64_FROM_LE (h);
+      g_array_index (snapshot->fp_docs, guint32, base + i) = state->doc;
+      g_array_index (snapshot->fp_starts, guint32, base + i) = GUINT32_FROM_LE (start);
+    }
+  return TRUE;
+}
+
+static SimCorpusSnapshot *
+snapshot_load (SimStore           *store,
+               SimNormalizeFlags   flags,
+               GError            **error)
+{
+  g_autoptr(SimCorpusSnapshot) snapshot = snapshot_new (sim_store_get_path (store), flags);
+  g_autoptr(GPtrArray) docs = sim_store_list (store, error);
+  LoadState state = { snapshot, 0 };
+  guint32 *counts = NULL;
+  guint32 n_docs = 0;
+
+  if (docs == NULL)
+    return NULL;
+  for (guint i = 0; i < docs->len; i++)
+    {
+      const SimStoreDocument *sd = g_ptr_array_index (docs, i);
+      SimCorpusDoc doc;
+
+      doc.id = sd->id;
+      doc.path = g_string_chunk_insert (snapshot->strings, sd->path);
+      doc.title = g_string_chunk_insert (snapshot->strings, sd->title);
+      doc.n_chars = sd->n_chars;
+      g_array_append_val (snapshot->docs, doc);
+    }
+  if (!sim_store_foreach_segments (store, load_segments_cb, &state, error))
+    return NULL;
+  if (!sim_store_load_df (store, &counts, &n_docs, error))
+    return NULL;
+  snapshot->weights = sim_weights_new (counts, n_docs);
+  sim_corpus_snapshot_get_index (snapshot, 3);
+  return g_steal_pointer (&snapshot);
+}
+
+/* ------------------------------------------------------------------ corpus */
+
+struct _SimCorpus {
+  SimStore          *store;
+  SimNormalizeFlags  flags;
+  SimCorpusSnapshot *snapshot;
+  gboolean           read_only;
+  gboolean           rebuilt;
+};
+
+void
+sim_import_result_free (SimImportResult *result)
+{
+  if (result == NULL)
+    return;
+  g_ptr_array_unref (result->failures);
+  g_free (result);
+}
+
+char *
+sim_corpus_dup_default_path (void)
+{
+  const char *env = g_getenv ("SIMHOUND_STORE");
+
+  if (env != NULL && *env != '\0')
+    return g_strdup (env);
+  return g_build_filename (g_get_user_data_dir (), "simhound", "corpus.db", NULL);
+}
+
+/* Distinct df buckets of the loaded text's features, sorted. */
+static GArray *
+distinct_buckets (SimFingerprinter *fp,
+                  gsize             n_units)
+{
+  const guint64 *f = sim_fingerprinter_get_features (fp);
+  GArray *buckets = g_array_sized_new (FALSE, FALSE, sizeof (guint32), n_units);
+
+  for (gsize i = 0; i < n_units; i++)
+    if (f[i] != 0)
+      {
+        guint32 v = f[i] >> DF_SHIFT;
+
+        g_array_append_val (buckets, v);
+      }
+  return buckets;
+}
+
+static int
+compare_u32 (gconstpointer a,
+             gconstpointer b)
+{
+  const guint32 x = *(const guint32 *) a, y = *(const guint32 *) b;
+
+  return x < y ? -1 : x > y;
+}
+
+static void
+sort_unique (GArray *buckets)
+{
+  guint32 *b = (guint32 *) buckets->data;
+  gsize n = 0;
+
+  qsort (b, buckets->len, sizeof (guint32), compare_u32);
+  for (gsize i = 0; i < buckets->len; i++)
+    if (i == 0 || b[i] != b[n - 1])
+      b[n++] = b[i];
+  g_array_set_size (buckets, n);
+}
+
+GBytes *
+sim_corpus_pack_windows (SimFingerprinter *fp,
+                         const char       *text,
+                         gsize             len,
+                         gsize            *out_n_windows)
+{
+  const SimUnits *units = sim_fingerprinter_load (fp, text, len);
+  g_autoptr(GArray) windows = g_array_new (FALSE, FALSE, sizeof (SimWindow));
+  guint8 *data, *p;
+
+  sim_fingerprinter_windows (fp, TRUE, windows);
+  p = data = g_malloc (MAX (windows->len, 1) * 16);
+  for (guint i = 0; i < windows->len; i++, p += 16)
+    {
+      const SimWindow *w = &g_array_index (windows, SimWindow, i);
+      guint64 h = GUINT64_TO_LE (w->simhash);
+      guint32 start = GUINT32_TO_LE (units->src_start[w->unit_start]);
+      guint32 end = GUINT32_TO_LE (units->src_end[w->unit_end - 1]);
+
+      memcpy (p, &h, 8);
+      memcpy (p + 8, &start, 4);
+      memcpy (p + 12, &end, 4);
+    }
+  if (out_n_windows)
+    *out_n_windows = windows->len;
+  return g_bytes_new_take (data, windows->len * 16);
+}
+
+static void
+df_apply (guint32      *counts,
+          const GArray *buckets,
+          gint          delta)
+{
+  for (guint i = 0; i < buckets->len; i++)
+    {
+      guint32 *c = &counts[g_array_index (buckets, guint32, i)];
+
+      if (delta > 0)
+        (*c)++;
+      else if (*c > 0)
+        (*c)--;
+    }
+}
+
+static char *
+flags_string (SimNormalizeFlags flags)
+{
+  return g_strdup ((flags & SIM_NORMALIZE_FOLD_T2S) ? "t2s" : "none");
+}
+
+/* Recomputes every document's fingerprints and the feature statistics from
+ * stored text, in one transaction: the store holds either the old or the new
+ * fingerprints, never a mix. */
+static gboolean
+corpus_rebuild (SimCorpus  *corpus,
+                GError    **error)
+{
+  g_autoptr(GPtrArray) docs = sim_store_list (corpus->store, error);
+  g_autoptr(SimFingerprinter) fp = sim_fingerprinter_new (corpus->flags);
+  g_autofree guint32 *counts = g_new0 (guint32, SIM_DF_BUCKETS);
+  g_autofree char *version = g_strdup_printf ("%d", SIM_FEATURE_VERSION);
+  g_autofree char *seed = g_strdup_printf ("%" G_GINT64_MODIFIER "x", SIM_FINGERPRINT_SEED);
+  g_autofree char *flags = flags_string (corpus->flags);
+
+  if (docs == NULL || !sim_store_begin (corpus->store, error))
+    return FALSE;
+  for (guint i = 0; i < docs->len; i++)
+    {
+      const SimStoreDocument *doc = g_ptr_array_index (docs, i);
+      g_autofree char *text = NULL;
+      g_autoptr(GBytes) packed = NULL;
+      g_autoptr(GArray) buckets = NULL;
+      gsize len = 0, n_windows = 0;
+
+      text = sim_store_dup_text (corpus->store, doc->id, &len, error);
+      if (text == NULL)
+        goto fail;
+      packed = sim_corpus_pack_windows (fp, text, len, &n_windows);
+      buckets = distinct_buckets (fp, sim_fingerprinter_load (fp, text, len)->n);
+      sort_unique (buckets);
+      df_apply (counts, buckets, +1);
+      if (!sim_store_update_segments (corpus->store, doc->id, g_bytes_get_data (packed, NULL),
+                                      g_bytes_get_size (packed), n_windows, error))
+        goto fail;
+    }
+  if (!sim_store_save_df (corpus->store, counts, SIM_DF_BUCKETS, docs->len, error) ||
+      !sim_store_set_meta (corpus->store, "feature_version", version, error) ||
+      !sim_store_set_meta (corpus->store, "seed", seed, error) ||
+      !sim_store_set_meta (corpus->store, "normalize", flags, error))
+    goto fail;
+  return sim_store_commit (corpus->store, error);
+
+fail:
+  sim_store_rollback (corpus->store);
+  return FALSE;
+}
+
+SimCorpus *
+sim_corpus_open (const char  *path,
+                 gboolean     read_only,
+                 GError     **error)
+{
+  g_autoptr(SimCorpus) corpus = g_new0 (SimCorpus, 1);
+  g_autofree char *version = NULL;
+  g_autofree char *normalize = NULL;
+  g_autofree char *expected = g_strdup_printf ("%d", SIM_FEATURE_VERSION);
+  GError *local_error = NULL;
+
+  corpus->read_only = read_only;
+  corpus->store = sim_store_open (path, read_only, error);
+  if (corpus->store == NULL)
+    return NULL;
+
+  version = sim_store_dup_meta (corpus->store, "feature_version", &local_error);
+  if (local_error == NULL)
+    normalize = sim_store_dup_meta (corpus->store, "normalize", &local_error);
+  if (local_error != NULL)
+    {
+      g_propagate_error (error, local_error);
+      return NULL;
+    }
+  corpus->flags = normalize == NULL || g_str_equal (normalize, "t2s")
+                    ? SIM_NORMALIZE_FOLD_T2S : SIM_NORMALIZE_DEFAULT;
+
+  if (g_strcmp0 (version, expected) != 0)
+    {
+      if (version != NULL && atoi (version) > SIM_FEATURE_VERSION)
+        {
+          g_set_error (error, SIM_ERROR, SIM_ERROR_STORE_TOO_NEW,
+                       _("%s holds fingerprints of a newer Simhound (feature version %s; "
+                         "this one makes %s)"), path, version, expected);
+          return NULL;
+        }
+      if (read_only)
+        {
+          g_set_error (error, SIM_ERROR, SIM_ERROR_STORE,
+                       _("%s was made by an older Simhound and must be rebuilt; "
+                         "open it once without read-only access"), path);
+          return NULL;
+        }
+      if (!corpus_rebuild (corpus, error))
+        return NULL;
+      corpus->rebuilt = version != NULL;
+    }
+
+  corpus->snapshot = snapshot_load (corpus->store, corpus->flags, error);
+  if (corpus->snapshot == NULL)
+    return NULL;
+  return g_steal_pointer (&corpus);
+}
+
+void
+sim_corpus_free (SimCorpus *corpus)
+{
+  if (corpus == NULL)
+    return;
+  sim_corpus_snapshot_unref (corpus->snapshot);
+  sim_store_free (corpus->store);
+  g_free (corpus);
+}
+
+const char *
+sim_corpus_get_path (const SimCorpus *corpus)
+{
+  return sim_store_get_path (corpus->store);
+}
+
+SimStore *
+sim_corpus_get_store (SimCorpus *corpus)
+{
+  return corpus->store;
+}
+
+gboolean
+sim_corpus_was_rebuilt (const SimCorpus *corpus)
+{
+  return corpus->rebuilt;
+}
+
+SimCorpusSnapshot *
+sim_corpus_ref_snapshot (SimCorpus *corpus)
+{
+  return sim_corpus_snapshot_ref (corpus->snapshot);
+}
+
+GPtrArray *
+sim_corpus_list (SimCorpus  *corpus,
+                 GError    **error)
+{
+  return sim_store_list (corpus->store, error);
+}
+
+static gboolean
+reload_snapshot (SimCorpus  *corpus,
+                 GError    **error)
+{
+  SimCorpusSnapshot *snapshot = snapshot_load (corpus->store, corpus->flags, error);
+
+  if (snapshot == NULL)
+    return FALSE;
+  sim_corpus_snapshot_unref (corpus->snapshot);
+  corpus->snapshot = snapshot;
+  return TRUE;
+}
+
+/* ------------------------------------------------------------------ import */
+
+typedef enum {
+  ITEM_PENDING,
+  ITEM_NEW,
+  ITEM_CHANGED,
+  ITEM_UNCHANGED,
+  ITEM_FAILED,
+} ItemState;
+
+typedef struct {
+  char             *path;
+  ItemState         state;
+  char             *message;   /* ITEM_FAILED */
+  SimStoreDocument *doc;
+  char             *text;
+  gsize             text_len;
+  GBytes           *packed;
+  GArray           *buckets;   /* distinct df buckets */
+} Item;
+
+typedef struct {
+  GPtrArray        *items;      /* Item */
+  GHashTable       *existing;   /* path -> content hash (owned by existing_docs) */
+  SimNormalizeFlags flags;
+  GCancellable     *cancellable;
+  gint              next;       /* atomic: next item to work on */
+  gint              stop;       /* atomic: the writer gave up */
+  GMutex            lock;
+  GCond             cond;       /* an item finished, or room in flight */
+  guint             in_flight;  /* items finished but not yet written */
+} ImportJob;
+
+static void
+item_free (Item *item)
+{
+  g_free (item->path);
+  g_free (item->message);
+  sim_store_document_free (item->doc);
+  g_free (item->text);
+  g_clear_pointer (&item->packed, g_bytes_unref);
+  g_clear_pointer (&item->buckets, g_array_unref);
+  g_free (item);
+}
+
+static char *
+make_title (const char *text,
+            gsize       len,
+            const char *path)
+{
+  const char *p = text, *end = text + len;
+
+  while (p < end)
+    {
+      const char *nl = memchr (p, '\n', end - p);
+      const char *line_end = nl ? nl : end;
+      g_autofree char *line = g_strstrip (g_strndup (p, line_end - p));
+
+      if (sim_text_has_content (line, -1))
+        {
+          if (g_utf8_strlen (line, -1) > 80)
+            {
+              char *cut = g_utf8_offset_to_pointer (line, 79);
+
+              *cut = '\0';
+              return g_strconcat (line, "…", NULL);
+            }
+          return g_steal_pointer (&line);
+        }
+      p = line_end + 1;
+    }
+  return g_path_get_basename (path);
+}
+
+static void
+prepare_item (ImportJob        *job,
+              SimFingerprinter *fp,
+              Item             *item)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *data = NULL;
+  g_autofree char *hash = NULL;
+  const char *old_hash;
+  GStatBuf st;
+  gsize len = 0;
+  XXH128_hash_t h;
+  const SimUnits *units;
+  gsize n_windows = 0;
+
+  if (!g_file_get_contents (item->path, &data, &len, &error))
+    {
+      item->state = ITEM_FAILED;
+      item->message = g_strdup (error->message);
+      return;
+    }
+  h = XXH3_128bits (data, len);
+  hash = g_strdup_printf ("%016" G_GINT64_MODIFIER "x%016" G_GINT64_MODIFIER "x", h.high64, h.low64);
+  old_hash = g_hash_table_lookup (job->existing, item->path);
+  if (old_hash != NULL && g_str_equal (old_hash, hash))
+    {
+      item->state = ITEM_UNCHANGED;
+      return;
+    }
+
+  item->text = sim_text_decode (data, len, item->path, &item->text_len, NULL, &error);
+  if (item->text == NULL)
+    {
+      item->state = ITEM_FAILED;
+      item->message = g_strdup (error->message);
+      return;
+    }
+  if (!sim_text_has_content (item->text, item->text_len))
+    {
+      item->state = ITEM_FAILED;
+      item->message = g_strdup_printf (_("%s has no text to index"), item->path);
+      return;
+    }
+
+  item->packed = sim_corpus_pack_windows (fp, item->text, item->text_len, &n_windows);
+  units = sim_fingerprinter_load (fp, item->text, item->text_len);
+  item->buckets = distinct_buckets (fp, units->n);
+  sort_unique (item->buckets);
+
+  item->doc = g_new0 (SimStoreDocument, 1);
+  item->doc->path = g_strdup (item->path);
+  item->doc->title = make_title (item->text, item->text_len, item->path);
+  item->doc->content_hash = g_steal_pointer (&hash);
+  item->doc->n_bytes = len;
+  item->doc->n_chars = g_utf8_strlen (item->text, item->text_len);
+  item->doc->n_segments = n_windows;
+  item->doc->modified_at = g_stat (item->path, &st) == 0 ? st.st_mtime : 0;
+  item->doc->added_at = item->doc->updated_at = g_get_real_time () / G_USEC_PER_SEC;
+  item->state = old_hash != NULL ? ITEM_CHANGED : ITEM_NEW;
+}
+
+static void
+import_worker (gpointer data)
+{
+  ImportJob *job = data;
+  g_autoptr(SimFingerprinter) fp = sim_fingerprinter_new (job->flags);
+  const guint max_in_flight = 4 * sim_parallel_default_threads () + 4;
+
+  for (;;)
+    {
+      gint i;
+      Item *item;
+
+      /* Bounded memory: wait while the writer has many items to catch up on. */
+      g_mutex_lock (&job->lock);
+      while (job->in_flight >= max_in_flight && !g_atomic_int_get (&job->stop))
+        g_cond_wait (&job->cond, &job->lock);
+      g_mutex_unlock (&job->lock);
+
+      if (g_atomic_int_get (&job->stop) || g_cancellable_is_cancelled (job->cancellable))
+        break;
+      i = g_atomic_int_add (&job->next, 1);
+      if (i >= (gint) job->items->len)
+        break;
+      item = g_ptr_array_index (job->items, i);
+      prepare_item (job, fp, item);
+
+      g_mutex_lock (&job->lock);
+      job->in_flight++;
+      g_cond_broadcast (&job->cond);
+      g_mutex_unlock (&job->lock);
+    }
+  /* Wake the writer in case it waits on an item nobody will prepare. */
+  g_mutex_lock (&job->lock);
+  g_cond_broadcast (&job->cond);
+  g_mutex_unlock (&job->lock);
+}
+
+static gint
+compare_strings (gconstpointer a,
+                 gconstpointer b)
+{
+  return strcmp (*(const char *const *) a, *(const char *const *) b);
+}
+
+/* Collects regular files under @path; hidden entries and symlinked folders
+ * are skipped (no loops). */
+static void
+collect_files (const char *path,
+               GPtrArray  *files,
+               GPtrArray  *failures,
+               gboolean    top)
+{
+  GStatBuf st;
+
+  if ((top ? g_stat (path, &st) : g_lstat (path, &st)) != 0)
+    {
+      int saved = errno;
+
+      g_ptr_array_add (failures, g_strdup_printf ("%s: %s", path, g_strerror (saved)));
+      return;
+    }
+  if (S_ISDIR (st.st_mode))
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(GDir) dir = g_dir_open (path, 0, &error);
+      g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+      const char *name;
+
+      if (dir == NULL)
+        {
+          g_ptr_array_add (failures, g_strdup (error->message));
+          return;
+        }
+      while ((name = g_dir_read_name (dir)) != NULL)
+        if (name[0] != '.')
+          g_ptr_array_add (names, g_strdup (name));
+      g_ptr_array_sort (names, compare_strings);
+      for (guint i = 0; i < names->len; i++)
+        {
+          g_autofree char *child = g_build_filename (path, g_ptr_array_index (names, i), NULL);
+
+          collect_files (child, files, failures, FALSE);
+        }
+    }
+  else if (S_ISREG (st.st_mode))
+    g_ptr_array_add (files, g_strdup (path));
+  else if (S_ISLNK (st.st_mode) && g_file_test (path, G_FILE_TEST_IS_REGULAR))
+    g_ptr_array_add (files, g_strdup (path));
+}
+
+/* Decrements the df counts of a stored document from its stored text. */
+static gboolean
+df_remove_document (SimCorpus        *corpus,
+                    SimFingerprinter *fp,
+                    guint32          *counts,
+                    gint64            id,
+                    GError          **error)
+{
+  g_autofree char *text = NULL;
+  g_autoptr(GArray) buckets = NULL;
+  gsize len = 0;
+
+  text = sim_store_dup_text (corpus->store, id, &len, error);
+  if (text == NULL)
+    return FALSE;
+  buckets = distinct_buckets (fp, sim_fingerprinter_load (fp, text, len)->n);
+  sort_unique (buckets);
+  df_apply (counts, buckets, -1);
+  return TRUE;
+}
+
+SimImportResult *
+sim_corpus_add (SimCorpus          *corpus,
+                const char *const  *paths,
+                SimProgressFunc     progress,
+                gpointer            user_data,
+                GCancellable       *cancellable,
+                GError            **error)
+{
+  g_autoptr(SimImportResult) result = g_new0 (SimImportResult, 1);
+  g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) existing_docs = NULL;
+  g_autoptr(GHashTable) existing = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr(GHashTable) existing_ids = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr(SimFingerprinter) fp = NULL;
+  g_autofree guint32 *counts = NULL;
+  g_autofree char *version = g_strdup_printf ("%d", SIM_FEATURE_VERSION);
+  g_autofree char *seed = g_strdup_printf ("%" G_GINT64_MODIFIER "x", SIM_FINGERPRINT_SEED);
+  g_autofree char *flags = flags_string (corpus->flags);
+  ImportJob job = { 0 };
+  guint32 n_docs = 0;
+  guint batch_docs = 0;
+  gsize batch_bytes = 0;
+  gboolean in_transaction = FALSE;
+  gboolean ok = TRUE;
+  guint written = 0;
+
+  g_return_val_if_fail (corpus != NULL && !corpus->read_only, NULL);
+  g_return_val_if_fail (paths != NULL, NULL);
+
+  result->failures = g_ptr_array_new_with_free_func (g_free);
+  for (guint i = 0; paths[i] != NULL; i++)
+    {
+      g_autofree char *abs = g_canonicalize_filename (paths[i], NULL);
+
+      collect_files (abs, files, result->failures, TRUE);
+    }
+  result->n_failed = result->failures->len;
+
+  existing_docs = sim_store_list (corpus->store, error);
+  if (existing_docs == NULL)
+    return NULL;
+  for (guint i = 0; i < existing_docs->len; i++)
+    {
+      SimStoreDocument *doc = g_ptr_array_index (existing_docs, i);
+
+      g_hash_table_insert (existing, doc->path, doc->content_hash);
+      g_hash_table_insert (existing_ids, doc->path, doc);
+    }
+  if (!sim_store_load_df (corpus->store, &counts, &n_docs, error))
+    return NULL;
+  if (counts == NULL)
+    counts = g_new0 (guint32, SIM_DF_BUCKETS);
+
+  job.items = g_ptr_array_new_with_free_func ((GDestroyNotify) item_free);
+  for (guint i = 0; i < files->len; i++)
+    {
+      Item *item = g_new0 (Item, 1);
+
+      item->path = g_strdup (g_ptr_array_index (files, i));
+      g_ptr_array_add (job.items, item);
+    }
+  job.existing = existing;
+  job.flags = corpus->flags;
+  job.cancellable = cancellable;
+  g_mutex_init (&job.lock);
+  g_cond_init (&job.cond);
+  fp = sim_fingerprinter_new (corpus->flags);
+
+  /* Workers prepare items in parallel; this thread writes them in order. */
+  {
+    guint n_threads = MIN (sim_parallel_default_threads (), MAX (job.items->len, 1));
+    GThread *threads[64];
+    guint n_started = 0;
+
+    for (guint t = 0; t < n_threads && t < G_N_ELEMENTS (threads); t++)
+      {
+        threads[n_started] = g_thread_try_new ("simhound-import",
+                                               (GThreadFunc) (void (*) (void)) import_worker,
+                                               &job, NULL);
+        if (threads[n_started] != NULL)
+          n_started++;
+      }
+    if (n_started == 0)
+      import_worker (&job);
+
+    for (guint i = 0; i < job.items->len && ok; i++)
+      {
+        Item *item = g_ptr_array_index (job.items, i);
+
+        g_mutex_lock (&job.lock);
+        while (item->state == ITEM_PENDING && !g_cancellable_is_cancelled (cancellable))
+          {
+            gint64 deadline = g_get_monotonic_time () + G_TIME_SPAN_SECOND / 10;
+
+            g_cond_wait_until (&job.cond, &job.lock, deadline);
+          }
+        g_mutex_unlock (&job.lock);
+
+        if (g_cancellable_set_error_if_cancelled (cancellable, error))
+          {
+            ok = FALSE;
+            break;
+          }
+
+        switch (item->state)
+          {
+          case ITEM_FAILED:
+            result->n_failed++;
+            g_ptr_array_add (result->failures, g_steal_pointer (&item->message));
+            break;
+          case ITEM_UNCHANGED:
+            result->n_unchanged++;
+            break;
+          case ITEM_NEW:
+          case ITEM_CHANGED:
+            if (!in_transaction)
+              {
+                if (!sim_store_begin (corpus->store, error))
+                  {
+                    ok = FALSE;
+                    break;
+                  }
+                in_transaction = TRUE;
+              }
+            if (item->state == ITEM_CHANGED)
+              {
+                SimStoreDocument *old = g_hash_table_lookup (existing_ids, item->path);
+
+                if (!df_remove_document (corpus, fp, counts, old->id, error) ||
+                    !sim_store_delete (corpus->store, old->id, error))
+                  {
+                    ok = FALSE;
+                    break;
+                  }
+                n_docs--;
+              }
+            if (!sim_store_insert (corpus->store, item->doc, item->text, item->text_len,
+                                   g_bytes_get_data (item->packed, NULL),
+                                   g_bytes_get_size (item->packed), error))
+              {
+                ok = FALSE;
+                break;
+              }
+            df_apply (counts, item->buckets, +1);
+            n_docs++;
+            if (item->state == ITEM_CHANGED)
+              result->n_updated++;
+            else
+              result->n_added++;
+            result->n_bytes += item->text_len;
+            batch_docs++;
+            batch_bytes += item->text_len;
+            break;
+          default:
+            g_assert_not_reached ();
+          }
+
+        /* Free the item's payload now: memory stays bounded by in_flight. */
+        g_clear_pointer (&item->text, g_free);
+        g_clear_pointer (&item->packed, g_bytes_unref);
+        g_clear_pointer (&item->buckets, g_array_unref);
+        g_mutex_lock (&job.lock);
+        job.in_flight--;
+        g_cond_broadcast (&job.cond);
+        g_mutex_unlock (&job.lock);
+        written++;
+
+        if (ok && in_transaction &&
+            (batch_docs >= BATCH_DOCS || batch_bytes >= BATCH_BYTES || i + 1 == job.items->len))
+          {
+            if (!sim_store_save_df (corpus->store, counts, SIM_DF_BUCKETS, n_docs, error) ||
+                !sim_store_set_meta (corpus->store, "feature_version", version, error) ||
+                !sim_store_set_meta (corpus->store, "seed", seed, error) ||
+                !sim_store_set_meta (corpus->store, "normalize", flags, error) ||
+                !sim_store_commit (corpus->store, error))
+              {
+                in_transaction = FALSE;
+                ok = FALSE;
+                break;
+              }
+            in_transaction = FALSE;
+            batch_docs = 0;
+            batch_bytes = 0;
+          }
+        if (progress)
+          progress (i + 1, job.items->len, item->path, user_data);
+      }
+
+    if (in_transaction)
+      sim_store_rollback (corpus->store);
+    g_atomic_int_set (&job.stop, 1);
+    g_mutex_lock (&job.lock);
+    g_cond_broadcast (&job.cond);
+    g_mutex_unlock (&job.lock);
+    for (guint t = 0; t < n_started; t++)
+      g_thread_join (threads[t]);
+  }
+
+  g_ptr_array_unref (job.items);
+  g_mutex_clear (&job.lock);
+  g_cond_clear (&job.cond);
+
+  /* Whatever happened, the snapshot shows what is committed. */
+  if (!reload_snapshot (corpus, ok ? error : NULL) && ok)
+    return NULL;
+  if (!ok)
+    return NULL;
+  return g_steal_pointer (&result);
+}
+
+static gboolean
+is_number (const char *s)
+{
+  if (*s == '\0')
+    return FALSE;
+  for (; *s; s++)
+    if (!g_ascii_isdigit (*s))
+      return FALSE;
+  return TRUE;
+}
+
+gboolean
+sim_corpus_remove (SimCorpus          *corpus,
+                   const char *const  *ids_or_paths,
+                   guint              *out_n_removed,
+                   GError            **error)
+{
+  g_autoptr(GArray) ids = g_array_new (FALSE, FALSE, sizeof (gint64));
+  g_autoptr(GPtrArray) docs = sim_store_list (corpus->store, error);
+  g_autoptr(SimFingerprinter) fp = sim_fingerprinter_new (corpus->flags);
+  g_autofree guint32 *counts = NULL;
+  guint32 n_docs = 0;
+
+  if (docs == NULL)
+    return FALSE;
+  for (guint i = 0; ids_or_paths[i] != NULL; i++)
+    {
+      const char *arg = ids_or_paths[i];
+      g_autofree char *abs = g_canonicalize_filename (arg, NULL);
+      gboolean found = FALSE;
+
+      for (guint j = 0; j < docs->len && !found; j++)
+        {
+          const SimStoreDocument *doc = g_ptr_array_index (docs, j);
+
+          if ((is_number (arg) && doc->id == g_ascii_strtoll (arg, NULL, 10)) ||
+              g_str_equal (doc->path, abs) || g_str_equal (doc->path, arg))
+            {
+              g_array_append_val (ids, doc->id);
+              found = TRUE;
+            }
+        }
+      /* A folder removes every document under it. */
+      if (!found && !is_number (arg))
+        {
+          g_autofree char *prefix = g_str_has_suffix (abs, "/") ? g_strdup (abs) : g_strconcat (abs, "/", NULL);
+
+          for (guint j = 0; j < docs->len; j++)
+            {
+              const SimStoreDocument *doc = g_ptr_array_index (docs, j);
+
+              if (g_str_has_prefix (doc->path, prefix))
+                {
+                  g_array_append_val (ids, doc->id);
+                  found = TRUE;
+                }
+            }
+        }
+      if (!found)
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                       _("%s is not in the corpus (use an id or a path from “corpus list”)"), arg);
+          return FALSE;
+        }
+    }
+
+  if (!sim_store_load_df (corpus->store, &counts, &n_docs, error))
+    return FALSE;
+  if (!sim_store_begin (corpus->store, error))
+    return FALSE;
+  for (guint i = 0; i < ids->len; i++)
+    {
+      const gint64 id = g_array_index (ids, gint64, i);
+      gboolean dup = FALSE;
+
+      for (guint j = 0; j < i; j++)
+        dup |= g_array_index (ids, gint64, j) == id;
+      if (dup)
+        continue;
+      if ((counts != NULL && !df_remove_document (corpus, fp, counts, id, error)) ||
+          !sim_store_delete (corpus->store, id, error))
+        {
+          sim_store_rollback (corpus->store);
+          return FALSE;
+        }
+      n_docs = n_docs > 0 ? n_docs - 1 : 0;
+      if (out_n_removed)
+        (*out_n_removed)++;
+    }
+  if ((counts != NULL && !sim_store_save_df (corpus->store, counts, SIM_DF_BUCKETS, n_docs, error)) ||
+      !sim_store_commit (corpus->store, error))
+    {
+      sim_store_rollback (corpus->store);
+      return FALSE;
+    }
+  return reload_snapshot (corpus, error);
+}

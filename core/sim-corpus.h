@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The reference corpus: a store plus the in-memory snapshot checks run
+ * against. Adding is incremental (unchanged files are skipped by content
+ * hash, changed ones replaced), parallel, cancellable and transactional: each
+ * batch of documents is one transaction, so a cancel or a crash leaves every
+ * committed document intact and the store never half-written.
+ *
+ * A SimCorpus is used by one thread at a time. A SimCorpusSnapshot is
+ * immutable and reference-counted: any thread may read it, and it stays
+ * valid after the corpus changes or is freed.
+ */
+#pragma once
+
+#include <gio/gio.h>
+
+#include "sim-band-index.h"
+#include "sim-fingerprint.h"
+#include "sim-store.h"
+
+G_BEGIN_DECLS
+
+typedef struct _SimCorpus SimCorpus;
+typedef struct _SimCorpusSnapshot SimCorpusSnapshot;
+
+typedef struct {
+  gint64      id;
+  const char *path;
+  const char *title;
+  gint64      n_chars;
+} SimCorpusDoc;
+
+/* Called on the thread that runs the operation. @what is a path or NULL. */
+typedef void (*SimProgressFunc) (guint64     done,
+                                 guint64     total,
+                                 const char *what,
+                                 gpointer    user_data);
+
+typedef struct {
+  guint      n_added;
+  guint      n_updated;
+  guint      n_unchanged;
+  guint      n_failed;
+  guint64    n_bytes;   /* bytes of text indexed */
+  GPtrArray *failures;  /* (element-type utf8): "path: reason" */
+} SimImportResult;
+
+void               sim_import_result_free     (SimImportResult *result);
+
+/* The default store: $SIMHOUND_STORE, else $XDG_DATA_HOME/simhound/corpus.db. */
+char              *sim_corpus_dup_default_path (void);
+
+/* Opens or creates the store at @path and loads its snapshot. A store whose
+ * fingerprints were made with another feature version is rebuilt from its
+ * stored text first (not possible with @read_only: then it fails). */
+SimCorpus         *sim_corpus_open            (const char        *path,
+                                               gboolean           read_only,
+                                               GError           **error);
+void               sim_corpus_free            (SimCorpus         *corpus);
+const char        *sim_corpus_get_path        (const SimCorpus   *corpus);
+SimStore          *sim_corpus_get_store       (SimCorpus         *corpus);
+/* (transfer full) */
+SimCorpusSnapshot *sim_corpus_ref_snapshot    (SimCorpus         *corpus);
+/* TRUE when fingerprints were rebuilt on open (feature version changed). */
+gboolean           sim_corpus_was_rebuilt     (const SimCorpus   *corpus);
+
+/* Adds files and folders (recursively; hidden entries skipped). Files that
+ * cannot be read are listed in the result's failures while the rest import.
+ * Returns NULL on a store error or cancellation; documents committed before
+ * remain. */
+SimImportResult   *sim_corpus_add             (SimCorpus         *corpus,
+                                               const char *const *paths,
+                                               SimProgressFunc    progress,
+                                               gpointer           user_data,
+                                               GCancellable      *cancellable,
+                                               GError           **error);
+/* Removes documents given by id ("12") or path. Unknown ones are an error
+ * and nothing is removed. */
+gboolean           sim_corpus_remove          (SimCorpus         *corpus,
+                                               const char *const *ids_or_paths,
+                                               guint             *out_n_removed,
+                                               GError           **error);
+/* (element-type SimStoreDocument) (transfer full) */
+GPtrArray         *sim_corpus_list            (SimCorpus         *corpus,
+                                               GError           **error);
+
+SimCorpusSnapshot *sim_corpus_snapshot_ref    (SimCorpusSnapshot *snapshot);
+void               sim_corpus_snapshot_unref  (SimCorpusSnapshot *snapshot);
+const char        *sim_corpus_snapshot_get_store_path (const SimCorpusSnapshot *snapshot);
+SimNormalizeFlags  sim_corpus_snapshot_get_flags      (const SimCorpusSnapshot *snapshot);
+guint              sim_corpus_snapshot_get_n_docs     (const SimCorpusSnapshot *snapshot);
+const SimCorpusDoc *sim_corpus_snapshot_get_doc       (const SimCorpusSnapshot *snapshot,
+                                                       guint                    index);
+gsize              sim_corpus_snapshot_get_n_fps      (const SimCorpusSnapshot *snapshot);
+const guint64     *sim_corpus_snapshot_get_fps        (const SimCorpusSnapshot *snapshot);
+/* Document index (into get_doc) and code-point start of each fingerprint's window. */
+const guint32     *sim_corpus_snapshot_get_fp_docs    (const SimCorpusSnapshot *snapshot);
+const guint32     *sim_corpus_snapshot_get_fp_starts  (const SimCorpusSnapshot *snapshot);
+const SimWeights  *sim_corpus_snapshot_get_weights    (const SimCorpusSnapshot *snapshot);
+/* The band index for lookups up to @max_distance, built on first use. (transfer none) */
+const SimBandIndex *sim_corpus_snapshot_get_index     (SimCorpusSnapshot       *snapshot,
+                                                       guint                    max_distance);
+
+/* Packs the fingerprints of @text as stored: 16 bytes per window
+ * (simhash, start, end; little-endian). (transfer full) */
+GBytes            *sim_corpus_pack_windows    (SimFingerprinter  *fp,
+                                               const char        *text,
+                                               gsize              len,
+                                               gsize             *out_n_windows);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimCorpus, sim_corpus_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimCorpusSnapshot, sim_corpus_snapshot_unref)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimImportResult, sim_import_result_free)
+
+G_END_DECLS

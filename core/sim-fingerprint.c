@@ -1,0 +1,372 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * SimHash accumulation uses 16-bit lane counters (GCC vector extensions,
+ * SSE2 on x86-64): each byte of a feature hash selects a row of eight +1/-1
+ * signs from a table, so one feature costs eight vector multiply-adds instead
+ * of 64 branches. Sums that could overflow 16 bits take the scalar path.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+#include <xxhash.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+#include "sim-fingerprint.h"
+
+typedef gint16 v8s __attribute__ ((vector_size (16)));
+
+static v8s sign_table[256];
+
+static void
+init_sign_table (void)
+{
+  static gsize once = 0;
+
+  if (g_once_init_enter (&once))
+    {
+      for (guint b = 0; b < 256; b++)
+        for (guint j = 0; j < 8; j++)
+          sign_table[b][j] = (b >> j) & 1 ? 1 : -1;
+      g_once_init_leave (&once, 1);
+    }
+}
+
+static inline void
+acc_add (v8s     acc[8],
+         guint64 h,
+         gint16  w)
+{
+  for (guint b = 0; b < 8; b++)
+    acc[b] += sign_table[(h >> (8 * b)) & 0xff] * w;
+}
+
+static inline guint64
+acc_bits (const v8s acc[8])
+{
+  guint64 bits = 0;
+
+#ifdef __SSE2__
+  const __m128i zero = _mm_setzero_si128 ();
+
+  for (guint b = 0; b < 8; b += 2)
+    {
+      __m128i lo = _mm_cmpgt_epi16 ((__m128i) acc[b], zero);
+      __m128i hi = _mm_cmpgt_epi16 ((__m128i) acc[b + 1], zero);
+      guint64 m = (guint) _mm_movemask_epi8 (_mm_packs_epi16 (lo, hi)) & 0xffff;
+
+      bits |= m << (8 * b);
+    }
+#else
+  for (guint b = 0; b < 8; b++)
+    for (guint j = 0; j < 8; j++)
+      if (acc[b][j] > 0)
+        bits |= G_GUINT64_CONSTANT (1) << (8 * b + j);
+#endif
+  return bits;
+}
+
+struct _SimWeights {
+  guint32 *counts; /* SIM_DF_BUCKETS document counts, or NULL */
+  guint32  n_docs;
+};
+
+SimWeights *
+sim_weights_new (guint32 *counts,
+                 guint32  n_docs)
+{
+  SimWeights *weights = g_new0 (SimWeights, 1);
+
+  weights->counts = counts;
+  weights->n_docs = n_docs;
+  return weights;
+}
+
+void
+sim_weights_free (SimWeights *weights)
+{
+  if (weights == NULL)
+    return;
+  g_free (weights->counts);
+  g_free (weights);
+}
+
+gboolean
+sim_weights_is_active (const SimWeights *weights)
+{
+  return weights != NULL && weights->counts != NULL && weights->n_docs >= SIM_IDF_MIN_DOCS;
+}
+
+guint32
+sim_weights_get_n_docs (const SimWeights *weights)
+{
+  return weights ? weights->n_docs : 0;
+}
+
+const guint32 *
+sim_weights_get_counts (const SimWeights *weights)
+{
+  return weights ? weights->counts : NULL;
+}
+
+float
+sim_weights_get (const SimWeights *weights,
+                 guint64           feature)
+{
+  guint32 df;
+
+  if (!sim_weights_is_active (weights))
+    return 1.0f;
+  df = weights->counts[feature >> (64 - 20)];
+  return logf ((weights->n_docs + 1.0f) / (df + 1.0f)) + 1.0f;
+}
+
+guint64
+sim_fingerprint_hash_shingle (const guint32 *cps,
+                              guint          n)
+{
+  guint64 h = XXH3_64bits_withSeed (cps, n * sizeof (guint32), SIM_FINGERPRINT_SEED);
+
+  return h ? h : 1; /* 0 means "no feature" */
+}
+
+void
+sim_fingerprint_features (const SimUnits *units,
+                          guint64        *out)
+{
+  for (gsize i = 0; i < units->n; i++)
+    {
+      const guint n = sim_fingerprint_shingle (units, i);
+
+      out[i] = i + 1 >= n ? sim_fingerprint_hash_shingle (units->cps + i + 1 - n, n) : 0;
+    }
+}
+
+gsize
+sim_fingerprint_range_features (const SimUnits *units,
+                                const guint64  *features,
+                                gsize           start,
+                                gsize           end,
+                                guint64        *out)
+{
+  gsize n = 0;
+
+  for (gsize i = start; i < end; i++)
+    if (features[i] != 0 && i + 1 >= start + sim_fingerprint_shingle (units, i))
+      out[n++] = features[i];
+  return n;
+}
+
+guint64
+sim_fingerprint_simhash (const guint64    *features,
+                         gsize             n,
+                         const SimWeights *weights)
+{
+  const gboolean weighted = sim_weights_is_active (weights);
+  v8s acc[8] = { 0 };
+
+  init_sign_table ();
+  /* IDF weights are scaled by 4 and rounded; 16-bit lanes hold 30000. */
+  if (n * (weighted ? 64 : 1) < 30000)
+    {
+      for (gsize i = 0; i < n; i++)
+        acc_add (acc, features[i], weighted ? (gint16) lrintf (4 * sim_weights_get (weights, features[i])) : 1);
+      return acc_bits (acc);
+    }
+  else
+    {
+      gint64 sums[64] = { 0 };
+      guint64 bits = 0;
+
+      for (gsize i = 0; i < n; i++)
+        {
+          const gint64 w = weighted ? lrintf (4 * sim_weights_get (weights, features[i])) : 1;
+
+          for (guint b = 0; b < 64; b++)
+            sums[b] += (features[i] >> b) & 1 ? w : -w;
+        }
+      for (guint b = 0; b < 64; b++)
+        if (sums[b] > 0)
+          bits |= G_GUINT64_CONSTANT (1) << b;
+      return bits;
+    }
+}
+
+struct _SimFingerprinter {
+  SimNormalizeFlags flags;
+  SimUnits          units;
+  guint64          *features;
+  gsize             features_alloc;
+  GArray           *all_windows; /* SimWindow scratch for winnowing */
+  GArray           *deque;       /* guint32 indices into all_windows */
+  GArray           *cumulative;  /* guint32 cumulative weight at each window */
+};
+
+SimFingerprinter *
+sim_fingerprinter_new (SimNormalizeFlags flags)
+{
+  SimFingerprinter *fp = g_new0 (SimFingerprinter, 1);
+
+  init_sign_table ();
+  fp->flags = flags;
+  sim_units_init (&fp->units);
+  fp->all_windows = g_array_new (FALSE, FALSE, sizeof (SimWindow));
+  fp->deque = g_array_new (FALSE, FALSE, sizeof (guint32));
+  fp->cumulative = g_array_new (FALSE, FALSE, sizeof (guint32));
+  return fp;
+}
+
+void
+sim_fingerprinter_free (SimFingerprinter *fp)
+{
+  if (fp == NULL)
+    return;
+  sim_units_clear (&fp->units);
+  g_free (fp->features);
+  g_array_unref (fp->all_windows);
+  g_array_unref (fp->deque);
+  g_array_unref (fp->cumulative);
+  g_free (fp);
+}
+
+const SimUnits *
+sim_fingerprinter_load (SimFingerprinter *fp,
+                        const char       *text,
+                        gssize            len)
+{
+  SimUnits *units = &fp->units;
+
+  sim_units_reset (units);
+  sim_text_normalize (text, len, 0, fp->flags, units);
+  if (fp->features_alloc < units->n)
+    {
+      fp->features_alloc = MAX (units->n, fp->features_alloc * 2);
+      g_free (fp->features);
+      fp->features = g_new (guint64, fp->features_alloc);
+    }
+  sim_fingerprint_features (units, fp->features);
+  return units;
+}
+
+const guint64 *
+sim_fingerprinter_get_features (SimFingerprinter *fp)
+{
+  return fp->features;
+}
+
+static inline guint64
+mix64 (guint64 h)
+{
+  h ^= h >> 33;
+  h *= G_GUINT64_CONSTANT (0xff51afd7ed558ccd);
+  h ^= h >> 33;
+  h *= G_GUINT64_CONSTANT (0xc4ceb9fe1a85ec53);
+  h ^= h >> 33;
+  return h;
+}
+
+/* Winnowing (Schleimer et al.) over ranges of SIM_WINNOW_WEIGHT rather than a
+ * fixed count of windows, so that CJK and Latin text get the same guarantee
+ * per unit of information. The rightmost minimum of each range is kept. */
+void
+sim_fingerprinter_windows (SimFingerprinter *fp,
+                           gboolean          winnow,
+                           GArray           *out)
+{
+  const SimUnits *units = &fp->units;
+  const guint64 *f = fp->features;
+  v8s acc[8] = { 0 };
+  guint64 sum = 0;
+  guint32 weight = 0, total = 0;
+  gsize left = G_MAXSIZE, first = G_MAXSIZE;
+  gsize head = 0;
+  gint64 last_selected = -1;
+  gsize n_valid = 0;
+  GArray *all = fp->all_windows;
+  GArray *deque = fp->deque;
+  GArray *cumulative = fp->cumulative;
+  GArray *sums = NULL;
+
+  g_array_set_size (all, 0);
+  g_array_set_size (deque, 0);
+  g_array_set_size (cumulative, 0);
+  sums = g_array_new (FALSE, FALSE, sizeof (guint64));
+
+  for (gsize p = 0; p < units->n; p++)
+    {
+      guint32 w;
+
+      if (f[p] == 0)
+        continue;
+      if (left == G_MAXSIZE)
+        left = first = p;
+      w = (units->flags[p] & SIM_UNIT_CJK) ? SIM_WEIGHT_CJK : SIM_WEIGHT_OTHER;
+      acc_add (acc, f[p], 1);
+      sum += f[p];
+      weight += w;
+      total += w;
+      for (;;)
+        {
+          const guint32 lw = (units->flags[left] & SIM_UNIT_CJK) ? SIM_WEIGHT_CJK : SIM_WEIGHT_OTHER;
+
+          if (weight - lw < SIM_WINDOW_WEIGHT)
+            break;
+          acc_add (acc, f[left], -1);
+          sum -= f[left];
+          weight -= lw;
+          left++;
+          /* Mixed scripts can leave a unit without a feature: skip it. */
+          while (f[left] == 0)
+            left++;
+        }
+      if (weight < SIM_WINDOW_WEIGHT)
+        continue;
+      n_valid++;
+
+      {
+        SimWindow win;
+        guint32 index = all->len;
+
+        win.simhash = acc_bits (acc);
+        win.unit_start = left + 1 - sim_fingerprint_shingle (units, left);
+        win.unit_end = p + 1;
+        if (!winnow)
+          {
+            g_array_append_val (out, win);
+            continue;
+          }
+        g_array_append_val (all, win);
+        g_array_append_val (cumulative, total);
+        {
+          guint64 key = mix64 (sum ^ SIM_FINGERPRINT_SEED);
+
+          g_array_append_val (sums, key);
+          while (deque->len > head &&
+                 g_array_index (sums, guint64, g_array_index (deque, guint32, deque->len - 1)) >= key)
+            g_array_set_size (deque, deque->len - 1);
+          g_array_append_val (deque, index);
+          while (g_array_index (cumulative, guint32, g_array_index (deque, guint32, head)) + SIM_WINNOW_WEIGHT <= total)
+            head++;
+          if ((gint64) g_array_index (deque, guint32, head) != last_selected)
+            {
+              last_selected = g_array_index (deque, guint32, head);
+              g_array_append_val (out, g_array_index (all, SimWindow, last_selected));
+            }
+        }
+      }
+    }
+
+  /* A text shorter than one window is one window, if it has anything to say. */
+  if (n_valid == 0 && first != G_MAXSIZE && units->n - first >= 2)
+    {
+      SimWindow win;
+
+      win.simhash = sim_fingerprint_simhash (f + first, units->n - first, NULL);
+      win.unit_start = first + 1 - sim_fingerprint_shingle (units, first);
+      win.unit_end = units->n;
+      g_array_append_val (out, win);
+    }
+  g_array_unref (sums);
+}

@@ -1,0 +1,510 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <json-glib/json-glib.h>
+
+#include "sim-report.h"
+
+/* Consecutive segments join one passage when their sources are this close. */
+#define PASSAGE_SOURCE_GAP 400
+
+struct _SimReport {
+  gint               ref_count;
+  char              *text;
+  guint32            n_chars;
+  SimReportSettings  settings;
+  char              *store;      /* owns settings.store */
+  GArray            *segments;   /* SimReportSegment */
+  GArray            *matches;    /* SimMatch */
+  GArray            *passages;   /* SimPassage */
+  GArray            *sources;    /* SimReportSource */
+  float              similarity;
+  guint              counts[3];
+};
+
+SimReport *
+_sim_report_new (const char              *text,
+                 gsize                    len,
+                 const SimReportSettings *settings)
+{
+  SimReport *report = g_new0 (SimReport, 1);
+
+  report->ref_count = 1;
+  report->text = g_strndup (text, len);
+  report->n_chars = g_utf8_strlen (report->text, -1);
+  report->settings = *settings;
+  report->store = g_strdup (settings->store);
+  report->settings.store = report->store;
+  report->segments = g_array_new (FALSE, FALSE, sizeof (SimReportSegment));
+  report->matches = g_array_new (FALSE, FALSE, sizeof (SimMatch));
+  report->passages = g_array_new (FALSE, FALSE, sizeof (SimPassage));
+  report->sources = g_array_new (FALSE, FALSE, sizeof (SimReportSource));
+  return report;
+}
+
+SimReport *
+sim_report_ref (SimReport *report)
+{
+  g_atomic_int_inc (&report->ref_count);
+  return report;
+}
+
+void
+sim_report_unref (SimReport *report)
+{
+  if (report == NULL || !g_atomic_int_dec_and_test (&report->ref_count))
+    return;
+  for (guint i = 0; i < report->matches->len; i++)
+    g_free (g_array_index (report->matches, SimMatch, i).excerpt);
+  for (guint i = 0; i < report->sources->len; i++)
+    {
+      SimReportSource *source = &g_array_index (report->sources, SimReportSource, i);
+
+      g_free (source->path);
+      g_free (source->title);
+    }
+  g_array_unref (report->segments);
+  g_array_unref (report->matches);
+  g_array_unref (report->passages);
+  g_array_unref (report->sources);
+  g_free (report->store);
+  g_free (report->text);
+  g_free (report);
+}
+
+const char *
+sim_report_get_text (const SimReport *report)
+{
+  return report->text;
+}
+
+guint32
+sim_report_get_n_chars (const SimReport *report)
+{
+  return report->n_chars;
+}
+
+const SimReportSettings *
+sim_report_get_settings (const SimReport *report)
+{
+  return &report->settings;
+}
+
+float
+sim_report_get_similarity (const SimReport *report)
+{
+  return report->similarity;
+}
+
+guint
+sim_report_get_n_segments (const SimReport *report)
+{
+  return report->segments->len;
+}
+
+const SimReportSegment *
+sim_report_get_segment (const SimReport *report,
+                        guint            index)
+{
+  g_return_val_if_fail (index < report->segments->len, NULL);
+  return &g_array_index (report->segments, SimReportSegment, index);
+}
+
+const SimMatch *
+sim_report_get_match (const SimReport *report,
+                      guint            index)
+{
+  g_return_val_if_fail (index < report->matches->len, NULL);
+  return &g_array_index (report->matches, SimMatch, index);
+}
+
+guint
+sim_report_get_n_passages (const SimReport *report)
+{
+  return report->passages->len;
+}
+
+const SimPassage *
+sim_report_get_passage (const SimReport *report,
+                        guint            index)
+{
+  g_return_val_if_fail (index < report->passages->len, NULL);
+  return &g_array_index (report->passages, SimPassage, index);
+}
+
+guint
+sim_report_get_n_sources (const SimReport *report)
+{
+  return report->sources->len;
+}
+
+const SimReportSource *
+sim_report_get_source (const SimReport *report,
+                       guint            index)
+{
+  g_return_val_if_fail (index < report->sources->len, NULL);
+  return &g_array_index (report->sources, SimReportSource, index);
+}
+
+guint
+sim_report_count_level (const SimReport *report,
+                        SimLevel         level)
+{
+  g_return_val_if_fail (level <= SIM_LEVEL_HIGH, 0);
+  return report->counts[level];
+}
+
+gint
+sim_report_find_segment (const SimReport *report,
+                         guint32          offset)
+{
+  guint lo = 0, hi = report->segments->len;
+
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      const SimReportSegment *seg = &g_array_index (report->segments, SimReportSegment, mid);
+
+      if (seg->end <= offset)
+        lo = mid + 1;
+      else if (seg->start > offset)
+        hi = mid;
+      else
+        return mid;
+    }
+  return -1;
+}
+
+const char *
+sim_level_to_string (SimLevel level)
+{
+  switch (level)
+    {
+    case SIM_LEVEL_HIGH:
+      return "high";
+    case SIM_LEVEL_MEDIUM:
+      return "medium";
+    case SIM_LEVEL_LOW:
+    default:
+      return "low";
+    }
+}
+
+guint
+_sim_report_add_source (SimReport  *report,
+                        gint64      doc_id,
+                        const char *path,
+                        const char *title)
+{
+  SimReportSource source = { 0 };
+
+  for (guint i = 0; i < report->sources->len; i++)
+    if (g_array_index (report->sources, SimReportSource, i).doc_id == doc_id)
+      return i;
+  source.doc_id = doc_id;
+  source.path = g_strdup (path);
+  source.title = g_strdup (title);
+  g_array_append_val (report->sources, source);
+  return report->sources->len - 1;
+}
+
+void
+_sim_report_add_segment (SimReport              *report,
+                         const SimReportSegment *segment,
+                         SimMatch               *matches,
+                         guint                   n_matches)
+{
+  SimReportSegment seg = *segment;
+
+  seg.first_match = report->matches->len;
+  seg.n_matches = n_matches;
+  g_array_append_vals (report->matches, matches, n_matches);
+  g_array_append_val (report->segments, seg);
+}
+
+static gboolean
+is_flagged (const SimReportSegment *seg)
+{
+  return seg->level != SIM_LEVEL_LOW && seg->n_matches > 0;
+}
+
+static int
+compare_sources (gconstpointer a,
+                 gconstpointer b,
+                 gpointer      user_data)
+{
+  const SimReportSource *sources = user_data;
+  const SimReportSource *x = &sources[*(const guint *) a];
+  const SimReportSource *y = &sources[*(const guint *) b];
+
+  if (x->n_chars != y->n_chars)
+    return x->n_chars > y->n_chars ? -1 : 1;
+  return x->doc_id < y->doc_id ? -1 : x->doc_id > y->doc_id;
+}
+
+void
+_sim_report_finish (SimReport *report)
+{
+  guint64 total = 0, flagged = 0;
+  const guint n_sources = report->sources->len;
+  g_autofree guint *order = g_new (guint, MAX (n_sources, 1));
+  g_autofree guint *rank = g_new (guint, MAX (n_sources, 1));
+  GArray *sorted;
+  SimPassage *open = NULL;
+
+  for (guint i = 0; i < report->segments->len; i++)
+    {
+      const SimReportSegment *seg = &g_array_index (report->segments, SimReportSegment, i);
+      const guint32 len = seg->end - seg->start;
+
+      total += len;
+      report->counts[seg->level]++;
+      if (is_flagged (seg))
+        {
+          SimReportSource *source;
+
+          flagged += len;
+          source = &g_array_index (report->sources, SimReportSource,
+                                   g_array_index (report->matches, SimMatch, seg->first_match).source);
+          source->n_segments++;
+          source->n_chars += len;
+        }
+    }
+  report->similarity = total ? (float) flagged / total : 0.0f;
+  for (guint i = 0; i < n_sources; i++)
+    {
+      SimReportSource *source = &g_array_index (report->sources, SimReportSource, i);
+
+      source->share = total ? (float) source->n_chars / total : 0.0f;
+      order[i] = i;
+    }
+
+  /* Rank sources by share and renumber every reference to them. */
+  g_qsort_with_data (order, n_sources, sizeof (guint), compare_sources, report->sources->data);
+  sorted = g_array_sized_new (FALSE, FALSE, sizeof (SimReportSource), n_sources);
+  for (guint i = 0; i < n_sources; i++)
+    {
+      rank[order[i]] = i;
+      g_array_append_val (sorted, g_array_index (report->sources, SimReportSource, order[i]));
+    }
+  g_array_unref (report->sources);
+  report->sources = sorted;
+  for (guint i = 0; i < report->matches->len; i++)
+    {
+      SimMatch *m = &g_array_index (report->matches, SimMatch, i);
+
+      m->source = rank[m->source];
+    }
+
+  /* Passages: runs of flagged segments whose best match is one source, in order. */
+  for (guint i = 0; i < report->segments->len; i++)
+    {
+      const SimReportSegment *seg = &g_array_index (report->segments, SimReportSegment, i);
+      const SimMatch *best;
+
+      if (!is_flagged (seg))
+        {
+          open = NULL;
+          continue;
+        }
+      best = &g_array_index (report->matches, SimMatch, seg->first_match);
+      if (open != NULL && open->source == best->source &&
+          best->start + PASSAGE_SOURCE_GAP >= open->source_end &&
+          best->start <= open->source_end + PASSAGE_SOURCE_GAP)
+        {
+          const guint32 old_len = open->end - open->start;
+          const guint32 add_len = seg->end - seg->start;
+
+          open->similarity = (open->similarity * old_len + seg->similarity * add_len) /
+                             MAX (old_len + add_len, 1);
+          open->end = seg->end;
+          open->source_start = MIN (open->source_start, best->start);
+          open->source_end = MAX (open->source_end, best->end);
+          open->level = MAX (open->level, seg->level);
+          open->n_segments++;
+        }
+      else
+        {
+          SimPassage passage = { 0 };
+
+          passage.start = seg->start;
+          passage.end = seg->end;
+          passage.source = best->source;
+          passage.source_start = best->start;
+          passage.source_end = best->end;
+          passage.similarity = seg->similarity;
+          passage.level = seg->level;
+          passage.first_segment = i;
+          passage.n_segments = 1;
+          g_array_append_val (report->passages, passage);
+          open = &g_array_index (report->passages, SimPassage, report->passages->len - 1);
+        }
+    }
+}
+
+static double
+round3 (float x)
+{
+  return (double) lrintf (x * 1000.0f) / 1000.0;
+}
+
+char *
+sim_report_to_json (const SimReport *report)
+{
+  g_autoptr(JsonBuilder) b = json_builder_new ();
+  g_autoptr(JsonGenerator) gen = json_generator_new ();
+  g_autoptr(JsonNode) root = NULL;
+  const SimReportSettings *s = &report->settings;
+
+  json_builder_begin_object (b);
+
+  json_builder_set_member_name (b, "settings");
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "mode");
+  json_builder_add_string_value (b, s->mode);
+  json_builder_set_member_name (b, "window");
+  json_builder_add_int_value (b, s->window);
+  json_builder_set_member_name (b, "max_distance");
+  json_builder_add_int_value (b, s->max_distance);
+  json_builder_set_member_name (b, "search");
+  json_builder_add_string_value (b, s->fast ? "fast" : "precise");
+  json_builder_set_member_name (b, "high_threshold");
+  json_builder_add_double_value (b, round3 (s->high_threshold));
+  json_builder_set_member_name (b, "medium_threshold");
+  json_builder_add_double_value (b, round3 (s->medium_threshold));
+  json_builder_set_member_name (b, "fold_traditional");
+  json_builder_add_boolean_value (b, s->fold_t2s);
+  json_builder_end_object (b);
+
+  json_builder_set_member_name (b, "corpus");
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "store");
+  json_builder_add_string_value (b, s->store);
+  json_builder_set_member_name (b, "documents");
+  json_builder_add_int_value (b, s->n_documents);
+  json_builder_set_member_name (b, "segments");
+  json_builder_add_int_value (b, s->n_fingerprints);
+  json_builder_set_member_name (b, "feature_version");
+  json_builder_add_int_value (b, s->feature_version);
+  json_builder_end_object (b);
+
+  json_builder_set_member_name (b, "characters");
+  json_builder_add_int_value (b, report->n_chars);
+  json_builder_set_member_name (b, "similarity");
+  json_builder_add_double_value (b, round3 (report->similarity));
+  json_builder_set_member_name (b, "counts");
+  json_builder_begin_object (b);
+  for (SimLevel level = SIM_LEVEL_LOW; level <= SIM_LEVEL_HIGH; level++)
+    {
+      json_builder_set_member_name (b, sim_level_to_string (level));
+      json_builder_add_int_value (b, report->counts[level]);
+    }
+  json_builder_end_object (b);
+
+  json_builder_set_member_name (b, "segments");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < report->segments->len; i++)
+    {
+      const SimReportSegment *seg = &g_array_index (report->segments, SimReportSegment, i);
+
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "start");
+      json_builder_add_int_value (b, seg->start);
+      json_builder_set_member_name (b, "end");
+      json_builder_add_int_value (b, seg->end);
+      json_builder_set_member_name (b, "level");
+      json_builder_add_string_value (b, sim_level_to_string (seg->level));
+      json_builder_set_member_name (b, "similarity");
+      json_builder_add_double_value (b, round3 (seg->similarity));
+      json_builder_set_member_name (b, "distance");
+      json_builder_add_int_value (b, seg->distance);
+      json_builder_set_member_name (b, "matches");
+      json_builder_begin_array (b);
+      for (guint j = 0; j < seg->n_matches; j++)
+        {
+          const SimMatch *m = &g_array_index (report->matches, SimMatch, seg->first_match + j);
+          const SimReportSource *src = &g_array_index (report->sources, SimReportSource, m->source);
+
+          json_builder_begin_object (b);
+          json_builder_set_member_name (b, "document");
+          json_builder_add_string_value (b, src->path);
+          json_builder_set_member_name (b, "doc_id");
+          json_builder_add_int_value (b, src->doc_id);
+          json_builder_set_member_name (b, "start");
+          json_builder_add_int_value (b, m->start);
+          json_builder_set_member_name (b, "end");
+          json_builder_add_int_value (b, m->end);
+          json_builder_set_member_name (b, "similarity");
+          json_builder_add_double_value (b, round3 (m->similarity));
+          json_builder_set_member_name (b, "distance");
+          json_builder_add_int_value (b, m->distance);
+          json_builder_end_object (b);
+        }
+      json_builder_end_array (b);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+
+  json_builder_set_member_name (b, "passages");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < report->passages->len; i++)
+    {
+      const SimPassage *p = &g_array_index (report->passages, SimPassage, i);
+      const SimReportSource *src = &g_array_index (report->sources, SimReportSource, p->source);
+
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "start");
+      json_builder_add_int_value (b, p->start);
+      json_builder_set_member_name (b, "end");
+      json_builder_add_int_value (b, p->end);
+      json_builder_set_member_name (b, "level");
+      json_builder_add_string_value (b, sim_level_to_string (p->level));
+      json_builder_set_member_name (b, "similarity");
+      json_builder_add_double_value (b, round3 (p->similarity));
+      json_builder_set_member_name (b, "segments");
+      json_builder_add_int_value (b, p->n_segments);
+      json_builder_set_member_name (b, "document");
+      json_builder_add_string_value (b, src->path);
+      json_builder_set_member_name (b, "doc_id");
+      json_builder_add_int_value (b, src->doc_id);
+      json_builder_set_member_name (b, "source_start");
+      json_builder_add_int_value (b, p->source_start);
+      json_builder_set_member_name (b, "source_end");
+      json_builder_add_int_value (b, p->source_end);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+
+  json_builder_set_member_name (b, "sources");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < report->sources->len; i++)
+    {
+      const SimReportSource *src = &g_array_index (report->sources, SimReportSource, i);
+
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "document");
+      json_builder_add_string_value (b, src->path);
+      json_builder_set_member_name (b, "doc_id");
+      json_builder_add_int_value (b, src->doc_id);
+      json_builder_set_member_name (b, "title");
+      json_builder_add_string_value (b, src->title);
+      json_builder_set_member_name (b, "segments");
+      json_builder_add_int_value (b, src->n_segments);
+      json_builder_set_member_name (b, "characters");
+      json_builder_add_int_value (b, src->n_chars);
+      json_builder_set_member_name (b, "share");
+      json_builder_add_double_value (b, round3 (src->share));
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+
+  json_builder_end_object (b);
+
+  root = json_builder_get_root (b);
+  json_generator_set_root (gen, root);
+  json_generator_set_pretty (gen, TRUE);
+  return json_generator_to_data (gen, NULL);
+}

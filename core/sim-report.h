@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The result of a check: every segment of the article with its level,
+ * verified similarity, fingerprint distance and best sources; passages
+ * (consecutive segments from one source, merged); a per-source breakdown and
+ * the overall similarity. Built once by the checker, then immutable and
+ * atomically reference-counted: any thread may read it.
+ */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+typedef enum {
+  SIM_LEVEL_LOW,
+  SIM_LEVEL_MEDIUM,
+  SIM_LEVEL_HIGH,
+} SimLevel;
+
+typedef struct {
+  guint    source;      /* index into the report's sources */
+  guint32  start;       /* code points into the source document's stored text */
+  guint32  end;
+  float    similarity;  /* verified text similarity, 0..1 */
+  guint    distance;    /* Hamming distance of the two SimHashes */
+  char    *excerpt;     /* the source text of [start, end) */
+} SimMatch;
+
+typedef struct {
+  guint32  start;       /* code points into the article, end-exclusive */
+  guint32  end;
+  SimLevel level;
+  float    similarity;  /* of the best match; 0 without one */
+  guint    distance;    /* of the best match; 64 without one */
+  guint    first_match; /* matches [first_match, first_match + n_matches), best first */
+  guint    n_matches;
+} SimReportSegment;
+
+typedef struct {
+  guint32  start;       /* article span, from the first segment's start to the last's end */
+  guint32  end;
+  guint    source;
+  guint32  source_start;
+  guint32  source_end;
+  float    similarity;  /* length-weighted mean over its segments */
+  SimLevel level;       /* the highest of its segments */
+  guint    first_segment;
+  guint    n_segments;
+} SimPassage;
+
+typedef struct {
+  gint64   doc_id;
+  char    *path;
+  char    *title;
+  guint    n_segments;  /* flagged segments whose best match is this source */
+  guint32  n_chars;     /* article characters in those segments */
+  float    share;       /* n_chars / the article's characters in segments */
+} SimReportSource;
+
+typedef struct {
+  const char *mode;        /* "sentence" or "window" */
+  guint       window;
+  guint       max_distance;
+  gboolean    fast;
+  float       high_threshold;
+  float       medium_threshold;
+  gboolean    fold_t2s;
+  guint       feature_version;
+  const char *store;
+  guint       n_documents;
+  gsize       n_fingerprints;
+} SimReportSettings;
+
+typedef struct _SimReport SimReport;
+
+SimReport  *sim_report_ref                (SimReport       *report);
+void        sim_report_unref              (SimReport       *report);
+const char *sim_report_get_text           (const SimReport *report);
+guint32     sim_report_get_n_chars        (const SimReport *report);
+const SimReportSettings *sim_report_get_settings (const SimReport *report);
+/* Share of the article's segment characters in high and medium segments. */
+float       sim_report_get_similarity     (const SimReport *report);
+guint       sim_report_get_n_segments     (const SimReport *report);
+const SimReportSegment *sim_report_get_segment (const SimReport *report,
+                                                guint            index);
+const SimMatch *sim_report_get_match      (const SimReport *report,
+                                           guint            index);
+guint       sim_report_get_n_passages     (const SimReport *report);
+const SimPassage *sim_report_get_passage  (const SimReport *report,
+                                           guint            index);
+/* Sources ranked by share, largest first. */
+guint       sim_report_get_n_sources      (const SimReport *report);
+const SimReportSource *sim_report_get_source (const SimReport *report,
+                                              guint            index);
+guint       sim_report_count_level        (const SimReport *report,
+                                           SimLevel         level);
+/* Index of the segment containing code point @offset, or -1. */
+gint        sim_report_find_segment       (const SimReport *report,
+                                           guint32          offset);
+const char *sim_level_to_string           (SimLevel         level);
+
+/* The JSON document of `simhound-cli check --json` (schema in the README).
+ * (transfer full) */
+char       *sim_report_to_json            (const SimReport *report);
+
+/* For the checker only: building a report. */
+SimReport  *_sim_report_new               (const char              *text,
+                                           gsize                    len,
+                                           const SimReportSettings *settings);
+guint       _sim_report_add_source        (SimReport       *report,
+                                           gint64           doc_id,
+                                           const char      *path,
+                                           const char      *title);
+/* Appends a segment and its matches (best first; excerpts are taken). */
+void        _sim_report_add_segment       (SimReport        *report,
+                                           const SimReportSegment *segment,
+                                           SimMatch         *matches,
+                                           guint             n_matches);
+/* Merges passages, ranks sources and computes totals. */
+void        _sim_report_finish            (SimReport       *report);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimReport, sim_report_unref)
+
+G_END_DECLS

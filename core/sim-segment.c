@@ -1,0 +1,327 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Sentence rules, in order: Chinese terminators always end a sentence; "!"
+ * and "?" end one before a space, a line break, a closing quote or CJK text;
+ * "." ends one unless it sits inside a token (3.14, example.com), follows a
+ * known abbreviation or a single initial (Dr., U.S., J. Smith), or is followed
+ * by a lower-case word. A blank line ends a paragraph; a single line break
+ * ends a heading or list item (a line much shorter than the next one, a very
+ * short line, or a line before a bullet), but not a hard-wrapped line.
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "sim-segment.h"
+
+static const char *const abbreviations[] = {
+  "al", "approx", "apr", "aug", "ave", "ca", "cf", "co", "corp", "dec", "dept", "dr", "e.g",
+  "eg", "esp", "est", "etc", "feb", "fig", "figs", "gen", "gov", "i.e", "ie", "inc", "jan",
+  "jr", "jul", "jun", "lt", "ltd", "mar", "mr", "mrs", "ms", "mt", "no", "nos", "nov", "oct",
+  "op", "p", "pp", "prof", "rev", "sep", "sept", "sgt", "sr", "st", "vol", "vols", "vs",
+};
+
+static gboolean
+is_cjk_terminator (gunichar c)
+{
+  switch (c)
+    {
+    case 0x3002: /* 。 */
+    case 0xff01: /* ！ */
+    case 0xff1f: /* ？ */
+    case 0xff1b: /* ； */
+    case 0x2026: /* … */
+    case 0xff61: /* ｡ */
+    case 0xff0e: /* ． used as a full stop */
+      return TRUE;
+    default:
+      return FALSE;
+    }
+}
+
+static gboolean
+is_closing (gunichar c)
+{
+  switch (c)
+    {
+    case '"': case '\'': case ')': case ']': case '}':
+    case 0x201d: case 0x2019: case 0xff09: case 0x300d: case 0x300f:
+    case 0x3011: case 0x300b: case 0x3009: case 0xff3d: case 0x00bb:
+      return TRUE;
+    default:
+      return FALSE;
+    }
+}
+
+static gboolean
+is_space (gunichar c)
+{
+  return g_unichar_isspace (c) || c == 0x3000 || c == 0xfeff;
+}
+
+static gboolean
+is_cjk_char (gunichar c)
+{
+  return (c >= 0x3400 && c <= 0x9fff) || (c >= 0x3040 && c <= 0x30ff) || (c >= 0xf900 && c <= 0xfaff);
+}
+
+/* The word just before position @dot, lower-cased, with inner dots ("e.g"). */
+static gboolean
+follows_abbreviation (const gunichar *cps,
+                      gsize           dot)
+{
+  gsize start = dot;
+  char word[16];
+  gsize n = 0;
+  guint n_letters = 0;
+
+  while (start > 0 && (g_unichar_isalpha (cps[start - 1]) || cps[start - 1] == '.') &&
+         dot - start < sizeof word - 1)
+    start--;
+  for (gsize i = start; i < dot; i++)
+    {
+      if (cps[i] > 0x7f)
+        return FALSE;
+      word[n++] = g_ascii_tolower (cps[i]);
+      n_letters += cps[i] != '.';
+    }
+  word[n] = '\0';
+  if (n_letters == 0)
+    return FALSE;
+  if (n_letters == 1 && g_unichar_isupper (cps[dot - 1]))
+    return TRUE; /* an initial: J. Smith, U.S. */
+  for (guint i = 0; i < G_N_ELEMENTS (abbreviations); i++)
+    if (strcmp (word, abbreviations[i]) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+static gboolean
+is_bullet_line (const gunichar *cps,
+                gsize           i,
+                gsize           n)
+{
+  while (i < n && (cps[i] == ' ' || cps[i] == '\t'))
+    i++;
+  if (i >= n)
+    return FALSE;
+  if (cps[i] == '-' || cps[i] == '*' || cps[i] == 0x2022 || cps[i] == 0x00b7 || cps[i] == '#')
+    return i + 1 < n && cps[i + 1] == ' ';
+  if (g_unichar_isdigit (cps[i]))
+    {
+      while (i < n && g_unichar_isdigit (cps[i]))
+        i++;
+      return i < n && (cps[i] == '.' || cps[i] == ')' || cps[i] == 0x3001);
+    }
+  return FALSE;
+}
+
+/* Length of the line [from, to) without surrounding blanks. */
+static gsize
+trimmed_length (const gunichar *cps,
+                gsize           from,
+                gsize           to)
+{
+  while (from < to && is_space (cps[from]))
+    from++;
+  while (to > from && is_space (cps[to - 1]))
+    to--;
+  return to - from;
+}
+
+/* Decides whether the line break at @nl ends the current segment. */
+static gboolean
+line_break_ends_segment (const gunichar *cps,
+                         gsize           n,
+                         gsize           line_start,
+                         gsize           nl)
+{
+  gsize next_start = nl + 1, next_end, len, next_len, k;
+  gunichar last;
+
+  next_end = next_start;
+  while (next_end < n && cps[next_end] != '\n')
+    next_end++;
+  next_len = trimmed_length (cps, next_start, next_end);
+  if (next_len == 0)
+    return TRUE; /* blank line: end of paragraph */
+  len = trimmed_length (cps, line_start, nl);
+  if (len == 0)
+    return FALSE;
+  if (is_bullet_line (cps, next_start, n))
+    return TRUE;
+  for (k = nl; k > line_start && is_space (cps[k - 1]); k--)
+    ;
+  last = cps[k - 1];
+  if (last == ',' || last == 0xff0c || last == 0x3001 || last == '-')
+    return FALSE; /* the sentence clearly goes on */
+  return len <= 20 || len * 10 < next_len * 6;
+}
+
+typedef struct {
+  const gunichar *cps;
+  gsize           n;
+  GArray         *ranges; /* pairs of guint32: start, end */
+} Splitter;
+
+static void
+emit (Splitter *s,
+      gsize     start,
+      gsize     end)
+{
+  while (start < end && is_space (s->cps[start]))
+    start++;
+  while (end > start && is_space (s->cps[end - 1]))
+    end--;
+  if (end <= start)
+    return;
+
+  /* Over-long: cut at the last clause mark or space in the second half. */
+  while (end - start > SIM_SEGMENT_MAX_CHARS)
+    {
+      gsize limit = start + SIM_SEGMENT_MAX_CHARS, cut = 0;
+
+      for (gsize i = limit; i > start + SIM_SEGMENT_MAX_CHARS / 2; i--)
+        {
+          gunichar c = s->cps[i - 1];
+
+          if (c == ',' || c == 0xff0c || c == 0x3001 || c == ';' || c == ':' || c == 0xff1a)
+            {
+              cut = i;
+              break;
+            }
+          if (cut == 0 && is_space (c))
+            cut = i;
+        }
+      if (cut == 0)
+        cut = limit;
+      emit (s, start, cut);
+      start = cut;
+      while (start < end && is_space (s->cps[start]))
+        start++;
+    }
+  if (end > start)
+    {
+      guint32 pair[2] = { start, end };
+      g_array_append_vals (s->ranges, pair, 2);
+    }
+}
+
+static void
+split_sentences (Splitter *s)
+{
+  const gunichar *cps = s->cps;
+  const gsize n = s->n;
+  gsize seg_start = 0, line_start = 0;
+
+  for (gsize i = 0; i < n; i++)
+    {
+      const gunichar c = cps[i];
+      gboolean ends = FALSE;
+
+      if (c == '\n')
+        {
+          if (line_break_ends_segment (cps, n, line_start, i))
+            {
+              emit (s, seg_start, i);
+              seg_start = i + 1;
+            }
+          line_start = i + 1;
+          continue;
+        }
+
+      if (is_cjk_terminator (c))
+        ends = TRUE;
+      else if (c == '!' || c == '?')
+        ends = i + 1 >= n || is_space (cps[i + 1]) || is_closing (cps[i + 1]) ||
+               is_cjk_char (cps[i + 1]) || cps[i + 1] == '!' || cps[i + 1] == '?';
+      else if (c == '.')
+        {
+          gsize j = i + 1;
+
+          while (j < n && cps[j] == '.')
+            j++;
+          if (j < n && !is_space (cps[j]) && !is_closing (cps[j]) && !is_cjk_char (cps[j]))
+            ends = FALSE; /* inside a token: 3.14, example.com, e.g. */
+          else if (j == i + 1 && follows_abbreviation (cps, i))
+            ends = FALSE;
+          else
+            {
+              gsize k = j;
+
+              while (k < n && (is_space (cps[k]) || is_closing (cps[k])) && cps[k] != '\n')
+                k++;
+              ends = k >= n || cps[k] == '\n' || !g_unichar_islower (cps[k]);
+            }
+          i = j - 1;
+        }
+
+      if (ends)
+        {
+          gsize j = i + 1;
+
+          while (j < n && (is_cjk_terminator (cps[j]) || is_closing (cps[j]) ||
+                           cps[j] == '!' || cps[j] == '?' || cps[j] == '.'))
+            j++;
+          emit (s, seg_start, j);
+          seg_start = j;
+          i = j - 1;
+        }
+    }
+  emit (s, seg_start, n);
+}
+
+static void
+split_windows (Splitter       *s,
+               const SimUnits *units,
+               guint           window)
+{
+  gsize u = 0;
+
+  window = MAX (window, 1);
+  while (u < units->n)
+    {
+      gsize end = MIN (u + window, units->n);
+      gsize next_start;
+
+      /* Never cut a word in two, and do not leave a crumb of a last window. */
+      while (end < units->n && !(units->flags[end] & (SIM_UNIT_CJK | SIM_UNIT_WORD_START)))
+        end++;
+      if (units->n - end < window / 3)
+        end = units->n;
+      next_start = end < units->n ? units->src_start[end] : s->n;
+      emit (s, units->src_start[u], next_start);
+      u = end;
+    }
+}
+
+void
+sim_segment_split (const char     *text,
+                   gsize           len,
+                   const SimUnits *units,
+                   SimSegmentMode  mode,
+                   guint           window,
+                   GArray         *out)
+{
+  glong n_cps = 0;
+  g_autofree gunichar *cps = g_utf8_to_ucs4_fast (text, len, &n_cps);
+  g_autoptr(GArray) ranges = g_array_new (FALSE, FALSE, sizeof (guint32));
+  Splitter s = { cps, n_cps, ranges };
+
+  if (mode == SIM_SEGMENT_WINDOW)
+    split_windows (&s, units, window);
+  else
+    split_sentences (&s);
+
+  for (guint i = 0; i + 1 < ranges->len; i += 2)
+    {
+      SimSegment seg;
+
+      seg.start = g_array_index (ranges, guint32, i);
+      seg.end = g_array_index (ranges, guint32, i + 1);
+      seg.unit_start = sim_units_find (units, seg.start);
+      seg.unit_end = sim_units_find (units, seg.end);
+      if (seg.unit_end > seg.unit_start)
+        g_array_append_val (out, seg);
+    }
+}

@@ -1,0 +1,558 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sqlite3.h>
+#include <gio/gio.h>
+#include <glib/gi18n-lib.h>
+#include <glib/gstdio.h>
+
+#include "sim-error.h"
+#include "sim-store.h"
+
+struct _SimStore {
+  sqlite3 *db;
+  char    *path;
+};
+
+static const char schema[] =
+  "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+  "CREATE TABLE IF NOT EXISTS documents ("
+  "  id INTEGER PRIMARY KEY,"
+  "  path TEXT NOT NULL UNIQUE,"
+  "  title TEXT NOT NULL,"
+  "  content_hash TEXT NOT NULL,"
+  "  n_bytes INTEGER NOT NULL,"
+  "  n_chars INTEGER NOT NULL,"
+  "  n_segments INTEGER NOT NULL,"
+  "  modified_at INTEGER NOT NULL,"
+  "  added_at INTEGER NOT NULL,"
+  "  updated_at INTEGER NOT NULL);"
+  "CREATE TABLE IF NOT EXISTS texts ("
+  "  doc_id INTEGER PRIMARY KEY REFERENCES documents (id) ON DELETE CASCADE,"
+  "  body TEXT NOT NULL);"
+  "CREATE TABLE IF NOT EXISTS segments ("
+  "  doc_id INTEGER PRIMARY KEY REFERENCES documents (id) ON DELETE CASCADE,"
+  "  data BLOB NOT NULL);"
+  "CREATE TABLE IF NOT EXISTS df ("
+  "  id INTEGER PRIMARY KEY CHECK (id = 0),"
+  "  n_docs INTEGER NOT NULL,"
+  "  counts BLOB NOT NULL);";
+
+/* Turns a SQLite failure into a GError a user can act on. */
+static gboolean
+set_sqlite_error (SimStore    *store,
+                  int          rc,
+                  const char  *what,
+                  GError     **error)
+{
+  const char *detail = store && store->db ? sqlite3_errmsg (store->db) : sqlite3_errstr (rc);
+  const char *path = store ? store->path : "";
+
+  switch (rc & 0xff)
+    {
+    case SQLITE_FULL:
+      g_set_error (error, SIM_ERROR, SIM_ERROR_STORE_FULL,
+                   _("The disk holding the store %s is full (%s); nothing was lost, "
+                     "the last change was not saved"), path, what);
+      break;
+    case SQLITE_CORRUPT:
+    case SQLITE_NOTADB:
+      g_set_error (error, SIM_ERROR, SIM_ERROR_STORE_CORRUPT,
+                   _("%s is damaged or not a Simhound store (%s: %s)"), path, what, detail);
+      break;
+    default:
+      g_set_error (error, SIM_ERROR, SIM_ERROR_STORE,
+                   _("Store %s: %s failed: %s"), path, what, detail);
+      break;
+    }
+  return FALSE;
+}
+
+static gboolean
+exec (SimStore    *store,
+      const char  *sql,
+      GError     **error)
+{
+  int rc = sqlite3_exec (store->db, sql, NULL, NULL, NULL);
+
+  if (rc != SQLITE_OK)
+    return set_sqlite_error (store, rc, sql, error);
+  return TRUE;
+}
+
+static sqlite3_stmt *
+prepare (SimStore    *store,
+         const char  *sql,
+         GError     **error)
+{
+  sqlite3_stmt *stmt = NULL;
+  int rc = sqlite3_prepare_v2 (store->db, sql, -1, &stmt, NULL);
+
+  if (rc != SQLITE_OK)
+    {
+      set_sqlite_error (store, rc, sql, error);
+      return NULL;
+    }
+  return stmt;
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (sqlite3_stmt, sqlite3_finalize)
+
+/* Runs a statement that returns no rows. */
+static gboolean
+step_done (SimStore     *store,
+           sqlite3_stmt *stmt,
+           const char   *what,
+           GError      **error)
+{
+  int rc = sqlite3_step (stmt);
+
+  if (rc != SQLITE_DONE)
+    return set_sqlite_error (store, rc, what, error);
+  return TRUE;
+}
+
+void
+sim_store_document_free (SimStoreDocument *doc)
+{
+  if (doc == NULL)
+    return;
+  g_free (doc->path);
+  g_free (doc->title);
+  g_free (doc->content_hash);
+  g_free (doc);
+}
+
+SimStore *
+sim_store_open (const char  *path,
+                gboolean     read_only,
+                GError     **error)
+{
+  g_autoptr(SimStore) store = NULL;
+  int flags = read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+  sqlite3_stmt *stmt;
+  int rc, user_version = 0, n_tables = 0;
+
+  g_return_val_if_fail (path != NULL, NULL);
+
+  if (read_only && !g_file_test (path, G_FILE_TEST_EXISTS))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, _("No store at %s"), path);
+      return NULL;
+    }
+  if (!read_only)
+    {
+      g_autofree char *dir = g_path_get_dirname (path);
+
+      if (g_mkdir_with_parents (dir, 0700) != 0)
+        {
+          int saved = errno;
+
+          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                       _("Cannot create the folder %s for the store: %s"), dir, g_strerror (saved));
+          return NULL;
+        }
+    }
+
+  store = g_new0 (SimStore, 1);
+  store->path = g_strdup (path);
+  rc = sqlite3_open_v2 (path, &store->db, flags | SQLITE_OPEN_FULLMUTEX, NULL);
+  if (rc != SQLITE_OK)
+    {
+      set_sqlite_error (store, rc, _("opening"), error);
+      return NULL;
+    }
+  sqlite3_busy_timeout (store->db, 10000);
+  sqlite3_extended_result_codes (store->db, 1);
+
+  stmt = prepare (store, "PRAGMA user_version", error);
+  if (stmt == NULL)
+    return NULL;
+  rc = sqlite3_step (stmt);
+  if (rc == SQLITE_ROW)
+    user_version = sqlite3_column_int (stmt, 0);
+  sqlite3_finalize (stmt);
+  if (rc != SQLITE_ROW)
+    {
+      set_sqlite_error (store, rc, _("reading the format version"), error);
+      return NULL;
+    }
+  if (user_version > SIM_STORE_FORMAT_VERSION)
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_STORE_TOO_NEW,
+                   _("%s was written by a newer Simhound (store format %d; this one reads %d)"),
+                   path, user_version, SIM_STORE_FORMAT_VERSION);
+      return NULL;
+    }
+
+  stmt = prepare (store, "SELECT count(*) FROM sqlite_master", error);
+  if (stmt == NULL)
+    return NULL;
+  if (sqlite3_step (stmt) == SQLITE_ROW)
+    n_tables = sqlite3_column_int (stmt, 0);
+  sqlite3_finalize (stmt);
+  if (user_version == 0 && n_tables > 0)
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_STORE_CORRUPT,
+                   _("%s is an SQLite database but not a Simhound store"), path);
+      return NULL;
+    }
+
+  if (!read_only)
+    {
+      if (!exec (store, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", error))
+        return NULL;
+    }
+  if (!exec (store, "PRAGMA foreign_keys=ON;", error))
+    return NULL;
+  if (user_version == 0 && !read_only)
+    {
+      g_autofree char *sql = g_strdup_printf ("BEGIN; %s PRAGMA user_version=%d; COMMIT;",
+                                              schema, SIM_STORE_FORMAT_VERSION);
+
+      if (!exec (store, sql, error))
+        return NULL;
+    }
+  return g_steal_pointer (&store);
+}
+
+void
+sim_store_free (SimStore *store)
+{
+  if (store == NULL)
+    return;
+  if (store->db)
+    sqlite3_close_v2 (store->db);
+  g_free (store->path);
+  g_free (store);
+}
+
+const char *
+sim_store_get_path (const SimStore *store)
+{
+  return store->path;
+}
+
+gboolean
+sim_store_set_size_limit (SimStore  *store,
+                          gint64     bytes,
+                          GError   **error)
+{
+  g_autofree char *sql = NULL;
+  g_autoptr(sqlite3_stmt) stmt = prepare (store, "PRAGMA page_size", error);
+  gint64 page_size = 4096;
+
+  if (stmt == NULL)
+    return FALSE;
+  if (sqlite3_step (stmt) == SQLITE_ROW)
+    page_size = sqlite3_column_int64 (stmt, 0);
+  sql = g_strdup_printf ("PRAGMA max_page_count=%" G_GINT64_FORMAT, MAX (bytes / page_size, 1));
+  return exec (store, sql, error);
+}
+
+gboolean
+sim_store_begin (SimStore  *store,
+                 GError   **error)
+{
+  return exec (store, "BEGIN IMMEDIATE", error);
+}
+
+gboolean
+sim_store_commit (SimStore  *store,
+                  GError   **error)
+{
+  if (!exec (store, "COMMIT", error))
+    {
+      sim_store_rollback (store);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+void
+sim_store_rollback (SimStore *store)
+{
+  if (!sqlite3_get_autocommit (store->db))
+    sqlite3_exec (store->db, "ROLLBACK", NULL, NULL, NULL);
+}
+
+char *
+sim_store_dup_meta (SimStore    *store,
+                    const char  *key,
+                    GError     **error)
+{
+  g_autoptr(sqlite3_stmt) stmt = prepare (store, "SELECT value FROM meta WHERE key = ?", error);
+  int rc;
+
+  if (stmt == NULL)
+    return NULL;
+  sqlite3_bind_text (stmt, 1, key, -1, SQLITE_STATIC);
+  rc = sqlite3_step (stmt);
+  if (rc == SQLITE_ROW)
+    return g_strdup ((const char *) sqlite3_column_text (stmt, 0));
+  if (rc != SQLITE_DONE)
+    set_sqlite_error (store, rc, "reading settings", error);
+  return NULL;
+}
+
+gboolean
+sim_store_set_meta (SimStore    *store,
+                    const char  *key,
+                    const char  *value,
+                    GError     **error)
+{
+  g_autoptr(sqlite3_stmt) stmt =
+    prepare (store, "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", error);
+
+  if (stmt == NULL)
+    return FALSE;
+  sqlite3_bind_text (stmt, 1, key, -1, SQLITE_STATIC);
+  sqlite3_bind_text (stmt, 2, value, -1, SQLITE_STATIC);
+  return step_done (store, stmt, "saving settings", error);
+}
+
+gboolean
+sim_store_find_path (SimStore    *store,
+                     const char  *path,
+                     gint64      *out_id,
+                     char       **out_hash,
+                     GError     **error)
+{
+  g_autoptr(sqlite3_stmt) stmt =
+    prepare (store, "SELECT id, content_hash FROM documents WHERE path = ?", error);
+  int rc;
+
+  if (stmt == NULL)
+    return FALSE;
+  sqlite3_bind_text (stmt, 1, path, -1, SQLITE_STATIC);
+  rc = sqlite3_step (stmt);
+  if (rc == SQLITE_ROW)
+    {
+      if (out_id)
+        *out_id = sqlite3_column_int64 (stmt, 0);
+      if (out_hash)
+        *out_hash = g_strdup ((const char *) sqlite3_column_text (stmt, 1));
+      return TRUE;
+    }
+  if (rc != SQLITE_DONE)
+    set_sqlite_error (store, rc, "looking up a document", error);
+  return FALSE;
+}
+
+gboolean
+sim_store_insert (SimStore          *store,
+                  SimStoreDocument  *doc,
+                  const char        *text,
+                  gsize              text_len,
+                  gconstpointer      segments,
+                  gsize              segments_len,
+                  GError           **error)
+{
+  g_autoptr(sqlite3_stmt) stmt = NULL;
+
+  stmt = prepare (store,
+                  "INSERT INTO documents (path, title, content_hash, n_bytes, n_chars, n_segments,"
+                  " modified_at, added_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", error);
+  if (stmt == NULL)
+    return FALSE;
+  sqlite3_bind_text (stmt, 1, doc->path, -1, SQLITE_STATIC);
+  sqlite3_bind_text (stmt, 2, doc->title, -1, SQLITE_STATIC);
+  sqlite3_bind_text (stmt, 3, doc->content_hash, -1, SQLITE_STATIC);
+  sqlite3_bind_int64 (stmt, 4, doc->n_bytes);
+  sqlite3_bind_int64 (stmt, 5, doc->n_chars);
+  sqlite3_bind_int64 (stmt, 6, doc->n_segments);
+  sqlite3_bind_int64 (stmt, 7, doc->modified_at);
+  sqlite3_bind_int64 (stmt, 8, doc->added_at);
+  sqlite3_bind_int64 (stmt, 9, doc->updated_at);
+  if (!step_done (store, stmt, "adding a document", error))
+    return FALSE;
+  doc->id = sqlite3_last_insert_rowid (store->db);
+  g_clear_pointer (&stmt, sqlite3_finalize);
+
+  stmt = prepare (store, "INSERT INTO texts (doc_id, body) VALUES (?, ?)", error);
+  if (stmt == NULL)
+    return FALSE;
+  sqlite3_bind_int64 (stmt, 1, doc->id);
+  sqlite3_bind_text (stmt, 2, text, text_len, SQLITE_STATIC);
+  if (!step_done (store, stmt, "saving a document's text", error))
+    return FALSE;
+  g_clear_pointer (&stmt, sqlite3_finalize);
+
+  stmt = prepare (store, "INSERT INTO segments (doc_id, data) VALUES (?, ?)", error);
+  if (stmt == NULL)
+    return FALSE;
+  sqlite3_bind_int64 (stmt, 1, doc->id);
+  sqlite3_bind_blob (stmt, 2, segments_len ? segments : "", segments_len, SQLITE_STATIC);
+  return step_done (store, stmt, "saving fingerprints", error);
+}
+
+gboolean
+sim_store_update_segments (SimStore      *store,
+                           gint64         id,
+                           gconstpointer  segments,
+                           gsize          segments_len,
+                           gint64         n_segments,
+                           GError       **error)
+{
+  g_autoptr(sqlite3_stmt) stmt =
+    prepare (store, "INSERT OR REPLACE INTO segments (doc_id, data) VALUES (?, ?)", error);
+
+  if (stmt == NULL)
+    return FALSE;
+  sqlite3_bind_int64 (stmt, 1, id);
+  sqlite3_bind_blob (stmt, 2, segments_len ? segments : "", segments_len, SQLITE_STATIC);
+  if (!step_done (store, stmt, "saving fingerprints", error))
+    return FALSE;
+  g_clear_pointer (&stmt, sqlite3_finalize);
+  stmt = prepare (store, "UPDATE documents SET n_segments = ? WHERE id = ?", error);
+  if (stmt == NULL)
+    return FALSE;
+  sqlite3_bind_int64 (stmt, 1, n_segments);
+  sqlite3_bind_int64 (stmt, 2, id);
+  return step_done (store, stmt, "saving fingerprints", error);
+}
+
+gboolean
+sim_store_delete (SimStore  *store,
+                  gint64     id,
+                  GError   **error)
+{
+  g_autoptr(sqlite3_stmt) stmt = prepare (store, "DELETE FROM documents WHERE id = ?", error);
+
+  if (stmt == NULL)
+    return FALSE;
+  sqlite3_bind_int64 (stmt, 1, id);
+  return step_done (store, stmt, "removing a document", error);
+}
+
+GPtrArray *
+sim_store_list (SimStore  *store,
+                GError   **error)
+{
+  g_autoptr(sqlite3_stmt) stmt =
+    prepare (store, "SELECT id, path, title, content_hash, n_bytes, n_chars, n_segments,"
+                    " modified_at, added_at, updated_at FROM documents ORDER BY id", error);
+  g_autoptr(GPtrArray) docs = g_ptr_array_new_with_free_func ((GDestroyNotify) sim_store_document_free);
+  int rc;
+
+  if (stmt == NULL)
+    return NULL;
+  while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
+    {
+      SimStoreDocument *doc = g_new0 (SimStoreDocument, 1);
+
+      doc->id = sqlite3_column_int64 (stmt, 0);
+      doc->path = g_strdup ((const char *) sqlite3_column_text (stmt, 1));
+      doc->title = g_strdup ((const char *) sqlite3_column_text (stmt, 2));
+      doc->content_hash = g_strdup ((const char *) sqlite3_column_text (stmt, 3));
+      doc->n_bytes = sqlite3_column_int64 (stmt, 4);
+      doc->n_chars = sqlite3_column_int64 (stmt, 5);
+      doc->n_segments = sqlite3_column_int64 (stmt, 6);
+      doc->modified_at = sqlite3_column_int64 (stmt, 7);
+      doc->added_at = sqlite3_column_int64 (stmt, 8);
+      doc->updated_at = sqlite3_column_int64 (stmt, 9);
+      g_ptr_array_add (docs, doc);
+    }
+  if (rc != SQLITE_DONE)
+    {
+      set_sqlite_error (store, rc, "listing documents", error);
+      return NULL;
+    }
+  return g_steal_pointer (&docs);
+}
+
+char *
+sim_store_dup_text (SimStore  *store,
+                    gint64     id,
+                    gsize     *out_len,
+                    GError   **error)
+{
+  g_autoptr(sqlite3_stmt) stmt = prepare (store, "SELECT body FROM texts WHERE doc_id = ?", error);
+  int rc;
+
+  if (stmt == NULL)
+    return NULL;
+  sqlite3_bind_int64 (stmt, 1, id);
+  rc = sqlite3_step (stmt);
+  if (rc == SQLITE_ROW)
+    {
+      gsize len = sqlite3_column_bytes (stmt, 0);
+      char *text = g_strndup ((const char *) sqlite3_column_text (stmt, 0), len);
+
+      if (out_len)
+        *out_len = len;
+      return text;
+    }
+  if (rc == SQLITE_DONE)
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                 _("Document %" G_GINT64_FORMAT " is not in the store %s"), id, store->path);
+  else
+    set_sqlite_error (store, rc, "reading a document", error);
+  return NULL;
+}
+
+gboolean
+sim_store_foreach_segments (SimStore             *store,
+                            SimStoreSegmentsFunc  func,
+                            gpointer              user_data,
+                            GError              **error)
+{
+  g_autoptr(sqlite3_stmt) stmt = prepare (store, "SELECT doc_id, data FROM segments ORDER BY doc_id", error);
+  int rc;
+
+  if (stmt == NULL)
+    return FALSE;
+  while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
+    if (!func (sqlite3_column_int64 (stmt, 0), sqlite3_column_blob (stmt, 1),
+               sqlite3_column_bytes (stmt, 1), user_data))
+      break;
+  if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+    return set_sqlite_error (store, rc, "reading fingerprints", error);
+  return TRUE;
+}
+
+gboolean
+sim_store_load_df (SimStore  *store,
+                   guint32  **out_counts,
+                   guint32   *out_n_docs,
+                   GError   **error)
+{
+  g_autoptr(sqlite3_stmt) stmt = prepare (store, "SELECT n_docs, counts FROM df WHERE id = 0", error);
+  int rc;
+
+  *out_counts = NULL;
+  *out_n_docs = 0;
+  if (stmt == NULL)
+    return FALSE;
+  rc = sqlite3_step (stmt);
+  if (rc == SQLITE_ROW)
+    {
+      gsize len = sqlite3_column_bytes (stmt, 1);
+
+      *out_n_docs = sqlite3_column_int64 (stmt, 0);
+      *out_counts = g_memdup2 (sqlite3_column_blob (stmt, 1), len);
+      return TRUE;
+    }
+  if (rc != SQLITE_DONE)
+    return set_sqlite_error (store, rc, "reading feature statistics", error);
+  return TRUE;
+}
+
+gboolean
+sim_store_save_df (SimStore       *store,
+                   const guint32  *counts,
+                   gsize           n_buckets,
+                   guint32         n_docs,
+                   GError        **error)
+{
+  g_autoptr(sqlite3_stmt) stmt =
+    prepare (store, "INSERT OR REPLACE INTO df (id, n_docs, counts) VALUES (0, ?, ?)", error);
+
+  if (stmt == NULL)
+    return FALSE;
+  sqlite3_bind_int64 (stmt, 1, n_docs);
+  sqlite3_bind_blob64 (stmt, 2, counts, n_buckets * sizeof (guint32), SQLITE_STATIC);
+  return step_done (store, stmt, "saving feature statistics", error);
+}

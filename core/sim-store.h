@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The durable corpus store: one SQLite file holding documents, their text,
+ * their packed anchor fingerprints, feature document frequencies, settings
+ * and the versions the fingerprints were made with. The only file that
+ * includes sqlite3.h. WAL journal: a killed process loses at most the
+ * transaction it was writing, never the file.
+ *
+ * A SimStore is one connection: use it from one thread at a time; a worker
+ * thread opens its own.
+ */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+#define SIM_STORE_FORMAT_VERSION 1
+
+typedef struct _SimStore SimStore;
+
+typedef struct {
+  gint64  id;
+  char   *path;         /* as added (absolute) */
+  char   *title;
+  char   *content_hash; /* XXH3-128 of the file's bytes, hex */
+  gint64  n_bytes;      /* size of the file */
+  gint64  n_chars;      /* code points of the stored text */
+  gint64  n_segments;   /* anchor fingerprints */
+  gint64  modified_at;  /* file mtime, Unix seconds */
+  gint64  added_at;
+  gint64  updated_at;
+} SimStoreDocument;
+
+void      sim_store_document_free (SimStoreDocument *doc);
+
+/* Opens (creating when @read_only is FALSE and it does not exist) the store
+ * at @path. Fails with SIM_ERROR_STORE_TOO_NEW, SIM_ERROR_STORE_CORRUPT or
+ * G_IO_ERROR_NOT_FOUND (read-only, missing). */
+SimStore *sim_store_open        (const char        *path,
+                                 gboolean           read_only,
+                                 GError           **error);
+void      sim_store_free        (SimStore          *store);
+const char *sim_store_get_path  (const SimStore    *store);
+/* Caps the file at @bytes (SQLite's max_page_count): a full disk, on purpose. */
+gboolean  sim_store_set_size_limit (SimStore       *store,
+                                    gint64          bytes,
+                                    GError        **error);
+
+gboolean  sim_store_begin       (SimStore          *store,
+                                 GError           **error);
+gboolean  sim_store_commit      (SimStore          *store,
+                                 GError           **error);
+void      sim_store_rollback    (SimStore          *store);
+
+/* (transfer full) (nullable): NULL when unset, without an error. */
+char     *sim_store_dup_meta    (SimStore          *store,
+                                 const char        *key,
+                                 GError           **error);
+gboolean  sim_store_set_meta    (SimStore          *store,
+                                 const char        *key,
+                                 const char        *value,
+                                 GError           **error);
+
+/* TRUE and the id and hash when @path is stored; FALSE without an error when not. */
+gboolean  sim_store_find_path   (SimStore          *store,
+                                 const char        *path,
+                                 gint64            *out_id,
+                                 char             **out_hash,
+                                 GError           **error);
+/* Inserts a document, its text and packed fingerprints; sets doc->id. */
+gboolean  sim_store_insert      (SimStore          *store,
+                                 SimStoreDocument  *doc,
+                                 const char        *text,
+                                 gsize              text_len,
+                                 gconstpointer      segments,
+                                 gsize              segments_len,
+                                 GError           **error);
+gboolean  sim_store_delete      (SimStore          *store,
+                                 gint64             id,
+                                 GError           **error);
+gboolean  sim_store_update_segments (SimStore      *store,
+                                     gint64         id,
+                                     gconstpointer  segments,
+                                     gsize          segments_len,
+                                     gint64         n_segments,
+                                     GError       **error);
+
+/* (element-type SimStoreDocument) (transfer full), ordered by id. */
+GPtrArray *sim_store_list       (SimStore          *store,
+                                 GError           **error);
+/* (transfer full): the stored text of a document. */
+char     *sim_store_dup_text    (SimStore          *store,
+                                 gint64             id,
+                                 gsize             *out_len,
+                                 GError           **error);
+
+typedef gboolean (*SimStoreSegmentsFunc) (gint64         id,
+                                          gconstpointer  data,
+                                          gsize          len,
+                                          gpointer       user_data);
+/* Calls @func with every document's packed fingerprints, in id order. */
+gboolean  sim_store_foreach_segments (SimStore            *store,
+                                      SimStoreSegmentsFunc func,
+                                      gpointer             user_data,
+                                      GError             **error);
+
+/* Document frequencies: @n_buckets counts (transfer full) or NULL when none
+ * are stored yet. */
+gboolean  sim_store_load_df     (SimStore          *store,
+                                 guint32          **out_counts,
+                                 guint32           *out_n_docs,
+                                 GError           **error);
+gboolean  sim_store_save_df     (SimStore          *store,
+                                 const guint32     *counts,
+                                 gsize              n_buckets,
+                                 guint32            n_docs,
+                                 GError           **error);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimStore, sim_store_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimStoreDocument, sim_store_document_free)
+
+G_END_DECLS

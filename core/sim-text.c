@@ -1,0 +1,560 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Normalisation works through a lazily built table: for each 256-code-point
+ * page of the BMP, the class and folded form of every character is computed
+ * once with GLib's Unicode functions (case fold, NFKD, marks dropped) and,
+ * when asked, OpenCC's traditional-to-simplified character map. The hot loop
+ * is then a UTF-8 decode and one table load per character.
+ */
+#include "config.h"
+
+#include <string.h>
+#include <glib/gi18n-lib.h>
+#include <opencc/opencc.h>
+
+#include "sim-error.h"
+#include "sim-text.h"
+
+enum {
+  CLASS_DROP,  /* invisible or control: ignored */
+  CLASS_MARK,  /* combining mark: ignored, but belongs to the previous unit's span */
+  CLASS_SPACE,
+  CLASS_PUNCT, /* punctuation and symbols: ignored, but end a word */
+  CLASS_WORD,  /* letters and digits of space-separated scripts */
+  CLASS_CJK,   /* letters of scripts written without spaces */
+};
+
+#define ENTRY_CP_MASK   0x1fffffu
+#define ENTRY_CLASS(e)  (((e) >> 24) & 0x7u)
+#define ENTRY_EXPAND    0x80000000u
+#define MAKE_ENTRY(cls, cp) (((guint32) (cls) << 24) | ((cp) & ENTRY_CP_MASK))
+#define MAX_EXPANSION   18
+
+typedef struct {
+  guint32  entry[256];
+  guint32 *expansions; /* for ENTRY_EXPAND entries: [n, item...] runs */
+} Page;
+
+static Page  *pages[2][0x100]; /* [fold_t2s][cp >> 8], built on first use */
+static GMutex pages_lock;
+static guint32 *t2s_map;       /* 0x10000 entries, 0 where unchanged */
+
+static void
+build_t2s_map (void)
+{
+  static const gunichar ranges[][2] = { { 0x3400, 0x4dbf }, { 0x4e00, 0x9fff }, { 0xf900, 0xfaff } };
+  g_autoptr(GString) input = g_string_new (NULL);
+  opencc_t cc;
+  char *output;
+  const char *p;
+  guint32 *map = g_new0 (guint32, 0x10000);
+
+  cc = opencc_open ("t2s.json");
+  if (cc == (opencc_t) -1)
+    {
+      g_warning ("OpenCC t2s data not found: traditional Chinese will not be folded");
+      t2s_map = map;
+      return;
+    }
+  for (guint r = 0; r < G_N_ELEMENTS (ranges); r++)
+    for (gunichar c = ranges[r][0]; c <= ranges[r][1]; c++)
+      {
+        g_string_append_unichar (input, c);
+        g_string_append_c (input, '\n');
+      }
+  output = opencc_convert_utf8 (cc, input->str, input->len);
+  p = output;
+  /* One character per line in, one line per character out: a line that does
+   * not come back as exactly one character is left unmapped. */
+  for (guint r = 0; r < G_N_ELEMENTS (ranges) && p != NULL; r++)
+    for (gunichar c = ranges[r][0]; c <= ranges[r][1] && *p; c++)
+      {
+        const char *nl = strchr (p, '\n');
+        gunichar to;
+
+        if (nl == NULL)
+          break;
+        to = g_utf8_get_char_validated (p, nl - p);
+        if (g_utf8_next_char (p) == nl && to != c && to < 0x10000 && to != (gunichar) -1)
+          map[c] = to;
+        p = nl + 1;
+      }
+  opencc_convert_utf8_free (output);
+  opencc_close (cc);
+  t2s_map = map;
+}
+
+static gboolean
+is_spaceless_script (gunichar c)
+{
+  switch (g_unichar_get_script (c))
+    {
+    case G_UNICODE_SCRIPT_HAN:
+    case G_UNICODE_SCRIPT_HIRAGANA:
+    case G_UNICODE_SCRIPT_KATAKANA:
+    case G_UNICODE_SCRIPT_BOPOMOFO:
+    case G_UNICODE_SCRIPT_THAI:
+    case G_UNICODE_SCRIPT_LAO:
+    case G_UNICODE_SCRIPT_KHMER:
+    case G_UNICODE_SCRIPT_MYANMAR:
+      return TRUE;
+    default:
+      return FALSE;
+    }
+}
+
+static int
+class_of_type (GUnicodeType type)
+{
+  switch (type)
+    {
+    case G_UNICODE_CONTROL:
+    case G_UNICODE_FORMAT:
+    case G_UNICODE_UNASSIGNED:
+    case G_UNICODE_PRIVATE_USE:
+    case G_UNICODE_SURROGATE:
+      return CLASS_DROP;
+    case G_UNICODE_SPACING_MARK:
+    case G_UNICODE_ENCLOSING_MARK:
+    case G_UNICODE_NON_SPACING_MARK:
+      return CLASS_MARK;
+    case G_UNICODE_LINE_SEPARATOR:
+    case G_UNICODE_PARAGRAPH_SEPARATOR:
+    case G_UNICODE_SPACE_SEPARATOR:
+      return CLASS_SPACE;
+    case G_UNICODE_LOWERCASE_LETTER:
+    case G_UNICODE_MODIFIER_LETTER:
+    case G_UNICODE_OTHER_LETTER:
+    case G_UNICODE_TITLECASE_LETTER:
+    case G_UNICODE_UPPERCASE_LETTER:
+    case G_UNICODE_DECIMAL_NUMBER:
+    case G_UNICODE_LETTER_NUMBER:
+    case G_UNICODE_OTHER_NUMBER:
+      return CLASS_WORD;
+    default:
+      return CLASS_PUNCT;
+    }
+}
+
+/* The folded form of one character: up to MAX_EXPANSION entries. */
+static guint
+compute_folding (gunichar  c,
+                 gboolean  fold_t2s,
+                 guint32  *out)
+{
+  char buf[8];
+  g_autofree char *folded = NULL;
+  g_autofree char *decomposed = NULL;
+  guint n = 0;
+  int cls;
+
+  if (c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v')
+    return out[0] = MAKE_ENTRY (CLASS_SPACE, c), 1;
+  cls = class_of_type (g_unichar_type (c));
+  if (cls == CLASS_DROP || cls == CLASS_MARK || cls == CLASS_SPACE)
+    return out[0] = MAKE_ENTRY (cls, c), 1;
+  if (c >= 0xac00 && c <= 0xd7a3) /* Hangul syllables stay whole */
+    return out[0] = MAKE_ENTRY (CLASS_WORD, c), 1;
+
+  buf[g_unichar_to_utf8 (c, buf)] = '\0';
+  folded = g_utf8_casefold (buf, -1);
+  decomposed = g_utf8_normalize (folded, -1, G_NORMALIZE_ALL);
+  for (const char *p = decomposed; p && *p && n < MAX_EXPANSION; p = g_utf8_next_char (p))
+    {
+      gunichar d = g_utf8_get_char (p);
+      int dcls = class_of_type (g_unichar_type (d));
+
+      if (dcls == CLASS_MARK || dcls == CLASS_DROP)
+        continue;
+      if (dcls == CLASS_WORD && is_spaceless_script (d))
+        {
+          dcls = CLASS_CJK;
+          if (fold_t2s && d < 0x10000 && t2s_map[d])
+            d = t2s_map[d];
+        }
+      out[n++] = MAKE_ENTRY (dcls, d);
+    }
+  if (n == 0)
+    out[n++] = MAKE_ENTRY (CLASS_MARK, c); /* e.g. a lone accent: part of its neighbour */
+  return n;
+}
+
+static Page *
+build_page (guint index,
+            gboolean fold_t2s)
+{
+  Page *page = g_new0 (Page, 1);
+  g_autoptr(GArray) exp = g_array_new (FALSE, FALSE, sizeof (guint32));
+
+  for (guint i = 0; i < 256; i++)
+    {
+      gunichar c = (index << 8) | i;
+      guint32 items[MAX_EXPANSION];
+      guint n = compute_folding (c, fold_t2s, items);
+
+      if (n == 1)
+        page->entry[i] = items[0];
+      else
+        {
+          guint32 len = n;
+
+          page->entry[i] = ENTRY_EXPAND | exp->len;
+          g_array_append_val (exp, len);
+          g_array_append_vals (exp, items, n);
+        }
+    }
+  page->expansions = (guint32 *) g_array_free (g_steal_pointer (&exp), FALSE);
+  return page;
+}
+
+static inline const Page *
+get_page (guint    index,
+          gboolean fold_t2s)
+{
+  Page *page = g_atomic_pointer_get (&pages[fold_t2s][index]);
+
+  if (G_LIKELY (page != NULL))
+    return page;
+
+  g_mutex_lock (&pages_lock);
+  if (fold_t2s && t2s_map == NULL)
+    build_t2s_map ();
+  page = pages[fold_t2s][index];
+  if (page == NULL)
+    {
+      page = build_page (index, fold_t2s);
+      g_atomic_pointer_set (&pages[fold_t2s][index], page);
+    }
+  g_mutex_unlock (&pages_lock);
+  return page;
+}
+
+void
+sim_units_init (SimUnits *units)
+{
+  memset (units, 0, sizeof *units);
+}
+
+void
+sim_units_reset (SimUnits *units)
+{
+  units->n = 0;
+}
+
+void
+sim_units_clear (SimUnits *units)
+{
+  g_clear_pointer (&units->cps, g_free);
+  g_clear_pointer (&units->src_start, g_free);
+  g_clear_pointer (&units->src_end, g_free);
+  g_clear_pointer (&units->flags, g_free);
+  units->n = units->alloc = 0;
+}
+
+static void
+units_grow (SimUnits *units,
+            gsize     need)
+{
+  gsize alloc = MAX (units->alloc * 2, MAX (need, 256));
+
+  units->cps = g_renew (guint32, units->cps, alloc);
+  units->src_start = g_renew (guint32, units->src_start, alloc);
+  units->src_end = g_renew (guint32, units->src_end, alloc);
+  units->flags = g_renew (guint8, units->flags, alloc);
+  units->alloc = alloc;
+}
+
+gsize
+sim_units_find (const SimUnits *units,
+                guint32         offset)
+{
+  gsize lo = 0, hi = units->n;
+
+  while (lo < hi)
+    {
+      gsize mid = lo + (hi - lo) / 2;
+
+      if (units->src_start[mid] < offset)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
+}
+
+static inline gunichar
+decode_utf8 (const guchar **pp)
+{
+  const guchar *p = *pp;
+  gunichar c = p[0];
+
+  if (c < 0x80)
+    {
+      *pp = p + 1;
+      return c;
+    }
+  if (c < 0xe0)
+    {
+      *pp = p + 2;
+      return ((c & 0x1f) << 6) | (p[1] & 0x3f);
+    }
+  if (c < 0xf0)
+    {
+      *pp = p + 3;
+      return ((c & 0x0f) << 12) | ((p[1] & 0x3f) << 6) | (p[2] & 0x3f);
+    }
+  *pp = p + 4;
+  return ((c & 0x07) << 18) | ((p[1] & 0x3f) << 12) | ((p[2] & 0x3f) << 6) | (p[3] & 0x3f);
+}
+
+guint32
+sim_text_normalize (const char        *text,
+                    gssize             len,
+                    guint32            first_offset,
+                    SimNormalizeFlags  flags,
+                    SimUnits          *units)
+{
+  const guchar *p = (const guchar *) text;
+  const guchar *end;
+  const gboolean fold_t2s = (flags & SIM_NORMALIZE_FOLD_T2S) != 0;
+  guint32 offset = first_offset;
+  gboolean in_word = FALSE;
+
+  g_return_val_if_fail (text != NULL || len == 0, 0);
+
+  if (len < 0)
+    len = strlen (text);
+  end = p + len;
+  if (units->alloc - units->n < (gsize) len + 1)
+    units_grow (units, units->n + len + 1);
+
+  while (p < end)
+    {
+      gunichar c = decode_utf8 (&p);
+      guint32 items_buf[MAX_EXPANSION];
+      const guint32 *items;
+      guint32 n_items;
+      guint32 entry;
+
+      if (G_LIKELY (c < 0x10000))
+        {
+          const Page *page = get_page (c >> 8, fold_t2s);
+
+          entry = page->entry[c & 0xff];
+          if (entry & ENTRY_EXPAND)
+            {
+              items = page->expansions + (entry & ENTRY_CP_MASK) + 1;
+              n_items = items[-1];
+            }
+          else
+            {
+              items = &page->entry[c & 0xff];
+              n_items = 1;
+            }
+        }
+      else
+        {
+          if (fold_t2s)
+            get_page (0, TRUE); /* makes sure the t2s map exists */
+          n_items = compute_folding (c, fold_t2s, items_buf);
+          items = items_buf;
+        }
+
+      if (units->alloc - units->n < n_items)
+        units_grow (units, units->n + n_items);
+
+      for (guint32 i = 0; i < n_items; i++)
+        {
+          const guint32 item = items[i];
+          const gsize u = units->n;
+
+          switch (ENTRY_CLASS (item))
+            {
+            case CLASS_MARK:
+              if (u > 0 && units->src_end[u - 1] == offset)
+                units->src_end[u - 1] = offset + 1;
+              break;
+            case CLASS_DROP:
+              break;
+            case CLASS_SPACE:
+            case CLASS_PUNCT:
+              in_word = FALSE;
+              break;
+            case CLASS_WORD:
+              units->cps[u] = item & ENTRY_CP_MASK;
+              units->src_start[u] = offset;
+              units->src_end[u] = offset + 1;
+              units->flags[u] = in_word ? 0 : SIM_UNIT_WORD_START;
+              units->n++;
+              in_word = TRUE;
+              break;
+            case CLASS_CJK:
+            default:
+              units->cps[u] = item & ENTRY_CP_MASK;
+              units->src_start[u] = offset;
+              units->src_end[u] = offset + 1;
+              units->flags[u] = SIM_UNIT_CJK;
+              units->n++;
+              in_word = FALSE;
+              break;
+            }
+        }
+      offset++;
+    }
+  return offset - first_offset;
+}
+
+gboolean
+sim_text_has_content (const char *text,
+                      gssize      len)
+{
+  SimUnits units;
+  gboolean has;
+
+  sim_units_init (&units);
+  sim_text_normalize (text, len, 0, SIM_NORMALIZE_DEFAULT, &units);
+  has = units.n > 0;
+  sim_units_clear (&units);
+  return has;
+}
+
+gsize
+sim_text_byte_offset (const char *text,
+                      gsize       len,
+                      gsize       offset)
+{
+  const char *p = text, *end = text + len;
+
+  while (offset > 0 && p < end)
+    {
+      p = g_utf8_next_char (p);
+      offset--;
+    }
+  return MIN (p, end) - text;
+}
+
+static guint
+count_invalid_bytes (const char *data,
+                     gsize       len)
+{
+  const char *p = data, *end = data + len;
+  guint n = 0;
+
+  while (p < end)
+    {
+      const char *bad;
+
+      if (g_utf8_validate_len (p, end - p, &bad))
+        break;
+      /* g_utf8_make_valid() also replaces embedded NULs' neighbours byte by byte. */
+      n++;
+      p = bad + 1;
+    }
+  return n;
+}
+
+char *
+sim_text_decode (const char  *data,
+                 gsize        len,
+                 const char  *name,
+                 gsize       *out_len,
+                 guint       *out_n_repaired,
+                 GError     **error)
+{
+  const gsize sample = MIN (len, 65536);
+  gsize n_controls = 0;
+  guint n_invalid;
+  char *text;
+
+  if (out_n_repaired)
+    *out_n_repaired = 0;
+
+  if (len >= 2 && (((guchar) data[0] == 0xff && (guchar) data[1] == 0xfe) ||
+                   ((guchar) data[0] == 0xfe && (guchar) data[1] == 0xff)))
+    {
+      const char *from = (guchar) data[0] == 0xff ? "UTF-16LE" : "UTF-16BE";
+      g_autoptr(GError) local_error = NULL;
+      gsize written = 0;
+
+      text = g_convert (data + 2, len - 2, "UTF-8", from, NULL, &written, &local_error);
+      if (text == NULL)
+        {
+          g_set_error (error, SIM_ERROR, SIM_ERROR_BAD_ENCODING,
+                       _("%s: cannot decode this UTF-16 text: %s"), name, local_error->message);
+          return NULL;
+        }
+      if (out_len)
+        *out_len = written;
+      return text;
+    }
+
+  for (gsize i = 0; i < sample; i++)
+    {
+      const guchar b = data[i];
+
+      if (b == 0)
+        {
+          g_set_error (error, SIM_ERROR, SIM_ERROR_NOT_TEXT,
+                       _("%s is not a text file (it contains binary data)"), name);
+          return NULL;
+        }
+      if (b < 0x20 && b != '\t' && b != '\n' && b != '\r' && b != '\f' && b != '\v' && b != 0x1b)
+        n_controls++;
+    }
+  if (n_controls * 20 > sample)
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_NOT_TEXT,
+                   _("%s is not a text file (it contains binary data)"), name);
+      return NULL;
+    }
+
+  n_invalid = count_invalid_bytes (data, len);
+  if (n_invalid == 0)
+    {
+      if (out_len)
+        *out_len = len;
+      return g_strndup (data, len);
+    }
+
+  /* Mostly invalid UTF-8: most likely a legacy Chinese encoding. */
+  if ((gsize) n_invalid * 10 > len)
+    {
+      gsize written = 0;
+
+      text = g_convert (data, len, "UTF-8", "GB18030", NULL, &written, NULL);
+      if (text != NULL)
+        {
+          if (out_len)
+            *out_len = written;
+          return text;
+        }
+      if ((gsize) n_invalid * 4 > len)
+        {
+          g_set_error (error, SIM_ERROR, SIM_ERROR_NOT_TEXT,
+                       _("%s is not a text file (it is not valid UTF-8, UTF-16 or GB18030)"),
+                       name);
+          return NULL;
+        }
+    }
+
+  text = g_utf8_make_valid (data, len);
+  if (out_n_repaired)
+    *out_n_repaired = n_invalid;
+  if (out_len)
+    *out_len = strlen (text);
+  return text;
+}
+
+char *
+sim_text_load_file (const char  *path,
+                    gsize       *out_len,
+                    guint       *out_n_repaired,
+                    GError     **error)
+{
+  g_autofree char *data = NULL;
+  gsize len = 0;
+
+  if (!g_file_get_contents (path, &data, &len, error))
+    return NULL;
+  return sim_text_decode (data, len, path, out_len, out_n_repaired, error);
+}

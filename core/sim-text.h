@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Text in: decoding files and pastes into valid UTF-8, and the normalisation
+ * that fingerprinting sees. Normalisation never changes the user's text: it
+ * produces "units" (letters, digits and CJK characters after NFKD, case
+ * folding, width folding, mark stripping and optional traditional-to-simplified
+ * folding; whitespace, punctuation and invisible characters are dropped), and
+ * every unit remembers the code-point span of the original text it came from,
+ * so every reported span is exact in the user's own text.
+ */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* Bump when the mapping from text to units changes: stored fingerprints depend on it. */
+#define SIM_NORMALIZE_VERSION 1
+
+typedef enum {
+  SIM_NORMALIZE_DEFAULT = 0,
+  SIM_NORMALIZE_FOLD_T2S = 1 << 0, /* traditional Chinese characters to simplified */
+} SimNormalizeFlags;
+
+typedef enum {
+  SIM_UNIT_CJK        = 1 << 0, /* Han, kana, Thai...: scripts written without spaces */
+  SIM_UNIT_WORD_START = 1 << 1, /* first unit of a space-separated word */
+} SimUnitFlags;
+
+/* A growable struct of arrays; fields are public for the hot path. Reuse one
+ * per thread: sim_units_reset() keeps the memory. */
+typedef struct {
+  guint32 *cps;       /* normalised code point of each unit */
+  guint32 *src_start; /* code-point offset of the unit's first source character */
+  guint32 *src_end;   /* code-point offset just past its last source character */
+  guint8  *flags;     /* SimUnitFlags */
+  gsize    n;
+  gsize    alloc;
+} SimUnits;
+
+void     sim_units_init   (SimUnits *units);
+void     sim_units_reset  (SimUnits *units);
+void     sim_units_clear  (SimUnits *units);
+/* Index of the first unit whose src_start >= offset (n if none). */
+gsize    sim_units_find   (const SimUnits *units,
+                           guint32         offset);
+
+/* Appends the units of @text (@len bytes of valid UTF-8, or -1 for
+ * NUL-terminated). Source offsets are counted from @first_offset, the
+ * code-point offset of @text in its document. Returns the number of code
+ * points read. Thread-safe. */
+guint32  sim_text_normalize (const char        *text,
+                             gssize             len,
+                             guint32            first_offset,
+                             SimNormalizeFlags  flags,
+                             SimUnits          *units);
+
+/* Turns raw bytes into valid UTF-8 text, or fails with SIM_ERROR_NOT_TEXT for
+ * binary data. UTF-16 with a byte-order mark is converted; text that is
+ * mostly invalid UTF-8 but valid GB18030 is converted from GB18030; stray
+ * invalid bytes are replaced with U+FFFD and counted in @out_n_repaired.
+ * @name is used in messages. (transfer full) */
+char    *sim_text_decode    (const char  *data,
+                             gsize        len,
+                             const char  *name,
+                             gsize       *out_len,
+                             guint       *out_n_repaired,
+                             GError     **error);
+
+/* Reads and decodes a file. (transfer full) */
+char    *sim_text_load_file (const char  *path,
+                             gsize       *out_len,
+                             guint       *out_n_repaired,
+                             GError     **error);
+
+/* TRUE when @text has at least one unit (letters, digits or CJK). */
+gboolean sim_text_has_content (const char *text,
+                               gssize      len);
+
+/* Byte offset of code point @offset in valid UTF-8 @text of @len bytes. */
+gsize    sim_text_byte_offset (const char *text,
+                               gsize       len,
+                               gsize       offset);
+
+G_END_DECLS
