@@ -12,7 +12,15 @@
 #define MAX_CANDIDATES        16   /* source regions verified per segment */
 #define MIN_SEGMENT_WEIGHT    6.0f /* lighter segments are too short to judge */
 #define MIN_MATCH_SIMILARITY  0.25f
-#define CHUNK                 256
+#define CHUNK                 256  /* windows per unit of lookup work */
+#define SEGMENT_CHUNK         16   /* segments per unit of verification work */
+#define MAX_DISTINCT_CANDIDATES 256
+#define MAX_WINDOW_HITS       100  /* more hits than this: a boilerplate window, ignored */
+#define QUERY_GAP_WEIGHT      24   /* this much text without a shared feature ends a matched run */
+#define SPLIT_MIN_WEIGHT      12.0f /* smallest remainder worth its own segment */
+#define MAX_SPLIT_DEPTH       6
+#define SPLIT_MIN_EVIDENCE    24   /* a matched part this heavy may become its own segment */
+#define FLAG_MIN_EVIDENCE     18   /* less shared text than this is never flagged */
 #define NO_DISTANCE           64
 
 typedef struct {
@@ -29,11 +37,22 @@ typedef struct {
 
 typedef struct {
   guint   doc;
-  float   similarity;
+  float   similarity;      /* weighted containment of the segment in the region */
   guint   distance;
-  guint32 start;
+  guint32 start;           /* matched source span, code points */
   guint32 end;
+  guint32 q_start;         /* matched part of the segment, units */
+  guint32 q_end;
+  float   matched;         /* weight of the segment's features in that part found in the source */
+  float   run_containment; /* matched / weight of all features in that part */
+  guint   evidence;        /* script weight (SIM_WEIGHT_*) of the matched features in that part */
+  guint   total_evidence;  /* the same over the whole segment */
 } Verified;
+
+typedef struct {
+  SimSegment seg;
+  GArray    *results;      /* Verified, best first */
+} Piece;
 
 typedef struct {
   char     *text;
@@ -67,13 +86,15 @@ typedef struct {
   GArray                *windows;       /* SimWindow */
   /* phase 1: lookups, per chunk of windows */
   GPtrArray             *chunk_hits;    /* GArray of Hit per chunk */
-  /* phase 2: candidates per segment */
-  GPtrArray             *candidates;    /* GArray of Candidate per segment */
+  GArray                *hits;          /* Hit, ordered by window */
+  guint                 *first_hit;     /* hits of window w: [first_hit[w], first_hit[w + 1]) */
+  /* phase 2: documents the candidates point into */
   GHashTable            *doc_slots;     /* doc index -> DocCache index + 1 */
   GArray                *docs;          /* DocCache */
   GArray                *doc_order;     /* guint doc index per cache slot */
-  /* phase 3: results per segment, best first */
-  GPtrArray             *results;       /* GArray of Verified per segment */
+  /* phase 3: pieces per segment, then results per piece, best first */
+  GPtrArray             *pieces;        /* GArray of Piece per segment */
+  GPtrArray             *results;       /* GArray of Verified per final segment */
   /* work sharing */
   gint                   next;
   gint                   done;
@@ -189,72 +210,94 @@ add_candidate (GArray *cands,
       if (c->doc == doc && start <= c->end + slack && end + slack >= c->start)
         {
           c->votes++;
-          /* Keep the projection of the first windows: later ones only widen it a little. */
           c->start = MIN (c->start, start);
           c->end = MAX (c->end, end);
           return;
         }
     }
-  {
-    Candidate c = { doc, start, end, 1 };
+  if (cands->len < MAX_DISTINCT_CANDIDATES)
+    {
+      Candidate c = { doc, start, end, 1 };
 
-    g_array_append_val (cands, c);
-  }
+      g_array_append_val (cands, c);
+    }
 }
 
+/* Source regions proposed for @seg by the windows overlapping it, most
+ * votes first, at most MAX_CANDIDATES. */
 static void
-build_candidates (Check *check)
+candidates_for (Check            *check,
+                const SimSegment *seg,
+                GArray           *cands)
 {
   const guint32 *fp_docs = sim_corpus_snapshot_get_fp_docs (check->snapshot);
   const guint32 *fp_starts = sim_corpus_snapshot_get_fp_starts (check->snapshot);
-  g_autoptr(GArray) hits = g_array_new (FALSE, FALSE, sizeof (Hit));
-  g_autofree guint *first_hit = g_new0 (guint, check->windows->len + 1);
-  guint w_lo = 0;
+  const gint64 slack = slack_for (seg);
+  guint lo = 0, hi = check->windows->len;
 
+  g_array_set_size (cands, 0);
+  /* Windows are ordered by both ends: find the first ending inside the segment. */
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+
+      if (g_array_index (check->windows, SimWindow, mid).unit_end <= seg->unit_start)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  for (guint w = lo; w < check->windows->len; w++)
+    {
+      const SimWindow *win = &g_array_index (check->windows, SimWindow, w);
+      const gint64 q_start = check->units->src_start[win->unit_start];
+
+      if (win->unit_start >= seg->unit_end)
+        break;
+      /* A window found everywhere is boilerplate: it says nothing about the source. */
+      if (check->first_hit[w + 1] - check->first_hit[w] > MAX_WINDOW_HITS)
+        continue;
+      for (guint h = check->first_hit[w]; h < check->first_hit[w + 1]; h++)
+        {
+          const guint32 fp = g_array_index (check->hits, Hit, h).fp;
+          const gint64 start = (gint64) fp_starts[fp] - (q_start - (gint64) seg->start);
+
+          add_candidate (cands, fp_docs[fp], start, start + (seg->end - seg->start), slack);
+        }
+    }
+  qsort (cands->data, cands->len, sizeof (Candidate), compare_candidates);
+  if (cands->len > MAX_CANDIDATES)
+    g_array_set_size (cands, MAX_CANDIDATES);
+}
+
+static void
+collect_hits (Check *check)
+{
+  check->hits = g_array_new (FALSE, FALSE, sizeof (Hit));
+  check->first_hit = g_new0 (guint, check->windows->len + 1);
   for (guint c = 0; c < check->chunk_hits->len; c++)
     {
       GArray *chunk = g_ptr_array_index (check->chunk_hits, c);
 
-      g_array_append_vals (hits, chunk->data, chunk->len);
+      g_array_append_vals (check->hits, chunk->data, chunk->len);
     }
-  for (guint i = 0; i < hits->len; i++)
-    first_hit[g_array_index (hits, Hit, i).window + 1]++;
+  for (guint i = 0; i < check->hits->len; i++)
+    check->first_hit[g_array_index (check->hits, Hit, i).window + 1]++;
   for (guint w = 0; w < check->windows->len; w++)
-    first_hit[w + 1] += first_hit[w];
+    check->first_hit[w + 1] += check->first_hit[w];
+}
 
-  check->candidates = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+/* Registers the documents every segment's candidates point into. */
+static void
+collect_docs (Check *check)
+{
+  g_autoptr(GArray) cands = g_array_new (FALSE, FALSE, sizeof (Candidate));
+
   check->doc_slots = g_hash_table_new (NULL, NULL);
   check->docs = g_array_new (FALSE, TRUE, sizeof (DocCache));
   check->doc_order = g_array_new (FALSE, FALSE, sizeof (guint));
-
   for (guint s = 0; s < check->segments->len; s++)
     {
-      const SimSegment *seg = &g_array_index (check->segments, SimSegment, s);
-      GArray *cands = g_array_new (FALSE, FALSE, sizeof (Candidate));
-      const gint64 slack = slack_for (seg);
-
-      /* Windows are ordered by both ends: skip those ending before the segment. */
-      while (w_lo < check->windows->len &&
-             g_array_index (check->windows, SimWindow, w_lo).unit_end <= seg->unit_start)
-        w_lo++;
-      for (guint w = w_lo; w < check->windows->len; w++)
-        {
-          const SimWindow *win = &g_array_index (check->windows, SimWindow, w);
-          const gint64 q_start = check->units->src_start[win->unit_start];
-
-          if (win->unit_start >= seg->unit_end)
-            break;
-          for (guint h = first_hit[w]; h < first_hit[w + 1]; h++)
-            {
-              const guint32 fp = g_array_index (hits, Hit, h).fp;
-              const gint64 start = (gint64) fp_starts[fp] - (q_start - (gint64) seg->start);
-
-              add_candidate (cands, fp_docs[fp], start, start + (seg->end - seg->start), slack);
-            }
-        }
-      qsort (cands->data, cands->len, sizeof (Candidate), compare_candidates);
-      if (cands->len > MAX_CANDIDATES)
-        g_array_set_size (cands, MAX_CANDIDATES);
+      candidates_for (check, &g_array_index (check->segments, SimSegment, s), cands);
       for (guint i = 0; i < cands->len; i++)
         {
           const guint doc = g_array_index (cands, Candidate, i).doc;
@@ -269,7 +312,6 @@ build_candidates (Check *check)
                                    GUINT_TO_POINTER (check->docs->len));
             }
         }
-      g_ptr_array_add (check->candidates, cands);
     }
 }
 
@@ -347,6 +389,13 @@ typedef struct {
   guint32 pos;  /* unit index of the shingle's last unit */
 } RFeature;
 
+typedef struct {
+  guint64 hash;
+  guint32 pos;
+  float   weight;
+  guint   script_weight;
+} QOccurrence;
+
 static int
 compare_qfeatures (gconstpointer a,
                    gconstpointer b)
@@ -376,68 +425,80 @@ compare_u32 (gconstpointer a,
 
 typedef struct {
   GArray  *q;          /* QFeature, sorted, unique */
+  GArray  *qocc;       /* QOccurrence in text order */
   float    q_weight;
   guint64  q_simhash;
   GArray  *raw;        /* guint64 scratch */
   GArray  *r;          /* RFeature scratch */
   GArray  *positions;  /* guint32 scratch */
+  GArray  *cands;      /* Candidate scratch */
 } Scratch;
 
 static void
 scratch_init (Scratch *s)
 {
   s->q = g_array_new (FALSE, FALSE, sizeof (QFeature));
+  s->qocc = g_array_new (FALSE, FALSE, sizeof (QOccurrence));
   s->raw = g_array_new (FALSE, FALSE, sizeof (guint64));
   s->r = g_array_new (FALSE, FALSE, sizeof (RFeature));
   s->positions = g_array_new (FALSE, FALSE, sizeof (guint32));
+  s->cands = g_array_new (FALSE, FALSE, sizeof (Candidate));
 }
 
 static void
 scratch_clear (Scratch *s)
 {
   g_array_unref (s->q);
+  g_array_unref (s->qocc);
   g_array_unref (s->raw);
   g_array_unref (s->r);
   g_array_unref (s->positions);
+  g_array_unref (s->cands);
 }
 
-/* The segment's distinct features with their weights. */
+/* The segment's features: distinct ones with their weights, and every
+ * occurrence in order. */
 static void
 load_query_features (Check            *check,
                      const SimSegment *seg,
                      Scratch          *s)
 {
-  gsize n;
+  const SimUnits *units = check->units;
+  guint m = 0;
 
-  g_array_set_size (s->raw, seg->unit_end - seg->unit_start);
-  n = sim_fingerprint_range_features (check->units, check->features, seg->unit_start,
-                                      seg->unit_end, (guint64 *) s->raw->data);
-  g_array_set_size (s->raw, n);
-  s->q_simhash = sim_fingerprint_simhash ((const guint64 *) s->raw->data, n, check->weights);
-  g_array_set_size (s->q, 0);
-  for (gsize i = 0; i < n; i++)
+  g_array_set_size (s->raw, 0);
+  g_array_set_size (s->qocc, 0);
+  for (guint32 i = seg->unit_start; i < seg->unit_end; i++)
+    if (check->features[i] != 0 && i + 1 >= seg->unit_start + sim_fingerprint_shingle (units, i))
+      {
+        QOccurrence o = { check->features[i], i, sim_weights_get (check->weights, check->features[i]),
+                          (units->flags[i] & SIM_UNIT_CJK) ? SIM_WEIGHT_CJK : SIM_WEIGHT_OTHER };
+
+        g_array_append_val (s->raw, o.hash);
+        g_array_append_val (s->qocc, o);
+      }
+  s->q_simhash = sim_fingerprint_simhash ((const guint64 *) s->raw->data, s->raw->len, check->weights);
+  g_array_set_size (s->q, s->qocc->len);
+  for (guint i = 0; i < s->qocc->len; i++)
     {
-      QFeature qf = { g_array_index (s->raw, guint64, i), 0 };
+      const QOccurrence *o = &g_array_index (s->qocc, QOccurrence, i);
+      QFeature *qf = &g_array_index (s->q, QFeature, i);
 
-      g_array_append_val (s->q, qf);
+      qf->hash = o->hash;
+      qf->weight = o->weight;
     }
   qsort (s->q->data, s->q->len, sizeof (QFeature), compare_qfeatures);
   s->q_weight = 0;
-  {
-    guint m = 0;
+  for (guint i = 0; i < s->q->len; i++)
+    {
+      const QFeature qf = g_array_index (s->q, QFeature, i);
 
-    for (guint i = 0; i < s->q->len; i++)
-      {
-        QFeature *qf = &g_array_index (s->q, QFeature, i);
-
-        if (m > 0 && g_array_index (s->q, QFeature, m - 1).hash == qf->hash)
-          continue;
-        qf->weight = sim_weights_get (check->weights, qf->hash);
-        s->q_weight += qf->weight;
-        g_array_index (s->q, QFeature, m++) = *qf;
-      }
-    g_array_set_size (s->q, m);
-  }
+      if (m > 0 && g_array_index (s->q, QFeature, m - 1).hash == qf.hash)
+        continue;
+      s->q_weight += qf.weight;
+      g_array_index (s->q, QFeature, m++) = qf;
+    }
+  g_array_set_size (s->q, m);
 }
 
 static gboolean
@@ -465,7 +526,30 @@ q_contains (const GArray *q,
   return FALSE;
 }
 
-/* Compares the loaded segment features with a source region. */
+static gboolean
+r_contains (const GArray *r,
+            guint64       hash)
+{
+  guint lo = 0, hi = r->len;
+
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      const guint64 h = g_array_index (r, RFeature, mid).hash;
+
+      if (h < hash)
+        lo = mid + 1;
+      else if (h > hash)
+        hi = mid;
+      else
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* Compares the loaded segment features with a source region: the share of
+ * the segment found there, the matched part of the source, and the matched
+ * part of the segment (the densest run of shared features on either side). */
 static gboolean
 verify (Check            *check,
         const SimSegment *seg,
@@ -522,7 +606,7 @@ verify (Check            *check,
   if (s->positions->len == 0)
     return FALSE;
 
-  /* The matched part of the source: the densest run of shared features. */
+  /* The matched part of the source. */
   qsort (s->positions->data, s->positions->len, sizeof (guint32), compare_u32);
   gap = MAX (8, (seg->unit_end - seg->unit_start) / 3);
   for (guint i = 0; i <= s->positions->len; i++)
@@ -543,6 +627,74 @@ verify (Check            *check,
   span_last = g_array_index (s->positions, guint32, best_hi);
   span_first = g_array_index (s->positions, guint32, best_lo);
   span_first = span_first + 1 - MIN (span_first + 1 - ua, sim_fingerprint_shingle (du, span_first));
+
+  /* The matched part of the segment: the run of its features with most weight
+   * found in the region, with gaps of at most QUERY_GAP units. */
+  {
+    float run_matched = 0, run_total = 0, best_matched = -1, best_total = 0;
+    guint run_evidence = 0, best_evidence = 0, total_evidence = 0;
+    guint32 run_first = 0, run_last = 0, q_first = 0, q_last = 0;
+    gboolean in_run = FALSE;
+
+    for (guint i = 0; i <= s->qocc->len; i++)
+      {
+        const QOccurrence *o = i < s->qocc->len ? &g_array_index (s->qocc, QOccurrence, i) : NULL;
+        const gboolean hit = o != NULL && r_contains (s->r, o->hash);
+
+        if (o != NULL && hit)
+          total_evidence += o->script_weight;
+        if (in_run && (o == NULL || (o->pos - run_last) * o->script_weight > QUERY_GAP_WEIGHT))
+          {
+            if (run_matched > best_matched)
+              {
+                best_matched = run_matched;
+                best_total = run_total;
+                best_evidence = run_evidence;
+                q_first = run_first;
+                q_last = run_last;
+              }
+            in_run = FALSE;
+          }
+        if (o == NULL)
+          break;
+        if (hit)
+          {
+            if (!in_run)
+              {
+                in_run = TRUE;
+                run_first = o->pos;
+                run_matched = run_total = 0;
+                run_evidence = 0;
+              }
+            run_evidence += o->script_weight;
+            /* Unmatched features between matched ones count against the run. */
+            run_total += o->weight;
+            run_matched += o->weight;
+            run_last = o->pos;
+          }
+        else if (in_run)
+          run_total += o->weight;
+      }
+    /* Trailing unmatched features after the run's last hit were counted: remove them. */
+    out->q_start = q_first + 1 - MIN (q_first + 1 - seg->unit_start, sim_fingerprint_shingle (check->units, q_first));
+    out->q_end = q_last + 1;
+    out->matched = MAX (best_matched, 0);
+    out->evidence = best_evidence;
+    out->total_evidence = total_evidence;
+    {
+      float inside = 0;
+
+      for (guint i = 0; i < s->qocc->len; i++)
+        {
+          const QOccurrence *o = &g_array_index (s->qocc, QOccurrence, i);
+
+          if (o->pos >= q_first && o->pos <= q_last)
+            inside += o->weight;
+        }
+      out->run_containment = inside > 0 ? out->matched / inside : 0;
+    }
+    (void) best_total;
+  }
 
   out->doc = doc;
   out->similarity = MIN (1.0f, matched / s->q_weight);
@@ -574,31 +726,113 @@ compare_verified (gconstpointer a,
   return x->doc < y->doc ? -1 : x->doc > y->doc;
 }
 
-static void
-verify_segment (Check   *check,
-                guint    s_index,
-                Scratch *s)
+static float
+units_weight (const SimUnits *units,
+              guint32         from,
+              guint32         to)
 {
-  const SimSegment *seg = &g_array_index (check->segments, SimSegment, s_index);
-  GArray *cands = g_ptr_array_index (check->candidates, s_index);
-  GArray *results = g_ptr_array_index (check->results, s_index);
-  const gint64 slack = slack_for (seg);
+  float w = 0;
 
+  for (guint32 u = from; u < to; u++)
+    w += (units->flags[u] & SIM_UNIT_CJK) ? SIM_WEIGHT_CJK : SIM_WEIGHT_OTHER;
+  return w;
+}
+
+static void
+add_piece (GArray           *pieces,
+           const SimSegment *seg,
+           GArray           *results)
+{
+  Piece piece = { *seg, results };
+
+  g_array_append_val (pieces, piece);
+}
+
+/* Verifies a segment against its candidates. When one source explains a
+ * clear part of the segment but not all of it (a copied sentence run into the
+ * writer's own, punctuation edited away), the segment is split around that
+ * part and the rest checked on its own, so highlights cover what was copied. */
+static void
+process_segment (Check            *check,
+                 const SimSegment *seg,
+                 guint             depth,
+                 Scratch          *s,
+                 GArray           *pieces)
+{
+  GArray *results = g_array_new (FALSE, FALSE, sizeof (Verified));
+  g_autoptr(GArray) cands = NULL;
+  const Verified *explain = NULL;
+  const float medium = check->options->medium_threshold;
+
+  candidates_for (check, seg, s->cands);
+  cands = g_array_copy (s->cands);
   load_query_features (check, seg, s);
   for (guint i = 0; i < cands->len; i++)
     {
       const Candidate *c = &g_array_index (cands, Candidate, i);
+      const gint64 slack = slack_for (seg);
       Verified v;
 
       if (!verify (check, seg, s, c->doc, c->start - slack, c->end + slack, &v))
         continue;
-      if (v.similarity < MIN_MATCH_SIMILARITY)
+      if (v.similarity < MIN_MATCH_SIMILARITY && v.run_containment < medium)
         continue;
       g_array_append_val (results, v);
-      if (check->options->fast && v.similarity >= check->options->medium_threshold)
+      if (check->options->fast && v.similarity >= medium)
         break;
     }
   qsort (results->data, results->len, sizeof (Verified), compare_verified);
+
+  for (guint i = 0; i < results->len; i++)
+    {
+      const Verified *v = &g_array_index (results, Verified, i);
+
+      if (v->run_containment >= medium && v->evidence >= SPLIT_MIN_EVIDENCE &&
+          (explain == NULL || v->matched > explain->matched))
+        explain = v;
+    }
+
+  if (explain != NULL && depth < MAX_SPLIT_DEPTH)
+    {
+      const SimUnits *units = check->units;
+      guint32 qa = explain->q_start, qb = explain->q_end;
+      const float left = units_weight (units, seg->unit_start, qa);
+      const float right = units_weight (units, qb, seg->unit_end);
+
+      if (left < SPLIT_MIN_WEIGHT)
+        qa = seg->unit_start;
+      if (right < SPLIT_MIN_WEIGHT)
+        qb = seg->unit_end;
+      if (qa > seg->unit_start || qb < seg->unit_end)
+        {
+          SimSegment part;
+
+          g_array_unref (results);
+          if (qa > seg->unit_start)
+            {
+              part.start = seg->start;
+              part.end = units->src_end[qa - 1];
+              part.unit_start = seg->unit_start;
+              part.unit_end = qa;
+              process_segment (check, &part, depth + 1, s, pieces);
+            }
+          part.start = qa > seg->unit_start ? units->src_start[qa] : seg->start;
+          part.end = qb < seg->unit_end ? units->src_end[qb - 1] : seg->end;
+          part.unit_start = qa;
+          part.unit_end = qb;
+          process_segment (check, &part, MAX_SPLIT_DEPTH, s, pieces);
+          if (qb < seg->unit_end)
+            {
+              part.start = units->src_start[qb];
+              part.end = seg->end;
+              part.unit_start = qb;
+              part.unit_end = seg->unit_end;
+              process_segment (check, &part, depth + 1, s, pieces);
+            }
+          return;
+        }
+    }
+  add_piece (pieces, seg, results);
 }
 
 static void
@@ -613,14 +847,39 @@ verify_worker (gpointer data)
       const gint c = g_atomic_int_add (&check->next, 1);
       guint end;
 
-      if (c * CHUNK / 8 >= (gint) check->segments->len || g_cancellable_is_cancelled (check->cancellable))
+      if (c * SEGMENT_CHUNK >= (gint) check->segments->len ||
+          g_cancellable_is_cancelled (check->cancellable))
         break;
-      end = MIN ((c + 1) * (CHUNK / 8), check->segments->len);
-      for (guint i = c * (CHUNK / 8); i < end; i++)
-        verify_segment (check, i, &s);
-      report_progress (check, end - c * (CHUNK / 8));
+      end = MIN ((c + 1) * SEGMENT_CHUNK, check->segments->len);
+      for (guint i = c * SEGMENT_CHUNK; i < end; i++)
+        process_segment (check, &g_array_index (check->segments, SimSegment, i), 0, &s,
+                         g_ptr_array_index (check->pieces, i));
+      report_progress (check, end - c * SEGMENT_CHUNK);
     }
   scratch_clear (&s);
+}
+
+/* Replaces the segments with the pieces verification made of them. */
+static void
+flatten_pieces (Check *check)
+{
+  GArray *segments = g_array_new (FALSE, FALSE, sizeof (SimSegment));
+
+  check->results = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+  for (guint i = 0; i < check->pieces->len; i++)
+    {
+      GArray *pieces = g_ptr_array_index (check->pieces, i);
+
+      for (guint j = 0; j < pieces->len; j++)
+        {
+          Piece *piece = &g_array_index (pieces, Piece, j);
+
+          g_array_append_val (segments, piece->seg);
+          g_ptr_array_add (check->results, g_steal_pointer (&piece->results));
+        }
+    }
+  g_array_unref (check->segments);
+  check->segments = segments;
 }
 
 static gboolean
@@ -743,7 +1002,8 @@ build_report (Check *check)
       for (guint u = seg->unit_start; u < seg->unit_end; u++)
         n_units_weight += (check->units->flags[u] & SIM_UNIT_CJK) ? SIM_WEIGHT_CJK : SIM_WEIGHT_OTHER;
       weight = n_units_weight;
-      if (weight < MIN_SEGMENT_WEIGHT * 2)
+      if (weight < MIN_SEGMENT_WEIGHT * 2 ||
+          (results->len > 0 && g_array_index (results, Verified, 0).total_evidence < FLAG_MIN_EVIDENCE))
         rs.level = SIM_LEVEL_LOW;
       else if (rs.similarity >= o->high_threshold)
         rs.level = SIM_LEVEL_HIGH;
@@ -755,6 +1015,14 @@ build_report (Check *check)
     }
   _sim_report_finish (report);
   return report;
+}
+
+static void
+free_pieces (GArray *pieces)
+{
+  for (guint i = 0; i < pieces->len; i++)
+    g_clear_pointer (&g_array_index (pieces, Piece, i).results, g_array_unref);
+  g_array_unref (pieces);
 }
 
 static void
@@ -775,7 +1043,9 @@ check_clear (Check *check)
     }
   g_clear_pointer (&check->doc_order, g_array_unref);
   g_clear_pointer (&check->doc_slots, g_hash_table_unref);
-  g_clear_pointer (&check->candidates, g_ptr_array_unref);
+  g_clear_pointer (&check->hits, g_array_unref);
+  g_clear_pointer (&check->first_hit, g_free);
+  g_clear_pointer (&check->pieces, g_ptr_array_unref);
   g_clear_pointer (&check->results, g_ptr_array_unref);
   g_clear_pointer (&check->chunk_hits, g_ptr_array_unref);
   g_clear_pointer (&check->segments, g_array_unref);
@@ -862,18 +1132,20 @@ sim_check_run (SimCorpusSnapshot     *snapshot,
     goto out;
 
   /* Phase 2: candidate source regions per segment, and their documents. */
-  build_candidates (&check);
+  collect_hits (&check);
+  collect_docs (&check);
   if (!load_docs (&check, error) || g_cancellable_set_error_if_cancelled (cancellable, error))
     goto out;
 
   /* Phase 3: verification. */
-  check.results = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+  check.pieces = g_ptr_array_new_with_free_func ((GDestroyNotify) free_pieces);
   for (guint i = 0; i < check.segments->len; i++)
-    g_ptr_array_add (check.results, g_array_new (FALSE, FALSE, sizeof (Verified)));
+    g_ptr_array_add (check.pieces, g_array_new (FALSE, FALSE, sizeof (Piece)));
   check.next = 0;
-  sim_parallel_run (MIN (opts.n_threads, check.segments->len / 8 + 1), verify_worker, &check);
+  sim_parallel_run (MIN (opts.n_threads, check.segments->len / SEGMENT_CHUNK + 1), verify_worker, &check);
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     goto out;
+  flatten_pieces (&check);
   {
     Scratch s;
 
