@@ -19,7 +19,7 @@
 #define QUERY_GAP_WEIGHT      24   /* this much text without a shared feature ends a matched run */
 #define SPLIT_MIN_WEIGHT      12.0f /* smallest remainder worth its own segment */
 #define MAX_SPLIT_DEPTH       6
-#define SPLIT_MIN_EVIDENCE    24   /* a matched part this heavy may become its own segment */
+#define SPLIT_MIN_EVIDENCE    30   /* a matched part this heavy may become its own segment */
 #define FLAG_MIN_EVIDENCE     18   /* less shared text than this is never flagged */
 #define NO_DISTANCE           64
 
@@ -65,7 +65,13 @@ typedef struct {
 typedef struct {
   guint64 hash;
   float   weight;
+  guint32 pos;     /* unit index of one occurrence in the article */
 } QFeature;
+
+typedef struct {
+  guint32 pos;     /* unit index in the source */
+  gint32  diag;    /* source position minus article position */
+} Aligned;
 
 typedef struct {
   /* inputs */
@@ -414,15 +420,6 @@ compare_rfeatures (gconstpointer a,
   return x < y ? -1 : x > y;
 }
 
-static int
-compare_u32 (gconstpointer a,
-             gconstpointer b)
-{
-  const guint32 x = *(const guint32 *) a, y = *(const guint32 *) b;
-
-  return x < y ? -1 : x > y;
-}
-
 typedef struct {
   GArray  *q;          /* QFeature, sorted, unique */
   GArray  *qocc;       /* QOccurrence in text order */
@@ -430,7 +427,7 @@ typedef struct {
   guint64  q_simhash;
   GArray  *raw;        /* guint64 scratch */
   GArray  *r;          /* RFeature scratch */
-  GArray  *positions;  /* guint32 scratch */
+  GArray  *positions;  /* Aligned scratch */
   GArray  *cands;      /* Candidate scratch */
 } Scratch;
 
@@ -441,7 +438,7 @@ scratch_init (Scratch *s)
   s->qocc = g_array_new (FALSE, FALSE, sizeof (QOccurrence));
   s->raw = g_array_new (FALSE, FALSE, sizeof (guint64));
   s->r = g_array_new (FALSE, FALSE, sizeof (RFeature));
-  s->positions = g_array_new (FALSE, FALSE, sizeof (guint32));
+  s->positions = g_array_new (FALSE, FALSE, sizeof (Aligned));
   s->cands = g_array_new (FALSE, FALSE, sizeof (Candidate));
 }
 
@@ -486,6 +483,7 @@ load_query_features (Check            *check,
 
       qf->hash = o->hash;
       qf->weight = o->weight;
+      qf->pos = o->pos;
     }
   qsort (s->q->data, s->q->len, sizeof (QFeature), compare_qfeatures);
   s->q_weight = 0;
@@ -501,10 +499,9 @@ load_query_features (Check            *check,
   g_array_set_size (s->q, m);
 }
 
-static gboolean
-q_contains (const GArray *q,
-            guint64       hash,
-            float        *weight)
+static const QFeature *
+q_find (const GArray *q,
+        guint64       hash)
 {
   guint lo = 0, hi = q->len;
 
@@ -518,12 +515,27 @@ q_contains (const GArray *q,
       else if (qf->hash > hash)
         hi = mid;
       else
-        {
-          *weight = qf->weight;
-          return TRUE;
-        }
+        return qf;
     }
-  return FALSE;
+  return NULL;
+}
+
+static int
+compare_aligned_diag (gconstpointer a,
+                      gconstpointer b)
+{
+  const gint32 x = ((const Aligned *) a)->diag, y = ((const Aligned *) b)->diag;
+
+  return x < y ? -1 : x > y;
+}
+
+static int
+compare_aligned_pos (gconstpointer a,
+                     gconstpointer b)
+{
+  const guint32 x = ((const Aligned *) a)->pos, y = ((const Aligned *) b)->pos;
+
+  return x < y ? -1 : x > y;
 }
 
 static gboolean
@@ -595,25 +607,45 @@ verify (Check            *check,
   for (guint i = 0; i < s->r->len; i++)
     {
       const RFeature *rf = &g_array_index (s->r, RFeature, i);
-      float w;
+      const QFeature *qf = q_find (s->q, rf->hash);
+      Aligned a;
 
-      if (!q_contains (s->q, rf->hash, &w))
+      if (qf == NULL)
         continue;
       if (i == 0 || g_array_index (s->r, RFeature, i - 1).hash != rf->hash)
-        matched += w;
-      g_array_append_val (s->positions, rf->pos);
+        matched += qf->weight;
+      a.pos = rf->pos;
+      a.diag = (gint32) rf->pos - (gint32) qf->pos;
+      g_array_append_val (s->positions, a);
     }
   if (s->positions->len == 0)
     return FALSE;
 
-  /* The matched part of the source. */
-  qsort (s->positions->data, s->positions->len, sizeof (guint32), compare_u32);
-  gap = MAX (8, (seg->unit_end - seg->unit_start) / 3);
+  /* The matched part of the source: shared features on the copy's diagonal
+   * (chance matches elsewhere in the region have other offsets), then the
+   * densest run of them. */
+  {
+    const guint n = s->positions->len;
+    const Aligned *all = (const Aligned *) s->positions->data;
+    gint32 median, tolerance;
+    guint kept = 0;
+
+    qsort (s->positions->data, n, sizeof (Aligned), compare_aligned_diag);
+    median = all[n / 2].diag;
+    tolerance = MAX (8, (gint32) (seg->unit_end - seg->unit_start) / 2);
+    for (guint i = 0; i < n; i++)
+      if (ABS (all[i].diag - median) <= tolerance)
+        g_array_index (s->positions, Aligned, kept++) = all[i];
+    g_array_set_size (s->positions, kept);
+    qsort (s->positions->data, kept, sizeof (Aligned), compare_aligned_pos);
+  }
+  gap = (du->flags[g_array_index (s->positions, Aligned, 0).pos] & SIM_UNIT_CJK)
+          ? QUERY_GAP_WEIGHT / SIM_WEIGHT_CJK : QUERY_GAP_WEIGHT / SIM_WEIGHT_OTHER;
   for (guint i = 0; i <= s->positions->len; i++)
     {
       if (i == s->positions->len ||
-          (i > run_lo && g_array_index (s->positions, guint32, i) -
-                         g_array_index (s->positions, guint32, i - 1) > gap))
+          (i > run_lo && g_array_index (s->positions, Aligned, i).pos -
+                         g_array_index (s->positions, Aligned, i - 1).pos > gap))
         {
           if (i - run_lo > best_count)
             {
@@ -624,8 +656,8 @@ verify (Check            *check,
           run_lo = i;
         }
     }
-  span_last = g_array_index (s->positions, guint32, best_hi);
-  span_first = g_array_index (s->positions, guint32, best_lo);
+  span_last = g_array_index (s->positions, Aligned, best_hi).pos;
+  span_first = g_array_index (s->positions, Aligned, best_lo).pos;
   span_first = span_first + 1 - MIN (span_first + 1 - ua, sim_fingerprint_shingle (du, span_first));
 
   /* The matched part of the segment: the run of its features with most weight

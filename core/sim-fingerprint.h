@@ -20,14 +20,14 @@ G_BEGIN_DECLS
 
 #define SIM_FINGERPRINT_SEED   G_GUINT64_CONSTANT (0x53494d484f554e44) /* "SIMHOUND" */
 /* Bump when features, weights of anchors or windows change; stored fingerprints depend on it. */
-#define SIM_FEATURE_VERSION    (100 * SIM_NORMALIZE_VERSION + 1)
+#define SIM_FEATURE_VERSION    (100 * SIM_NORMALIZE_VERSION + 2)
 
 #define SIM_SHINGLE_CJK        2
 #define SIM_SHINGLE_OTHER      5
 #define SIM_WEIGHT_CJK         3  /* a CJK feature carries as much as three Latin ones */
 #define SIM_WEIGHT_OTHER       1
-#define SIM_WINDOW_WEIGHT      15 /* weight of one anchor window */
-#define SIM_WINNOW_WEIGHT      6 /* winnowing range, in the same weight */
+#define SIM_WINDOW_WEIGHT      12 /* weight of one anchor window */
+#define SIM_WINNOW_WEIGHT      6  /* winnowing range, in the same weight */
 #define SIM_IDF_MIN_DOCS       20 /* below this, all features weigh the same */
 #define SIM_DF_BUCKETS         (1u << 20)
 

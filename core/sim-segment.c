@@ -96,6 +96,23 @@ follows_abbreviation (const gunichar *cps,
   return FALSE;
 }
 
+/* "15.2." or "7.1." before @dot: a section number, not the end of a sentence. */
+static gboolean
+follows_section_number (const gunichar *cps,
+                        gsize           dot)
+{
+  gsize i = dot;
+  guint n_dots = 0;
+
+  while (i > 0 && (g_unichar_isdigit (cps[i - 1]) || cps[i - 1] == '.'))
+    {
+      n_dots += cps[i - 1] == '.';
+      i--;
+    }
+  return n_dots > 0 && dot > i && g_unichar_isdigit (cps[dot - 1]) &&
+         (i == 0 || !g_unichar_isalnum (cps[i - 1]) || cps[i - 1] > 0x2e80);
+}
+
 static gboolean
 is_bullet_line (const gunichar *cps,
                 gsize           i,
@@ -243,7 +260,7 @@ split_sentences (Splitter *s)
             j++;
           if (j < n && !is_space (cps[j]) && !is_closing (cps[j]) && !is_cjk_char (cps[j]))
             ends = FALSE; /* inside a token: 3.14, example.com, e.g. */
-          else if (j == i + 1 && follows_abbreviation (cps, i))
+          else if (j == i + 1 && (follows_abbreviation (cps, i) || follows_section_number (cps, i)))
             ends = FALSE;
           else
             {
