@@ -20,7 +20,7 @@
 #define SPLIT_MIN_WEIGHT      12.0f /* smallest remainder worth its own segment */
 #define MAX_SPLIT_DEPTH       6
 #define SPLIT_MIN_EVIDENCE    30   /* a matched part this heavy may become its own segment */
-#define FLAG_MIN_EVIDENCE     18   /* less shared text than this is never flagged */
+#define FLAG_MIN_EVIDENCE     24   /* less shared text than this is never flagged */
 #define NO_DISTANCE           64
 
 typedef struct {
