@@ -270,7 +270,7 @@ candidates_for (Check            *check,
           add_candidate (cands, fp_docs[fp], start, start + (seg->end - seg->start), slack);
         }
     }
-  qsort (cands->data, cands->len, sizeof (Candidate), compare_candidates);
+  g_array_sort (cands, compare_candidates);
   if (cands->len > MAX_CANDIDATES)
     g_array_set_size (cands, MAX_CANDIDATES);
 }
@@ -485,7 +485,7 @@ load_query_features (Check            *check,
       qf->weight = o->weight;
       qf->pos = o->pos;
     }
-  qsort (s->q->data, s->q->len, sizeof (QFeature), compare_qfeatures);
+  g_array_sort (s->q, compare_qfeatures);
   s->q_weight = 0;
   for (guint i = 0; i < s->q->len; i++)
     {
@@ -600,7 +600,7 @@ verify (Check            *check,
       }
   if (s->r->len == 0)
     return FALSE;
-  qsort (s->r->data, s->r->len, sizeof (RFeature), compare_rfeatures);
+  g_array_sort (s->r, compare_rfeatures);
 
   /* Containment: weight of the segment's distinct features found in the region. */
   g_array_set_size (s->positions, 0);
@@ -813,7 +813,7 @@ process_segment (Check            *check,
       if (check->options->fast && v.similarity >= medium)
         break;
     }
-  qsort (results->data, results->len, sizeof (Verified), compare_verified);
+  g_array_sort (results, compare_verified);
 
   for (guint i = 0; i < results->len; i++)
     {
@@ -967,7 +967,7 @@ extend_neighbours (Check   *check,
           if (v.similarity < check->options->medium_threshold)
             continue;
           g_array_prepend_val (results, v);
-          qsort (results->data, results->len, sizeof (Verified), compare_verified);
+          g_array_sort (results, compare_verified);
         }
     }
 }
@@ -1015,11 +1015,23 @@ build_report (Check *check)
           DocCache *cache = get_doc (check, v->doc);
           const char *from = g_utf8_offset_to_pointer (cache->text, v->start);
           const char *to = g_utf8_offset_to_pointer (from, v->end - v->start);
+          guint32 end = v->end;
           SimMatch m = { 0 };
+
+          /* The source span ends with its punctuation, like the article's segments. */
+          for (guint k = 0; k < 3 && to < cache->text + cache->len; k++)
+            {
+              const gunichar c = g_utf8_get_char (to);
+
+              if (!g_unichar_ispunct (c) || c == '(' || c == 0xff08)
+                break;
+              to = g_utf8_next_char (to);
+              end++;
+            }
 
           m.source = _sim_report_add_source (report, doc->id, doc->path, doc->title);
           m.start = v->start;
-          m.end = v->end;
+          m.end = end;
           m.similarity = v->similarity;
           m.distance = v->distance;
           m.excerpt = g_strndup (from, to - from);

@@ -289,7 +289,8 @@ sort_unique (GArray *buckets)
   guint32 *b = (guint32 *) buckets->data;
   gsize n = 0;
 
-  qsort (b, buckets->len, sizeof (guint32), compare_u32);
+  if (buckets->len > 1)
+    qsort (b, buckets->len, sizeof (guint32), compare_u32);
   for (gsize i = 0; i < buckets->len; i++)
     if (i == 0 || b[i] != b[n - 1])
       b[n++] = b[i];

@@ -43,29 +43,50 @@ acc_add (v8s     acc[8],
     acc[b] += sign_table[(h >> (8 * b)) & 0xff] * w;
 }
 
+/* Bit i is set when counter i is positive; a counter at exactly zero (common
+ * in short windows, which have few features) takes bit i of @ties, a hash of
+ * the same features, so ties still depend on the content. */
 static inline guint64
-acc_bits (const v8s acc[8])
+acc_bits (const v8s acc[8],
+          guint64   ties)
 {
-  guint64 bits = 0;
+  guint64 positive = 0, zero = 0;
 
 #ifdef __SSE2__
-  const __m128i zero = _mm_setzero_si128 ();
+  const __m128i nil = _mm_setzero_si128 ();
 
   for (guint b = 0; b < 8; b += 2)
     {
-      __m128i lo = _mm_cmpgt_epi16 ((__m128i) acc[b], zero);
-      __m128i hi = _mm_cmpgt_epi16 ((__m128i) acc[b + 1], zero);
-      guint64 m = (guint) _mm_movemask_epi8 (_mm_packs_epi16 (lo, hi)) & 0xffff;
+      __m128i lo = _mm_cmpgt_epi16 ((__m128i) acc[b], nil);
+      __m128i hi = _mm_cmpgt_epi16 ((__m128i) acc[b + 1], nil);
+      __m128i zlo = _mm_cmpeq_epi16 ((__m128i) acc[b], nil);
+      __m128i zhi = _mm_cmpeq_epi16 ((__m128i) acc[b + 1], nil);
 
-      bits |= m << (8 * b);
+      positive |= (guint64) ((guint) _mm_movemask_epi8 (_mm_packs_epi16 (lo, hi)) & 0xffff) << (8 * b);
+      zero |= (guint64) ((guint) _mm_movemask_epi8 (_mm_packs_epi16 (zlo, zhi)) & 0xffff) << (8 * b);
     }
 #else
   for (guint b = 0; b < 8; b++)
     for (guint j = 0; j < 8; j++)
-      if (acc[b][j] > 0)
-        bits |= G_GUINT64_CONSTANT (1) << (8 * b + j);
+      {
+        if (acc[b][j] > 0)
+          positive |= G_GUINT64_CONSTANT (1) << (8 * b + j);
+        else if (acc[b][j] == 0)
+          zero |= G_GUINT64_CONSTANT (1) << (8 * b + j);
+      }
 #endif
-  return bits;
+  return positive | (zero & ties);
+}
+
+static inline guint64
+mix64 (guint64 h)
+{
+  h ^= h >> 33;
+  h *= G_GUINT64_CONSTANT (0xff51afd7ed558ccd);
+  h ^= h >> 33;
+  h *= G_GUINT64_CONSTANT (0xc4ceb9fe1a85ec53);
+  h ^= h >> 33;
+  return h;
 }
 
 struct _SimWeights {
@@ -171,9 +192,14 @@ sim_fingerprint_simhash (const guint64    *features,
   /* IDF weights are scaled by 4 and rounded; 16-bit lanes hold 30000. */
   if (n * (weighted ? 64 : 1) < 30000)
     {
+      guint64 sum = 0;
+
       for (gsize i = 0; i < n; i++)
-        acc_add (acc, features[i], weighted ? (gint16) lrintf (4 * sim_weights_get (weights, features[i])) : 1);
-      return acc_bits (acc);
+        {
+          acc_add (acc, features[i], weighted ? (gint16) lrintf (4 * sim_weights_get (weights, features[i])) : 1);
+          sum += features[i];
+        }
+      return acc_bits (acc, mix64 (sum));
     }
   else
     {
@@ -256,17 +282,6 @@ sim_fingerprinter_get_features (SimFingerprinter *fp)
   return fp->features;
 }
 
-static inline guint64
-mix64 (guint64 h)
-{
-  h ^= h >> 33;
-  h *= G_GUINT64_CONSTANT (0xff51afd7ed558ccd);
-  h ^= h >> 33;
-  h *= G_GUINT64_CONSTANT (0xc4ceb9fe1a85ec53);
-  h ^= h >> 33;
-  return h;
-}
-
 /* Winnowing (Schleimer et al.) over ranges of SIM_WINNOW_WEIGHT rather than a
  * fixed count of windows, so that CJK and Latin text get the same guarantee
  * per unit of information. The rightmost minimum of each range is kept. */
@@ -329,7 +344,7 @@ sim_fingerprinter_windows (SimFingerprinter *fp,
         SimWindow win;
         guint32 index = all->len;
 
-        win.simhash = acc_bits (acc);
+        win.simhash = acc_bits (acc, mix64 (sum));
         win.unit_start = left + 1 - sim_fingerprint_shingle (units, left);
         win.unit_end = p + 1;
         if (!winnow)

@@ -304,7 +304,7 @@ split_windows (Splitter       *s,
       /* Never cut a word in two, and do not leave a crumb of a last window. */
       while (end < units->n && !(units->flags[end] & (SIM_UNIT_CJK | SIM_UNIT_WORD_START)))
         end++;
-      if (units->n - end < window / 3)
+      if ((units->n - end) * 3 < window)
         end = units->n;
       next_start = end < units->n ? units->src_start[end] : s->n;
       emit (s, units->src_start[u], next_start);

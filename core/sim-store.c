@@ -253,6 +253,27 @@ sim_store_set_size_limit (SimStore  *store,
 }
 
 gboolean
+sim_store_check_integrity (SimStore  *store,
+                           GError   **error)
+{
+  g_autoptr(sqlite3_stmt) stmt = prepare (store, "PRAGMA integrity_check", error);
+  int rc;
+
+  if (stmt == NULL)
+    return FALSE;
+  rc = sqlite3_step (stmt);
+  if (rc != SQLITE_ROW)
+    return set_sqlite_error (store, rc, "checking integrity", error);
+  if (g_strcmp0 ((const char *) sqlite3_column_text (stmt, 0), "ok") != 0)
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_STORE_CORRUPT, _("%s is damaged: %s"),
+                   store->path, sqlite3_column_text (stmt, 0));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
 sim_store_begin (SimStore  *store,
                  GError   **error)
 {

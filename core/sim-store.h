@@ -11,7 +11,7 @@
  */
 #pragma once
 
-#include <glib.h>
+#include <gio/gio.h>
 
 G_BEGIN_DECLS
 
@@ -46,6 +46,10 @@ const char *sim_store_get_path  (const SimStore    *store);
 gboolean  sim_store_set_size_limit (SimStore       *store,
                                     gint64          bytes,
                                     GError        **error);
+
+/* Runs SQLite's integrity check: SIM_ERROR_STORE_CORRUPT when it fails. */
+gboolean  sim_store_check_integrity (SimStore      *store,
+                                     GError       **error);
 
 gboolean  sim_store_begin       (SimStore          *store,
                                  GError           **error);

@@ -528,7 +528,7 @@ sim_text_decode (const char  *data,
             *out_len = written;
           return text;
         }
-      if ((gsize) n_invalid * 4 > len)
+      if (len >= 64 && (gsize) n_invalid * 4 > len)
         {
           g_set_error (error, SIM_ERROR, SIM_ERROR_NOT_TEXT,
                        _("%s is not a text file (it is not valid UTF-8, UTF-16 or GB18030)"),

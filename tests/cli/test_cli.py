@@ -1,0 +1,178 @@
+#!/usr/bin/env python3
+"""End-to-end tests of simhound-cli: real files in a temp dir, a real store,
+the JSON document checked against the schema in the README.
+
+usage: test_cli.py PATH/TO/simhound-cli
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+CLI = None
+
+EN = ("The lighthouse keeper climbed the spiral stairs every evening before sunset. "
+      "He trimmed the wick, polished the great lens and wrote the weather into a leather book. "
+      "Ships passing the northern reef relied on his lamp to find the safe channel.")
+ZH = ("老城区的石板路在雨后显得格外明亮。街角那家茶馆已经开了六十多年，每天清晨都有老人带着鸟笼来喝茶。"
+      "茶馆的主人说，他最喜欢听客人们讲过去的故事。")
+
+
+class CliTest(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="simhound-cli-")
+        self.store = os.path.join(self.dir, "store.db")
+        self.docs = os.path.join(self.dir, "docs")
+        os.makedirs(os.path.join(self.docs, "zh"))
+        self.write("docs/lighthouse.txt", EN + "\n")
+        self.write("docs/zh/teahouse.txt", ZH + "\n")
+        self.env = dict(os.environ, SIMHOUND_STORE=self.store, NO_COLOR="1")
+
+    def tearDown(self):
+        shutil.rmtree(self.dir)
+
+    def write(self, name, data):
+        path = os.path.join(self.dir, name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "wb") as f:
+            f.write(data.encode() if isinstance(data, str) else data)
+        return path
+
+    def run_cli(self, *args, stdin=None, env=None):
+        return subprocess.run([CLI, *args], input=stdin, capture_output=True,
+                              env=env or self.env, timeout=120)
+
+    def add_docs(self):
+        r = self.run_cli("corpus", "add", self.docs)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        return r
+
+    def test_add_list_remove(self):
+        r = self.add_docs()
+        self.assertIn(b"Added 2", r.stdout)
+        r = self.run_cli("corpus", "add", self.docs)
+        self.assertIn(b"unchanged 2", r.stdout)
+        r = self.run_cli("corpus", "list")
+        self.assertEqual(r.returncode, 0)
+        out = r.stdout.decode()
+        self.assertIn("lighthouse.txt", out)
+        self.assertIn("2 documents", out)
+        r = self.run_cli("corpus", "remove", os.path.join(self.docs, "zh", "teahouse.txt"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn(b"Removed 1", r.stdout)
+        self.assertIn(b"1 documents", self.run_cli("corpus", "list").stdout)
+        r = self.run_cli("corpus", "remove", "/nowhere/x.txt")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn(b"/nowhere/x.txt", r.stderr)
+
+    def test_store_option_before_or_after_command(self):
+        other = os.path.join(self.dir, "other.db")
+        r = self.run_cli("--store", other, "corpus", "add", self.docs)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertTrue(os.path.exists(other))
+        r = self.run_cli("corpus", "list", "--store", other)
+        self.assertIn(b"2 documents", r.stdout)
+        self.assertFalse(os.path.exists(self.store))
+
+    def test_check_json_schema_and_offsets(self):
+        self.add_docs()
+        own = "我自己写的开头，和别人没有关系。"
+        essay = own + "街角那家茶館已經開了六十多年，每天清晨都有老人帶著鳥籠來喝茶。\n" + \
+            "Ships passing the northern reef relied on his lamp to find the safe channel."
+        path = self.write("essay.txt", essay)
+        r = self.run_cli("check", "--json", path)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        report = json.loads(r.stdout)
+        for key in ("settings", "corpus", "similarity", "segments", "passages", "sources"):
+            self.assertIn(key, report)
+        self.assertEqual(report["settings"]["mode"], "sentence")
+        self.assertEqual(report["settings"]["max_distance"], 3)
+        self.assertEqual(report["corpus"]["documents"], 2)
+        segs = report["segments"]
+        self.assertEqual(segs[0]["start"], 0)
+        self.assertEqual(segs[0]["end"], len(own))
+        self.assertEqual(segs[0]["level"], "low")
+        flagged = [s for s in segs if s["level"] in ("high", "medium")]
+        self.assertEqual(len(flagged), 2)
+        for s in flagged:
+            m = s["matches"][0]
+            for key in ("document", "doc_id", "start", "end", "similarity", "distance"):
+                self.assertIn(key, m)
+            # Source offsets point into the stored text (the file as added).
+            with open(m["document"], encoding="utf-8") as f:
+                src = f.read()
+            self.assertLess(m["start"], m["end"])
+            self.assertLessEqual(m["end"], len(src))
+        en = flagged[1]
+        self.assertEqual(essay[en["start"]:en["end"]],
+                         "Ships passing the northern reef relied on his lamp to find the safe channel.")
+        m = en["matches"][0]
+        with open(m["document"], encoding="utf-8") as f:
+            self.assertEqual(f.read()[m["start"]:m["end"]], essay[en["start"]:en["end"]])
+        self.assertGreater(report["similarity"], 0.5)
+        self.assertLess(report["similarity"], 1.0)
+
+    def test_check_stdin_window_mode_and_readable_output(self):
+        self.add_docs()
+        r = self.run_cli("check", "--json", "--window", "13", "--max-distance", "3", "--precise", "-",
+                         stdin=ZH.encode())
+        self.assertEqual(r.returncode, 0, r.stderr)
+        report = json.loads(r.stdout)
+        self.assertEqual(report["settings"]["mode"], "window")
+        self.assertEqual(report["settings"]["window"], 13)
+        self.assertTrue(all(s["level"] == "high" for s in report["segments"]))
+        r = self.run_cli("check", "-", stdin=EN.encode())
+        self.assertEqual(r.returncode, 0)
+        self.assertIn(b"Similarity 100.0%", r.stdout)
+        self.assertIn(b"lighthouse.txt", r.stdout)
+
+    def test_check_errors_and_exit_codes(self):
+        r = self.run_cli("check", self.write("a.txt", "hello"))
+        self.assertEqual(r.returncode, 2)  # no store yet
+        self.assertIn(b"corpus add", r.stderr)
+        self.add_docs()
+        r = self.run_cli("check", os.path.join(self.dir, "missing.txt"))
+        self.assertEqual(r.returncode, 2)
+        self.assertIn(b"missing.txt", r.stderr)
+        r = self.run_cli("check", self.write("bin.dat", b"\x00\x01\x02binary\x00"))
+        self.assertEqual(r.returncode, 2)
+        self.assertIn(b"not a text file", r.stderr)
+        r = self.run_cli("check", self.write("empty.txt", " \n\n "))
+        self.assertEqual(r.returncode, 2)
+        self.assertIn(b"empty", r.stderr)
+        r = self.run_cli("check", "--window", "2", self.write("b.txt", "hello"))
+        self.assertEqual(r.returncode, 1)
+        r = self.run_cli("check", "--fast", "--precise", self.write("c.txt", "hello"))
+        self.assertEqual(r.returncode, 1)
+        r = self.run_cli("frobnicate")
+        self.assertEqual(r.returncode, 1)
+        # Broken UTF-8 is repaired and reported, never a crash.
+        r = self.run_cli("check", "--json", self.write("broken.txt", b"My words \xff\xfe here. " + EN.encode()))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn(b"U+FFFD", r.stderr)
+        self.assertGreater(json.loads(r.stdout)["similarity"], 0.8)
+
+    def test_corpus_add_reports_bad_files_and_keeps_going(self):
+        self.write("docs/picture.png", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+        r = self.run_cli("corpus", "add", self.docs, os.path.join(self.dir, "nope"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn(b"Added 2", r.stdout)
+        self.assertIn(b"failed 2", r.stdout)
+        self.assertIn(b"picture.png is not a text file", r.stderr)
+
+    def test_store_that_is_not_a_store(self):
+        bad = self.write("bad.db", "just some text")
+        r = self.run_cli("--store", bad, "corpus", "list")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn(b"not a Simhound store", r.stderr)
+
+
+if __name__ == "__main__":
+    CLI = os.path.abspath(sys.argv.pop(1))
+    result = unittest.main(exit=False, verbosity=2).result
+    failed = len(result.failures) + len(result.errors)
+    print(f"{result.testsRun - failed} passed, {failed} failed")
+    sys.exit(1 if failed else 0)

@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The band index returns exactly what a brute-force popcount scan returns:
+ * for random data, for planted neighbours at every distance 0..k with the
+ * flipped bits placed in every block (or spread over all), and for
+ * duplicate fingerprints.
+ */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdlib.h>
+#include <cmocka.h>
+#include <glib.h>
+
+#include "sim-band-index.h"
+
+static int
+compare_u32 (gconstpointer a,
+             gconstpointer b)
+{
+  const guint32 x = *(const guint32 *) a, y = *(const guint32 *) b;
+
+  return x < y ? -1 : x > y;
+}
+
+static void
+assert_same_answer (const SimBandIndex *index,
+                    const guint64      *fps,
+                    gsize               n,
+                    guint64             query,
+                    guint               k)
+{
+  g_autoptr(GArray) got = g_array_new (FALSE, FALSE, sizeof (guint32));
+  g_autoptr(GArray) want = g_array_new (FALSE, FALSE, sizeof (guint32));
+
+  sim_band_index_lookup (index, query, k, got);
+  sim_band_index_scan (fps, n, query, k, want);
+  g_array_sort (got, compare_u32);
+  g_array_sort (want, compare_u32);
+  assert_int_equal (got->len, want->len);
+  for (guint i = 0; i < got->len; i++)
+    assert_int_equal (g_array_index (got, guint32, i), g_array_index (want, guint32, i));
+}
+
+/* Flips @d distinct bits of @fp, chosen inside bits [lo, hi). */
+static guint64
+flip_bits (GRand   *rand,
+           guint64  fp,
+           guint    d,
+           guint    lo,
+           guint    hi)
+{
+  guint64 mask = 0;
+
+  while ((guint) __builtin_popcountll (mask) < d)
+    mask |= G_GUINT64_CONSTANT (1) << g_rand_int_range (rand, lo, hi);
+  return fp ^ mask;
+}
+
+static void
+check_distance_bound (guint k)
+{
+  g_autoptr(GRand) rand = g_rand_new_with_seed (1234 + k);
+  g_autoptr(GArray) fps = g_array_new (FALSE, FALSE, sizeof (guint64));
+  g_autoptr(GArray) queries = g_array_new (FALSE, FALSE, sizeof (guint64));
+  g_autoptr(SimBandIndex) index = NULL;
+  guint n_blocks = MAX (4, k + 1);
+
+  for (guint i = 0; i < 20000; i++)
+    {
+      guint64 fp = ((guint64) g_rand_int (rand) << 32) | g_rand_int (rand);
+
+      g_array_append_val (fps, fp);
+    }
+  /* Planted neighbours: for 60 queries, every distance 0..k+1, bits in each
+   * block and spread across all blocks, each planted twice (duplicates). */
+  for (guint q = 0; q < 60; q++)
+    {
+      guint64 query = ((guint64) g_rand_int (rand) << 32) | g_rand_int (rand);
+
+      g_array_append_val (queries, query);
+      for (guint d = 0; d <= k + 1; d++)
+        {
+          for (guint b = 0; b <= n_blocks; b++)
+            {
+              /* b == n_blocks: anywhere in the 64 bits */
+              const guint lo = b < n_blocks ? b * (64 / n_blocks) : 0;
+              const guint hi = b < n_blocks ? MIN (64, lo + 64 / n_blocks) : 64;
+              guint64 near = flip_bits (rand, query, MIN (d, hi - lo), lo, hi);
+
+              g_array_append_val (fps, near);
+              g_array_append_val (fps, near);
+            }
+        }
+    }
+  index = sim_band_index_new ((const guint64 *) fps->data, fps->len, k);
+  assert_int_equal (sim_band_index_get_n_blocks (index), n_blocks);
+  assert_int_equal (sim_band_index_get_size (index), fps->len);
+  for (guint q = 0; q < queries->len; q++)
+    for (guint d = 0; d <= k; d++)
+      assert_same_answer (index, (const guint64 *) fps->data, fps->len,
+                          g_array_index (queries, guint64, q), d);
+  /* Random queries (mostly empty answers) and stored fingerprints themselves. */
+  for (guint i = 0; i < 200; i++)
+    {
+      guint64 query = ((guint64) g_rand_int (rand) << 32) | g_rand_int (rand);
+
+      assert_same_answer (index, (const guint64 *) fps->data, fps->len, query, k);
+      assert_same_answer (index, (const guint64 *) fps->data, fps->len,
+                          g_array_index (fps, guint64, g_rand_int_range (rand, 0, fps->len)), k);
+    }
+}
+
+static void
+test_index_equals_brute_force_k3 (void **state)
+{
+  check_distance_bound (3);
+}
+
+static void
+test_index_equals_brute_force_k0 (void **state)
+{
+  check_distance_bound (0);
+}
+
+static void
+test_index_equals_brute_force_with_more_blocks (void **state)
+{
+  check_distance_bound (6);
+  check_distance_bound (9);
+}
+
+static void
+test_index_memory_is_16_bytes_per_fingerprint (void **state)
+{
+  g_autofree guint64 *fps = g_new0 (guint64, 1 << 20);
+  g_autoptr(SimBandIndex) index = sim_band_index_new (fps, 1 << 20, 3);
+
+  /* 4 blocks x 4 bytes, plus the fixed 4 x 2^16 offsets. */
+  assert_true (sim_band_index_get_memory (index) <= (16u << 20) + 4 * 65537 * 4 + 1024);
+}
+
+static void
+test_empty_index (void **state)
+{
+  g_autoptr(SimBandIndex) index = sim_band_index_new (NULL, 0, 3);
+  g_autoptr(GArray) out = g_array_new (FALSE, FALSE, sizeof (guint32));
+
+  assert_int_equal (sim_band_index_lookup (index, 42, 3, out), 0);
+}
+
+int
+main (void)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test (test_index_equals_brute_force_k3),
+    cmocka_unit_test (test_index_equals_brute_force_k0),
+    cmocka_unit_test (test_index_equals_brute_force_with_more_blocks),
+    cmocka_unit_test (test_index_memory_is_16_bytes_per_fingerprint),
+    cmocka_unit_test (test_empty_index),
+  };
+
+  return cmocka_run_group_tests_name ("band-index", tests, NULL, NULL);
+}

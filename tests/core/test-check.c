@@ -1,0 +1,444 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Checking articles end to end through the core: levels, spans, sources,
+ * passages, window mode, fast and precise, errors, cancellation, the async
+ * wrapper and the JSON document.
+ */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <string.h>
+#include <cmocka.h>
+#include <glib.h>
+#include <json-glib/json-glib.h>
+
+#include "sim-check.h"
+#include "sim-error.h"
+#include "sim-test-util.h"
+
+#define EN_1 "The lighthouse keeper climbed the spiral stairs every evening before sunset."
+#define EN_2 "He trimmed the wick, polished the great lens and wrote the weather into a leather book."
+#define EN_3 "Ships passing the northern reef relied on his lamp to find the safe channel."
+#define EN_4 "In forty years he never once let the light go dark, even during the storm of the hard winter."
+#define ZH_1 "老城区的石板路在雨后显得格外明亮。"
+#define ZH_2 "街角那家茶馆已经开了六十多年，每天清晨都有老人带着鸟笼来喝茶。"
+#define ZH_3 "茶馆的主人说，他最喜欢听客人们讲过去的故事。"
+#define ZH_4 "如今新的商场建起来了，可是这里依然热闹。"
+
+#define OWN_1 "My cousin prefers mountains to the sea and has never seen a lighthouse at all."
+#define OWN_2 "我自己觉得这个故事写得很好，但是结尾还可以再改一改。"
+
+typedef struct {
+  char              *dir;
+  char              *en_path;
+  char              *zh_path;
+  SimCorpus         *corpus;
+  SimCorpusSnapshot *snapshot;
+} Fixture;
+
+static int
+setup (void **state)
+{
+  Fixture *f = g_new0 (Fixture, 1);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SimImportResult) result = NULL;
+  g_autofree char *docs = NULL;
+  g_autofree char *store = NULL;
+  const char *paths[2] = { NULL, NULL };
+
+  f->dir = sim_test_make_tmp_dir ();
+  docs = g_build_filename (f->dir, "docs", NULL);
+  store = g_build_filename (f->dir, "store.db", NULL);
+  f->en_path = sim_test_write_file (docs, "lighthouse.txt", "The Keeper\n\n" EN_1 " " EN_2 " " EN_3 " " EN_4 "\n", -1);
+  f->zh_path = sim_test_write_file (docs, "teahouse.txt", "老城\n\n" ZH_1 ZH_2 ZH_3 ZH_4 "\n", -1);
+  g_free (sim_test_write_file (docs, "copy-of-lighthouse.txt", "Notes\n\n" EN_2 " And a line of my own notes.\n", -1));
+  g_free (sim_test_write_file (docs, "unrelated.txt", "Bananas grow in bunches called hands; a hand holds ten to twenty fingers.\n", -1));
+  paths[0] = docs;
+  f->corpus = sim_corpus_open (store, FALSE, &error);
+  assert_non_null (f->corpus);
+  result = sim_corpus_add (f->corpus, paths, NULL, NULL, NULL, &error);
+  assert_non_null (result);
+  assert_int_equal (result->n_added, 4);
+  f->snapshot = sim_corpus_ref_snapshot (f->corpus);
+  *state = f;
+  return 0;
+}
+
+static int
+teardown (void **state)
+{
+  Fixture *f = *state;
+
+  sim_corpus_snapshot_unref (f->snapshot);
+  sim_corpus_free (f->corpus);
+  sim_test_remove_tree (f->dir);
+  g_free (f->dir);
+  g_free (f->en_path);
+  g_free (f->zh_path);
+  g_free (f);
+  return 0;
+}
+
+static SimReport *
+check (Fixture               *f,
+       const char            *text,
+       const SimCheckOptions *options)
+{
+  g_autoptr(GError) error = NULL;
+  SimReport *report = sim_check_run (f->snapshot, text, -1, options, NULL, NULL, NULL, &error);
+
+  assert_null (error);
+  assert_non_null (report);
+  return report;
+}
+
+static char *
+span_text (const char *text,
+           guint32     start,
+           guint32     end)
+{
+  const char *from = g_utf8_offset_to_pointer (text, start);
+
+  return g_strndup (from, g_utf8_offset_to_pointer (text, end) - from);
+}
+
+/* The segment whose text starts with @prefix. */
+static const SimReportSegment *
+find_segment (const SimReport *report,
+              const char      *prefix)
+{
+  const char *p = sim_report_get_text (report);
+  guint32 at = 0;
+
+  /* Walk the text once: huge pastes have many segments. */
+  for (guint i = 0; i < sim_report_get_n_segments (report); i++)
+    {
+      const SimReportSegment *seg = sim_report_get_segment (report, i);
+
+      p = g_utf8_offset_to_pointer (p, seg->start - at);
+      at = seg->start;
+      if (g_str_has_prefix (p, prefix))
+        return seg;
+    }
+  fail_msg ("no segment starts with %s", prefix);
+  return NULL;
+}
+
+static const SimReportSource *
+best_source (const SimReport        *report,
+             const SimReportSegment *seg)
+{
+  assert_true (seg->n_matches > 0);
+  return sim_report_get_source (report, sim_report_get_match (report, seg->first_match)->source);
+}
+
+static void
+test_check_finds_copied_and_edited_sentences (void **state)
+{
+  Fixture *f = *state;
+  SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
+  const char *text = OWN_1 " " EN_3 " " EN_4 "\n\n" OWN_2
+                     "街角那家茶館已經開了六十多年，每天清晨都有老人帶著鳥籠來喝茶。" ZH_3;
+  g_autoptr(SimReport) report = check (f, text, &options);
+  const SimReportSegment *own1 = find_segment (report, "My cousin");
+  const SimReportSegment *en3 = find_segment (report, "Ships passing");
+  const SimReportSegment *en4 = find_segment (report, "In forty years");
+  const SimReportSegment *own2 = find_segment (report, "我自己");
+  const SimReportSegment *zh2 = find_segment (report, "街角");
+  const SimMatch *m;
+  g_autofree char *excerpt = NULL;
+
+  assert_int_equal (own1->level, SIM_LEVEL_LOW);
+  assert_int_equal (own2->level, SIM_LEVEL_LOW);
+  assert_int_equal (en3->level, SIM_LEVEL_HIGH);
+  assert_int_equal (en4->level, SIM_LEVEL_HIGH);
+  assert_true (en3->similarity > 0.95f);
+  assert_string_equal (best_source (report, en3)->path, f->en_path);
+
+  /* The source span is the copied sentence in the stored text, exactly. */
+  m = sim_report_get_match (report, en3->first_match);
+  assert_string_equal (m->excerpt, EN_3);
+  assert_int_equal (m->distance, 0);
+
+  /* Traditional characters fold to the simplified source: still high. */
+  assert_int_equal (zh2->level, SIM_LEVEL_HIGH);
+  assert_string_equal (best_source (report, zh2)->path, f->zh_path);
+  excerpt = g_strdup (sim_report_get_match (report, zh2->first_match)->excerpt);
+  assert_non_null (strstr (excerpt, "街角那家茶馆"));
+
+  /* Consecutive segments from one source merge into one passage. */
+  {
+    gboolean merged = FALSE;
+
+    for (guint i = 0; i < sim_report_get_n_passages (report); i++)
+      {
+        const SimPassage *p = sim_report_get_passage (report, i);
+
+        if (p->start == en3->start)
+          {
+            assert_int_equal (p->end, en4->end);
+            assert_int_equal (p->n_segments, 2);
+            merged = TRUE;
+          }
+      }
+    assert_true (merged);
+  }
+
+  /* Overall: the share of characters in flagged segments, and sources ranked by it. */
+  {
+    guint64 total = 0, flagged = 0;
+
+    for (guint i = 0; i < sim_report_get_n_segments (report); i++)
+      {
+        const SimReportSegment *seg = sim_report_get_segment (report, i);
+
+        total += seg->end - seg->start;
+        if (seg->level != SIM_LEVEL_LOW)
+          flagged += seg->end - seg->start;
+      }
+    assert_float_equal (sim_report_get_similarity (report), (double) flagged / total, 1e-4);
+    assert_string_equal (sim_report_get_source (report, 0)->path, f->en_path);
+    assert_true (sim_report_get_source (report, 0)->share >= sim_report_get_source (report, 1)->share);
+  }
+}
+
+static void
+test_check_splits_a_copy_run_into_own_words (void **state)
+{
+  Fixture *f = *state;
+  SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
+  /* The full stop was edited away: the copy and the writer's words form one sentence. */
+  const char *text = "Ships passing the northern reef relied on his lamp to find the safe channel; "
+                     "my grandmother however always said that nobody in our village trusted that lamp.";
+  g_autoptr(SimReport) report = check (f, text, &options);
+  const SimReportSegment *copy = find_segment (report, "Ships passing");
+  g_autofree char *flagged = span_text (text, copy->start, copy->end);
+
+  assert_int_equal (copy->level, SIM_LEVEL_HIGH);
+  assert_true (g_str_has_prefix (flagged, "Ships passing the northern reef relied on his lamp to find the safe channel"));
+  assert_null (strstr (flagged, "grandmother"));
+  assert_int_equal (find_segment (report, "my grandmother")->level, SIM_LEVEL_LOW);
+}
+
+static void
+test_check_window_mode_finds_copies_however_windows_fall (void **state)
+{
+  Fixture *f = *state;
+  SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
+
+  options.mode = SIM_SEGMENT_WINDOW;
+  options.window = SIM_SEGMENT_PAPER_WINDOW;
+  for (guint shift = 0; shift < 6; shift++)
+    {
+      g_autofree char *prefix = g_strnfill (shift + 1, 'x');
+      g_autofree char *text = g_strconcat (prefix, " 我的开头。", ZH_2, ZH_3, NULL);
+      g_autoptr(SimReport) report = check (f, text, &options);
+      guint n_high = 0;
+
+      for (guint i = 0; i < sim_report_get_n_segments (report); i++)
+        {
+          const SimReportSegment *seg = sim_report_get_segment (report, i);
+
+          if (seg->level == SIM_LEVEL_HIGH)
+            {
+              n_high++;
+              assert_string_equal (best_source (report, seg)->path, f->zh_path);
+            }
+        }
+      /* 53 copied characters make at least three 13-character windows. */
+      assert_true (n_high >= 3);
+    }
+}
+
+static void
+test_check_fast_keeps_one_source_precise_keeps_the_best (void **state)
+{
+  Fixture *f = *state;
+  SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
+  g_autoptr(SimReport) precise = NULL;
+  g_autoptr(SimReport) fast = NULL;
+  const SimReportSegment *seg;
+
+  /* EN_2 is in two documents. */
+  precise = check (f, OWN_1 " " EN_2, &options);
+  seg = find_segment (precise, "He trimmed");
+  assert_int_equal (seg->n_matches, 2);
+  assert_int_equal (seg->level, SIM_LEVEL_HIGH);
+
+  options.fast = TRUE;
+  fast = check (f, OWN_1 " " EN_2, &options);
+  seg = find_segment (fast, "He trimmed");
+  assert_int_equal (seg->n_matches, 1);
+  assert_int_equal (seg->level, SIM_LEVEL_HIGH);
+}
+
+static void
+test_check_rejects_empty_text_and_bad_options (void **state)
+{
+  Fixture *f = *state;
+  SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
+  g_autoptr(GError) error = NULL;
+
+  assert_null (sim_check_run (f->snapshot, " \n。，… ", -1, &options, NULL, NULL, NULL, &error));
+  assert_true (g_error_matches (error, SIM_ERROR, SIM_ERROR_EMPTY));
+  g_clear_error (&error);
+
+  options.high_threshold = 0.3f;
+  options.medium_threshold = 0.5f;
+  assert_null (sim_check_run (f->snapshot, EN_1, -1, &options, NULL, NULL, NULL, &error));
+  assert_true (g_error_matches (error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT));
+}
+
+static void
+test_check_handles_broken_utf8_and_huge_pastes (void **state)
+{
+  Fixture *f = *state;
+  SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
+  g_autoptr(GString) huge = g_string_new (NULL);
+  g_autoptr(SimReport) broken = NULL;
+  g_autoptr(SimReport) big = NULL;
+
+  broken = check (f, "\xff\xfe " EN_3, &options);
+  assert_int_equal (find_segment (broken, "\xef\xbf\xbd")->level, SIM_LEVEL_HIGH);
+
+  while (huge->len < (2 << 20))
+    g_string_append (huge, OWN_1 " " OWN_2 " ");
+  g_string_append (huge, EN_4);
+  big = check (f, huge->str, &options);
+  assert_int_equal (find_segment (big, "In forty years")->level, SIM_LEVEL_HIGH);
+}
+
+static void
+cancel_at_once (guint64     done,
+                guint64     total,
+                const char *what,
+                gpointer    user_data)
+{
+  g_cancellable_cancel (user_data);
+}
+
+static void
+test_check_cancels (void **state)
+{
+  Fixture *f = *state;
+  SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr(GString) text = g_string_new (NULL);
+  g_autoptr(GError) error = NULL;
+
+  while (text->len < (1 << 20))
+    g_string_append (text, EN_1 " " OWN_1 " ");
+  assert_null (sim_check_run (f->snapshot, text->str, -1, &options, cancel_at_once, cancellable,
+                              cancellable, &error));
+  assert_true (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED));
+}
+
+typedef struct {
+  GMainLoop *loop;
+  SimReport *report;
+  guint      n_progress;
+  GThread   *main_thread;
+} AsyncState;
+
+static void
+on_async_progress (guint64     done,
+                   guint64     total,
+                   const char *what,
+                   gpointer    user_data)
+{
+  AsyncState *as = user_data;
+
+  assert_true (g_thread_self () == as->main_thread);
+  assert_true (done <= total);
+  as->n_progress++;
+}
+
+static void
+on_async_done (GObject      *source,
+               GAsyncResult *result,
+               gpointer      user_data)
+{
+  AsyncState *as = user_data;
+  g_autoptr(GError) error = NULL;
+
+  as->report = sim_check_run_finish (result, &error);
+  assert_null (error);
+  g_main_loop_quit (as->loop);
+}
+
+static void
+test_check_async_reports_on_the_main_thread (void **state)
+{
+  Fixture *f = *state;
+  SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
+  g_autoptr(GString) text = g_string_new (NULL);
+  g_autoptr(SimReport) sync = NULL;
+  AsyncState as = { g_main_loop_new (NULL, FALSE), NULL, 0, g_thread_self () };
+
+  for (int i = 0; i < 3000; i++)
+    g_string_append (text, i % 100 == 0 ? EN_3 " " : OWN_1 " ");
+  sim_check_run_async (f->snapshot, text->str, -1, &options, on_async_progress, &as, NULL,
+                       on_async_done, &as);
+  g_main_loop_run (as.loop);
+  assert_non_null (as.report);
+  sync = check (f, text->str, &options);
+  assert_int_equal (sim_report_get_n_segments (as.report), sim_report_get_n_segments (sync));
+  assert_int_equal (sim_report_count_level (as.report, SIM_LEVEL_HIGH), 30);
+  assert_float_equal (sim_report_get_similarity (as.report), sim_report_get_similarity (sync), 1e-6);
+  sim_report_unref (as.report);
+  g_main_loop_unref (as.loop);
+}
+
+static void
+test_report_json_follows_the_schema (void **state)
+{
+  Fixture *f = *state;
+  SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
+  const char *text = OWN_2 EN_3;
+  g_autoptr(SimReport) report = check (f, text, &options);
+  g_autofree char *json = sim_report_to_json (report);
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  JsonObject *root, *seg, *match;
+  JsonArray *segments;
+
+  assert_true (json_parser_load_from_data (parser, json, -1, &error));
+  root = json_node_get_object (json_parser_get_root (parser));
+  assert_true (json_object_has_member (root, "settings"));
+  assert_string_equal (json_object_get_string_member (json_object_get_object_member (root, "settings"), "mode"),
+                       "sentence");
+  assert_int_equal (json_object_get_int_member (json_object_get_object_member (root, "corpus"), "documents"), 4);
+  assert_true (json_object_has_member (root, "passages"));
+  assert_true (json_object_has_member (root, "sources"));
+  segments = json_object_get_array_member (root, "segments");
+  assert_int_equal (json_array_get_length (segments), 2);
+  seg = json_array_get_object_element (segments, 1);
+  /* Offsets are code points into the text as given. */
+  assert_int_equal (json_object_get_int_member (seg, "start"), g_utf8_strlen (OWN_2, -1));
+  assert_int_equal (json_object_get_int_member (seg, "end"), g_utf8_strlen (text, -1));
+  assert_string_equal (json_object_get_string_member (seg, "level"), "high");
+  match = json_array_get_object_element (json_object_get_array_member (seg, "matches"), 0);
+  assert_string_equal (json_object_get_string_member (match, "document"), f->en_path);
+  assert_true (json_object_get_double_member (match, "similarity") > 0.95);
+  assert_int_equal (json_object_get_int_member (match, "distance"), 0);
+}
+
+int
+main (void)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test_setup_teardown (test_check_finds_copied_and_edited_sentences, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_check_splits_a_copy_run_into_own_words, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_check_window_mode_finds_copies_however_windows_fall, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_check_fast_keeps_one_source_precise_keeps_the_best, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_check_rejects_empty_text_and_bad_options, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_check_handles_broken_utf8_and_huge_pastes, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_check_cancels, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_check_async_reports_on_the_main_thread, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_report_json_follows_the_schema, setup, teardown),
+  };
+
+  return cmocka_run_group_tests_name ("check", tests, NULL, NULL);
+}

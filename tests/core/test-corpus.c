@@ -1,0 +1,443 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Corpus import: incremental, transactional, and robust to what users do:
+ * binary and broken files, a file deleted mid-import, a full disk, a killed
+ * process, a cancel, an old store.
+ */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <glib.h>
+#include <glib/gstdio.h>
+
+#include "sim-corpus.h"
+#include "sim-error.h"
+#include "sim-test-util.h"
+
+static const char *const words[] = {
+  "river", "stone", "market", "engine", "garden", "silver", "window", "letter", "harbor", "forest",
+  "signal", "candle", "bridge", "winter", "orange", "planet", "castle", "pencil", "rocket", "meadow",
+};
+
+/* A deterministic document of @n sentences, English or Chinese. */
+static char *
+make_text (guint32  seed,
+           gboolean chinese,
+           guint    n)
+{
+  g_autoptr(GRand) rand = g_rand_new_with_seed (seed);
+  GString *s = g_string_new (NULL);
+
+  for (guint i = 0; i < n; i++)
+    {
+      const guint len = g_rand_int_range (rand, 8, 16);
+
+      for (guint w = 0; w < len; w++)
+        {
+          if (chinese)
+            g_string_append_unichar (s, 0x4e00 + g_rand_int_range (rand, 0, 2000));
+          else
+            g_string_append_printf (s, w ? " %s" : "%s", words[g_rand_int_range (rand, 0, G_N_ELEMENTS (words))]);
+        }
+      g_string_append (s, chinese ? "。" : ". ");
+    }
+  return g_string_free (s, FALSE);
+}
+
+typedef struct {
+  char *dir;
+  char *docs;
+  char *store;
+} Fixture;
+
+static int
+setup (void **state)
+{
+  Fixture *f = g_new0 (Fixture, 1);
+
+  f->dir = sim_test_make_tmp_dir ();
+  f->docs = g_build_filename (f->dir, "docs", NULL);
+  f->store = g_build_filename (f->dir, "store.db", NULL);
+  g_mkdir (f->docs, 0700);
+  *state = f;
+  return 0;
+}
+
+static int
+teardown (void **state)
+{
+  Fixture *f = *state;
+
+  sim_test_remove_tree (f->dir);
+  g_free (f->dir);
+  g_free (f->docs);
+  g_free (f->store);
+  g_free (f);
+  return 0;
+}
+
+static void
+write_docs (Fixture *f,
+            guint    first,
+            guint    n)
+{
+  for (guint i = first; i < first + n; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("doc-%04u.txt", i);
+      g_autofree char *text = make_text (i, i % 2, 12);
+      g_autofree char *path = sim_test_write_file (f->docs, name, text, -1);
+    }
+}
+
+static GPtrArray *
+list (SimCorpus *corpus)
+{
+  g_autoptr(GError) error = NULL;
+  GPtrArray *docs = sim_corpus_list (corpus, &error);
+
+  assert_null (error);
+  return docs;
+}
+
+static void
+test_corpus_add_is_incremental (void **state)
+{
+  Fixture *f = *state;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SimCorpus) corpus = sim_corpus_open (f->store, FALSE, &error);
+  g_autoptr(SimImportResult) r1 = NULL, r2 = NULL, r3 = NULL;
+  g_autoptr(SimCorpusSnapshot) before = NULL, after = NULL;
+  g_autofree char *changed = NULL;
+  const char *paths[] = { f->docs, NULL };
+
+  write_docs (f, 0, 10);
+  r1 = sim_corpus_add (corpus, paths, NULL, NULL, NULL, &error);
+  assert_non_null (r1);
+  assert_int_equal (r1->n_added, 10);
+  assert_int_equal (r1->n_failed, 0);
+  before = sim_corpus_ref_snapshot (corpus);
+  assert_int_equal (sim_corpus_snapshot_get_n_docs (before), 10);
+  assert_true (sim_corpus_snapshot_get_n_fps (before) > 50);
+
+  /* Unchanged files are skipped; a changed one is replaced, a new one added. */
+  r2 = sim_corpus_add (corpus, paths, NULL, NULL, NULL, &error);
+  assert_int_equal (r2->n_unchanged, 10);
+  assert_int_equal (r2->n_added + r2->n_updated, 0);
+  changed = make_text (999, FALSE, 5);
+  g_free (sim_test_write_file (f->docs, "doc-0003.txt", changed, -1));
+  write_docs (f, 10, 1);
+  r3 = sim_corpus_add (corpus, paths, NULL, NULL, NULL, &error);
+  assert_int_equal (r3->n_updated, 1);
+  assert_int_equal (r3->n_added, 1);
+  assert_int_equal (r3->n_unchanged, 9);
+
+  after = sim_corpus_ref_snapshot (corpus);
+  assert_int_equal (sim_corpus_snapshot_get_n_docs (after), 11);
+  /* The old snapshot is still whole: snapshots are immutable. */
+  assert_int_equal (sim_corpus_snapshot_get_n_docs (before), 10);
+  {
+    g_autoptr(GPtrArray) docs = list (corpus);
+    g_autofree char *expected = g_build_filename (f->docs, "doc-0003.txt", NULL);
+    gboolean found = FALSE;
+
+    for (guint i = 0; i < docs->len; i++)
+      {
+        SimStoreDocument *doc = g_ptr_array_index (docs, i);
+
+        if (g_str_equal (doc->path, expected))
+          {
+            g_autofree char *text = sim_store_dup_text (sim_corpus_get_store (corpus), doc->id, NULL, NULL);
+
+            assert_string_equal (text, changed);
+            found = TRUE;
+          }
+      }
+    assert_true (found);
+  }
+}
+
+static void
+test_corpus_lists_unreadable_files_and_imports_the_rest (void **state)
+{
+  Fixture *f = *state;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SimCorpus) corpus = sim_corpus_open (f->store, FALSE, &error);
+  g_autoptr(SimImportResult) result = NULL;
+  g_autofree char *missing = g_build_filename (f->dir, "no-such-file.txt", NULL);
+  const char *paths[] = { f->docs, missing, NULL };
+
+  write_docs (f, 0, 3);
+  g_free (sim_test_write_file (f->docs, "picture.png", "\x89PNG\r\n\x1a\n\0\0\0\rIHDR", 16));
+  g_free (sim_test_write_file (f->docs, "empty.txt", "  \n\n ", -1));
+  g_free (sim_test_write_file (f->docs, "broken.txt", "valid words here \xff\xfe and more valid words follow here.", -1));
+  g_free (sim_test_write_file (f->docs, ".hidden.txt", "hidden files are skipped entirely", -1));
+
+  result = sim_corpus_add (corpus, paths, NULL, NULL, NULL, &error);
+  assert_non_null (result);
+  assert_int_equal (result->n_added, 4); /* three documents and the repaired one */
+  assert_int_equal (result->n_failed, 3);
+  assert_int_equal (result->failures->len, 3);
+  {
+    g_autoptr(GString) joined = g_string_new (NULL);
+    const char *all;
+
+    for (guint i = 0; i < result->failures->len; i++)
+      g_string_append_printf (joined, "%s\n", (const char *) g_ptr_array_index (result->failures, i));
+    all = joined->str;
+
+    assert_non_null (strstr (all, "picture.png is not a text file"));
+    assert_non_null (strstr (all, "empty.txt has no text"));
+    assert_non_null (strstr (all, "no-such-file.txt"));
+  }
+}
+
+static void
+test_corpus_remove_by_id_path_and_folder (void **state)
+{
+  Fixture *f = *state;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SimCorpus) corpus = sim_corpus_open (f->store, FALSE, &error);
+  g_autoptr(SimImportResult) result = NULL;
+  g_autoptr(GPtrArray) docs = NULL;
+  g_autofree char *sub = g_build_filename (f->docs, "sub", NULL);
+  g_autofree char *one = NULL;
+  g_autofree char *id = NULL;
+  const char *paths[] = { f->docs, NULL };
+  guint n_removed = 0;
+
+  write_docs (f, 0, 4);
+  g_free (sim_test_write_file (sub, "a.txt", "A document in a sub folder with some words in it.", -1));
+  g_free (sim_test_write_file (sub, "b.txt", "Another document in the sub folder with other words.", -1));
+  result = sim_corpus_add (corpus, paths, NULL, NULL, NULL, &error);
+  assert_int_equal (result->n_added, 6);
+
+  docs = list (corpus);
+  id = g_strdup_printf ("%" G_GINT64_FORMAT, ((SimStoreDocument *) g_ptr_array_index (docs, 0))->id);
+  one = g_build_filename (f->docs, "doc-0002.txt", NULL);
+
+  /* An unknown entry fails the whole call and removes nothing. */
+  {
+    const char *bad[] = { id, "/not/in/corpus.txt", NULL };
+
+    assert_false (sim_corpus_remove (corpus, bad, &n_removed, &error));
+    assert_true (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND));
+    g_clear_error (&error);
+    g_clear_pointer (&docs, g_ptr_array_unref);
+    docs = list (corpus);
+    assert_int_equal (docs->len, 6);
+  }
+  {
+    const char *good[] = { id, one, sub, NULL };
+
+    n_removed = 0;
+    assert_true (sim_corpus_remove (corpus, good, &n_removed, &error));
+    assert_int_equal (n_removed, 4);
+  }
+  g_clear_pointer (&docs, g_ptr_array_unref);
+  docs = list (corpus);
+  assert_int_equal (docs->len, 2);
+  {
+    g_autoptr(SimCorpusSnapshot) snapshot = sim_corpus_ref_snapshot (corpus);
+
+    assert_int_equal (sim_corpus_snapshot_get_n_docs (snapshot), 2);
+  }
+}
+
+typedef struct {
+  Fixture *f;
+  guint    calls;
+  char    *victim;
+} DeleteState;
+
+static void
+delete_on_first_progress (guint64     done,
+                          guint64     total,
+                          const char *what,
+                          gpointer    user_data)
+{
+  DeleteState *ds = user_data;
+
+  if (ds->calls++ == 0)
+    g_assert_cmpint (g_remove (ds->victim), ==, 0);
+}
+
+static void
+test_corpus_survives_a_file_deleted_mid_import (void **state)
+{
+  Fixture *f = *state;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SimCorpus) corpus = sim_corpus_open (f->store, FALSE, &error);
+  g_autoptr(SimImportResult) result = NULL;
+  const char *paths[] = { f->docs, NULL };
+  DeleteState ds = { f, 0, g_build_filename (f->docs, "doc-0199.txt", NULL) };
+
+  write_docs (f, 0, 200);
+  result = sim_corpus_add (corpus, paths, delete_on_first_progress, &ds, NULL, &error);
+  assert_non_null (result);
+  assert_int_equal (result->n_added, 199);
+  assert_int_equal (result->n_failed, 1);
+  assert_non_null (strstr (g_ptr_array_index (result->failures, 0), "doc-0199.txt"));
+  g_free (ds.victim);
+}
+
+static void
+test_corpus_full_disk_keeps_committed_batches (void **state)
+{
+  Fixture *f = *state;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SimCorpus) corpus = sim_corpus_open (f->store, FALSE, &error);
+  g_autoptr(SimImportResult) result = NULL;
+  g_autoptr(GPtrArray) docs = NULL;
+  const char *paths[] = { f->docs, NULL };
+
+  write_docs (f, 0, 400);
+  /* The df table alone is 4 MiB: leave room for it and a few batches only. */
+  assert_true (sim_store_set_size_limit (sim_corpus_get_store (corpus), 10 << 20, &error));
+  result = sim_corpus_add (corpus, paths, NULL, NULL, NULL, &error);
+  assert_null (result);
+  assert_true (g_error_matches (error, SIM_ERROR, SIM_ERROR_STORE_FULL));
+  g_clear_pointer (&corpus, sim_corpus_free);
+
+  corpus = sim_corpus_open (f->store, FALSE, NULL);
+  assert_non_null (corpus);
+  assert_true (sim_store_check_integrity (sim_corpus_get_store (corpus), NULL));
+  docs = list (corpus);
+  /* Whole batches only: every stored document has its text. */
+  assert_int_equal (docs->len % 64, 0);
+  for (guint i = 0; i < docs->len; i++)
+    {
+      g_autofree char *text = sim_store_dup_text (sim_corpus_get_store (corpus),
+                                                  ((SimStoreDocument *) g_ptr_array_index (docs, i))->id,
+                                                  NULL, NULL);
+      assert_non_null (text);
+    }
+}
+
+static void
+die_after_two_batches (guint64     done,
+                       guint64     total,
+                       const char *what,
+                       gpointer    user_data)
+{
+  if (done == 150)
+    kill (getpid (), SIGKILL);
+}
+
+static void
+test_corpus_survives_a_killed_import (void **state)
+{
+  Fixture *f = *state;
+  const char *paths[] = { f->docs, NULL };
+  g_autoptr(SimCorpus) corpus = NULL;
+  g_autoptr(SimImportResult) result = NULL;
+  g_autoptr(GPtrArray) docs = NULL;
+  int status = 0;
+  pid_t pid;
+
+  write_docs (f, 0, 300);
+  pid = fork ();
+  if (pid == 0)
+    {
+      SimCorpus *child = sim_corpus_open (f->store, FALSE, NULL);
+
+      sim_corpus_add (child, paths, die_after_two_batches, NULL, NULL, NULL);
+      _exit (0); /* not reached */
+    }
+  assert_true (pid > 0);
+  assert_int_equal (waitpid (pid, &status, 0), pid);
+  assert_true (WIFSIGNALED (status) && WTERMSIG (status) == SIGKILL);
+
+  corpus = sim_corpus_open (f->store, FALSE, NULL);
+  assert_non_null (corpus);
+  assert_true (sim_store_check_integrity (sim_corpus_get_store (corpus), NULL));
+  docs = list (corpus);
+  assert_int_equal (docs->len, 128); /* the two committed batches of 64 */
+  g_clear_pointer (&docs, g_ptr_array_unref);
+
+  /* Adding again finishes the job and skips what was committed. */
+  result = sim_corpus_add (corpus, paths, NULL, NULL, NULL, NULL);
+  assert_int_equal (result->n_unchanged, 128);
+  assert_int_equal (result->n_added, 172);
+}
+
+static void
+cancel_on_progress (guint64     done,
+                    guint64     total,
+                    const char *what,
+                    gpointer    user_data)
+{
+  if (done == 70)
+    g_cancellable_cancel (user_data);
+}
+
+static void
+test_corpus_cancel_keeps_the_store_as_before_the_batch (void **state)
+{
+  Fixture *f = *state;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr(SimCorpus) corpus = sim_corpus_open (f->store, FALSE, &error);
+  g_autoptr(GPtrArray) docs = NULL;
+  const char *paths[] = { f->docs, NULL };
+
+  write_docs (f, 0, 150);
+  assert_null (sim_corpus_add (corpus, paths, cancel_on_progress, cancellable, cancellable, &error));
+  assert_true (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED));
+  docs = list (corpus);
+  assert_int_equal (docs->len, 64);
+}
+
+static void
+test_corpus_rebuilds_an_old_feature_version (void **state)
+{
+  Fixture *f = *state;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SimCorpus) corpus = sim_corpus_open (f->store, FALSE, &error);
+  g_autoptr(SimImportResult) result = NULL;
+  g_autoptr(SimCorpusSnapshot) before = NULL, after = NULL;
+  const char *paths[] = { f->docs, NULL };
+
+  write_docs (f, 0, 5);
+  result = sim_corpus_add (corpus, paths, NULL, NULL, NULL, &error);
+  before = sim_corpus_ref_snapshot (corpus);
+  assert_false (sim_corpus_was_rebuilt (corpus));
+  assert_true (sim_store_set_meta (sim_corpus_get_store (corpus), "feature_version", "1", &error));
+  g_clear_pointer (&corpus, sim_corpus_free);
+
+  /* Read-only access cannot rebuild: a clear error. */
+  assert_null (sim_corpus_open (f->store, TRUE, &error));
+  assert_true (g_error_matches (error, SIM_ERROR, SIM_ERROR_STORE));
+  g_clear_error (&error);
+
+  corpus = sim_corpus_open (f->store, FALSE, &error);
+  assert_non_null (corpus);
+  assert_true (sim_corpus_was_rebuilt (corpus));
+  after = sim_corpus_ref_snapshot (corpus);
+  assert_int_equal (sim_corpus_snapshot_get_n_fps (after), sim_corpus_snapshot_get_n_fps (before));
+  assert_memory_equal (sim_corpus_snapshot_get_fps (after), sim_corpus_snapshot_get_fps (before),
+                       sim_corpus_snapshot_get_n_fps (before) * sizeof (guint64));
+}
+
+int
+main (void)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test_setup_teardown (test_corpus_add_is_incremental, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_corpus_lists_unreadable_files_and_imports_the_rest, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_corpus_remove_by_id_path_and_folder, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_corpus_survives_a_file_deleted_mid_import, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_corpus_full_disk_keeps_committed_batches, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_corpus_survives_a_killed_import, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_corpus_cancel_keeps_the_store_as_before_the_batch, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_corpus_rebuilds_an_old_feature_version, setup, teardown),
+  };
+
+  return cmocka_run_group_tests_name ("corpus", tests, NULL, NULL);
+}

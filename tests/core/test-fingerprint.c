@@ -1,0 +1,221 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Features, SimHash and anchor windows. The golden vectors freeze what the
+ * store persists: if one changes, SIM_FEATURE_VERSION must change with it.
+ * `test-fingerprint --print-golden` prints the current values.
+ */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+#include <glib.h>
+
+#include "sim-fingerprint.h"
+
+static const char *const golden_texts[] = {
+  "The quick brown fox jumps over the lazy dog.",
+  "天地玄黄，宇宙洪荒。日月盈昃，辰宿列张。",
+  "Debian 软件包必须遵守 Debian 政策中编译的精确规则。",
+};
+
+/* SimHash of all features, number of winnowed windows, first window's SimHash. */
+static const guint64 golden[][3] = {
+  { G_GUINT64_CONSTANT (0x9506870a7bfb7db0), 8, G_GUINT64_CONSTANT (0xb104c75e79fb6cbf) },
+  { G_GUINT64_CONSTANT (0xb0fc48a984e5bbf9), 7, G_GUINT64_CONSTANT (0xb2b04fd5a1f77791) },
+  { G_GUINT64_CONSTANT (0x799cee391eea18eb), 10, G_GUINT64_CONSTANT (0x5b066a6c172e18ff) },
+};
+
+static guint64
+text_simhash (SimFingerprinter *fp,
+              const char       *text)
+{
+  const SimUnits *units = sim_fingerprinter_load (fp, text, -1);
+  g_autofree guint64 *feats = g_new (guint64, units->n + 1);
+  gsize n = sim_fingerprint_range_features (units, sim_fingerprinter_get_features (fp), 0, units->n, feats);
+
+  return sim_fingerprint_simhash (feats, n, NULL);
+}
+
+static void
+compute_golden (SimFingerprinter *fp,
+                const char       *text,
+                guint64           out[3])
+{
+  g_autoptr(GArray) windows = g_array_new (FALSE, FALSE, sizeof (SimWindow));
+
+  out[0] = text_simhash (fp, text);
+  sim_fingerprinter_windows (fp, TRUE, windows);
+  out[1] = windows->len;
+  out[2] = windows->len ? g_array_index (windows, SimWindow, 0).simhash : 0;
+}
+
+static void
+test_golden_vectors (void **state)
+{
+  g_autoptr(SimFingerprinter) fp = sim_fingerprinter_new (SIM_NORMALIZE_FOLD_T2S);
+
+  for (guint i = 0; i < G_N_ELEMENTS (golden_texts); i++)
+    {
+      guint64 got[3];
+
+      compute_golden (fp, golden_texts[i], got);
+      assert_int_equal (got[0], golden[i][0]);
+      assert_int_equal (got[1], golden[i][1]);
+      assert_int_equal (got[2], golden[i][2]);
+    }
+  assert_int_equal (sim_fingerprint_hash_shingle ((const guint32[]) { 0x4e2d, 0x6587 }, 2),
+                    G_GUINT64_CONSTANT (0x69c50287c1de0b9c));
+}
+
+static void
+test_fingerprint_ignores_width_case_and_punctuation (void **state)
+{
+  g_autoptr(SimFingerprinter) fp = sim_fingerprinter_new (SIM_NORMALIZE_FOLD_T2S);
+  const guint64 a = text_simhash (fp, "Hello, World! 你好世界。軟體");
+  const guint64 b = text_simhash (fp, "ＨＥＬＬＯ　ｗｏｒｌｄ…你好，世界!!软体");
+
+  assert_int_equal (a, b);
+}
+
+static void
+test_simhash_of_near_duplicates_is_closer_than_of_strangers (void **state)
+{
+  static const char *const pairs[][2] = {
+    { "The officers of the children of Israel did see that they were in evil case.",
+      "The officers of the children of Israel did see that they were in an evil case." },
+    { "如果没有指定输入文件，那么就会读取标准输入，并把结果写到标准输出。",
+      "如果没有指定输入的文件，那么就会读取标准输入，并把结果写到标准输出。" },
+    { "Shares of the company rose more than two percent in early trade on Monday.",
+      "Shares of the company rose more than 2 percent in early trading on Monday." },
+  };
+  g_autoptr(SimFingerprinter) fp = sim_fingerprinter_new (SIM_NORMALIZE_DEFAULT);
+  guint near = 0, far = 0;
+
+  for (guint i = 0; i < G_N_ELEMENTS (pairs); i++)
+    {
+      const guint64 a = text_simhash (fp, pairs[i][0]);
+      const guint64 b = text_simhash (fp, pairs[i][1]);
+      const guint64 c = text_simhash (fp, pairs[(i + 1) % G_N_ELEMENTS (pairs)][0]);
+
+      near += sim_fingerprint_distance (a, b);
+      far += sim_fingerprint_distance (a, c);
+    }
+  assert_true (near * 2 < far);
+  assert_true (far > 3 * 20); /* strangers differ in about half of the 64 bits */
+}
+
+/* The property the seeds lacked: a copied passage shares an anchor window
+ * with its source wherever the copy starts and whatever surrounds it. */
+static void
+test_windows_found_wherever_the_copy_starts (void **state)
+{
+  const char *source_en = "And Pharaoh commanded the same day the taskmasters of the people, and their "
+                          "officers, saying, Ye shall no more give the people straw to make brick.";
+  const char *source_zh = "所有的服务仍然可以在相同的主机上，因为 Linux 在单一主机上支持多个 IP 地址。";
+  const char *const sources[] = { source_en, source_zh };
+  g_autoptr(SimFingerprinter) fp = sim_fingerprinter_new (SIM_NORMALIZE_DEFAULT);
+
+  for (guint s = 0; s < G_N_ELEMENTS (sources); s++)
+    {
+      g_autoptr(GArray) anchors = g_array_new (FALSE, FALSE, sizeof (SimWindow));
+      const glong n = g_utf8_strlen (sources[s], -1);
+
+      sim_fingerprinter_load (fp, sources[s], -1);
+      sim_fingerprinter_windows (fp, TRUE, anchors);
+      assert_true (anchors->len > 0);
+
+      for (glong cut = 0; cut < 20; cut++)
+        {
+          const char *from = g_utf8_offset_to_pointer (sources[s], cut);
+          const char *to = g_utf8_offset_to_pointer (sources[s], n - (cut % 7));
+          g_autofree char *copy = g_strdup_printf ("Intro text by the writer %ld 一些自己的话 %.*s 结尾 the end",
+                                                   cut, (int) (to - from), from);
+          g_autoptr(GArray) windows = g_array_new (FALSE, FALSE, sizeof (SimWindow));
+          gboolean found = FALSE;
+
+          sim_fingerprinter_load (fp, copy, -1);
+          sim_fingerprinter_windows (fp, FALSE, windows);
+          for (guint i = 0; i < windows->len && !found; i++)
+            for (guint j = 0; j < anchors->len && !found; j++)
+              found = g_array_index (windows, SimWindow, i).simhash ==
+                      g_array_index (anchors, SimWindow, j).simhash;
+          assert_true (found);
+        }
+    }
+}
+
+static void
+test_winnowing_thins_windows (void **state)
+{
+  g_autoptr(SimFingerprinter) fp = sim_fingerprinter_new (SIM_NORMALIZE_DEFAULT);
+  g_autoptr(GString) text = g_string_new (NULL);
+  g_autoptr(GArray) all = g_array_new (FALSE, FALSE, sizeof (SimWindow));
+  g_autoptr(GArray) winnowed = g_array_new (FALSE, FALSE, sizeof (SimWindow));
+  g_autoptr(GRand) rand = g_rand_new_with_seed (7);
+
+  for (int i = 0; i < 2000; i++)
+    g_string_append_unichar (text, 0x4e00 + g_rand_int_range (rand, 0, 3000));
+  sim_fingerprinter_load (fp, text->str, -1);
+  sim_fingerprinter_windows (fp, FALSE, all);
+  sim_fingerprinter_windows (fp, TRUE, winnowed);
+  assert_true (all->len > 1900);
+  /* Expected density 2 / (w + 1) for a range of w windows. */
+  assert_true (winnowed->len < all->len * 3 / 4);
+  assert_true (winnowed->len > all->len / 4);
+  for (guint i = 1; i < winnowed->len; i++)
+    assert_true (g_array_index (winnowed, SimWindow, i).unit_end >
+                 g_array_index (winnowed, SimWindow, i - 1).unit_end);
+}
+
+static void
+test_weights_are_uniform_until_the_corpus_is_big_enough (void **state)
+{
+  guint32 *counts = g_new0 (guint32, SIM_DF_BUCKETS);
+  const guint64 common = G_GUINT64_CONSTANT (0x0123456789abcdef);
+  const guint64 rare = G_GUINT64_CONSTANT (0xfedcba9876543210);
+  g_autoptr(SimWeights) small = sim_weights_new (NULL, 5);
+  g_autoptr(SimWeights) big = NULL;
+
+  counts[common >> 44] = 90;
+  counts[rare >> 44] = 1;
+  big = sim_weights_new (counts, 100);
+  assert_true (sim_weights_get (small, common) == 1.0f);
+  assert_true (sim_weights_is_active (big));
+  assert_true (sim_weights_get (big, rare) > 3 * sim_weights_get (big, common));
+  assert_true (sim_weights_get (big, common) >= 1.0f);
+}
+
+int
+main (int argc, char **argv)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test (test_golden_vectors),
+    cmocka_unit_test (test_fingerprint_ignores_width_case_and_punctuation),
+    cmocka_unit_test (test_simhash_of_near_duplicates_is_closer_than_of_strangers),
+    cmocka_unit_test (test_windows_found_wherever_the_copy_starts),
+    cmocka_unit_test (test_winnowing_thins_windows),
+    cmocka_unit_test (test_weights_are_uniform_until_the_corpus_is_big_enough),
+  };
+
+  if (argc > 1 && g_str_equal (argv[1], "--print-golden"))
+    {
+      g_autoptr(SimFingerprinter) fp = sim_fingerprinter_new (SIM_NORMALIZE_FOLD_T2S);
+
+      for (guint i = 0; i < G_N_ELEMENTS (golden_texts); i++)
+        {
+          guint64 got[3];
+
+          compute_golden (fp, golden_texts[i], got);
+          printf ("  { G_GUINT64_CONSTANT (0x%016" G_GINT64_MODIFIER "x), %" G_GUINT64_FORMAT
+                  ", G_GUINT64_CONSTANT (0x%016" G_GINT64_MODIFIER "x) },\n", got[0], got[1], got[2]);
+        }
+      printf ("shingle 0x%016" G_GINT64_MODIFIER "x\n",
+              sim_fingerprint_hash_shingle ((const guint32[]) { 0x4e2d, 0x6587 }, 2));
+      return 0;
+    }
+  return cmocka_run_group_tests_name ("fingerprint", tests, NULL, NULL);
+}

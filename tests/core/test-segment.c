@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Sentence and window segmentation, Chinese and English.
+ */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <string.h>
+#include <cmocka.h>
+#include <glib.h>
+
+#include "sim-segment.h"
+
+/* Segments of @text as a "|"-joined list of their texts. */
+static char *
+split (const char     *text,
+       SimSegmentMode  mode,
+       guint           window)
+{
+  SimUnits units;
+  g_autoptr(GArray) segs = g_array_new (FALSE, FALSE, sizeof (SimSegment));
+  GString *out = g_string_new (NULL);
+
+  sim_units_init (&units);
+  sim_text_normalize (text, -1, 0, SIM_NORMALIZE_DEFAULT, &units);
+  sim_segment_split (text, strlen (text), &units, mode, window, segs);
+  for (guint i = 0; i < segs->len; i++)
+    {
+      const SimSegment *seg = &g_array_index (segs, SimSegment, i);
+      const char *from = g_utf8_offset_to_pointer (text, seg->start);
+      const char *to = g_utf8_offset_to_pointer (text, seg->end);
+
+      /* Unit ranges agree with code-point ranges. */
+      assert_true (seg->unit_start < seg->unit_end);
+      assert_true (units.src_start[seg->unit_start] >= seg->start);
+      assert_true (units.src_end[seg->unit_end - 1] <= seg->end);
+      if (i > 0)
+        g_string_append_c (out, '|');
+      g_string_append_len (out, from, to - from);
+    }
+  sim_units_clear (&units);
+  return g_string_free (out, FALSE);
+}
+
+static void
+test_sentences_chinese_terminators (void **state)
+{
+  g_autofree char *s = split ("今天天气很好。我们去公园吧！你来吗？“好的。”他说；然后……走了", SIM_SEGMENT_SENTENCE, 0);
+
+  assert_string_equal (s, "今天天气很好。|我们去公园吧！|你来吗？|“好的。”|他说；|然后……|走了");
+}
+
+static void
+test_sentences_english_abbreviations_and_decimals (void **state)
+{
+  g_autofree char *s = split ("Dr. Smith paid 3.50 dollars at example.com, e.g. for tea. "
+                              "It was J. R. R. Tolkien's! Was it? Yes... it was. The U.S. team won.",
+                              SIM_SEGMENT_SENTENCE, 0);
+
+  assert_string_equal (s, "Dr. Smith paid 3.50 dollars at example.com, e.g. for tea.|"
+                          "It was J. R. R. Tolkien's!|Was it?|Yes... it was.|The U.S. team won.");
+}
+
+static void
+test_sentences_headings_paragraphs_and_wrapped_lines (void **state)
+{
+  g_autofree char *s = split ("Chapter One\n"
+                              "This paragraph is wrapped by a text editor at a fixed width so\n"
+                              "its lines end without punctuation and must stay one sentence\n"
+                              "\n"
+                              "New paragraph without a full stop\n"
+                              "- a bullet item\n"
+                              "- another item\n"
+                              "15.2. 构建您的第一个软件包\n",
+                              SIM_SEGMENT_SENTENCE, 0);
+
+  assert_string_equal (s, "Chapter One|"
+                          "This paragraph is wrapped by a text editor at a fixed width so\n"
+                          "its lines end without punctuation and must stay one sentence|"
+                          "New paragraph without a full stop|- a bullet item|- another item|"
+                          "15.2. 构建您的第一个软件包");
+}
+
+static void
+test_sentences_split_over_long_ones_at_a_clause (void **state)
+{
+  g_autoptr(GString) text = g_string_new (NULL);
+  g_autofree char *s = NULL;
+  g_auto(GStrv) parts = NULL;
+
+  for (int i = 0; i < 40; i++)
+    g_string_append (text, "这是一个很长的从句，");
+  s = split (text->str, SIM_SEGMENT_SENTENCE, 0);
+  parts = g_strsplit (s, "|", -1);
+  assert_true (g_strv_length (parts) >= 2);
+  for (guint i = 0; parts[i]; i++)
+    {
+      assert_true (g_utf8_strlen (parts[i], -1) <= SIM_SEGMENT_MAX_CHARS);
+      assert_true (g_str_has_suffix (parts[i], "，") || parts[i + 1] == NULL);
+    }
+}
+
+static void
+test_windows_count_characters_and_keep_words_whole (void **state)
+{
+  g_autofree char *zh = split ("一二三四五六七八九十一二三四五六七八九十一二三", SIM_SEGMENT_WINDOW, 10);
+  g_autofree char *en = split ("alpha beta gamma delta epsilon zeta", SIM_SEGMENT_WINDOW, 8);
+
+  /* The last three characters are less than a third of a window: they join the last one. */
+  assert_string_equal (zh, "一二三四五六七八九十|一二三四五六七八九十一二三");
+  assert_string_equal (en, "alpha beta|gamma delta|epsilon zeta");
+}
+
+static void
+test_no_segments_without_content (void **state)
+{
+  g_autofree char *s = split (" \n ***** \n\n。。。 ", SIM_SEGMENT_SENTENCE, 0);
+
+  assert_string_equal (s, "");
+}
+
+int
+main (void)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test (test_sentences_chinese_terminators),
+    cmocka_unit_test (test_sentences_english_abbreviations_and_decimals),
+    cmocka_unit_test (test_sentences_headings_paragraphs_and_wrapped_lines),
+    cmocka_unit_test (test_sentences_split_over_long_ones_at_a_clause),
+    cmocka_unit_test (test_windows_count_characters_and_keep_words_whole),
+    cmocka_unit_test (test_no_segments_without_content),
+  };
+
+  return cmocka_run_group_tests_name ("segment", tests, NULL, NULL);
+}

@@ -1,0 +1,191 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The SQLite store: create, write, read, delete, and the faults a user can
+ * meet: a file that is not a store, a store from a newer Simhound, a full disk.
+ */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <string.h>
+#include <cmocka.h>
+#include <glib.h>
+#include <sqlite3.h>
+
+#include "sim-error.h"
+#include "sim-store.h"
+#include "sim-test-util.h"
+
+static int
+setup (void **state)
+{
+  *state = sim_test_make_tmp_dir ();
+  return 0;
+}
+
+static int
+teardown (void **state)
+{
+  sim_test_remove_tree (*state);
+  g_free (*state);
+  return 0;
+}
+
+static SimStoreDocument *
+make_doc (const char *path)
+{
+  SimStoreDocument *doc = g_new0 (SimStoreDocument, 1);
+
+  doc->path = g_strdup (path);
+  doc->title = g_strdup ("Title");
+  doc->content_hash = g_strdup ("00ff");
+  doc->n_bytes = 10;
+  doc->n_chars = 10;
+  doc->n_segments = 1;
+  return doc;
+}
+
+static void
+test_store_insert_list_read_delete (void **state)
+{
+  g_autofree char *path = g_build_filename (*state, "sub", "dir", "store.db", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SimStore) store = sim_store_open (path, FALSE, &error);
+  g_autoptr(SimStoreDocument) doc = make_doc ("/a.txt");
+  g_autoptr(GPtrArray) docs = NULL;
+  g_autofree char *text = NULL;
+  g_autofree char *hash = NULL;
+  g_autofree char *meta = NULL;
+  const guint8 blob[16] = { 1, 2, 3 };
+  gint64 id = 0;
+  gsize len = 0;
+
+  assert_non_null (store);
+  assert_true (sim_store_begin (store, &error));
+  assert_true (sim_store_insert (store, doc, "第一段", strlen ("第一段"), blob, sizeof blob, &error));
+  assert_true (sim_store_set_meta (store, "k", "v", &error));
+  assert_true (sim_store_commit (store, &error));
+  assert_true (doc->id > 0);
+
+  assert_true (sim_store_find_path (store, "/a.txt", &id, &hash, &error));
+  assert_int_equal (id, doc->id);
+  assert_string_equal (hash, "00ff");
+  assert_false (sim_store_find_path (store, "/b.txt", NULL, NULL, &error));
+  assert_null (error);
+  text = sim_store_dup_text (store, id, &len, &error);
+  assert_string_equal (text, "第一段");
+  meta = sim_store_dup_meta (store, "k", &error);
+  assert_string_equal (meta, "v");
+  assert_null (sim_store_dup_meta (store, "missing", &error));
+  assert_null (error);
+
+  docs = sim_store_list (store, &error);
+  assert_int_equal (docs->len, 1);
+  assert_true (sim_store_delete (store, id, &error));
+  g_clear_pointer (&text, g_free);
+  text = sim_store_dup_text (store, id, NULL, &error);
+  assert_null (text);
+  assert_true (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND));
+  assert_true (sim_store_check_integrity (store, NULL));
+}
+
+static void
+test_store_rolls_back_uncommitted_work (void **state)
+{
+  g_autofree char *path = g_build_filename (*state, "store.db", NULL);
+  g_autoptr(SimStore) store = sim_store_open (path, FALSE, NULL);
+  g_autoptr(SimStoreDocument) doc = make_doc ("/a.txt");
+  g_autoptr(GPtrArray) docs = NULL;
+
+  assert_true (sim_store_begin (store, NULL));
+  assert_true (sim_store_insert (store, doc, "x", 1, "", 0, NULL));
+  sim_store_rollback (store);
+  docs = sim_store_list (store, NULL);
+  assert_int_equal (docs->len, 0);
+}
+
+static void
+test_store_refuses_a_file_that_is_not_a_store (void **state)
+{
+  g_autofree char *path = sim_test_write_file (*state, "essay.db", "This is my essay, not a database.\n", -1);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SimStore) store = sim_store_open (path, FALSE, &error);
+
+  assert_null (store);
+  assert_true (g_error_matches (error, SIM_ERROR, SIM_ERROR_STORE_CORRUPT));
+  assert_non_null (strstr (error->message, path));
+}
+
+static void
+test_store_refuses_a_newer_format (void **state)
+{
+  g_autofree char *path = g_build_filename (*state, "new.db", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SimStore) store = NULL;
+  sqlite3 *db = NULL;
+
+  assert_int_equal (sqlite3_open (path, &db), SQLITE_OK);
+  assert_int_equal (sqlite3_exec (db, "CREATE TABLE t (x); PRAGMA user_version = 99;", NULL, NULL, NULL), SQLITE_OK);
+  sqlite3_close (db);
+
+  store = sim_store_open (path, FALSE, &error);
+  assert_null (store);
+  assert_true (g_error_matches (error, SIM_ERROR, SIM_ERROR_STORE_TOO_NEW));
+}
+
+static void
+test_store_full_disk_loses_only_the_failed_transaction (void **state)
+{
+  g_autofree char *path = g_build_filename (*state, "small.db", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SimStore) store = sim_store_open (path, FALSE, &error);
+  g_autoptr(SimStoreDocument) small = make_doc ("/small.txt");
+  g_autoptr(SimStoreDocument) big = make_doc ("/big.txt");
+  g_autofree char *huge = g_strnfill (4 << 20, 'x');
+  g_autoptr(GPtrArray) docs = NULL;
+
+  assert_true (sim_store_begin (store, &error));
+  assert_true (sim_store_insert (store, small, "kept", 4, "", 0, &error));
+  assert_true (sim_store_commit (store, &error));
+
+  assert_true (sim_store_set_size_limit (store, 256 * 1024, &error));
+  assert_true (sim_store_begin (store, &error));
+  assert_false (sim_store_insert (store, big, huge, strlen (huge), "", 0, &error));
+  assert_true (g_error_matches (error, SIM_ERROR, SIM_ERROR_STORE_FULL));
+  sim_store_rollback (store);
+  g_clear_pointer (&store, sim_store_free);
+
+  store = sim_store_open (path, FALSE, NULL);
+  assert_true (sim_store_check_integrity (store, NULL));
+  docs = sim_store_list (store, NULL);
+  assert_int_equal (docs->len, 1);
+  assert_string_equal (((SimStoreDocument *) g_ptr_array_index (docs, 0))->path, "/small.txt");
+}
+
+static void
+test_store_read_only_open_of_missing_store_fails (void **state)
+{
+  g_autofree char *path = g_build_filename (*state, "missing.db", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SimStore) store = sim_store_open (path, TRUE, &error);
+
+  assert_null (store);
+  assert_true (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND));
+  assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+}
+
+int
+main (void)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test_setup_teardown (test_store_insert_list_read_delete, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_store_rolls_back_uncommitted_work, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_store_refuses_a_file_that_is_not_a_store, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_store_refuses_a_newer_format, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_store_full_disk_loses_only_the_failed_transaction, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_store_read_only_open_of_missing_store_fails, setup, teardown),
+  };
+
+  return cmocka_run_group_tests_name ("store", tests, NULL, NULL);
+}

@@ -1,0 +1,215 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Text in: decoding bad input, and normalisation with its map back to the
+ * user's own text.
+ */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <string.h>
+#include <cmocka.h>
+#include <glib.h>
+
+#include "sim-error.h"
+#include "sim-text.h"
+#include "sim-test-util.h"
+
+static char *
+units_to_string (const SimUnits *units)
+{
+  GString *s = g_string_new (NULL);
+
+  for (gsize i = 0; i < units->n; i++)
+    g_string_append_unichar (s, units->cps[i]);
+  return g_string_free (s, FALSE);
+}
+
+static char *
+normalize (const char        *text,
+           SimNormalizeFlags  flags,
+           SimUnits          *units)
+{
+  sim_units_init (units);
+  sim_text_normalize (text, -1, 0, flags, units);
+  return units_to_string (units);
+}
+
+static void
+test_normalize_folds_width_case_and_marks (void **state)
+{
+  SimUnits units;
+  g_autofree char *s = normalize ("Ｈéllo，ＷＯＲＬＤ！ Cafe\xcc\x81", SIM_NORMALIZE_DEFAULT, &units);
+
+  assert_string_equal (s, "helloworldcafe");
+  /* é (one code point) is unit 1 and maps back to code point 1 alone. */
+  assert_int_equal (units.src_start[1], 1);
+  assert_int_equal (units.src_end[1], 2);
+  /* The combining accent belongs to the span of the final e. */
+  assert_int_equal (units.src_start[13], 16);
+  assert_int_equal (units.src_end[13], 18);
+  assert_true (units.flags[0] & SIM_UNIT_WORD_START);
+  assert_false (units.flags[1] & SIM_UNIT_WORD_START);
+  assert_true (units.flags[5] & SIM_UNIT_WORD_START); /* W after the full-width comma */
+  sim_units_clear (&units);
+}
+
+static void
+test_normalize_maps_every_unit_to_its_source (void **state)
+{
+  const char *text = "第一章 「發佈會」\tThe ﬁle's size: ３．５MB — ok?\n\n最后一行。";
+  g_autofree gunichar *cps = g_utf8_to_ucs4_fast (text, -1, NULL);
+  const glong n_cps = g_utf8_strlen (text, -1);
+  SimUnits units;
+  g_autofree char *s = normalize (text, SIM_NORMALIZE_FOLD_T2S, &units);
+
+  assert_string_equal (s, "第一章发布会thefilessize35mbok最后一行");
+  for (gsize i = 0; i < units.n; i++)
+    {
+      char buf[8] = { 0 };
+      g_autofree char *folded = NULL;
+      g_autofree char *expected = NULL;
+      SimUnits one;
+
+      assert_true (units.src_start[i] < units.src_end[i]);
+      assert_true (units.src_end[i] <= (guint32) n_cps);
+      if (i > 0)
+        assert_true (units.src_start[i] >= units.src_start[i - 1]);
+      /* Normalising the source character alone yields this unit among its units. */
+      g_unichar_to_utf8 (cps[units.src_start[i]], buf);
+      folded = normalize (buf, SIM_NORMALIZE_FOLD_T2S, &one);
+      expected = g_ucs4_to_utf8 (&units.cps[i], 1, NULL, NULL, NULL);
+      assert_non_null (strstr (folded, expected));
+      sim_units_clear (&one);
+    }
+  sim_units_clear (&units);
+}
+
+static void
+test_normalize_folds_traditional_chinese_only_when_asked (void **state)
+{
+  SimUnits units;
+  g_autofree char *folded = normalize ("發佈會現場，軟體套件", SIM_NORMALIZE_FOLD_T2S, &units);
+  g_autofree char *kept = NULL;
+
+  assert_string_equal (folded, "发布会现场软体套件");
+  assert_true (units.flags[0] & SIM_UNIT_CJK);
+  sim_units_clear (&units);
+  kept = normalize ("發佈會現場", SIM_NORMALIZE_DEFAULT, &units);
+  assert_string_equal (kept, "發佈會現場");
+  sim_units_clear (&units);
+}
+
+static void
+test_normalize_drops_invisible_characters (void **state)
+{
+  SimUnits units;
+  g_autofree char *s = normalize ("in\xe2\x80\x8bvis\xc2\xad" "ible\xef\xbb\xbf co-op", SIM_NORMALIZE_DEFAULT, &units);
+
+  assert_string_equal (s, "invisiblecoop");
+  /* Zero-width space and soft hyphen do not split the word; the hyphen does. */
+  assert_true (units.flags[0] & SIM_UNIT_WORD_START);
+  assert_false (units.flags[2] & SIM_UNIT_WORD_START);
+  assert_true (units.flags[9] & SIM_UNIT_WORD_START);
+  assert_true (units.flags[11] & SIM_UNIT_WORD_START);
+  sim_units_clear (&units);
+}
+
+static void
+test_normalize_offsets_start_where_asked (void **state)
+{
+  SimUnits units;
+
+  sim_units_init (&units);
+  assert_int_equal (sim_text_normalize ("ab cd", -1, 100, SIM_NORMALIZE_DEFAULT, &units), 5);
+  assert_int_equal (units.n, 4);
+  assert_int_equal (units.src_start[2], 103);
+  assert_int_equal (sim_units_find (&units, 102), 2);
+  assert_int_equal (sim_units_find (&units, 1000), 4);
+  sim_units_clear (&units);
+}
+
+static void
+test_decode_refuses_binary (void **state)
+{
+  static const char data[] = "PNG\x89\x00\x01\x02 header";
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = sim_text_decode (data, sizeof data - 1, "image.png", NULL, NULL, &error);
+
+  assert_null (text);
+  assert_true (g_error_matches (error, SIM_ERROR, SIM_ERROR_NOT_TEXT));
+  assert_non_null (strstr (error->message, "image.png"));
+}
+
+static void
+test_decode_repairs_broken_utf8 (void **state)
+{
+  static const char data[] = "caf\xc3\xa9 \xff\xfe ok \xe4\xb8";
+  g_autoptr(GError) error = NULL;
+  guint n_repaired = 0;
+  gsize len = 0;
+  g_autofree char *text = sim_text_decode (data, sizeof data - 1, "x", &len, &n_repaired, &error);
+
+  assert_null (error);
+  assert_non_null (text);
+  assert_true (g_utf8_validate (text, len, NULL));
+  assert_int_equal (n_repaired, 4);
+  assert_true (g_str_has_prefix (text, "café \xef\xbf\xbd\xef\xbf\xbd ok "));
+}
+
+static void
+test_decode_converts_utf16_and_gb18030 (void **state)
+{
+  static const char utf16[] = "\xff\xfeh\0i\0 \0" "-N" "\x87" "e"; /* "hi 中文" in UTF-16LE */
+  const char *chinese = "中文测试：简体字和繁體字都要能读出来，这是一段较长的文本。";
+  g_autofree char *gb = g_convert (chinese, -1, "GB18030", "UTF-8", NULL, NULL, NULL);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *a = sim_text_decode (utf16, sizeof utf16 - 1, "u16", NULL, NULL, &error);
+  g_autofree char *b = NULL;
+
+  assert_null (error);
+  assert_string_equal (a, "hi 中文");
+  b = sim_text_decode (gb, strlen (gb), "gb", NULL, NULL, &error);
+  assert_null (error);
+  assert_string_equal (b, chinese);
+}
+
+static void
+test_has_content (void **state)
+{
+  assert_false (sim_text_has_content ("", -1));
+  assert_false (sim_text_has_content (" \n\t ,.。！—… ", -1));
+  assert_true (sim_text_has_content (" 中 ", -1));
+  assert_true (sim_text_has_content ("7", -1));
+}
+
+static void
+test_load_file_reports_missing_file (void **state)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = sim_text_load_file ("/nonexistent/essay.txt", NULL, NULL, &error);
+
+  assert_null (text);
+  assert_true (g_error_matches (error, G_FILE_ERROR, G_FILE_ERROR_NOENT));
+  assert_non_null (strstr (error->message, "/nonexistent/essay.txt"));
+}
+
+int
+main (void)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test (test_normalize_folds_width_case_and_marks),
+    cmocka_unit_test (test_normalize_maps_every_unit_to_its_source),
+    cmocka_unit_test (test_normalize_folds_traditional_chinese_only_when_asked),
+    cmocka_unit_test (test_normalize_drops_invisible_characters),
+    cmocka_unit_test (test_normalize_offsets_start_where_asked),
+    cmocka_unit_test (test_decode_refuses_binary),
+    cmocka_unit_test (test_decode_repairs_broken_utf8),
+    cmocka_unit_test (test_decode_converts_utf16_and_gb18030),
+    cmocka_unit_test (test_has_content),
+    cmocka_unit_test (test_load_file_reports_missing_file),
+  };
+
+  return cmocka_run_group_tests_name ("text", tests, NULL, NULL);
+}
