@@ -576,7 +576,10 @@ make_title (const char *text,
   return g_path_get_basename (path);
 }
 
-static void
+/* Reads, decodes and fingerprints one file. Returns the item's new state,
+ * which the caller publishes under the job lock: the writer must not see the
+ * state before the fields it describes. */
+static ItemState
 prepare_item (ImportJob        *job,
               SimFingerprinter *fp,
               Item             *item)
@@ -593,31 +596,27 @@ prepare_item (ImportJob        *job,
 
   if (!g_file_get_contents (item->path, &data, &len, &error))
     {
-      item->state = ITEM_FAILED;
       item->message = g_strdup (error->message);
-      return;
+      return ITEM_FAILED;
     }
   h = XXH3_128bits (data, len);
   hash = g_strdup_printf ("%016" G_GINT64_MODIFIER "x%016" G_GINT64_MODIFIER "x", h.high64, h.low64);
   old_hash = g_hash_table_lookup (job->existing, item->path);
   if (old_hash != NULL && g_str_equal (old_hash, hash))
     {
-      item->state = ITEM_UNCHANGED;
-      return;
+      return ITEM_UNCHANGED;
     }
 
   item->text = sim_text_decode (data, len, item->path, &item->text_len, NULL, &error);
   if (item->text == NULL)
     {
-      item->state = ITEM_FAILED;
       item->message = g_strdup (error->message);
-      return;
+      return ITEM_FAILED;
     }
   if (!sim_text_has_content (item->text, item->text_len))
     {
-      item->state = ITEM_FAILED;
       item->message = g_strdup_printf (_("%s has no text to index"), item->path);
-      return;
+      return ITEM_FAILED;
     }
 
   item->packed = sim_corpus_pack_windows (fp, item->text, item->text_len, &n_windows);
@@ -634,7 +633,7 @@ prepare_item (ImportJob        *job,
   item->doc->n_segments = n_windows;
   item->doc->modified_at = g_stat (item->path, &st) == 0 ? st.st_mtime : 0;
   item->doc->added_at = item->doc->updated_at = g_get_real_time () / G_USEC_PER_SEC;
-  item->state = old_hash != NULL ? ITEM_CHANGED : ITEM_NEW;
+  return old_hash != NULL ? ITEM_CHANGED : ITEM_NEW;
 }
 
 static void
@@ -648,6 +647,7 @@ import_worker (gpointer data)
     {
       gint i;
       Item *item;
+      ItemState state;
 
       /* Bounded memory: wait while the writer has many items to catch up on. */
       g_mutex_lock (&job->lock);
@@ -661,9 +661,10 @@ import_worker (gpointer data)
       if (i >= (gint) job->items->len)
         break;
       item = g_ptr_array_index (job->items, i);
-      prepare_item (job, fp, item);
+      state = prepare_item (job, fp, item);
 
       g_mutex_lock (&job->lock);
+      item->state = state;
       job->in_flight++;
       g_cond_broadcast (&job->cond);
       g_mutex_unlock (&job->lock);
