@@ -11,7 +11,6 @@
 #include "sim-parallel.h"
 #include "sim-corpus.h"
 
-#define BATCH_DOCS   64
 #define BATCH_BYTES  (16 << 20)
 #define DF_SHIFT     (64 - 20)
 
@@ -256,52 +255,34 @@ sim_corpus_dup_default_path (void)
   return g_build_filename (g_get_user_data_dir (), "simhound", "corpus.db", NULL);
 }
 
-/* Distinct df buckets of the loaded text's features, sorted. */
+/* Distinct df buckets of the loaded text's features, in first-seen order. */
 static GArray *
 distinct_buckets (SimFingerprinter *fp,
                   gsize             n_units)
 {
   const guint64 *f = sim_fingerprinter_get_features (fp);
-  GArray *buckets = g_array_sized_new (FALSE, FALSE, sizeof (guint32), n_units);
+  GArray *buckets = g_array_sized_new (FALSE, FALSE, sizeof (guint32), MIN (n_units, 4096));
+  g_autofree guint64 *seen = g_new0 (guint64, SIM_DF_BUCKETS / 64);
 
   for (gsize i = 0; i < n_units; i++)
     if (f[i] != 0)
       {
-        guint32 v = f[i] >> DF_SHIFT;
+        const guint32 v = f[i] >> DF_SHIFT;
 
+        if (seen[v / 64] & (G_GUINT64_CONSTANT (1) << (v % 64)))
+          continue;
+        seen[v / 64] |= G_GUINT64_CONSTANT (1) << (v % 64);
         g_array_append_val (buckets, v);
       }
   return buckets;
-}
-
-static int
-compare_u32 (gconstpointer a,
-             gconstpointer b)
-{
-  const guint32 x = *(const guint32 *) a, y = *(const guint32 *) b;
-
-  return x < y ? -1 : x > y;
-}
-
-static void
-sort_unique (GArray *buckets)
-{
-  guint32 *b = (guint32 *) buckets->data;
-  gsize n = 0;
-
-  if (buckets->len > 1)
-    qsort (b, buckets->len, sizeof (guint32), compare_u32);
-  for (gsize i = 0; i < buckets->len; i++)
-    if (i == 0 || b[i] != b[n - 1])
-      b[n++] = b[i];
-  g_array_set_size (buckets, n);
 }
 
 GBytes *
 sim_corpus_pack_windows (SimFingerprinter *fp,
                          const char       *text,
                          gsize             len,
-                         gsize            *out_n_windows)
+                         gsize            *out_n_windows,
+                         gsize            *out_n_units)
 {
   const SimUnits *units = sim_fingerprinter_load (fp, text, len);
   g_autoptr(GArray) windows = g_array_new (FALSE, FALSE, sizeof (SimWindow));
@@ -322,6 +303,8 @@ sim_corpus_pack_windows (SimFingerprinter *fp,
     }
   if (out_n_windows)
     *out_n_windows = windows->len;
+  if (out_n_units)
+    *out_n_units = units->n;
   return g_bytes_new_take (data, windows->len * 16);
 }
 
@@ -374,9 +357,8 @@ corpus_rebuild (SimCorpus  *corpus,
       text = sim_store_dup_text (corpus->store, doc->id, &len, error);
       if (text == NULL)
         goto fail;
-      packed = sim_corpus_pack_windows (fp, text, len, &n_windows);
+      packed = sim_corpus_pack_windows (fp, text, len, &n_windows, NULL);
       buckets = distinct_buckets (fp, sim_fingerprinter_load (fp, text, len)->n);
-      sort_unique (buckets);
       df_apply (counts, buckets, +1);
       if (!sim_store_update_segments (corpus->store, doc->id, g_bytes_get_data (packed, NULL),
                                       g_bytes_get_size (packed), n_windows, error))
@@ -591,8 +573,7 @@ prepare_item (ImportJob        *job,
   GStatBuf st;
   gsize len = 0;
   XXH128_hash_t h;
-  const SimUnits *units;
-  gsize n_windows = 0;
+  gsize n_windows = 0, n_units = 0;
 
   if (!g_file_get_contents (item->path, &data, &len, &error))
     {
@@ -619,10 +600,9 @@ prepare_item (ImportJob        *job,
       return ITEM_FAILED;
     }
 
-  item->packed = sim_corpus_pack_windows (fp, item->text, item->text_len, &n_windows);
-  units = sim_fingerprinter_load (fp, item->text, item->text_len);
-  item->buckets = distinct_buckets (fp, units->n);
-  sort_unique (item->buckets);
+  /* Packing leaves the text loaded in @fp: its features give the df buckets. */
+  item->packed = sim_corpus_pack_windows (fp, item->text, item->text_len, &n_windows, &n_units);
+  item->buckets = distinct_buckets (fp, n_units);
 
   item->doc = g_new0 (SimStoreDocument, 1);
   item->doc->path = g_strdup (item->path);
@@ -744,7 +724,6 @@ df_remove_document (SimCorpus        *corpus,
   if (text == NULL)
     return FALSE;
   buckets = distinct_buckets (fp, sim_fingerprinter_load (fp, text, len)->n);
-  sort_unique (buckets);
   df_apply (counts, buckets, -1);
   return TRUE;
 }
@@ -917,7 +896,7 @@ sim_corpus_add (SimCorpus          *corpus,
         written++;
 
         if (ok && in_transaction &&
-            (batch_docs >= BATCH_DOCS || batch_bytes >= BATCH_BYTES || i + 1 == job.items->len))
+            (batch_docs >= SIM_CORPUS_BATCH_DOCS || batch_bytes >= BATCH_BYTES || i + 1 == job.items->len))
           {
             if (!sim_store_save_df (corpus->store, counts, SIM_DF_BUCKETS, n_docs, error) ||
                 !sim_store_set_meta (corpus->store, "feature_version", version, error) ||

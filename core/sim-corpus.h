@@ -20,6 +20,10 @@
 
 G_BEGIN_DECLS
 
+/* Documents per import transaction (or 16 MiB of text, whichever comes
+ * first): large enough to amortise writing the 4 MiB feature statistics. */
+#define SIM_CORPUS_BATCH_DOCS 512
+
 typedef struct _SimCorpus SimCorpus;
 typedef struct _SimCorpusSnapshot SimCorpusSnapshot;
 
@@ -102,11 +106,13 @@ const SimBandIndex *sim_corpus_snapshot_get_index     (SimCorpusSnapshot       *
                                                        guint                    max_distance);
 
 /* Packs the fingerprints of @text as stored: 16 bytes per window
- * (simhash, start, end; little-endian). (transfer full) */
+ * (simhash, start, end; little-endian), leaving @text loaded in @fp.
+ * (transfer full) */
 GBytes            *sim_corpus_pack_windows    (SimFingerprinter  *fp,
                                                const char        *text,
                                                gsize              len,
-                                               gsize             *out_n_windows);
+                                               gsize             *out_n_windows,
+                                               gsize             *out_n_units);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimCorpus, sim_corpus_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimCorpusSnapshot, sim_corpus_snapshot_unref)

@@ -297,7 +297,7 @@ test_corpus_full_disk_keeps_committed_batches (void **state)
   g_autoptr(GPtrArray) docs = NULL;
   const char *paths[] = { f->docs, NULL };
 
-  write_docs (f, 0, 400);
+  write_docs (f, 0, 5 * SIM_CORPUS_BATCH_DOCS);
   /* The df table alone is 4 MiB: leave room for it and a few batches only. */
   assert_true (sim_store_set_size_limit (sim_corpus_get_store (corpus), 10 << 20, &error));
   result = sim_corpus_add (corpus, paths, NULL, NULL, NULL, &error);
@@ -310,7 +310,8 @@ test_corpus_full_disk_keeps_committed_batches (void **state)
   assert_true (sim_store_check_integrity (sim_corpus_get_store (corpus), NULL));
   docs = list (corpus);
   /* Whole batches only: every stored document has its text. */
-  assert_int_equal (docs->len % 64, 0);
+  assert_int_equal (docs->len % SIM_CORPUS_BATCH_DOCS, 0);
+  assert_true (docs->len < 5 * SIM_CORPUS_BATCH_DOCS);
   for (guint i = 0; i < docs->len; i++)
     {
       g_autofree char *text = sim_store_dup_text (sim_corpus_get_store (corpus),
@@ -326,7 +327,7 @@ die_after_two_batches (guint64     done,
                        const char *what,
                        gpointer    user_data)
 {
-  if (done == 150)
+  if (done == 2 * SIM_CORPUS_BATCH_DOCS + 22)
     kill (getpid (), SIGKILL);
 }
 
@@ -341,7 +342,7 @@ test_corpus_survives_a_killed_import (void **state)
   int status = 0;
   pid_t pid;
 
-  write_docs (f, 0, 300);
+  write_docs (f, 0, 2 * SIM_CORPUS_BATCH_DOCS + 44);
   pid = fork ();
   if (pid == 0)
     {
@@ -358,13 +359,13 @@ test_corpus_survives_a_killed_import (void **state)
   assert_non_null (corpus);
   assert_true (sim_store_check_integrity (sim_corpus_get_store (corpus), NULL));
   docs = list (corpus);
-  assert_int_equal (docs->len, 128); /* the two committed batches of 64 */
+  assert_int_equal (docs->len, 2 * SIM_CORPUS_BATCH_DOCS); /* the two committed batches */
   g_clear_pointer (&docs, g_ptr_array_unref);
 
   /* Adding again finishes the job and skips what was committed. */
   result = sim_corpus_add (corpus, paths, NULL, NULL, NULL, NULL);
-  assert_int_equal (result->n_unchanged, 128);
-  assert_int_equal (result->n_added, 172);
+  assert_int_equal (result->n_unchanged, 2 * SIM_CORPUS_BATCH_DOCS);
+  assert_int_equal (result->n_added, 44);
 }
 
 static void
@@ -373,7 +374,7 @@ cancel_on_progress (guint64     done,
                     const char *what,
                     gpointer    user_data)
 {
-  if (done == 70)
+  if (done == SIM_CORPUS_BATCH_DOCS + 6)
     g_cancellable_cancel (user_data);
 }
 
@@ -387,11 +388,11 @@ test_corpus_cancel_keeps_the_store_as_before_the_batch (void **state)
   g_autoptr(GPtrArray) docs = NULL;
   const char *paths[] = { f->docs, NULL };
 
-  write_docs (f, 0, 150);
+  write_docs (f, 0, SIM_CORPUS_BATCH_DOCS + 100);
   assert_null (sim_corpus_add (corpus, paths, cancel_on_progress, cancellable, cancellable, &error));
   assert_true (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED));
   docs = list (corpus);
-  assert_int_equal (docs->len, 64);
+  assert_int_equal (docs->len, SIM_CORPUS_BATCH_DOCS);
 }
 
 static void

@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# Simhound: set everything up and run something. Idempotent; run as root on
+# Debian 12 (it installs Debian packages), or as a user once they are installed.
+#
+#   ./run.sh          build, make the demo corpus and a sample article, and
+#                     check it (the app on a display, the CLI without one)
+#   ./run.sh test     build, then run every test (also under ASan/UBSan)
+#   ./run.sh eval     quality on ../shared/eval-public (when present)
+#   ./run.sh bench    benchmarks (tests/bench/RESULTS.md has the latest figures)
+set -euo pipefail
+cd "$(dirname "$0")"
+top=$PWD
+
+BUILD_PACKAGES=(build-essential meson ninja-build pkg-config gettext python3
+  libglib2.0-dev libjson-glib-dev libsqlite3-dev libxxhash-dev libopencc-dev opencc libcmocka-dev)
+DEMO_PACKAGES=(debian-reference-en debian-reference-zh-cn fortunes-zh bible-kjv bible-kjv-text)
+
+say() { printf '\033[1m== %s\033[0m\n' "$*" >&2; }
+
+install_packages() {
+  local missing=()
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "missing Debian packages: ${missing[*]} (run as root, or: sudo apt-get install ${missing[*]})" >&2
+    exit 2
+  fi
+  say "installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+build() {  # build DIR [meson options...]
+  local dir=$1; shift
+  if [ ! -f "$dir/build.ninja" ]; then
+    meson setup "$dir" "$@" >/dev/null
+  fi
+  ninja -C "$dir" >/dev/null
+}
+
+demo() {
+  install_packages "${DEMO_PACKAGES[@]}"
+  local texts=build/demo/texts store=build/demo/demo.db
+  if [ ! -d "$texts" ]; then
+    say "extracting the demo corpus from Debian packages"
+    python3 corpus/extract-debian-texts.py "$texts.tmp" && mv "$texts.tmp" "$texts"
+  fi
+  say "indexing the demo corpus into $store"
+  build/app/simhound-cli --store "$store" corpus add "$texts"
+  python3 corpus/make-sample.py "$texts" build/demo/sample-article.txt
+}
+
+count_results() {  # prints "N passed, N failed" for the meson test logs given
+  python3 - "$@" <<'PY'
+import json, sys
+passed = failed = 0
+for log in sys.argv[1:]:
+    for line in open(log):
+        r = json.loads(line)
+        if r["result"] in ("OK", "EXPECTEDFAIL", "SKIP"):
+            passed += 1
+        else:
+            failed += 1
+print(f"{passed} passed, {failed} failed")
+sys.exit(1 if failed else 0)
+PY
+}
+
+case "${1:-run}" in
+  run)
+    install_packages "${BUILD_PACKAGES[@]}"
+    build build
+    demo
+    say "checking build/demo/sample-article.txt against the demo corpus"
+    build/app/simhound-cli --store build/demo/demo.db check build/demo/sample-article.txt
+    ;;
+  test)
+    install_packages "${BUILD_PACKAGES[@]}"
+    build build
+    build build-asan -Dbuildtype=debug -Db_sanitize=address,undefined -Db_lundef=false
+    status=0
+    say "tests"
+    meson test -C build --print-errorlogs || status=1
+    say "tests under AddressSanitizer and UndefinedBehaviorSanitizer"
+    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+      meson test -C build-asan --print-errorlogs --timeout-multiplier 3 || status=1
+    count_results build/meson-logs/testlog.json build-asan/meson-logs/testlog.json || status=1
+    exit $status
+    ;;
+  eval)
+    install_packages "${BUILD_PACKAGES[@]}"
+    build build
+    python3 tests/bench/eval.py --cli build/app/simhound-cli --out build/eval "${@:2}"
+    ;;
+  bench)
+    install_packages "${BUILD_PACKAGES[@]}" "${DEMO_PACKAGES[@]}"
+    build build
+    [ -d build/demo/texts ] || demo
+    build/tests/bench/simhound-bench "${@:2}"
+    ;;
+  *)
+    sed -n '2,10p' "$0" >&2
+    exit 1
+    ;;
+esac
