@@ -1,27 +1,78 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Layout (Manku et al.'s permuted tables): one table per block, each holding
+ * every fingerprint (8 bytes) grouped by that block's value, with 2^width + 1
+ * bucket offsets. A lookup scans the query's bucket in every table
+ * sequentially: no random access per candidate, which is what keeps 10M
+ * fingerprints fast. Table 0 is sorted by (block 0, value) and defines the
+ * ids: a hit found in another table is mapped back by a binary search in its
+ * table-0 bucket. For k <= 3 that is 4 x 8 = 32 bytes per fingerprint; an
+ * index that must keep the caller's ids adds a 4-byte permutation.
+ */
 #include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
 
 #include "sim-band-index.h"
 
 #define MAX_BLOCKS (SIM_BAND_INDEX_MAX_DISTANCE + 1)
 
 struct _SimBandIndex {
-  const guint64 *fps;
   gsize          n_fps;
   guint          max_distance;
   guint          n_blocks;
   guint          shift[MAX_BLOCKS];
   guint64        mask[MAX_BLOCKS];
-  guint32       *offsets[MAX_BLOCKS]; /* 2^width + 1 bucket starts into ids */
-  guint32       *ids[MAX_BLOCKS];     /* fingerprint indices sorted by block value */
+  guint32       *offsets[MAX_BLOCKS]; /* 2^width + 1 bucket starts into tables[b] */
+  guint64       *tables[MAX_BLOCKS];  /* all fingerprints grouped by block b */
+  guint32       *perm;                /* table-0 position -> caller's id, or NULL */
 };
 
+static inline guint64
+block_key (const SimBandIndex *index,
+           guint               b,
+           guint64             fp)
+{
+  return (fp >> index->shift[b]) & index->mask[b];
+}
+
+/* popcount (x) <= k without a popcount instruction (not in the x86-64
+ * baseline): clear the lowest set bit k times. Most candidates differ in
+ * about 32 bits, so the loop leaves early. */
+static inline gboolean
+within (guint64 x,
+        guint   k)
+{
+  for (guint i = 0; i < k && x != 0; i++)
+    x &= x - 1;
+  return x == 0;
+}
+
+typedef struct {
+  guint64 fp;
+  guint32 id;
+} Entry;
+
+static int
+compare_entries (const void *a,
+                 const void *b)
+{
+  const Entry *x = a, *y = b;
+
+  if (x->fp != y->fp)
+    return x->fp < y->fp ? -1 : 1;
+  return x->id < y->id ? -1 : x->id > y->id;
+}
+
 SimBandIndex *
-sim_band_index_new (const guint64 *fps,
-                    gsize          n_fps,
-                    guint          max_distance)
+sim_band_index_new (const guint64  *fps,
+                    gsize           n_fps,
+                    guint           max_distance,
+                    guint32       **out_order)
 {
   SimBandIndex *index;
+  g_autofree Entry *entries = NULL;
   guint shift = 0;
 
   g_return_val_if_fail (fps != NULL || n_fps == 0, NULL);
@@ -29,40 +80,84 @@ sim_band_index_new (const guint64 *fps,
   g_return_val_if_fail (n_fps < G_MAXUINT32, NULL);
 
   index = g_new0 (SimBandIndex, 1);
-  index->fps = fps;
   index->n_fps = n_fps;
   index->max_distance = max_distance;
   index->n_blocks = MAX (4, max_distance + 1);
-
   for (guint b = 0; b < index->n_blocks; b++)
     {
       const guint width = 64 / index->n_blocks + (b < 64 % index->n_blocks ? 1 : 0);
-      const gsize n_buckets = (gsize) 1 << width;
-      guint32 *offsets = g_new0 (guint32, n_buckets + 1);
-      guint32 *ids = g_new (guint32, MAX (n_fps, 1));
 
       index->shift[b] = shift;
-      index->mask[b] = n_buckets - 1;
+      index->mask[b] = ((guint64) 1 << width) - 1;
       shift += width;
+    }
 
-      /* Counting sort by block value. */
-      for (gsize i = 0; i < n_fps; i++)
-        offsets[((fps[i] >> index->shift[b]) & index->mask[b]) + 1]++;
-      for (gsize k = 0; k < n_buckets; k++)
-        offsets[k + 1] += offsets[k];
+  /* Table 0: counting sort by block 0, then each bucket sorted by value, so
+   * equal fingerprints are neighbours and a bucket can be binary searched. */
+  {
+    const gsize n_buckets = index->mask[0] + 1;
+    guint32 *offsets = g_new0 (guint32, n_buckets + 1);
+    guint64 *table = g_new (guint64, MAX (n_fps, 1));
+
+    entries = g_new (Entry, MAX (n_fps, 1));
+    for (gsize i = 0; i < n_fps; i++)
+      offsets[block_key (index, 0, fps[i]) + 1]++;
+    for (gsize k = 0; k < n_buckets; k++)
+      offsets[k + 1] += offsets[k];
+    {
+      g_autofree guint32 *fill = g_memdup2 (offsets, n_buckets * sizeof (guint32));
+
       for (gsize i = 0; i < n_fps; i++)
         {
-          const guint64 key = (fps[i] >> index->shift[b]) & index->mask[b];
+          Entry *e = &entries[fill[block_key (index, 0, fps[i])]++];
 
-          ids[offsets[key]++] = i;
+          e->fp = fps[i];
+          e->id = i;
         }
-      /* offsets[k] now holds the end of bucket k: shift back to starts. */
-      for (gsize k = n_buckets; k > 0; k--)
-        offsets[k] = offsets[k - 1];
-      offsets[0] = 0;
+    }
+    for (gsize k = 0; k < n_buckets; k++)
+      if (offsets[k + 1] - offsets[k] > 1)
+        qsort (entries + offsets[k], offsets[k + 1] - offsets[k], sizeof (Entry), compare_entries);
+    for (gsize i = 0; i < n_fps; i++)
+      table[i] = entries[i].fp;
+    index->offsets[0] = offsets;
+    index->tables[0] = table;
+  }
 
+  if (out_order != NULL)
+    {
+      guint32 *order = g_new (guint32, MAX (n_fps, 1));
+
+      for (gsize i = 0; i < n_fps; i++)
+        order[i] = entries[i].id;
+      *out_order = order;
+    }
+  else
+    {
+      index->perm = g_new (guint32, MAX (n_fps, 1));
+      for (gsize i = 0; i < n_fps; i++)
+        index->perm[i] = entries[i].id;
+    }
+
+  /* Other tables: stable counting sort of table 0 by their block, which keeps
+   * equal fingerprints next to each other. */
+  for (guint b = 1; b < index->n_blocks; b++)
+    {
+      const gsize n_buckets = index->mask[b] + 1;
+      const guint64 *src = index->tables[0];
+      guint32 *offsets = g_new0 (guint32, n_buckets + 1);
+      guint64 *table = g_new (guint64, MAX (n_fps, 1));
+      g_autofree guint32 *fill = NULL;
+
+      for (gsize i = 0; i < n_fps; i++)
+        offsets[block_key (index, b, src[i]) + 1]++;
+      for (gsize k = 0; k < n_buckets; k++)
+        offsets[k + 1] += offsets[k];
+      fill = g_memdup2 (offsets, n_buckets * sizeof (guint32));
+      for (gsize i = 0; i < n_fps; i++)
+        table[fill[block_key (index, b, src[i])]++] = src[i];
       index->offsets[b] = offsets;
-      index->ids[b] = ids;
+      index->tables[b] = table;
     }
   return index;
 }
@@ -75,8 +170,9 @@ sim_band_index_free (SimBandIndex *index)
   for (guint b = 0; b < index->n_blocks; b++)
     {
       g_free (index->offsets[b]);
-      g_free (index->ids[b]);
+      g_free (index->tables[b]);
     }
+  g_free (index->perm);
   g_free (index);
 }
 
@@ -98,14 +194,52 @@ sim_band_index_get_size (const SimBandIndex *index)
   return index->n_fps;
 }
 
+const guint64 *
+sim_band_index_get_fps (const SimBandIndex *index)
+{
+  return index->perm ? NULL : index->tables[0];
+}
+
 gsize
 sim_band_index_get_memory (const SimBandIndex *index)
 {
   gsize bytes = sizeof *index;
 
   for (guint b = 0; b < index->n_blocks; b++)
-    bytes += (index->mask[b] + 2) * sizeof (guint32) + index->n_fps * sizeof (guint32);
+    bytes += (index->mask[b] + 2) * sizeof (guint32) + index->n_fps * sizeof (guint64);
+  if (index->perm)
+    bytes += index->n_fps * sizeof (guint32);
   return bytes;
+}
+
+/* Appends the id of every stored copy of @fp. */
+static gsize
+append_ids (const SimBandIndex *index,
+            guint64             fp,
+            GArray             *out)
+{
+  const guint64 key = block_key (index, 0, fp);
+  const guint64 *table = index->tables[0];
+  guint32 lo = index->offsets[0][key], hi = index->offsets[0][key + 1];
+  gsize n = 0;
+
+  while (lo < hi)
+    {
+      const guint32 mid = lo + (hi - lo) / 2;
+
+      if (table[mid] < fp)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  for (guint32 p = lo; p < index->offsets[0][key + 1] && table[p] == fp; p++)
+    {
+      const guint32 id = index->perm ? index->perm[p] : p;
+
+      g_array_append_val (out, id);
+      n++;
+    }
+  return n;
 }
 
 gsize
@@ -114,32 +248,43 @@ sim_band_index_lookup (const SimBandIndex *index,
                        guint               max_distance,
                        GArray             *out)
 {
+  guint32 start[MAX_BLOCKS], end[MAX_BLOCKS];
   gsize n = 0;
 
   g_return_val_if_fail (max_distance <= index->max_distance, 0);
 
+  /* Each table is a cache miss away: issue all the loads before using any. */
+  for (guint b = 0; b < index->n_blocks; b++)
+    __builtin_prefetch (&index->offsets[b][block_key (index, b, fp)]);
   for (guint b = 0; b < index->n_blocks; b++)
     {
-      const guint64 key = (fp >> index->shift[b]) & index->mask[b];
-      const guint32 *ids = index->ids[b];
-      const guint32 end = index->offsets[b][key + 1];
+      const guint64 key = block_key (index, b, fp);
 
-      for (guint32 j = index->offsets[b][key]; j < end; j++)
+      start[b] = index->offsets[b][key];
+      end[b] = index->offsets[b][key + 1];
+      __builtin_prefetch (&index->tables[b][start[b]]);
+    }
+
+  for (guint b = 0; b < index->n_blocks; b++)
+    {
+      const guint64 *table = index->tables[b];
+
+      for (guint32 j = start[b]; j < end[b]; j++)
         {
-          const guint32 id = ids[j];
-          const guint64 other = index->fps[id];
-          const guint64 diff = other ^ fp;
+          const guint64 diff = table[j] ^ fp;
           gboolean seen = FALSE;
 
-          if ((guint) __builtin_popcountll (diff) > max_distance)
+          if (!within (diff, max_distance))
+            continue;
+          /* Copies are neighbours: the first one reports them all. */
+          if (j > start[b] && table[j - 1] == table[j])
             continue;
           /* Report each fingerprint from the first block it agrees on. */
           for (guint e = 0; e < b && !seen; e++)
             seen = ((diff >> index->shift[e]) & index->mask[e]) == 0;
           if (seen)
             continue;
-          g_array_append_val (out, id);
-          n++;
+          n += append_ids (index, table[j], out);
         }
     }
   return n;
@@ -155,7 +300,7 @@ sim_band_index_scan (const guint64 *fps,
   gsize n = 0;
 
   for (gsize i = 0; i < n_fps; i++)
-    if ((guint) __builtin_popcountll (fps[i] ^ fp) <= max_distance)
+    if (within (fps[i] ^ fp, max_distance))
       {
         guint32 id = i;
 

@@ -2,10 +2,10 @@
  *
  * The pigeonhole band index: a 64-bit fingerprint is cut into B blocks
  * (B = max (4, k + 1)), so two fingerprints within Hamming distance k agree on
- * at least one whole block. Each block is a bucket table (counting-sorted ids
- * plus 2^width + 1 offsets); a lookup scans the query's bucket in every block
- * and keeps the candidates within the distance. 4 bytes per fingerprint and
- * block: 16 bytes for k <= 3, on top of the fingerprints themselves.
+ * at least one whole block. Each block has a table of all fingerprints
+ * grouped by that block's value; a lookup scans the query's bucket in every
+ * table and keeps the fingerprints within the distance. 32 bytes per
+ * fingerprint for k <= 3, the fingerprints included.
  *
  * Immutable once built: any number of threads may look up at once.
  */
@@ -19,16 +19,23 @@ G_BEGIN_DECLS
 
 typedef struct _SimBandIndex SimBandIndex;
 
-/* Builds an index over @fps (borrowed: it must outlive the index), answering
- * lookups up to @max_distance. */
+/* Builds an index over a copy of @fps, answering lookups up to
+ * @max_distance. With @out_order NULL, lookups report positions in @fps (at 4
+ * more bytes per fingerprint). Otherwise the index numbers fingerprints in
+ * its own order: fingerprint i is @fps[(*out_order)[i]] (the caller frees
+ * *out_order and reorders whatever it keeps per fingerprint), and
+ * sim_band_index_get_fps() returns them in that order. */
 SimBandIndex *sim_band_index_new              (const guint64      *fps,
                                                gsize               n_fps,
-                                               guint               max_distance);
+                                               guint               max_distance,
+                                               guint32           **out_order);
 void          sim_band_index_free             (SimBandIndex       *index);
 guint         sim_band_index_get_max_distance (const SimBandIndex *index);
 guint         sim_band_index_get_n_blocks     (const SimBandIndex *index);
 gsize         sim_band_index_get_size         (const SimBandIndex *index);
-/* Bytes the index itself uses, the fingerprints excluded. */
+/* The fingerprints in id order when the index chose the order, else NULL. */
+const guint64 *sim_band_index_get_fps         (const SimBandIndex *index);
+/* Bytes the index uses, its copies of the fingerprints included. */
 gsize         sim_band_index_get_memory       (const SimBandIndex *index);
 /* Appends to @out (GArray of guint32) the index of every fingerprint within
  * @max_distance (<= the index's) of @fp, each once. Returns how many. */

@@ -22,7 +22,8 @@ struct _SimCorpusSnapshot {
   SimNormalizeFlags  flags;
   GArray            *docs;      /* SimCorpusDoc, strings owned by strings */
   GStringChunk      *strings;
-  GArray            *fps;       /* guint64 */
+  GArray            *fps;       /* guint64, while loading; then the index holds them */
+  gsize              n_fps;
   GArray            *fp_docs;   /* guint32 index into docs */
   GArray            *fp_starts; /* guint32 code-point offset of the window */
   SimWeights        *weights;
@@ -64,7 +65,7 @@ sim_corpus_snapshot_unref (SimCorpusSnapshot *snapshot)
     sim_band_index_free (snapshot->indexes[k]);
   g_mutex_clear (&snapshot->index_lock);
   sim_weights_free (snapshot->weights);
-  g_array_unref (snapshot->fps);
+  g_clear_pointer (&snapshot->fps, g_array_unref);
   g_array_unref (snapshot->fp_docs);
   g_array_unref (snapshot->fp_starts);
   g_array_unref (snapshot->docs);
@@ -102,13 +103,13 @@ sim_corpus_snapshot_get_doc (const SimCorpusSnapshot *snapshot,
 gsize
 sim_corpus_snapshot_get_n_fps (const SimCorpusSnapshot *snapshot)
 {
-  return snapshot->fps->len;
+  return snapshot->n_fps;
 }
 
 const guint64 *
 sim_corpus_snapshot_get_fps (const SimCorpusSnapshot *snapshot)
 {
-  return (const guint64 *) snapshot->fps->data;
+  return sim_band_index_get_fps (snapshot->indexes[3]);
 }
 
 const guint32 *
@@ -137,18 +138,40 @@ sim_corpus_snapshot_get_index (SimCorpusSnapshot *snapshot,
 
   g_return_val_if_fail (max_distance <= SIM_BAND_INDEX_MAX_DISTANCE, NULL);
 
-  /* Distances up to 3 share the 4-block index. */
+  /* Distances up to 3 share the 4-block index, which defines the ids. */
   max_distance = MAX (max_distance, 3);
   g_mutex_lock (&snapshot->index_lock);
   index = snapshot->indexes[max_distance];
   if (index == NULL)
     {
-      index = sim_band_index_new ((const guint64 *) snapshot->fps->data, snapshot->fps->len,
-                                  max_distance);
+      index = sim_band_index_new (sim_band_index_get_fps (snapshot->indexes[3]), snapshot->n_fps,
+                                  max_distance, NULL);
       snapshot->indexes[max_distance] = index;
     }
   g_mutex_unlock (&snapshot->index_lock);
   return index;
+}
+
+/* Builds the k <= 3 index, which owns the fingerprints and numbers them in
+ * its own order, and puts the per-fingerprint arrays in that order. */
+static void
+snapshot_build_index (SimCorpusSnapshot *snapshot)
+{
+  g_autofree guint32 *order = NULL;
+  g_autofree guint32 *docs = NULL;
+  g_autofree guint32 *starts = NULL;
+  const gsize n = snapshot->fps->len;
+
+  snapshot->n_fps = n;
+  snapshot->indexes[3] = sim_band_index_new ((const guint64 *) snapshot->fps->data, n, 3, &order);
+  g_clear_pointer (&snapshot->fps, g_array_unref);
+  docs = g_memdup2 (snapshot->fp_docs->data, n * sizeof (guint32));
+  starts = g_memdup2 (snapshot->fp_starts->data, n * sizeof (guint32));
+  for (gsize i = 0; i < n; i++)
+    {
+      g_array_index (snapshot->fp_docs, guint32, i) = docs[order[i]];
+      g_array_index (snapshot->fp_starts, guint32, i) = starts[order[i]];
+    }
 }
 
 typedef struct {
@@ -222,7 +245,7 @@ snapshot_load (SimStore           *store,
   if (!sim_store_load_df (store, &counts, &n_docs, error))
     return NULL;
   snapshot->weights = sim_weights_new (counts, n_docs);
-  sim_corpus_snapshot_get_index (snapshot, 3);
+  snapshot_build_index (snapshot);
   return g_steal_pointer (&snapshot);
 }
 

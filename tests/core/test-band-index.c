@@ -95,13 +95,25 @@ check_distance_bound (guint k)
             }
         }
     }
-  index = sim_band_index_new ((const guint64 *) fps->data, fps->len, k);
+  index = sim_band_index_new ((const guint64 *) fps->data, fps->len, k, NULL);
   assert_int_equal (sim_band_index_get_n_blocks (index), n_blocks);
   assert_int_equal (sim_band_index_get_size (index), fps->len);
   for (guint q = 0; q < queries->len; q++)
     for (guint d = 0; d <= k; d++)
       assert_same_answer (index, (const guint64 *) fps->data, fps->len,
                           g_array_index (queries, guint64, q), d);
+  /* The same with ids in the index's own order, as the corpus uses it. */
+  {
+    g_autofree guint32 *order = NULL;
+    g_autoptr(SimBandIndex) own = sim_band_index_new ((const guint64 *) fps->data, fps->len, k, &order);
+    const guint64 *sorted = sim_band_index_get_fps (own);
+
+    assert_non_null (sorted);
+    for (guint i = 0; i < fps->len; i++)
+      assert_int_equal (sorted[i], g_array_index (fps, guint64, order[i]));
+    for (guint q = 0; q < queries->len; q++)
+      assert_same_answer (own, sorted, fps->len, g_array_index (queries, guint64, q), k);
+  }
   /* Random queries (mostly empty answers) and stored fingerprints themselves. */
   for (guint i = 0; i < 200; i++)
     {
@@ -133,19 +145,20 @@ test_index_equals_brute_force_with_more_blocks (void **state)
 }
 
 static void
-test_index_memory_is_16_bytes_per_fingerprint (void **state)
+test_index_memory_is_32_bytes_per_fingerprint (void **state)
 {
   g_autofree guint64 *fps = g_new0 (guint64, 1 << 20);
-  g_autoptr(SimBandIndex) index = sim_band_index_new (fps, 1 << 20, 3);
+  g_autofree guint32 *order = NULL;
+  g_autoptr(SimBandIndex) index = sim_band_index_new (fps, 1 << 20, 3, &order);
 
-  /* 4 blocks x 4 bytes, plus the fixed 4 x 2^16 offsets. */
-  assert_true (sim_band_index_get_memory (index) <= (16u << 20) + 4 * 65537 * 4 + 1024);
+  /* 4 tables x 8 bytes, plus the fixed 4 x 2^16 offsets. */
+  assert_true (sim_band_index_get_memory (index) <= (32u << 20) + 4 * 65537 * 4 + 1024);
 }
 
 static void
 test_empty_index (void **state)
 {
-  g_autoptr(SimBandIndex) index = sim_band_index_new (NULL, 0, 3);
+  g_autoptr(SimBandIndex) index = sim_band_index_new (NULL, 0, 3, NULL);
   g_autoptr(GArray) out = g_array_new (FALSE, FALSE, sizeof (guint32));
 
   assert_int_equal (sim_band_index_lookup (index, 42, 3, out), 0);
@@ -158,7 +171,7 @@ main (void)
     cmocka_unit_test (test_index_equals_brute_force_k3),
     cmocka_unit_test (test_index_equals_brute_force_k0),
     cmocka_unit_test (test_index_equals_brute_force_with_more_blocks),
-    cmocka_unit_test (test_index_memory_is_16_bytes_per_fingerprint),
+    cmocka_unit_test (test_index_memory_is_32_bytes_per_fingerprint),
     cmocka_unit_test (test_empty_index),
   };
 
