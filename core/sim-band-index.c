@@ -49,6 +49,39 @@ within (guint64 x,
   return x == 0;
 }
 
+static guint32
+next_within (const guint64 *table,
+             guint32        j,
+             guint32        end,
+             guint64        fp,
+             guint          k)
+{
+  for (; j < end; j++)
+    if (within (table[j] ^ fp, k))
+      break;
+  return j;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+/* The same with the POPCNT instruction, chosen at run time where the CPU has it. */
+__attribute__ ((target ("popcnt"))) static guint32
+next_within_popcnt (const guint64 *table,
+                    guint32        j,
+                    guint32        end,
+                    guint64        fp,
+                    guint          k)
+{
+  for (; j < end; j++)
+    if ((guint) __builtin_popcountll (table[j] ^ fp) <= k)
+      break;
+  return j;
+}
+#define has_popcnt (__builtin_cpu_supports ("popcnt"))
+#else
+#define next_within_popcnt next_within
+#define has_popcnt FALSE
+#endif
+
 typedef struct {
   guint64 fp;
   guint32 id;
@@ -268,23 +301,25 @@ sim_band_index_lookup (const SimBandIndex *index,
   for (guint b = 0; b < index->n_blocks; b++)
     {
       const guint64 *table = index->tables[b];
+      guint32 j = start[b];
 
-      for (guint32 j = start[b]; j < end[b]; j++)
+      /* Most of the time goes here: find the next entry within the distance. */
+      while ((j = has_popcnt ? next_within_popcnt (table, j, end[b], fp, max_distance)
+                             : next_within (table, j, end[b], fp, max_distance)) < end[b])
         {
           const guint64 diff = table[j] ^ fp;
           gboolean seen = FALSE;
 
-          if (!within (diff, max_distance))
-            continue;
           /* Copies are neighbours: the first one reports them all. */
-          if (j > start[b] && table[j - 1] == table[j])
-            continue;
-          /* Report each fingerprint from the first block it agrees on. */
-          for (guint e = 0; e < b && !seen; e++)
-            seen = ((diff >> index->shift[e]) & index->mask[e]) == 0;
-          if (seen)
-            continue;
-          n += append_ids (index, table[j], out);
+          if (!(j > start[b] && table[j - 1] == table[j]))
+            {
+              /* Report each fingerprint from the first block it agrees on. */
+              for (guint e = 0; e < b && !seen; e++)
+                seen = ((diff >> index->shift[e]) & index->mask[e]) == 0;
+              if (!seen)
+                n += append_ids (index, table[j], out);
+            }
+          j++;
         }
     }
   return n;

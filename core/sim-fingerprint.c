@@ -78,6 +78,8 @@ acc_bits (const v8s acc[8],
   return positive | (zero & ties);
 }
 
+#define ROTL(x, r) (((x) << (r)) | ((x) >> ((64 - (r)) & 63)))
+
 static inline guint64
 mix64 (guint64 h)
 {
@@ -144,24 +146,96 @@ sim_weights_get (const SimWeights *weights,
   return logf ((weights->n_docs + 1.0f) / (df + 1.0f)) + 1.0f;
 }
 
+static guint64 *bmp_unit_hashes; /* unit_hash_slow () of every BMP code point */
+
+static guint64
+unit_hash_slow (guint32 cp)
+{
+  const guint32 le = GUINT32_TO_LE (cp);
+
+  return XXH3_64bits_withSeed (&le, sizeof le, SIM_FINGERPRINT_SEED);
+}
+
+static void
+init_unit_hashes (void)
+{
+  if (g_once_init_enter (&bmp_unit_hashes))
+    {
+      guint64 *table = g_new (guint64, 0x10000);
+
+      for (guint32 cp = 0; cp < 0x10000; cp++)
+        table[cp] = unit_hash_slow (cp);
+      g_once_init_leave (&bmp_unit_hashes, table);
+    }
+}
+
+/* The hash of one unit: XXH3 of its code point, from a table for the BMP. */
+static inline guint64
+unit_hash (guint32 cp)
+{
+  return cp < 0x10000 ? bmp_unit_hashes[cp] : unit_hash_slow (cp);
+}
+
+/* A shingle's hash combines its units' XXH3 hashes by position (rotations)
+ * and finishes with a 64-bit avalanche, so features can be computed by
+ * hashing every unit once instead of every shingle. */
+static inline guint64
+combine_shingle (const guint64 *unit_hashes,
+                 guint          n)
+{
+  guint64 h = n;
+
+  for (guint i = 0; i < n; i++)
+    h ^= ROTL (unit_hashes[i], 13 * i);
+  h = mix64 (h);
+  return h ? h : 1; /* 0 means "no feature" */
+}
+
 guint64
 sim_fingerprint_hash_shingle (const guint32 *cps,
                               guint          n)
 {
-  guint64 h = XXH3_64bits_withSeed (cps, n * sizeof (guint32), SIM_FINGERPRINT_SEED);
+  guint64 hashes[SIM_SHINGLE_OTHER];
 
-  return h ? h : 1; /* 0 means "no feature" */
+  init_unit_hashes ();
+  for (guint i = 0; i < n; i++)
+    hashes[i] = unit_hash (cps[i]);
+  return combine_shingle (hashes, n);
 }
 
 void
 sim_fingerprint_features (const SimUnits *units,
                           guint64        *out)
 {
+  const guint32 *cps = units->cps;
+
+  init_unit_hashes ();
   for (gsize i = 0; i < units->n; i++)
     {
-      const guint n = sim_fingerprint_shingle (units, i);
+      guint64 h;
 
-      out[i] = i + 1 >= n ? sim_fingerprint_hash_shingle (units->cps + i + 1 - n, n) : 0;
+      if (units->flags[i] & SIM_UNIT_CJK)
+        {
+          if (i < SIM_SHINGLE_CJK - 1)
+            {
+              out[i] = 0;
+              continue;
+            }
+          h = SIM_SHINGLE_CJK ^ unit_hash (cps[i - 1]) ^ ROTL (unit_hash (cps[i]), 13);
+        }
+      else
+        {
+          if (i < SIM_SHINGLE_OTHER - 1)
+            {
+              out[i] = 0;
+              continue;
+            }
+          h = SIM_SHINGLE_OTHER ^ unit_hash (cps[i - 4]) ^ ROTL (unit_hash (cps[i - 3]), 13) ^
+              ROTL (unit_hash (cps[i - 2]), 26) ^ ROTL (unit_hash (cps[i - 1]), 39) ^
+              ROTL (unit_hash (cps[i]), 52);
+        }
+      h = mix64 (h);
+      out[i] = h ? h : 1;
     }
 }
 
@@ -194,11 +268,19 @@ sim_fingerprint_simhash (const guint64    *features,
     {
       guint64 sum = 0;
 
-      for (gsize i = 0; i < n; i++)
-        {
-          acc_add (acc, features[i], weighted ? (gint16) lrintf (4 * sim_weights_get (weights, features[i])) : 1);
-          sum += features[i];
-        }
+      if (weighted)
+        for (gsize i = 0; i < n; i++)
+          {
+            acc_add (acc, features[i], (gint16) lrintf (4 * sim_weights_get (weights, features[i])));
+            sum += features[i];
+          }
+      else
+        for (gsize i = 0; i < n; i++)
+          {
+            for (guint b = 0; b < 8; b++)
+              acc[b] += sign_table[(features[i] >> (8 * b)) & 0xff];
+            sum += features[i];
+          }
       return acc_bits (acc, mix64 (sum));
     }
   else

@@ -21,6 +21,22 @@ static const char *const abbreviations[] = {
   "op", "p", "pp", "prof", "rev", "sep", "sept", "sgt", "sr", "st", "vol", "vols", "vs",
 };
 
+static GHashTable *
+abbreviation_set (void)
+{
+  static GHashTable *set;
+
+  if (g_once_init_enter (&set))
+    {
+      GHashTable *s = g_hash_table_new (g_str_hash, g_str_equal);
+
+      for (guint i = 0; i < G_N_ELEMENTS (abbreviations); i++)
+        g_hash_table_add (s, (gpointer) abbreviations[i]);
+      g_once_init_leave (&set, s);
+    }
+  return set;
+}
+
 static gboolean
 is_cjk_terminator (gunichar c)
 {
@@ -90,10 +106,7 @@ follows_abbreviation (const gunichar *cps,
     return FALSE;
   if (n_letters == 1 && g_unichar_isupper (cps[dot - 1]))
     return TRUE; /* an initial: J. Smith, U.S. */
-  for (guint i = 0; i < G_N_ELEMENTS (abbreviations); i++)
-    if (strcmp (word, abbreviations[i]) == 0)
-      return TRUE;
-  return FALSE;
+  return n <= 6 && g_hash_table_contains (abbreviation_set (), word);
 }
 
 /* "15.2." or "7.1." before @dot: a section number, not the end of a sentence. */
@@ -320,24 +333,48 @@ sim_segment_split (const char     *text,
                    guint           window,
                    GArray         *out)
 {
+  g_autofree gunichar *cps = g_new (gunichar, len + 1);
+  const guchar *p = (const guchar *) text, *end = p + len;
   glong n_cps = 0;
-  g_autofree gunichar *cps = g_utf8_to_ucs4_fast (text, len, &n_cps);
   g_autoptr(GArray) ranges = g_array_new (FALSE, FALSE, sizeof (guint32));
-  Splitter s = { cps, n_cps, ranges };
+  Splitter s;
+
+  /* One decoding pass (the text is valid UTF-8), ASCII first. */
+  while (p < end)
+    {
+      const guchar c = *p;
+
+      if (c < 0x80)
+        cps[n_cps++] = c, p++;
+      else if (c < 0xe0)
+        cps[n_cps++] = ((c & 0x1f) << 6) | (p[1] & 0x3f), p += 2;
+      else if (c < 0xf0)
+        cps[n_cps++] = ((c & 0x0f) << 12) | ((p[1] & 0x3f) << 6) | (p[2] & 0x3f), p += 3;
+      else
+        cps[n_cps++] = ((c & 0x07) << 18) | ((p[1] & 0x3f) << 12) | ((p[2] & 0x3f) << 6) | (p[3] & 0x3f), p += 4;
+    }
+  s.cps = cps;
+  s.n = n_cps;
+  s.ranges = ranges;
 
   if (mode == SIM_SEGMENT_WINDOW)
     split_windows (&s, units, window);
   else
     split_sentences (&s);
 
-  for (guint i = 0; i + 1 < ranges->len; i += 2)
+  for (guint i = 0, u = 0; i + 1 < ranges->len; i += 2)
     {
       SimSegment seg;
 
+      /* Ranges are increasing: walk the units along instead of searching. */
       seg.start = g_array_index (ranges, guint32, i);
       seg.end = g_array_index (ranges, guint32, i + 1);
-      seg.unit_start = sim_units_find (units, seg.start);
-      seg.unit_end = sim_units_find (units, seg.end);
+      while (u < units->n && units->src_start[u] < seg.start)
+        u++;
+      seg.unit_start = u;
+      while (u < units->n && units->src_start[u] < seg.end)
+        u++;
+      seg.unit_end = u;
       if (seg.unit_end > seg.unit_start)
         g_array_append_val (out, seg);
     }

@@ -35,6 +35,26 @@ typedef struct {
   guint32 *expansions; /* for ENTRY_EXPAND entries: [n, item...] runs */
 } Page;
 
+/* ASCII: the folded letter or digit (0 for others), and invisible controls. */
+static const guint8 ascii_folded[128] = {
+  ['0'] = '0', ['1'] = '1', ['2'] = '2', ['3'] = '3', ['4'] = '4',
+  ['5'] = '5', ['6'] = '6', ['7'] = '7', ['8'] = '8', ['9'] = '9',
+  ['a'] = 'a', ['b'] = 'b', ['c'] = 'c', ['d'] = 'd', ['e'] = 'e', ['f'] = 'f', ['g'] = 'g',
+  ['h'] = 'h', ['i'] = 'i', ['j'] = 'j', ['k'] = 'k', ['l'] = 'l', ['m'] = 'm', ['n'] = 'n',
+  ['o'] = 'o', ['p'] = 'p', ['q'] = 'q', ['r'] = 'r', ['s'] = 's', ['t'] = 't', ['u'] = 'u',
+  ['v'] = 'v', ['w'] = 'w', ['x'] = 'x', ['y'] = 'y', ['z'] = 'z',
+  ['A'] = 'a', ['B'] = 'b', ['C'] = 'c', ['D'] = 'd', ['E'] = 'e', ['F'] = 'f', ['G'] = 'g',
+  ['H'] = 'h', ['I'] = 'i', ['J'] = 'j', ['K'] = 'k', ['L'] = 'l', ['M'] = 'm', ['N'] = 'n',
+  ['O'] = 'o', ['P'] = 'p', ['Q'] = 'q', ['R'] = 'r', ['S'] = 's', ['T'] = 't', ['U'] = 'u',
+  ['V'] = 'v', ['W'] = 'w', ['X'] = 'x', ['Y'] = 'y', ['Z'] = 'z',
+};
+static const guint8 ascii_invisible[128] = {
+  [0x00] = 1, [0x01] = 1, [0x02] = 1, [0x03] = 1, [0x04] = 1, [0x05] = 1, [0x06] = 1, [0x07] = 1,
+  [0x08] = 1, [0x0e] = 1, [0x0f] = 1, [0x10] = 1, [0x11] = 1, [0x12] = 1, [0x13] = 1, [0x14] = 1,
+  [0x15] = 1, [0x16] = 1, [0x17] = 1, [0x18] = 1, [0x19] = 1, [0x1a] = 1, [0x1b] = 1, [0x1c] = 1,
+  [0x1d] = 1, [0x1e] = 1, [0x1f] = 1, [0x7f] = 1,
+};
+
 static Page  *pages[2][0x100]; /* [fold_t2s][cp >> 8], built on first use */
 static GMutex pages_lock;
 static guint32 *t2s_map;       /* 0x10000 entries, 0 where unchanged */
@@ -330,12 +350,35 @@ sim_text_normalize (const char        *text,
 
   while (p < end)
     {
-      gunichar c = decode_utf8 (&p);
+      gunichar c;
       guint32 items_buf[MAX_EXPANSION];
       const guint32 *items;
       guint32 n_items;
       guint32 entry;
 
+      /* ASCII, most of English text: no decoding, and no branch on the
+       * character class (letters and spaces alternate unpredictably). */
+      if (*p < 0x80)
+        {
+          const guchar b = *p++;
+          const guint8 folded = ascii_folded[b];
+          const gboolean is_unit = folded != 0;
+          const gsize u = units->n;
+
+          if (G_UNLIKELY (u >= units->alloc))
+            units_grow (units, u + 1);
+          units->cps[u] = folded;
+          units->src_start[u] = offset;
+          units->src_end[u] = offset + 1;
+          units->flags[u] = in_word ? 0 : SIM_UNIT_WORD_START;
+          units->n = u + is_unit;
+          /* Control characters are invisible: they keep the word going. */
+          in_word = is_unit | (in_word & ascii_invisible[b]);
+          offset++;
+          continue;
+        }
+
+      c = decode_utf8 (&p);
       if (G_LIKELY (c < 0x10000))
         {
           const Page *page = get_page (c >> 8, fold_t2s);
