@@ -27,6 +27,7 @@ struct _SimBandIndex {
   guint32       *offsets[MAX_BLOCKS]; /* 2^width + 1 bucket starts into tables[b] */
   guint64       *tables[MAX_BLOCKS];  /* all fingerprints grouped by block b */
   guint32       *perm;                /* table-0 position -> caller's id, or NULL */
+  gboolean       has_popcnt;
 };
 
 static inline guint64
@@ -76,10 +77,10 @@ next_within_popcnt (const guint64 *table,
       break;
   return j;
 }
-#define has_popcnt (__builtin_cpu_supports ("popcnt"))
+#define cpu_has_popcnt() (__builtin_cpu_supports ("popcnt"))
 #else
 #define next_within_popcnt next_within
-#define has_popcnt FALSE
+#define cpu_has_popcnt() FALSE
 #endif
 
 typedef struct {
@@ -115,6 +116,7 @@ sim_band_index_new (const guint64  *fps,
   index = g_new0 (SimBandIndex, 1);
   index->n_fps = n_fps;
   index->max_distance = max_distance;
+  index->has_popcnt = cpu_has_popcnt ();
   index->n_blocks = MAX (4, max_distance + 1);
   for (guint b = 0; b < index->n_blocks; b++)
     {
@@ -275,43 +277,60 @@ append_ids (const SimBandIndex *index,
   return n;
 }
 
-gsize
-sim_band_index_lookup (const SimBandIndex *index,
-                       guint64             fp,
-                       guint               max_distance,
-                       GArray             *out)
+/* Work on one query, split in the three steps of its memory accesses so a
+ * batch can overlap the cache misses of consecutive queries. */
+typedef struct {
+  guint64 fp;
+  guint32 start[MAX_BLOCKS];
+  guint32 end[MAX_BLOCKS];
+} Probe;
+
+static inline void
+probe_prefetch_offsets (const SimBandIndex *index,
+                        Probe              *probe)
 {
-  guint32 start[MAX_BLOCKS], end[MAX_BLOCKS];
-  gsize n = 0;
-
-  g_return_val_if_fail (max_distance <= index->max_distance, 0);
-
-  /* Each table is a cache miss away: issue all the loads before using any. */
   for (guint b = 0; b < index->n_blocks; b++)
-    __builtin_prefetch (&index->offsets[b][block_key (index, b, fp)]);
+    __builtin_prefetch (&index->offsets[b][block_key (index, b, probe->fp)]);
+}
+
+static inline void
+probe_prefetch_buckets (const SimBandIndex *index,
+                        Probe              *probe)
+{
   for (guint b = 0; b < index->n_blocks; b++)
     {
-      const guint64 key = block_key (index, b, fp);
+      const guint64 key = block_key (index, b, probe->fp);
 
-      start[b] = index->offsets[b][key];
-      end[b] = index->offsets[b][key + 1];
-      __builtin_prefetch (&index->tables[b][start[b]]);
+      probe->start[b] = index->offsets[b][key];
+      probe->end[b] = index->offsets[b][key + 1];
+      __builtin_prefetch (&index->tables[b][probe->start[b]]);
     }
+}
+
+static gsize
+probe_scan (const SimBandIndex *index,
+            const Probe        *probe,
+            guint               max_distance,
+            GArray             *out)
+{
+  const guint64 fp = probe->fp;
+  gsize n = 0;
 
   for (guint b = 0; b < index->n_blocks; b++)
     {
       const guint64 *table = index->tables[b];
-      guint32 j = start[b];
+      const guint32 start = probe->start[b], end = probe->end[b];
+      guint32 j = start;
 
       /* Most of the time goes here: find the next entry within the distance. */
-      while ((j = has_popcnt ? next_within_popcnt (table, j, end[b], fp, max_distance)
-                             : next_within (table, j, end[b], fp, max_distance)) < end[b])
+      while ((j = index->has_popcnt ? next_within_popcnt (table, j, end, fp, max_distance)
+                                    : next_within (table, j, end, fp, max_distance)) < end)
         {
           const guint64 diff = table[j] ^ fp;
           gboolean seen = FALSE;
 
           /* Copies are neighbours: the first one reports them all. */
-          if (!(j > start[b] && table[j - 1] == table[j]))
+          if (!(j > start && table[j - 1] == table[j]))
             {
               /* Report each fingerprint from the first block it agrees on. */
               for (guint e = 0; e < b && !seen; e++)
@@ -323,6 +342,52 @@ sim_band_index_lookup (const SimBandIndex *index,
         }
     }
   return n;
+}
+
+gsize
+sim_band_index_lookup (const SimBandIndex *index,
+                       guint64             fp,
+                       guint               max_distance,
+                       GArray             *out)
+{
+  Probe probe;
+
+  g_return_val_if_fail (max_distance <= index->max_distance, 0);
+
+  probe.fp = fp;
+  probe_prefetch_offsets (index, &probe);
+  probe_prefetch_buckets (index, &probe);
+  return probe_scan (index, &probe, max_distance, out);
+}
+
+void
+sim_band_index_lookup_many (const SimBandIndex *index,
+                            const guint64      *fps,
+                            gsize               n_fps,
+                            guint               max_distance,
+                            GArray             *out,
+                            guint32            *out_ends)
+{
+  Probe ring[3];
+
+  g_return_if_fail (max_distance <= index->max_distance);
+
+  /* A pipeline three queries deep: offsets of i + 2, buckets of i + 1, scan i. */
+  for (gsize i = 0; i < n_fps + 2; i++)
+    {
+      if (i < n_fps)
+        {
+          ring[i % 3].fp = fps[i];
+          probe_prefetch_offsets (index, &ring[i % 3]);
+        }
+      if (i >= 1 && i - 1 < n_fps)
+        probe_prefetch_buckets (index, &ring[(i - 1) % 3]);
+      if (i >= 2)
+        {
+          probe_scan (index, &ring[(i - 2) % 3], max_distance, out);
+          out_ends[i - 2] = out->len;
+        }
+    }
 }
 
 gsize

@@ -43,6 +43,15 @@ gsize         sim_band_index_lookup           (const SimBandIndex *index,
                                                guint64             fp,
                                                guint               max_distance,
                                                GArray             *out);
+/* Looks up @n_fps fingerprints at once, overlapping their memory accesses:
+ * the ids found for fps[i] are out[out_ends[i - 1] .. out_ends[i]) (from 0
+ * for i = 0). @out_ends holds @n_fps entries. */
+void          sim_band_index_lookup_many      (const SimBandIndex *index,
+                                               const guint64      *fps,
+                                               gsize               n_fps,
+                                               guint               max_distance,
+                                               GArray             *out,
+                                               guint32            *out_ends);
 /* The same answer by a brute-force popcount scan, for tests and benchmarks. */
 gsize         sim_band_index_scan             (const guint64      *fps,
                                                gsize               n_fps,

@@ -159,6 +159,8 @@ lookup_worker (gpointer data)
     {
       const gint c = g_atomic_int_add (&check->next, 1);
       g_autoptr(GArray) ids = g_array_new (FALSE, FALSE, sizeof (guint32));
+      guint64 fps[CHUNK];
+      guint32 ends[CHUNK];
       GArray *hits;
       guint end;
 
@@ -167,18 +169,17 @@ lookup_worker (gpointer data)
       hits = g_ptr_array_index (check->chunk_hits, c);
       end = MIN ((c + 1) * CHUNK, check->windows->len);
       for (guint w = c * CHUNK; w < end; w++)
-        {
-          const SimWindow *win = &g_array_index (check->windows, SimWindow, w);
+        fps[w - c * CHUNK] = g_array_index (check->windows, SimWindow, w).simhash;
+      g_array_set_size (ids, 0);
+      sim_band_index_lookup_many (check->index, fps, end - c * CHUNK, check->options->max_distance,
+                                  ids, ends);
+      for (guint w = c * CHUNK, j = 0; w < end; w++)
+        for (; j < ends[w - c * CHUNK]; j++)
+          {
+            Hit hit = { w, g_array_index (ids, guint32, j) };
 
-          g_array_set_size (ids, 0);
-          sim_band_index_lookup (check->index, win->simhash, check->options->max_distance, ids);
-          for (guint j = 0; j < ids->len; j++)
-            {
-              Hit hit = { w, g_array_index (ids, guint32, j) };
-
-              g_array_append_val (hits, hit);
-            }
-        }
+            g_array_append_val (hits, hit);
+          }
       report_progress (check, end - c * CHUNK);
     }
 }

@@ -114,6 +114,22 @@ check_distance_bound (guint k)
     for (guint q = 0; q < queries->len; q++)
       assert_same_answer (own, sorted, fps->len, g_array_index (queries, guint64, q), k);
   }
+  /* Batched lookups give the same answers, query by query. */
+  {
+    g_autoptr(GArray) batch = g_array_new (FALSE, FALSE, sizeof (guint32));
+    g_autofree guint32 *ends = g_new (guint32, queries->len);
+
+    sim_band_index_lookup_many (index, (const guint64 *) queries->data, queries->len, k, batch, ends);
+    for (guint q = 0, from = 0; q < queries->len; from = ends[q], q++)
+      {
+        g_autoptr(GArray) one = g_array_new (FALSE, FALSE, sizeof (guint32));
+
+        sim_band_index_lookup (index, g_array_index (queries, guint64, q), k, one);
+        assert_int_equal (ends[q] - from, one->len);
+        for (guint i = 0; i < one->len; i++)
+          assert_int_equal (g_array_index (batch, guint32, from + i), g_array_index (one, guint32, i));
+      }
+  }
   /* Random queries (mostly empty answers) and stored fingerprints themselves. */
   for (guint i = 0; i < 200; i++)
     {
