@@ -13,10 +13,15 @@
 
 #include <stdlib.h>
 #include <string.h>
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
 
 #include "sim-band-index.h"
 
 #define MAX_BLOCKS (SIM_BAND_INDEX_MAX_DISTANCE + 1)
+#define PIPELINE    6 /* queries in flight in a batched lookup */
+#define BUCKET_LEAD 2 /* how many queries ahead buckets are fetched */
 
 struct _SimBandIndex {
   gsize          n_fps;
@@ -83,6 +88,23 @@ next_within_popcnt (const guint64 *table,
 #define cpu_has_popcnt() FALSE
 #endif
 
+/* Tables of millions of fingerprints are read at random: ask for huge pages
+ * so a lookup costs cache misses but not also page walks. Free with g_free. */
+static gpointer
+alloc_table (gsize bytes)
+{
+  gpointer p = NULL;
+
+  if (bytes >= (4u << 20) && posix_memalign (&p, 2u << 20, bytes) == 0)
+    {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+      madvise (p, bytes, MADV_HUGEPAGE);
+#endif
+      return p;
+    }
+  return g_malloc (MAX (bytes, 1));
+}
+
 typedef struct {
   guint64 fp;
   guint32 id;
@@ -132,7 +154,7 @@ sim_band_index_new (const guint64  *fps,
   {
     const gsize n_buckets = index->mask[0] + 1;
     guint32 *offsets = g_new0 (guint32, n_buckets + 1);
-    guint64 *table = g_new (guint64, MAX (n_fps, 1));
+    guint64 *table = alloc_table (n_fps * sizeof (guint64));
 
     entries = g_new (Entry, MAX (n_fps, 1));
     for (gsize i = 0; i < n_fps; i++)
@@ -181,7 +203,7 @@ sim_band_index_new (const guint64  *fps,
       const gsize n_buckets = index->mask[b] + 1;
       const guint64 *src = index->tables[0];
       guint32 *offsets = g_new0 (guint32, n_buckets + 1);
-      guint64 *table = g_new (guint64, MAX (n_fps, 1));
+      guint64 *table = alloc_table (n_fps * sizeof (guint64));
       g_autofree guint32 *fill = NULL;
 
       for (gsize i = 0; i < n_fps; i++)
@@ -303,7 +325,9 @@ probe_prefetch_buckets (const SimBandIndex *index,
 
       probe->start[b] = index->offsets[b][key];
       probe->end[b] = index->offsets[b][key + 1];
-      __builtin_prefetch (&index->tables[b][probe->start[b]]);
+      /* The whole bucket: at 10M fingerprints it spans some twenty cache lines. */
+      for (guint32 j = probe->start[b]; j < probe->end[b]; j += 8)
+        __builtin_prefetch (&index->tables[b][j]);
     }
 }
 
@@ -368,24 +392,27 @@ sim_band_index_lookup_many (const SimBandIndex *index,
                             GArray             *out,
                             guint32            *out_ends)
 {
-  Probe ring[3];
+  Probe ring[PIPELINE];
 
   g_return_if_fail (max_distance <= index->max_distance);
 
-  /* A pipeline three queries deep: offsets of i + 2, buckets of i + 1, scan i. */
-  for (gsize i = 0; i < n_fps + 2; i++)
+  /* A software pipeline: the offsets of query i + PIPELINE - 1 and the
+   * buckets of query i + BUCKET_LEAD are on their way while query i is scanned. */
+  for (gsize i = 0; i < n_fps + PIPELINE - 1; i++)
     {
       if (i < n_fps)
         {
-          ring[i % 3].fp = fps[i];
-          probe_prefetch_offsets (index, &ring[i % 3]);
+          ring[i % PIPELINE].fp = fps[i];
+          probe_prefetch_offsets (index, &ring[i % PIPELINE]);
         }
-      if (i >= 1 && i - 1 < n_fps)
-        probe_prefetch_buckets (index, &ring[(i - 1) % 3]);
-      if (i >= 2)
+      if (i >= PIPELINE - 1 - BUCKET_LEAD && i - (PIPELINE - 1 - BUCKET_LEAD) < n_fps)
+        probe_prefetch_buckets (index, &ring[(i - (PIPELINE - 1 - BUCKET_LEAD)) % PIPELINE]);
+      if (i >= PIPELINE - 1)
         {
-          probe_scan (index, &ring[(i - 2) % 3], max_distance, out);
-          out_ends[i - 2] = out->len;
+          const gsize q = i - (PIPELINE - 1);
+
+          probe_scan (index, &ring[q % PIPELINE], max_distance, out);
+          out_ends[q] = out->len;
         }
     }
 }
