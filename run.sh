@@ -12,7 +12,8 @@ cd "$(dirname "$0")"
 top=$PWD
 
 BUILD_PACKAGES=(build-essential meson ninja-build pkg-config gettext python3
-  libglib2.0-dev libjson-glib-dev libsqlite3-dev libxxhash-dev libopencc-dev opencc libcmocka-dev)
+  libglib2.0-dev libjson-glib-dev libsqlite3-dev libxxhash-dev libopencc-dev opencc libcmocka-dev
+  libcairo2-dev libpango1.0-dev fonts-noto-cjk poppler-utils)
 DEMO_PACKAGES=(debian-reference-en debian-reference-zh-cn fortunes-zh bible-kjv bible-kjv-text)
 
 say() { printf '\033[1m== %s\033[0m\n' "$*" >&2; }
@@ -86,6 +87,7 @@ case "${1:-run}" in
     meson test -C build --print-errorlogs || status=1
     say "tests under AddressSanitizer and UndefinedBehaviorSanitizer"
     ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+      LSAN_OPTIONS=suppressions=$top/tests/lsan.supp:print_suppressions=0 \
       meson test -C build-asan --print-errorlogs --timeout-multiplier 3 || status=1
     count_results build/meson-logs/testlog.json build-asan/meson-logs/testlog.json || status=1
     exit $status

@@ -17,6 +17,7 @@
 #include "sim-check.h"
 #include "sim-corpus.h"
 #include "sim-error.h"
+#include "sim-export.h"
 
 enum {
   EXIT_OK = 0,
@@ -383,6 +384,7 @@ check_command (int argc, char **argv)
   guint n_repaired = 0;
   SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
   gboolean json = FALSE, fast = FALSE, precise = FALSE;
+  g_autofree char *html_path = NULL, *pdf_path = NULL;
   int window = -1, max_distance = -1, threads = 0;
   double high = -1, medium = -1;
   GOptionEntry entries[] = {
@@ -395,6 +397,8 @@ check_command (int argc, char **argv)
     { "high", 0, 0, G_OPTION_ARG_DOUBLE, &high, N_("Similarity from which a segment is high (default 0.70)"), N_("X") },
     { "medium", 0, 0, G_OPTION_ARG_DOUBLE, &medium, N_("Similarity from which a segment is medium (default 0.40)"), N_("X") },
     { "threads", 0, 0, G_OPTION_ARG_INT, &threads, N_("Worker threads (default: one per core)"), N_("N") },
+    { "html", 0, 0, G_OPTION_ARG_FILENAME, &html_path, N_("Also write the highlighted report as HTML"), N_("FILE") },
+    { "pdf", 0, 0, G_OPTION_ARG_FILENAME, &pdf_path, N_("Also write the highlighted report as PDF"), N_("FILE") },
     { NULL }
   };
 
@@ -459,6 +463,9 @@ check_command (int argc, char **argv)
   snapshot = sim_corpus_ref_snapshot (corpus);
   report = sim_check_run (snapshot, text, len, &options, on_check_progress, NULL, cancellable, &error);
   if (report == NULL)
+    return fail (error);
+  if ((html_path && !sim_export_html_file (report, html_path, &error)) ||
+      (pdf_path && !sim_export_pdf_file (report, pdf_path, &error)))
     return fail (error);
 
   if (json)

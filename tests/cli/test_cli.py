@@ -129,6 +129,25 @@ class CliTest(unittest.TestCase):
         self.assertIn(b"Similarity 100.0%", r.stdout)
         self.assertIn(b"lighthouse.txt", r.stdout)
 
+    def test_check_writes_html_and_pdf_reports(self):
+        self.add_docs()
+        html = os.path.join(self.dir, "report.html")
+        pdf = os.path.join(self.dir, "report.pdf")
+        r = self.run_cli("check", "--html", html, "--pdf", pdf, "-", stdin=("My own line. " + EN).encode())
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(html, encoding="utf-8") as f:
+            page = f.read()
+        self.assertIn('<mark class="high"', page)
+        self.assertIn("lighthouse.txt", page)
+        with open(pdf, "rb") as f:
+            self.assertEqual(f.read(5), b"%PDF-")
+        if shutil.which("pdftotext"):
+            text = subprocess.run(["pdftotext", pdf, "-"], capture_output=True, text=True).stdout
+            self.assertIn("lighthouse.txt", text)
+        r = self.run_cli("check", "--pdf", "/nonexistent/dir/r.pdf", "-", stdin=EN.encode())
+        self.assertEqual(r.returncode, 2)
+        self.assertIn(b"/nonexistent/dir/r.pdf", r.stderr)
+
     def test_check_errors_and_exit_codes(self):
         r = self.run_cli("check", self.write("a.txt", "hello"))
         self.assertEqual(r.returncode, 2)  # no store yet

@@ -1,0 +1,490 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+#include <cairo.h>
+#include <cairo-pdf.h>
+#include <pango/pangocairo.h>
+#include <glib/gi18n-lib.h>
+
+#include "sim-error.h"
+#include "sim-export.h"
+
+const char *
+sim_level_color (SimLevel level)
+{
+  switch (level)
+    {
+    case SIM_LEVEL_HIGH:
+      return "#e01b24";
+    case SIM_LEVEL_MEDIUM:
+      return "#f6d32d";
+    case SIM_LEVEL_LOW:
+    default:
+      return "#9a9996";
+    }
+}
+
+SimLevel
+sim_report_level_of (const SimReport *report,
+                     float            similarity)
+{
+  const SimReportSettings *s = sim_report_get_settings (report);
+
+  if (similarity >= s->high_threshold)
+    return SIM_LEVEL_HIGH;
+  if (similarity >= s->medium_threshold)
+    return SIM_LEVEL_MEDIUM;
+  return SIM_LEVEL_LOW;
+}
+
+void
+sim_report_histogram (const SimReport *report,
+                      guint            counts[SIM_CHART_BINS])
+{
+  memset (counts, 0, SIM_CHART_BINS * sizeof (guint));
+  for (guint i = 0; i < sim_report_get_n_segments (report); i++)
+    {
+      const SimReportSegment *seg = sim_report_get_segment (report, i);
+      gint bin = (gint) floorf (seg->similarity * SIM_CHART_BINS);
+
+      counts[CLAMP (bin, 0, SIM_CHART_BINS - 1)]++;
+    }
+}
+
+static char *
+substring (const char *text,
+           guint32     start,
+           guint32     end)
+{
+  const char *from = g_utf8_offset_to_pointer (text, start);
+
+  return g_strndup (from, g_utf8_offset_to_pointer (from, end - start) - from);
+}
+
+static void
+append_escaped (GString    *out,
+                const char *text)
+{
+  g_autofree char *escaped = g_markup_escape_text (text, -1);
+
+  g_string_append (out, escaped);
+}
+
+static char *
+describe_segment (const SimReport        *report,
+                  const SimReportSegment *seg)
+{
+  const SimMatch *m = sim_report_get_match (report, seg->first_match);
+  const SimReportSource *src = sim_report_get_source (report, m->source);
+
+  return g_strdup_printf (_("%s similarity %.0f%% (fingerprint distance %u) with %s"),
+                          seg->level == SIM_LEVEL_HIGH ? _("High") : _("Medium"),
+                          100 * seg->similarity, seg->distance, src->path);
+}
+
+/* The chart as SVG: every segment along the article, and the histogram. */
+static void
+append_svg_chart (GString         *out,
+                  const SimReport *report)
+{
+  const guint n = sim_report_get_n_segments (report);
+  const guint32 n_chars = MAX (sim_report_get_n_chars (report), 1);
+  guint counts[SIM_CHART_BINS], max_count = 1;
+
+  sim_report_histogram (report, counts);
+  for (guint i = 0; i < SIM_CHART_BINS; i++)
+    max_count = MAX (max_count, counts[i]);
+  g_string_append_printf (out, "<svg class=\"chart\" viewBox=\"0 0 640 180\" role=\"img\" aria-label=\"%s\">\n",
+                          _("Similarity of every segment along the article, and segments per similarity band"));
+  g_string_append (out, "<rect x=\"0\" y=\"0\" width=\"400\" height=\"150\" fill=\"none\" stroke=\"#ccc\"/>\n");
+  for (guint i = 0; i < n; i++)
+    {
+      const SimReportSegment *seg = sim_report_get_segment (report, i);
+      const double x = 400.0 * seg->start / n_chars, w = MAX (1.0, 400.0 * (seg->end - seg->start) / n_chars);
+      const double h = 150.0 * seg->similarity;
+
+      g_string_append_printf (out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"/>\n",
+                              x, 150 - h, w, h, sim_level_color (seg->level));
+    }
+  for (guint b = 0; b < SIM_CHART_BINS; b++)
+    {
+      const double h = 150.0 * counts[b] / max_count;
+      const SimLevel level = sim_report_level_of (report, (b + 0.5f) / SIM_CHART_BINS);
+
+      g_string_append_printf (out, "<rect x=\"%d\" y=\"%.1f\" width=\"20\" height=\"%.1f\" fill=\"%s\"/>"
+                              "<text x=\"%d\" y=\"170\" font-size=\"9\">%d</text>\n",
+                              420 + b * 22, 150 - h, h, sim_level_color (level), 420 + b * 22, b * 10);
+    }
+  g_string_append_printf (out, "<text x=\"0\" y=\"170\" font-size=\"10\">%s</text>"
+                          "<text x=\"420\" y=\"180\" font-size=\"10\">%s</text></svg>\n",
+                          _("along the article"), _("segments per similarity band (%)"));
+}
+
+char *
+sim_export_html (const SimReport *report)
+{
+  GString *out = g_string_new (NULL);
+  const SimReportSettings *s = sim_report_get_settings (report);
+  const char *text = sim_report_get_text (report);
+  guint32 at = 0;
+  guint number = 0, listed = 0;
+
+  g_string_append (out, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">\n<title>");
+  append_escaped (out, _("Simhound similarity report"));
+  g_string_append (out, "</title>\n<style>\n"
+                        "body{font-family:'Noto Sans','Noto Sans CJK SC',sans-serif;max-width:60em;margin:2em auto;line-height:1.6;color:#222}\n"
+                        ".article{white-space:pre-wrap;border:1px solid #ddd;padding:1em}\n"
+                        "mark.high{background:#f8b4b4}mark.medium{background:#fbe98e}\n"
+                        "table{border-collapse:collapse}td,th{padding:.2em .8em;text-align:left;border-bottom:1px solid #eee}\n"
+                        ".source{color:#555;font-size:.9em}.excerpt{background:#f6f5f4;padding:.3em .6em}\n"
+                        "@media print{mark{-webkit-print-color-adjust:exact;print-color-adjust:exact}}\n"
+                        "</style></head><body>\n<h1>");
+  append_escaped (out, _("Similarity report"));
+  g_string_append_printf (out, "</h1>\n<p><strong>%.1f%%</strong> ", 100 * sim_report_get_similarity (report));
+  append_escaped (out, _("of the article is similar to the reference corpus."));
+  g_string_append_printf (out, " <mark class=\"high\">%s: %u</mark> <mark class=\"medium\">%s: %u</mark> %s: %u</p>\n",
+                          _("high"), sim_report_count_level (report, SIM_LEVEL_HIGH),
+                          _("medium"), sim_report_count_level (report, SIM_LEVEL_MEDIUM),
+                          _("low"), sim_report_count_level (report, SIM_LEVEL_LOW));
+
+  g_string_append (out, "<h2>");
+  append_escaped (out, _("Settings"));
+  g_string_append (out, "</h2>\n<table>\n");
+  g_string_append_printf (out, "<tr><th>%s</th><td>%s", _("Segments"),
+                          g_str_equal (s->mode, "window") ? _("windows") : _("sentences"));
+  if (g_str_equal (s->mode, "window"))
+    g_string_append_printf (out, " (%u)", s->window);
+  g_string_append_printf (out, "</td></tr>\n<tr><th>%s</th><td>%u</td></tr>\n<tr><th>%s</th><td>%s</td></tr>\n"
+                          "<tr><th>%s</th><td>%.2f / %.2f</td></tr>\n<tr><th>%s</th><td>%u %s, %zu %s</td></tr>\n",
+                          _("Maximum fingerprint distance"), s->max_distance,
+                          _("Search"), s->fast ? _("fast") : _("precise"),
+                          _("High / medium thresholds"), s->high_threshold, s->medium_threshold,
+                          _("Reference corpus"), s->n_documents, _("documents"), s->n_fingerprints, _("fingerprints"));
+  g_string_append (out, "</table>\n<h2>");
+  append_escaped (out, _("Distribution"));
+  g_string_append (out, "</h2>\n");
+  append_svg_chart (out, report);
+
+  g_string_append (out, "<h2>");
+  append_escaped (out, _("Article"));
+  g_string_append (out, "</h2>\n<div class=\"article\">");
+  for (guint i = 0; i < sim_report_get_n_segments (report); i++)
+    {
+      const SimReportSegment *seg = sim_report_get_segment (report, i);
+      g_autofree char *before = NULL, *inner = NULL, *title = NULL;
+
+      if (seg->level == SIM_LEVEL_LOW || seg->n_matches == 0)
+        continue;
+      before = substring (text, at, seg->start);
+      inner = substring (text, seg->start, seg->end);
+      title = describe_segment (report, seg);
+      append_escaped (out, before);
+      g_string_append_printf (out, "<mark class=\"%s\" id=\"s%u\" title=\"", sim_level_to_string (seg->level), ++number);
+      append_escaped (out, title);
+      g_string_append (out, "\">");
+      append_escaped (out, inner);
+      g_string_append_printf (out, "</mark><sup><a href=\"#f%u\">%u</a></sup>", number, number);
+      at = seg->end;
+    }
+  {
+    g_autofree char *rest = substring (text, at, sim_report_get_n_chars (report));
+
+    append_escaped (out, rest);
+  }
+  g_string_append (out, "</div>\n<h2>");
+  append_escaped (out, _("Flagged segments and their sources"));
+  g_string_append (out, "</h2>\n<ol>\n");
+  for (guint i = 0; i < sim_report_get_n_segments (report); i++)
+    {
+      const SimReportSegment *seg = sim_report_get_segment (report, i);
+      const SimMatch *m;
+      const SimReportSource *src;
+      g_autofree char *inner = NULL;
+
+      if (seg->level == SIM_LEVEL_LOW || seg->n_matches == 0)
+        continue;
+      m = sim_report_get_match (report, seg->first_match);
+      src = sim_report_get_source (report, m->source);
+      inner = substring (text, seg->start, seg->end);
+      g_string_append_printf (out, "<li id=\"f%u\"><mark class=\"%s\">", ++listed,
+                              sim_level_to_string (seg->level));
+      append_escaped (out, inner);
+      g_string_append_printf (out, "</mark><div class=\"source\">%.0f%% · %s %u · ", 100 * m->similarity,
+                              _("distance"), m->distance);
+      append_escaped (out, src->title);
+      g_string_append (out, " — ");
+      append_escaped (out, src->path);
+      g_string_append (out, "</div><div class=\"excerpt\">");
+      append_escaped (out, m->excerpt);
+      g_string_append (out, "</div></li>\n");
+    }
+  g_string_append (out, "</ol>\n<h2>");
+  append_escaped (out, _("Sources"));
+  g_string_append (out, "</h2>\n<table>\n");
+  for (guint i = 0; i < sim_report_get_n_sources (report); i++)
+    {
+      const SimReportSource *src = sim_report_get_source (report, i);
+
+      if (src->n_segments == 0)
+        continue;
+      g_string_append_printf (out, "<tr><td>%.1f%%</td><td>%u</td><td>", 100 * src->share, src->n_segments);
+      append_escaped (out, src->title);
+      g_string_append (out, "</td><td>");
+      append_escaped (out, src->path);
+      g_string_append (out, "</td></tr>\n");
+    }
+  g_string_append (out, "</table>\n</body></html>\n");
+  return g_string_free (out, FALSE);
+}
+
+static gboolean
+write_file (const char  *path,
+            const char  *data,
+            GError     **error)
+{
+  g_autoptr(GError) local_error = NULL;
+
+  if (!g_file_set_contents (path, data, -1, &local_error))
+    {
+      g_set_error (error, G_FILE_ERROR, local_error->code, _("Cannot write %s: %s"), path, local_error->message);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
+sim_export_html_file (const SimReport *report,
+                      const char      *path,
+                      GError         **error)
+{
+  g_autofree char *html = sim_export_html (report);
+
+  return write_file (path, html, error);
+}
+
+/* ------------------------------------------------------------------ PDF */
+
+#define PAGE_W   595.0
+#define PAGE_H   842.0
+#define MARGIN   50.0
+
+typedef struct {
+  cairo_t *cr;
+  double   y;
+} Pdf;
+
+static void
+pdf_new_page_if_needed (Pdf    *pdf,
+                        double  height)
+{
+  if (pdf->y + height > PAGE_H - MARGIN)
+    {
+      cairo_show_page (pdf->cr);
+      pdf->y = MARGIN;
+    }
+}
+
+/* Lays out Pango markup across pages, line by line. */
+static void
+pdf_markup (Pdf        *pdf,
+            const char *markup,
+            const char *font)
+{
+  g_autoptr(PangoLayout) layout = pango_cairo_create_layout (pdf->cr);
+  PangoFontDescription *desc = pango_font_description_from_string (font);
+  PangoLayoutIter *iter;
+
+  pango_layout_set_font_description (layout, desc);
+  pango_font_description_free (desc);
+  pango_layout_set_width (layout, (PAGE_W - 2 * MARGIN) * PANGO_SCALE);
+  pango_layout_set_wrap (layout, PANGO_WRAP_WORD_CHAR);
+  pango_layout_set_markup (layout, markup, -1);
+  iter = pango_layout_get_iter (layout);
+  do
+    {
+      PangoRectangle logical;
+      PangoLayoutLine *line = pango_layout_iter_get_line_readonly (iter);
+      const int baseline = pango_layout_iter_get_baseline (iter);
+      double height, top;
+
+      pango_layout_iter_get_line_extents (iter, NULL, &logical);
+      height = (double) logical.height / PANGO_SCALE;
+      top = (double) logical.y / PANGO_SCALE;
+      pdf_new_page_if_needed (pdf, height);
+      cairo_move_to (pdf->cr, MARGIN + (double) logical.x / PANGO_SCALE,
+                     pdf->y + (double) (baseline - logical.y) / PANGO_SCALE);
+      pango_cairo_show_layout_line (pdf->cr, line);
+      pdf->y += height;
+      (void) top;
+    }
+  while (pango_layout_iter_next_line (iter));
+  pango_layout_iter_free (iter);
+  pdf->y += 6;
+}
+
+static void
+set_color (cairo_t    *cr,
+           const char *hex)
+{
+  guint rgb = (guint) g_ascii_strtoull (hex + 1, NULL, 16);
+
+  cairo_set_source_rgb (cr, ((rgb >> 16) & 0xff) / 255.0, ((rgb >> 8) & 0xff) / 255.0, (rgb & 0xff) / 255.0);
+}
+
+static void
+pdf_chart (Pdf             *pdf,
+           const SimReport *report)
+{
+  const double w = PAGE_W - 2 * MARGIN, h = 110, left_w = w * 0.62;
+  const guint32 n_chars = MAX (sim_report_get_n_chars (report), 1);
+  guint counts[SIM_CHART_BINS], max_count = 1;
+  cairo_t *cr = pdf->cr;
+
+  pdf_new_page_if_needed (pdf, h + 10);
+  sim_report_histogram (report, counts);
+  for (guint i = 0; i < SIM_CHART_BINS; i++)
+    max_count = MAX (max_count, counts[i]);
+  cairo_set_line_width (cr, 0.5);
+  cairo_set_source_rgb (cr, 0.8, 0.8, 0.8);
+  cairo_rectangle (cr, MARGIN, pdf->y, left_w, h);
+  cairo_stroke (cr);
+  for (guint i = 0; i < sim_report_get_n_segments (report); i++)
+    {
+      const SimReportSegment *seg = sim_report_get_segment (report, i);
+      const double x = left_w * seg->start / n_chars;
+      const double bw = MAX (0.5, left_w * (seg->end - seg->start) / n_chars);
+      const double bh = h * seg->similarity;
+
+      set_color (cr, sim_level_color (seg->level));
+      cairo_rectangle (cr, MARGIN + x, pdf->y + h - bh, bw, bh);
+      cairo_fill (cr);
+    }
+  for (guint b = 0; b < SIM_CHART_BINS; b++)
+    {
+      const double bw = (w - left_w - 20) / SIM_CHART_BINS;
+      const double bh = h * counts[b] / max_count;
+
+      set_color (cr, sim_level_color (sim_report_level_of (report, (b + 0.5f) / SIM_CHART_BINS)));
+      cairo_rectangle (cr, MARGIN + left_w + 20 + b * bw, pdf->y + h - bh, bw * 0.8, bh);
+      cairo_fill (cr);
+    }
+  cairo_set_source_rgb (cr, 0, 0, 0);
+  pdf->y += h + 8;
+}
+
+gboolean
+sim_export_pdf_file (const SimReport *report,
+                     const char      *path,
+                     GError         **error)
+{
+  cairo_surface_t *surface = cairo_pdf_surface_create (path, PAGE_W, PAGE_H);
+  const SimReportSettings *s = sim_report_get_settings (report);
+  const char *text = sim_report_get_text (report);
+  g_autoptr(GString) markup = g_string_new (NULL);
+  Pdf pdf;
+  cairo_status_t status;
+  guint32 at = 0;
+
+  if (cairo_surface_status (surface) != CAIRO_STATUS_SUCCESS)
+    {
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_FAILED, _("Cannot write %s: %s"), path,
+                   cairo_status_to_string (cairo_surface_status (surface)));
+      cairo_surface_destroy (surface);
+      return FALSE;
+    }
+  pdf.cr = cairo_create (surface);
+  pdf.y = MARGIN;
+  cairo_set_source_rgb (pdf.cr, 0, 0, 0);
+
+  {
+    g_autofree char *title = g_markup_printf_escaped ("<b>%s</b>", _("Similarity report"));
+    g_autofree char *summary = g_markup_printf_escaped (
+      _("<b>%.1f%%</b> of the article is similar to the reference corpus: %u high, %u medium and %u low segments."),
+      100 * sim_report_get_similarity (report), sim_report_count_level (report, SIM_LEVEL_HIGH),
+      sim_report_count_level (report, SIM_LEVEL_MEDIUM), sim_report_count_level (report, SIM_LEVEL_LOW));
+    g_autofree char *settings = g_markup_printf_escaped (
+      _("Settings: %s segments, maximum distance %u, %s search, thresholds %.2f / %.2f; corpus of %u documents (%s)."),
+      g_str_equal (s->mode, "window") ? _("window") : _("sentence"), s->max_distance,
+      s->fast ? _("fast") : _("precise"), s->high_threshold, s->medium_threshold, s->n_documents, s->store);
+
+    pdf_markup (&pdf, title, "Sans 18");
+    pdf_markup (&pdf, summary, "Sans 10");
+    pdf_markup (&pdf, settings, "Sans 8");
+  }
+  pdf_chart (&pdf, report);
+
+  /* The article, with flagged segments highlighted in their level colours. */
+  for (guint i = 0; i < sim_report_get_n_segments (report); i++)
+    {
+      const SimReportSegment *seg = sim_report_get_segment (report, i);
+      g_autofree char *before = NULL, *inner = NULL;
+
+      if (seg->level == SIM_LEVEL_LOW || seg->n_matches == 0)
+        continue;
+      before = substring (text, at, seg->start);
+      inner = substring (text, seg->start, seg->end);
+      {
+        g_autofree char *e = g_markup_escape_text (before, -1);
+
+        g_string_append (markup, e);
+      }
+      g_string_append_printf (markup, "<span background=\"%s\">",
+                              seg->level == SIM_LEVEL_HIGH ? "#f8b4b4" : "#fbe98e");
+      {
+        g_autofree char *e = g_markup_escape_text (inner, -1);
+
+        g_string_append (markup, e);
+      }
+      g_string_append (markup, "</span>");
+      at = seg->end;
+    }
+  {
+    g_autofree char *rest = substring (text, at, sim_report_get_n_chars (report));
+    g_autofree char *e = g_markup_escape_text (rest, -1);
+
+    g_string_append (markup, e);
+  }
+  pdf_markup (&pdf, markup->str, "Sans 10");
+
+  /* Every flagged segment and its source. */
+  {
+    g_autofree char *heading = g_markup_printf_escaped ("<b>%s</b>", _("Flagged segments and their sources"));
+    guint number = 0;
+
+    pdf_markup (&pdf, heading, "Sans 13");
+    for (guint i = 0; i < sim_report_get_n_segments (report); i++)
+      {
+        const SimReportSegment *seg = sim_report_get_segment (report, i);
+        const SimMatch *m;
+        const SimReportSource *src;
+        g_autofree char *inner = NULL, *item = NULL;
+
+        if (seg->level == SIM_LEVEL_LOW || seg->n_matches == 0)
+          continue;
+        m = sim_report_get_match (report, seg->first_match);
+        src = sim_report_get_source (report, m->source);
+        inner = substring (text, seg->start, seg->end);
+        item = g_markup_printf_escaped ("%u. <span background=\"%s\">%s</span>\n"
+                                        "<span foreground=\"#555\">%.0f%% · %s %u · %s — %s</span>\n%s",
+                                        ++number, seg->level == SIM_LEVEL_HIGH ? "#f8b4b4" : "#fbe98e",
+                                        inner, 100 * m->similarity, _("distance"), m->distance,
+                                        src->title, src->path, m->excerpt);
+        pdf_markup (&pdf, item, "Sans 9");
+      }
+  }
+
+  cairo_show_page (pdf.cr);
+  cairo_destroy (pdf.cr);
+  cairo_surface_finish (surface);
+  status = cairo_surface_status (surface);
+  cairo_surface_destroy (surface);
+  if (status != CAIRO_STATUS_SUCCESS)
+    {
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_FAILED, _("Cannot write %s: %s"), path,
+                   cairo_status_to_string (status));
+      return FALSE;
+    }
+  return TRUE;
+}

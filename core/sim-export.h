@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The highlighted report as a file: self-contained HTML (inline CSS and SVG,
+ * readable with scripts off, every string escaped) and PDF drawn with cairo
+ * and pango (CJK glyphs come from the system's fonts). One implementation
+ * for the app and simhound-cli.
+ */
+#pragma once
+
+#include <glib.h>
+
+#include "sim-report.h"
+
+G_BEGIN_DECLS
+
+#define SIM_CHART_BINS 10
+
+/* Segments per similarity band [i/10, (i+1)/10), the last band closed, and
+ * the level colour of each band under the report's thresholds. */
+void      sim_report_histogram   (const SimReport *report,
+                                  guint            counts[SIM_CHART_BINS]);
+/* The level a similarity falls in under the report's thresholds. */
+SimLevel  sim_report_level_of    (const SimReport *report,
+                                  float            similarity);
+/* Level colours as "#rrggbb": high red, medium yellow, low grey. */
+const char *sim_level_color      (SimLevel         level);
+
+char     *sim_export_html        (const SimReport *report);   /* (transfer full) */
+gboolean  sim_export_html_file   (const SimReport *report,
+                                  const char      *path,
+                                  GError         **error);
+gboolean  sim_export_pdf_file    (const SimReport *report,
+                                  const char      *path,
+                                  GError         **error);
+
+G_END_DECLS

@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Exports: the HTML report escapes every string from the article and the
+ * corpus, and the PDF holds the flagged segments and their sources.
+ */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <string.h>
+#include <cmocka.h>
+#include <glib.h>
+
+#include "sim-check.h"
+#include "sim-export.h"
+#include "sim-test-util.h"
+
+#define COPIED "Ships passing the <b>northern</b> reef relied on his lamp to find the safe channel & more."
+#define ZH "街角那家茶馆已经开了六十多年，每天清晨都有老人带着鸟笼来喝茶。"
+
+typedef struct {
+  char      *dir;
+  SimReport *report;
+} Fixture;
+
+static int
+setup (void **state)
+{
+  Fixture *f = g_new0 (Fixture, 1);
+  g_autofree char *docs = NULL, *store = NULL;
+  g_autoptr(SimCorpus) corpus = NULL;
+  g_autoptr(SimCorpusSnapshot) snapshot = NULL;
+  g_autoptr(SimImportResult) result = NULL;
+  SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
+  const char *paths[2] = { NULL, NULL };
+
+  f->dir = sim_test_make_tmp_dir ();
+  docs = g_build_filename (f->dir, "docs", NULL);
+  store = g_build_filename (f->dir, "store.db", NULL);
+  g_free (sim_test_write_file (docs, "<script>alert(1)</script>.txt", "Lighthouse <notes>\n\n" COPIED "\n", -1));
+  g_free (sim_test_write_file (docs, "tea.txt", "茶馆\n\n" ZH "\n", -1));
+  paths[0] = docs;
+  corpus = sim_corpus_open (store, FALSE, NULL);
+  result = sim_corpus_add (corpus, paths, NULL, NULL, NULL, NULL);
+  snapshot = sim_corpus_ref_snapshot (corpus);
+  f->report = sim_check_run (snapshot, "My own words come first here, they are not copied. " COPIED " " ZH,
+                             -1, &options, NULL, NULL, NULL, NULL);
+  assert_non_null (f->report);
+  *state = f;
+  return 0;
+}
+
+static int
+teardown (void **state)
+{
+  Fixture *f = *state;
+
+  sim_report_unref (f->report);
+  sim_test_remove_tree (f->dir);
+  g_free (f->dir);
+  g_free (f);
+  return 0;
+}
+
+static void
+test_histogram_counts_every_segment (void **state)
+{
+  Fixture *f = *state;
+  guint counts[SIM_CHART_BINS], total = 0;
+
+  sim_report_histogram (f->report, counts);
+  for (guint i = 0; i < SIM_CHART_BINS; i++)
+    total += counts[i];
+  assert_int_equal (total, sim_report_get_n_segments (f->report));
+  assert_int_equal (counts[SIM_CHART_BINS - 1], 2); /* both copies are at 100% */
+  assert_int_equal (sim_report_level_of (f->report, 0.95f), SIM_LEVEL_HIGH);
+  assert_int_equal (sim_report_level_of (f->report, 0.5f), SIM_LEVEL_MEDIUM);
+  assert_int_equal (sim_report_level_of (f->report, 0.1f), SIM_LEVEL_LOW);
+}
+
+static void
+test_html_is_self_contained_and_escaped (void **state)
+{
+  Fixture *f = *state;
+  g_autofree char *html = sim_export_html (f->report);
+
+  assert_non_null (strstr (html, "<style>"));
+  assert_null (strstr (html, "<script"));          /* the file name is escaped */
+  assert_non_null (strstr (html, "&lt;script&gt;alert(1)&lt;/script&gt;.txt"));
+  assert_null (strstr (html, "<b>northern</b>"));  /* the article is escaped */
+  assert_non_null (strstr (html, "&lt;b&gt;northern&lt;/b&gt;"));
+  assert_non_null (strstr (html, "<mark class=\"high\""));
+  assert_non_null (strstr (html, ZH));
+  assert_non_null (strstr (html, "<svg"));
+  assert_null (strstr (html, "http"));              /* nothing is loaded from anywhere */
+}
+
+static void
+test_pdf_holds_flagged_segments_and_sources (void **state)
+{
+  Fixture *f = *state;
+  g_autofree char *pdf = g_build_filename (f->dir, "report.pdf", NULL);
+  g_autofree char *pdftotext = g_find_program_in_path ("pdftotext");
+  g_autofree char *out = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *flat = NULL;
+  int status = 0;
+
+  assert_true (sim_export_pdf_file (f->report, pdf, &error));
+  assert_true (g_file_test (pdf, G_FILE_TEST_IS_REGULAR));
+  if (pdftotext == NULL)
+    {
+      g_test_message ("pdftotext not installed: PDF text not checked");
+      skip ();
+    }
+  {
+    const char *argv[] = { pdftotext, pdf, "-", NULL };
+
+    assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, NULL, &status, &error));
+  }
+  {
+    g_auto(GStrv) lines = g_strsplit_set (out, "\n", -1);
+
+    flat = g_strjoinv (" ", lines);
+  }
+  assert_non_null (strstr (flat, "Similarity report"));
+  assert_non_null (strstr (flat, "relied on his lamp"));
+  assert_non_null (strstr (flat, "街角那家茶馆"));          /* CJK glyphs are in the PDF */
+  assert_non_null (strstr (flat, "tea.txt"));               /* and the sources */
+  assert_false (sim_export_html_file (f->report, "/nonexistent/dir/report.html", &error));
+  assert_non_null (strstr (error->message, "/nonexistent/dir/report.html"));
+}
+
+int
+main (void)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test (test_histogram_counts_every_segment),
+    cmocka_unit_test (test_html_is_self_contained_and_escaped),
+    cmocka_unit_test (test_pdf_holds_flagged_segments_and_sources),
+  };
+
+  return cmocka_run_group_tests_name ("export", tests, setup, teardown);
+}
