@@ -89,7 +89,7 @@ typedef struct {
   const SimUnits        *units;
   const guint64         *features;
   GArray                *segments;      /* SimSegment */
-  GArray                *windows;       /* SimWindow */
+  GArray                *windows;       /* SimAnchor */
   /* phase 1: lookups, per chunk of windows */
   GPtrArray             *chunk_hits;    /* GArray of Hit per chunk */
   GArray                *hits;          /* Hit, ordered by window */
@@ -169,7 +169,7 @@ lookup_worker (gpointer data)
       hits = g_ptr_array_index (check->chunk_hits, c);
       end = MIN ((c + 1) * CHUNK, check->windows->len);
       for (guint w = c * CHUNK; w < end; w++)
-        fps[w - c * CHUNK] = g_array_index (check->windows, SimWindow, w).simhash;
+        fps[w - c * CHUNK] = g_array_index (check->windows, SimAnchor, w).simhash;
       g_array_set_size (ids, 0);
       sim_band_index_lookup_many (check->index, fps, end - c * CHUNK, check->options->max_distance,
                                   ids, ends);
@@ -248,14 +248,14 @@ candidates_for (Check            *check,
     {
       guint mid = lo + (hi - lo) / 2;
 
-      if (g_array_index (check->windows, SimWindow, mid).unit_end <= seg->unit_start)
+      if (g_array_index (check->windows, SimAnchor, mid).unit_end <= seg->unit_start)
         lo = mid + 1;
       else
         hi = mid;
     }
   for (guint w = lo; w < check->windows->len; w++)
     {
-      const SimWindow *win = &g_array_index (check->windows, SimWindow, w);
+      const SimAnchor *win = &g_array_index (check->windows, SimAnchor, w);
       const gint64 q_start = check->units->src_start[win->unit_start];
 
       if (win->unit_start >= seg->unit_end)
@@ -1162,7 +1162,7 @@ sim_check_run (SimCorpusSnapshot     *snapshot,
   check.features = sim_fingerprinter_get_features (fp);
   check.segments = g_array_new (FALSE, FALSE, sizeof (SimSegment));
   sim_segment_split (text, len, check.units, opts.mode, opts.window, check.segments);
-  check.windows = g_array_new (FALSE, FALSE, sizeof (SimWindow));
+  check.windows = g_array_new (FALSE, FALSE, sizeof (SimAnchor));
   sim_fingerprinter_windows (fp, FALSE, check.windows);
   check.total = check.windows->len + check.segments->len;
 

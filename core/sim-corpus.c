@@ -308,14 +308,14 @@ sim_corpus_pack_windows (SimFingerprinter *fp,
                          gsize            *out_n_units)
 {
   const SimUnits *units = sim_fingerprinter_load (fp, text, len);
-  g_autoptr(GArray) windows = g_array_new (FALSE, FALSE, sizeof (SimWindow));
+  g_autoptr(GArray) windows = g_array_new (FALSE, FALSE, sizeof (SimAnchor));
   guint8 *data, *p;
 
   sim_fingerprinter_windows (fp, TRUE, windows);
   p = data = g_malloc (MAX (windows->len, 1) * 16);
   for (guint i = 0; i < windows->len; i++, p += 16)
     {
-      const SimWindow *w = &g_array_index (windows, SimWindow, i);
+      const SimAnchor *w = &g_array_index (windows, SimAnchor, i);
       guint64 h = GUINT64_TO_LE (w->simhash);
       guint32 start = GUINT32_TO_LE (units->src_start[w->unit_start]);
       guint32 end = GUINT32_TO_LE (units->src_end[w->unit_end - 1]);

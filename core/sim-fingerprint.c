@@ -307,7 +307,7 @@ struct _SimFingerprinter {
   SimUnits          units;
   guint64          *features;
   gsize             features_alloc;
-  GArray           *all_windows; /* SimWindow scratch for winnowing */
+  GArray           *all_windows; /* SimAnchor scratch for winnowing */
   GArray           *deque;       /* guint32 indices into all_windows */
   GArray           *cumulative;  /* guint32 cumulative weight at each window */
 };
@@ -320,7 +320,7 @@ sim_fingerprinter_new (SimNormalizeFlags flags)
   init_sign_table ();
   fp->flags = flags;
   sim_units_init (&fp->units);
-  fp->all_windows = g_array_new (FALSE, FALSE, sizeof (SimWindow));
+  fp->all_windows = g_array_new (FALSE, FALSE, sizeof (SimAnchor));
   fp->deque = g_array_new (FALSE, FALSE, sizeof (guint32));
   fp->cumulative = g_array_new (FALSE, FALSE, sizeof (guint32));
   return fp;
@@ -423,7 +423,7 @@ sim_fingerprinter_windows (SimFingerprinter *fp,
       n_valid++;
 
       {
-        SimWindow win;
+        SimAnchor win;
         guint32 index = all->len;
 
         win.simhash = acc_bits (acc, mix64 (sum));
@@ -449,7 +449,7 @@ sim_fingerprinter_windows (SimFingerprinter *fp,
           if ((gint64) g_array_index (deque, guint32, head) != last_selected)
             {
               last_selected = g_array_index (deque, guint32, head);
-              g_array_append_val (out, g_array_index (all, SimWindow, last_selected));
+              g_array_append_val (out, g_array_index (all, SimAnchor, last_selected));
             }
         }
       }
@@ -458,7 +458,7 @@ sim_fingerprinter_windows (SimFingerprinter *fp,
   /* A text shorter than one window is one window, if it has anything to say. */
   if (n_valid == 0 && first != G_MAXSIZE && units->n - first >= 2)
     {
-      SimWindow win;
+      SimAnchor win;
 
       win.simhash = sim_fingerprint_simhash (f + first, units->n - first, NULL);
       win.unit_start = first + 1 - sim_fingerprint_shingle (units, first);

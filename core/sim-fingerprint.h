@@ -35,7 +35,7 @@ typedef struct {
   guint64 simhash;
   guint32 unit_start; /* first unit of the window */
   guint32 unit_end;   /* end-exclusive */
-} SimWindow;
+} SimAnchor;
 
 /* Document frequencies of features, counted in SIM_DF_BUCKETS hashed buckets
  * (collisions only ever lower a weight a little). Immutable once shared. */
@@ -72,7 +72,7 @@ const SimUnits   *sim_fingerprinter_load         (SimFingerprinter  *fp,
                                                   const char        *text,
                                                   gssize             len);
 const guint64    *sim_fingerprinter_get_features (SimFingerprinter  *fp);
-/* Anchor windows of the loaded text, appended to @out (GArray of SimWindow):
+/* Anchor windows of the loaded text, appended to @out (GArray of SimAnchor):
  * all of them, or only the winnowed ones. */
 void              sim_fingerprinter_windows      (SimFingerprinter  *fp,
                                                   gboolean           winnow,

@@ -120,7 +120,7 @@ bench_fingerprinting (const char *texts)
   g_autoptr(SimFingerprinter) fp = sim_fingerprinter_new (SIM_NORMALIZE_FOLD_T2S);
   g_autoptr(GArray) segs = g_array_new (FALSE, FALSE, sizeof (SimSegment));
   g_autoptr(GArray) feats = g_array_new (FALSE, FALSE, sizeof (guint64));
-  g_autoptr(GArray) windows = g_array_new (FALSE, FALSE, sizeof (SimWindow));
+  g_autoptr(GArray) windows = g_array_new (FALSE, FALSE, sizeof (SimAnchor));
 
   printf ("## Fingerprinting (one core, UTF-8 in, fingerprints out)\n\n");
   printf ("| text | bytes | sentence mode MB/s | window mode MB/s | corpus anchors MB/s |\n|---|---:|---:|---:|---:|\n");

@@ -45,12 +45,12 @@ compute_golden (SimFingerprinter *fp,
                 const char       *text,
                 guint64           out[3])
 {
-  g_autoptr(GArray) windows = g_array_new (FALSE, FALSE, sizeof (SimWindow));
+  g_autoptr(GArray) windows = g_array_new (FALSE, FALSE, sizeof (SimAnchor));
 
   out[0] = text_simhash (fp, text);
   sim_fingerprinter_windows (fp, TRUE, windows);
   out[1] = windows->len;
-  out[2] = windows->len ? g_array_index (windows, SimWindow, 0).simhash : 0;
+  out[2] = windows->len ? g_array_index (windows, SimAnchor, 0).simhash : 0;
 }
 
 static void
@@ -121,7 +121,7 @@ test_windows_found_wherever_the_copy_starts (void **state)
 
   for (guint s = 0; s < G_N_ELEMENTS (sources); s++)
     {
-      g_autoptr(GArray) anchors = g_array_new (FALSE, FALSE, sizeof (SimWindow));
+      g_autoptr(GArray) anchors = g_array_new (FALSE, FALSE, sizeof (SimAnchor));
       const glong n = g_utf8_strlen (sources[s], -1);
 
       sim_fingerprinter_load (fp, sources[s], -1);
@@ -134,15 +134,15 @@ test_windows_found_wherever_the_copy_starts (void **state)
           const char *to = g_utf8_offset_to_pointer (sources[s], n - (cut % 7));
           g_autofree char *copy = g_strdup_printf ("Intro text by the writer %ld 一些自己的话 %.*s 结尾 the end",
                                                    cut, (int) (to - from), from);
-          g_autoptr(GArray) windows = g_array_new (FALSE, FALSE, sizeof (SimWindow));
+          g_autoptr(GArray) windows = g_array_new (FALSE, FALSE, sizeof (SimAnchor));
           gboolean found = FALSE;
 
           sim_fingerprinter_load (fp, copy, -1);
           sim_fingerprinter_windows (fp, FALSE, windows);
           for (guint i = 0; i < windows->len && !found; i++)
             for (guint j = 0; j < anchors->len && !found; j++)
-              found = g_array_index (windows, SimWindow, i).simhash ==
-                      g_array_index (anchors, SimWindow, j).simhash;
+              found = g_array_index (windows, SimAnchor, i).simhash ==
+                      g_array_index (anchors, SimAnchor, j).simhash;
           assert_true (found);
         }
     }
@@ -153,8 +153,8 @@ test_winnowing_thins_windows (void **state)
 {
   g_autoptr(SimFingerprinter) fp = sim_fingerprinter_new (SIM_NORMALIZE_DEFAULT);
   g_autoptr(GString) text = g_string_new (NULL);
-  g_autoptr(GArray) all = g_array_new (FALSE, FALSE, sizeof (SimWindow));
-  g_autoptr(GArray) winnowed = g_array_new (FALSE, FALSE, sizeof (SimWindow));
+  g_autoptr(GArray) all = g_array_new (FALSE, FALSE, sizeof (SimAnchor));
+  g_autoptr(GArray) winnowed = g_array_new (FALSE, FALSE, sizeof (SimAnchor));
   g_autoptr(GRand) rand = g_rand_new_with_seed (7);
 
   for (int i = 0; i < 2000; i++)
@@ -167,8 +167,8 @@ test_winnowing_thins_windows (void **state)
   assert_true (winnowed->len < all->len * 3 / 4);
   assert_true (winnowed->len > all->len / 4);
   for (guint i = 1; i < winnowed->len; i++)
-    assert_true (g_array_index (winnowed, SimWindow, i).unit_end >
-                 g_array_index (winnowed, SimWindow, i - 1).unit_end);
+    assert_true (g_array_index (winnowed, SimAnchor, i).unit_end >
+                 g_array_index (winnowed, SimAnchor, i - 1).unit_end);
 }
 
 static void

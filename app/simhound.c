@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * simhound: the GTK application. Options, app-wide actions, accelerators and
+ * the about window; everything else is the window's.
+ */
+#include "config.h"
+
+#include <locale.h>
+#include <glib/gi18n.h>
+#include <gtk/gtk.h>
+
+#include "sim-window.h"
+
+static char *store_path;
+
+static void
+quit_action (GSimpleAction *action,
+             GVariant      *parameter,
+             gpointer       user_data)
+{
+  g_application_quit (G_APPLICATION (user_data));
+}
+
+static void
+about_action (GSimpleAction *action,
+              GVariant      *parameter,
+              gpointer       user_data)
+{
+  static const char *developers[] = { "The Simhound developers", NULL };
+
+  gtk_show_about_dialog (gtk_application_get_active_window (GTK_APPLICATION (user_data)),
+                         "program-name", _("Simhound"),
+                         "logo-icon-name", "org.simhound.Simhound",
+                         "version", PACKAGE_VERSION,
+                         "comments", _("Check a text against your own reference documents, offline, in Chinese and English."),
+                         "license-type", GTK_LICENSE_GPL_3_0,
+                         "authors", developers,
+                         "translator-credits", _("translator-credits"),
+                         NULL);
+}
+
+static void
+preferences_action (GSimpleAction *action,
+                    GVariant      *parameter,
+                    gpointer       user_data)
+{
+  g_autoptr(GtkBuilder) builder = gtk_builder_new_from_resource ("/org/simhound/Simhound/ui/sim-preferences.ui");
+  g_autoptr(GSettings) settings = g_settings_new ("org.simhound.Simhound");
+  GtkWindow *window = GTK_WINDOW (gtk_builder_get_object (builder, "preferences"));
+
+  g_settings_bind (settings, "high-threshold", gtk_builder_get_object (builder, "high_spin"), "value", G_SETTINGS_BIND_DEFAULT);
+  g_settings_bind (settings, "medium-threshold", gtk_builder_get_object (builder, "medium_spin"), "value", G_SETTINGS_BIND_DEFAULT);
+  g_settings_bind (settings, "max-distance", gtk_builder_get_object (builder, "distance_spin"), "value", G_SETTINGS_BIND_DEFAULT);
+  g_settings_bind (settings, "window-size", gtk_builder_get_object (builder, "window_spin"), "value", G_SETTINGS_BIND_DEFAULT);
+  g_settings_bind (settings, "fast", gtk_builder_get_object (builder, "fast_check"), "active", G_SETTINGS_BIND_DEFAULT);
+  gtk_window_set_transient_for (window, gtk_application_get_active_window (GTK_APPLICATION (user_data)));
+  gtk_window_present (window);
+}
+
+static const GActionEntry app_actions[] = {
+  { "quit", quit_action },
+  { "about", about_action },
+  { "preferences", preferences_action },
+};
+
+static void
+on_startup (GApplication *app)
+{
+  g_autoptr(GtkCssProvider) css = gtk_css_provider_new ();
+  const char *quit_accels[] = { "<Control>q", NULL };
+  const char *prefs_accels[] = { "<Control>comma", NULL };
+
+  g_action_map_add_action_entries (G_ACTION_MAP (app), app_actions, G_N_ELEMENTS (app_actions), app);
+  gtk_application_set_accels_for_action (GTK_APPLICATION (app), "app.quit", quit_accels);
+  gtk_application_set_accels_for_action (GTK_APPLICATION (app), "app.preferences", prefs_accels);
+  gtk_css_provider_load_from_resource (css, "/org/simhound/Simhound/style.css");
+  gtk_style_context_add_provider_for_display (gdk_display_get_default (), GTK_STYLE_PROVIDER (css),
+                                              GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
+}
+
+static SimWindow *
+new_window (GApplication *app)
+{
+  g_autoptr(GSettings) settings = g_settings_new ("org.simhound.Simhound");
+  g_autofree char *configured = g_settings_get_string (settings, "store");
+
+  return sim_window_new (GTK_APPLICATION (app), store_path ? store_path : (*configured ? configured : NULL));
+}
+
+static void
+on_activate (GApplication *app)
+{
+  gtk_window_present (GTK_WINDOW (new_window (app)));
+}
+
+static void
+on_open (GApplication  *app,
+         GFile        **files,
+         int            n_files,
+         const char    *hint)
+{
+  for (int i = 0; i < n_files; i++)
+    {
+      SimWindow *window = new_window (app);
+
+      sim_window_open_file (window, files[i]);
+      gtk_window_present (GTK_WINDOW (window));
+    }
+}
+
+int
+main (int argc, char **argv)
+{
+  g_autoptr(GtkApplication) app = NULL;
+  const GOptionEntry options[] = {
+    { "store", 0, 0, G_OPTION_ARG_FILENAME, &store_path, N_("The corpus store to use"), N_("PATH") },
+    { NULL }
+  };
+
+  setlocale (LC_ALL, "");
+  bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
+  bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
+  textdomain (GETTEXT_PACKAGE);
+
+  app = gtk_application_new ("org.simhound.Simhound", G_APPLICATION_HANDLES_OPEN | G_APPLICATION_NON_UNIQUE);
+  g_application_add_main_option_entries (G_APPLICATION (app), options);
+  g_signal_connect (app, "startup", G_CALLBACK (on_startup), NULL);
+  g_signal_connect (app, "activate", G_CALLBACK (on_activate), NULL);
+  g_signal_connect (app, "open", G_CALLBACK (on_open), NULL);
+  return g_application_run (G_APPLICATION (app), argc, argv);
+}

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Screenshots of the main window at 1200x800, in English and in Simplified
+# Chinese: a small store from the demo corpus, a sample article with high and
+# medium segments, checked.
+#
+# usage: tests/ui/screenshots.sh OUTDIR   (build in $SIMHOUND_BUILD_DIR, default build/)
+set -euo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+out=${1:?usage: screenshots.sh OUTDIR}
+build=${SIMHOUND_BUILD_DIR:-$top/build}
+mkdir -p "$out"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+texts=$top/build/demo/texts
+if [ ! -d "$texts" ]; then
+  python3 "$top/corpus/extract-debian-texts.py" "$work/texts" >/dev/null
+  texts=$work/texts
+fi
+"$build/app/simhound-cli" --store "$work/store.db" corpus add "$texts" >/dev/null
+python3 "$top/corpus/make-sample.py" "$texts" "$work/sample.txt" 2>/dev/null
+
+export GSETTINGS_BACKEND=memory GSETTINGS_SCHEMA_DIR=$build/resources GSK_RENDERER=cairo NO_AT_BRIDGE=1
+for lang in en zh_CN; do
+  LANGUAGE=$lang LANG=C.UTF-8 xvfb-run -a -s '-screen 0 1280x1024x24' \
+    "$build/tests/test-window" --screenshot "$out/main-$lang.png" --text "$work/sample.txt" --store "$work/store.db"
+  echo "$out/main-$lang.png"
+done

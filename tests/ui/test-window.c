@@ -1,0 +1,242 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The main window with real widgets and a real store in a temp dir: load a
+ * text, run a check, and assert the highlight tags, the summary, the source
+ * pane and the chart. Runs under Xvfb.
+ *
+ * With --screenshot OUT.png --text FILE --store PATH it instead checks FILE
+ * against PATH in a 1200x800 window and saves what it shows (screenshots.sh).
+ */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <string.h>
+#include <cmocka.h>
+#include <gtk/gtk.h>
+
+#include "sim-corpus.h"
+#include "sim-window.h"
+#include "sim-test-util.h"
+
+#define EN_COPY "Ships passing the northern reef relied on his lamp to find the safe channel."
+#define EN_EDIT "In forty years he never once let the light go dark, even during the storms of a hard winter."
+#define ZH_COPY "街角那家茶馆已经开了六十多年，每天清晨都有老人带着鸟笼来喝茶。"
+#define OWN "My cousin prefers mountains to the sea and has never seen a lighthouse at all. "
+
+static void
+spin_until (gboolean (*done) (gpointer), gpointer data, guint seconds)
+{
+  const gint64 deadline = g_get_monotonic_time () + seconds * G_USEC_PER_SEC;
+
+  while (!done (data) && g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, FALSE);
+}
+
+static gboolean
+check_finished (gpointer data)
+{
+  return !sim_window_is_busy (data) && sim_window_get_report (data) != NULL;
+}
+
+static gboolean
+mapped (gpointer data)
+{
+  return gtk_widget_get_mapped (data) && gtk_widget_get_width (data) > 0;
+}
+
+/* Renders @widget as it is shown now into a texture. */
+static GdkTexture *
+render (GtkWidget *widget)
+{
+  const int w = gtk_widget_get_width (widget), h = gtk_widget_get_height (widget);
+  GtkSnapshot *snapshot = gtk_snapshot_new ();
+  g_autoptr(GskRenderNode) node = NULL;
+
+  /* The widget's own drawing, children included, as it is shown now. */
+  gtk_snapshot_append_color (snapshot, &(GdkRGBA) { 1, 1, 1, 1 }, &GRAPHENE_RECT_INIT (0, 0, w, h));
+  GTK_WIDGET_GET_CLASS (widget)->snapshot (widget, snapshot);
+  node = gtk_snapshot_free_to_node (snapshot);
+  return gsk_renderer_render_texture (gtk_native_get_renderer (gtk_widget_get_native (widget)), node,
+                                      &GRAPHENE_RECT_INIT (0, 0, w, h));
+}
+
+static char *
+make_store (const char *dir)
+{
+  g_autofree char *docs = g_build_filename (dir, "docs", NULL);
+  char *store = g_build_filename (dir, "store.db", NULL);
+  g_autoptr(SimCorpus) corpus = NULL;
+  g_autoptr(SimImportResult) result = NULL;
+  const char *paths[] = { docs, NULL };
+
+  g_free (sim_test_write_file (docs, "lighthouse.txt",
+                               "The Keeper\n\nThe lighthouse keeper climbed the spiral stairs every evening. " EN_COPY
+                               " In forty years he never once let the light go dark, even during the storm of the hard winter.\n", -1));
+  g_free (sim_test_write_file (docs, "teahouse.txt", "老城\n\n老城区的石板路在雨后显得格外明亮。" ZH_COPY "\n", -1));
+  corpus = sim_corpus_open (store, FALSE, NULL);
+  result = sim_corpus_add (corpus, paths, NULL, NULL, NULL, NULL);
+  g_assert (result != NULL && result->n_added == 2);
+  return store;
+}
+
+static void
+test_window_checks_highlights_and_shows_sources (void **state)
+{
+  g_autofree char *dir = sim_test_make_tmp_dir ();
+  g_autofree char *store = make_store (dir);
+  SimWindow *window = sim_window_new (NULL, store);
+  const char *text = OWN EN_COPY " " EN_EDIT "\n\n" ZH_COPY;
+  GtkTextBuffer *buffer;
+  GtkTextTagTable *tags;
+  GtkTextIter iter;
+  SimReport *report;
+  guint n_flagged = 0;
+  gpointer weak = window;
+
+  g_object_add_weak_pointer (G_OBJECT (window), &weak);
+  gtk_window_present (GTK_WINDOW (window));
+  spin_until (mapped, window, 10);
+  assert_string_equal (sim_window_get_page (window), "main");
+  sim_window_set_text (window, text);
+  sim_window_check (window);
+  assert_true (sim_window_is_busy (window));
+  spin_until (check_finished, window, 60);
+  report = sim_window_get_report (window);
+  assert_non_null (report);
+
+  /* Highlights: the copied sentence carries the high tag, my own words none. */
+  buffer = sim_window_get_buffer (window);
+  tags = gtk_text_buffer_get_tag_table (buffer);
+  gtk_text_buffer_get_iter_at_offset (buffer, &iter, g_utf8_strlen (OWN, -1) + 3);
+  assert_true (gtk_text_iter_has_tag (&iter, gtk_text_tag_table_lookup (tags, "sim-high")));
+  gtk_text_buffer_get_iter_at_offset (buffer, &iter, 3);
+  assert_false (gtk_text_iter_has_tag (&iter, gtk_text_tag_table_lookup (tags, "sim-high")));
+  assert_false (gtk_text_iter_has_tag (&iter, gtk_text_tag_table_lookup (tags, "sim-medium")));
+  gtk_text_buffer_get_iter_at_offset (buffer, &iter, g_utf8_strlen (text, -1) - 5);
+  assert_true (gtk_text_iter_has_tag (&iter, gtk_text_tag_table_lookup (tags, "sim-high")));
+
+  /* The summary shows the report's figure. */
+  {
+    g_autofree char *expected = g_strdup_printf ("%.1f%%", 100 * sim_report_get_similarity (report));
+
+    assert_non_null (strstr (sim_window_get_summary (window), expected));
+    assert_true (sim_report_get_similarity (report) > 0.5 && sim_report_get_similarity (report) < 1.0);
+  }
+
+  /* The source pane follows the selected segment. */
+  for (guint i = 0; i < sim_report_get_n_segments (report); i++)
+    if (sim_report_get_segment (report, i)->level != SIM_LEVEL_LOW)
+      {
+        n_flagged++;
+        if (n_flagged == 1)
+          {
+            sim_window_select_segment (window, i);
+            assert_true (g_str_has_suffix (sim_window_get_source_path (window), "lighthouse.txt"));
+          }
+      }
+  assert_true (n_flagged >= 3);
+
+  /* The chart renders at its size with the high colour in it. */
+  {
+    GtkWidget *chart = sim_window_get_chart (window);
+    g_autoptr(GdkTexture) texture = render (chart);
+    const int w = gdk_texture_get_width (texture), h = gdk_texture_get_height (texture);
+    g_autofree guchar *pixels = g_malloc (w * h * 4);
+    g_autofree char *png = g_build_filename (dir, "chart.png", NULL);
+    guint red = 0;
+
+    assert_int_equal (w, gtk_widget_get_width (chart));
+    assert_int_equal (h, 140);
+    gdk_texture_download (texture, pixels, w * 4);
+    for (int i = 0; i < w * h; i++)
+      {
+        /* Cairo order on little-endian: B, G, R, A. #e01b24 */
+        const guchar b = pixels[4 * i], g = pixels[4 * i + 1], r = pixels[4 * i + 2];
+
+        red += r > 200 && g < 60 && b < 70;
+      }
+    assert_true (red > 100);
+    assert_true (gdk_texture_save_to_png (texture, png));
+    assert_true (g_file_test (png, G_FILE_TEST_IS_REGULAR));
+  }
+
+  /* Editing marks the results stale. */
+  gtk_text_buffer_get_end_iter (buffer, &iter);
+  gtk_text_buffer_insert (buffer, &iter, " more", -1);
+  assert_non_null (sim_window_get_report (window));
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  spin_until ((gboolean (*) (gpointer)) g_main_context_pending, NULL, 0);
+  for (int i = 0; i < 100 && weak != NULL; i++)
+    g_main_context_iteration (NULL, FALSE);
+  assert_null (weak);
+  sim_test_remove_tree (dir);
+}
+
+static void
+test_window_shows_the_empty_state_without_a_corpus (void **state)
+{
+  g_autofree char *dir = sim_test_make_tmp_dir ();
+  g_autofree char *store = g_build_filename (dir, "empty.db", NULL);
+  SimWindow *window = sim_window_new (NULL, store);
+
+  assert_string_equal (sim_window_get_page (window), "empty");
+  gtk_window_destroy (GTK_WINDOW (window));
+  sim_test_remove_tree (dir);
+}
+
+static int
+screenshot (const char *out,
+            const char *text_path,
+            const char *store)
+{
+  SimWindow *window = sim_window_new (NULL, store);
+  g_autofree char *text = NULL;
+  g_autoptr(GdkTexture) texture = NULL;
+
+  if (!g_file_get_contents (text_path, &text, NULL, NULL))
+    return 2;
+  gtk_window_set_default_size (GTK_WINDOW (window), 1200, 800);
+  gtk_window_present (GTK_WINDOW (window));
+  spin_until (mapped, window, 10);
+  sim_window_set_text (window, text);
+  sim_window_check (window);
+  spin_until (check_finished, window, 120);
+  /* Show the source of the first high segment. */
+  for (guint i = 0; sim_window_get_report (window) && i < sim_report_get_n_segments (sim_window_get_report (window)); i++)
+    if (sim_report_get_segment (sim_window_get_report (window), i)->level == SIM_LEVEL_HIGH)
+      {
+        sim_window_select_segment (window, i);
+        break;
+      }
+  for (int i = 0; i < 50; i++)
+    g_main_context_iteration (NULL, FALSE);
+  g_usleep (200000);
+  for (int i = 0; i < 50; i++)
+    g_main_context_iteration (NULL, FALSE);
+  texture = render (GTK_WIDGET (window));
+  return gdk_texture_save_to_png (texture, out) ? 0 : 2;
+}
+
+int
+main (int argc, char **argv)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test (test_window_checks_highlights_and_shows_sources),
+    cmocka_unit_test (test_window_shows_the_empty_state_without_a_corpus),
+  };
+
+  gtk_init ();
+  {
+    g_autoptr(GtkCssProvider) css = gtk_css_provider_new ();
+
+    gtk_css_provider_load_from_resource (css, "/org/simhound/Simhound/style.css");
+    gtk_style_context_add_provider_for_display (gdk_display_get_default (), GTK_STYLE_PROVIDER (css),
+                                                GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
+  }
+  if (argc == 7 && g_str_equal (argv[1], "--screenshot"))
+    return screenshot (argv[2], argv[4], argv[6]);
+  return cmocka_run_group_tests_name ("window", tests, NULL, NULL);
+}

@@ -1,0 +1,913 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "sim-check.h"
+#include "sim-corpus.h"
+#include "sim-error.h"
+#include "sim-export.h"
+#include "sim-chart.h"
+#include "sim-window.h"
+
+struct _SimWindow {
+  GtkApplicationWindow parent_instance;
+
+  /* template children */
+  GtkStack          *stack;
+  GtkTextView       *editor;
+  GtkDropDown       *mode_dropdown;
+  GtkSpinButton     *window_spin;
+  GtkCheckButton    *fast_check;
+  GtkButton         *check_button;
+  GtkButton         *cancel_button;
+  GtkProgressBar    *progress_bar;
+  GtkLabel          *summary_label;
+  GtkLabel          *counts_label;
+  GtkListBox        *sources_list;
+  GtkLabel          *source_title_label;
+  GtkLabel          *source_path_label;
+  GtkLabel          *source_info_label;
+  GtkTextView       *source_view;
+  SimChart          *chart;
+
+  /* owned */
+  GSettings         *settings;
+  char              *store_path;
+  SimCorpusSnapshot *snapshot;    /* the corpus as of the last open or import */
+  SimReport         *report;      /* the latest check, or NULL */
+  GCancellable      *cancellable; /* of the running check or import */
+  GtkTextTag        *tag_high;
+  GtkTextTag        *tag_medium;
+  GtkTextTag        *tag_selected;
+  GtkTextTag        *tag_source_match;
+  gint               selected;    /* segment shown in the source pane, or -1 */
+  gboolean           stale;       /* the text changed since the report */
+  gboolean           busy;
+};
+
+G_DEFINE_FINAL_TYPE (SimWindow, sim_window, GTK_TYPE_APPLICATION_WINDOW)
+
+static void update_actions (SimWindow *self);
+
+/* ------------------------------------------------------------- corpus */
+
+static void
+show_error (SimWindow  *self,
+            const char *primary,
+            GError     *error)
+{
+  GtkWidget *dialog = gtk_message_dialog_new (GTK_WINDOW (self), GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT,
+                                              GTK_MESSAGE_ERROR, GTK_BUTTONS_CLOSE, "%s", primary);
+
+  gtk_message_dialog_format_secondary_text (GTK_MESSAGE_DIALOG (dialog), "%s", error->message);
+  g_signal_connect (dialog, "response", G_CALLBACK (gtk_window_destroy), NULL);
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
+/* Opens the store (creating it if needed) and shows the main page or the
+ * empty state. Opening builds the index from stored fingerprints: fast. */
+static void
+load_corpus (SimWindow *self)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SimCorpus) corpus = sim_corpus_open (self->store_path, FALSE, &error);
+
+  g_clear_pointer (&self->snapshot, sim_corpus_snapshot_unref);
+  if (corpus == NULL)
+    {
+      gtk_stack_set_visible_child_name (self->stack, "main");
+      show_error (self, _("The reference corpus cannot be opened"), error);
+    }
+  else
+    {
+      self->snapshot = sim_corpus_ref_snapshot (corpus);
+      gtk_stack_set_visible_child_name (self->stack,
+                                        sim_corpus_snapshot_get_n_docs (self->snapshot) > 0 ? "main" : "empty");
+    }
+  update_actions (self);
+}
+
+/* --------------------------------------------------------------- report */
+
+static void
+clear_source_pane (SimWindow *self)
+{
+  gtk_label_set_text (self->source_title_label, _("Click a highlighted segment to see its source."));
+  gtk_label_set_text (self->source_path_label, "");
+  gtk_label_set_text (self->source_info_label, "");
+  gtk_text_buffer_set_text (gtk_text_view_get_buffer (self->source_view), "", -1);
+}
+
+static void
+show_source (SimWindow *self,
+             guint      index)
+{
+  const SimReportSegment *seg = sim_report_get_segment (self->report, index);
+  GtkTextBuffer *buffer = gtk_text_view_get_buffer (self->source_view);
+  const SimMatch *m;
+  const SimReportSource *src;
+  g_autofree char *info = NULL;
+  GtkTextIter start, end;
+
+  if (seg->n_matches == 0)
+    {
+      clear_source_pane (self);
+      gtk_label_set_text (self->source_title_label, _("No source found for this segment."));
+      return;
+    }
+  m = sim_report_get_match (self->report, seg->first_match);
+  src = sim_report_get_source (self->report, m->source);
+  gtk_label_set_text (self->source_title_label, src->title);
+  gtk_label_set_text (self->source_path_label, src->path);
+  info = g_strdup_printf (_("Similarity %.0f%% · fingerprint distance %u · characters %u–%u"),
+                          100 * m->similarity, m->distance, m->start, m->end);
+  gtk_label_set_text (self->source_info_label, info);
+  gtk_text_buffer_set_text (buffer, m->excerpt, -1);
+  gtk_text_buffer_get_bounds (buffer, &start, &end);
+  gtk_text_buffer_apply_tag (buffer, self->tag_source_match, &start, &end);
+}
+
+void
+sim_window_select_segment (SimWindow *self,
+                           guint      index)
+{
+  GtkTextBuffer *buffer = gtk_text_view_get_buffer (self->editor);
+  const SimReportSegment *seg;
+  GtkTextIter start, end;
+
+  g_return_if_fail (SIM_IS_WINDOW (self));
+  if (self->report == NULL || index >= sim_report_get_n_segments (self->report))
+    return;
+  seg = sim_report_get_segment (self->report, index);
+  self->selected = index;
+  gtk_text_buffer_get_bounds (buffer, &start, &end);
+  gtk_text_buffer_remove_tag (buffer, self->tag_selected, &start, &end);
+  if (!self->stale)
+    {
+      gtk_text_buffer_get_iter_at_offset (buffer, &start, seg->start);
+      gtk_text_buffer_get_iter_at_offset (buffer, &end, seg->end);
+      gtk_text_buffer_apply_tag (buffer, self->tag_selected, &start, &end);
+      gtk_text_view_scroll_to_iter (self->editor, &start, 0.1, FALSE, 0, 0);
+    }
+  show_source (self, index);
+}
+
+static GtkWidget *
+make_source_row (const SimReportSource *src)
+{
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 8);
+  g_autofree char *share = g_strdup_printf ("%.1f%%", 100 * src->share);
+  g_autofree char *count = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u segment", "%u segments", src->n_segments),
+                                            src->n_segments);
+  GtkWidget *title = gtk_label_new (src->title);
+
+  gtk_label_set_ellipsize (GTK_LABEL (title), PANGO_ELLIPSIZE_END);
+  gtk_label_set_xalign (GTK_LABEL (title), 0);
+  gtk_widget_set_hexpand (title, TRUE);
+  gtk_widget_set_tooltip_text (box, src->path);
+  gtk_box_append (GTK_BOX (box), gtk_label_new (share));
+  gtk_box_append (GTK_BOX (box), title);
+  gtk_box_append (GTK_BOX (box), gtk_label_new (count));
+  return box;
+}
+
+static void
+apply_report (SimWindow *self,
+              SimReport *report)
+{
+  GtkTextBuffer *buffer = gtk_text_view_get_buffer (self->editor);
+  GtkTextIter start, end;
+  g_autofree char *summary = NULL, *counts = NULL;
+  GtkWidget *child;
+
+  g_clear_pointer (&self->report, sim_report_unref);
+  self->report = sim_report_ref (report);
+  self->stale = FALSE;
+  self->selected = -1;
+  gtk_widget_remove_css_class (GTK_WIDGET (self->summary_label), "stale");
+
+  gtk_text_buffer_get_bounds (buffer, &start, &end);
+  gtk_text_buffer_remove_tag (buffer, self->tag_high, &start, &end);
+  gtk_text_buffer_remove_tag (buffer, self->tag_medium, &start, &end);
+  gtk_text_buffer_remove_tag (buffer, self->tag_selected, &start, &end);
+  /* Offsets from the start iterator of each segment: a forward walk. */
+  gtk_text_buffer_get_start_iter (buffer, &start);
+  for (guint i = 0; i < sim_report_get_n_segments (report); i++)
+    {
+      const SimReportSegment *seg = sim_report_get_segment (report, i);
+
+      if (seg->level == SIM_LEVEL_LOW)
+        continue;
+      gtk_text_iter_set_offset (&start, seg->start);
+      end = start;
+      gtk_text_iter_set_offset (&end, seg->end);
+      gtk_text_buffer_apply_tag (buffer, seg->level == SIM_LEVEL_HIGH ? self->tag_high : self->tag_medium,
+                                 &start, &end);
+    }
+
+  summary = g_strdup_printf (_("%.1f%% similar"), 100 * sim_report_get_similarity (report));
+  gtk_label_set_text (self->summary_label, summary);
+  counts = g_strdup_printf (_("%u high, %u medium and %u low segments, against %u documents"),
+                            sim_report_count_level (report, SIM_LEVEL_HIGH),
+                            sim_report_count_level (report, SIM_LEVEL_MEDIUM),
+                            sim_report_count_level (report, SIM_LEVEL_LOW),
+                            sim_report_get_settings (report)->n_documents);
+  gtk_label_set_text (self->counts_label, counts);
+
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->sources_list))) != NULL)
+    gtk_list_box_remove (self->sources_list, child);
+  for (guint i = 0; i < sim_report_get_n_sources (report); i++)
+    {
+      const SimReportSource *src = sim_report_get_source (report, i);
+
+      if (src->n_segments > 0)
+        gtk_list_box_append (self->sources_list, make_source_row (src));
+    }
+  sim_chart_set_report (self->chart, report);
+  clear_source_pane (self);
+  update_actions (self);
+}
+
+/* ---------------------------------------------------------------- check */
+
+typedef struct {
+  SimWindow *self; /* a reference: a closed window is never freed under a running check */
+} CheckData;
+
+static void
+on_check_progress (guint64     done,
+                   guint64     total,
+                   const char *what,
+                   gpointer    user_data)
+{
+  SimWindow *self = user_data;
+
+  gtk_progress_bar_set_fraction (self->progress_bar, total ? (double) done / total : 0);
+}
+
+static void
+set_busy (SimWindow  *self,
+          gboolean    busy,
+          const char *what)
+{
+  self->busy = busy;
+  gtk_widget_set_visible (GTK_WIDGET (self->progress_bar), busy);
+  gtk_widget_set_visible (GTK_WIDGET (self->cancel_button), busy);
+  gtk_widget_set_visible (GTK_WIDGET (self->check_button), !busy);
+  gtk_progress_bar_set_fraction (self->progress_bar, 0);
+  gtk_progress_bar_set_text (self->progress_bar, what);
+  update_actions (self);
+}
+
+static void
+on_check_done (GObject      *source,
+               GAsyncResult *result,
+               gpointer      user_data)
+{
+  g_autoptr(SimWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SimReport) report = sim_check_run_finish (result, &error);
+
+  if (gtk_widget_in_destruction (GTK_WIDGET (self)) || self->settings == NULL)
+    return;
+  set_busy (self, FALSE, NULL);
+  if (report == NULL)
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        show_error (self, _("The text could not be checked"), error);
+      return;
+    }
+  apply_report (self, report);
+}
+
+void
+sim_window_check (SimWindow *self)
+{
+  GtkTextBuffer *buffer = gtk_text_view_get_buffer (self->editor);
+  SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
+  g_autofree char *text = NULL;
+  GtkTextIter start, end;
+
+  g_return_if_fail (SIM_IS_WINDOW (self));
+  if (self->busy || self->snapshot == NULL)
+    return;
+  gtk_text_buffer_get_bounds (buffer, &start, &end);
+  text = gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
+
+  options.mode = g_settings_get_enum (self->settings, "segmentation") ? SIM_SEGMENT_WINDOW : SIM_SEGMENT_SENTENCE;
+  options.window = g_settings_get_uint (self->settings, "window-size");
+  options.max_distance = g_settings_get_uint (self->settings, "max-distance");
+  options.fast = g_settings_get_boolean (self->settings, "fast");
+  options.high_threshold = g_settings_get_double (self->settings, "high-threshold");
+  options.medium_threshold = MIN (g_settings_get_double (self->settings, "medium-threshold"), options.high_threshold);
+
+  g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
+  self->cancellable = g_cancellable_new ();
+  set_busy (self, TRUE, _("Checking…"));
+  sim_check_run_async (self->snapshot, text, -1, &options, on_check_progress, self, self->cancellable,
+                       on_check_done, g_object_ref (self));
+}
+
+SimReport *
+sim_window_get_report (SimWindow *self)
+{
+  return self->report;
+}
+
+gboolean
+sim_window_is_busy (SimWindow *self)
+{
+  return self->busy;
+}
+
+/* --------------------------------------------------------------- import */
+
+typedef struct {
+  char  *store_path;
+  GStrv  paths;
+  gint   done;  /* atomics: latest progress */
+  gint   total;
+} ImportJob;
+
+static void
+import_job_free (ImportJob *job)
+{
+  g_free (job->store_path);
+  g_strfreev (job->paths);
+  g_free (job);
+}
+
+static void
+import_progress (guint64     done,
+                 guint64     total,
+                 const char *what,
+                 gpointer    user_data)
+{
+  ImportJob *job = user_data;
+
+  g_atomic_int_set (&job->done, done);
+  g_atomic_int_set (&job->total, total);
+}
+
+static void
+import_thread (GTask        *task,
+               gpointer      source_object,
+               gpointer      task_data,
+               GCancellable *cancellable)
+{
+  ImportJob *job = task_data;
+  GError *error = NULL;
+  /* This thread's own corpus and connection. */
+  g_autoptr(SimCorpus) corpus = sim_corpus_open (job->store_path, FALSE, &error);
+  SimImportResult *result = NULL;
+
+  if (corpus != NULL)
+    result = sim_corpus_add (corpus, (const char *const *) job->paths, import_progress, job, cancellable, &error);
+  if (result == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, result, (GDestroyNotify) sim_import_result_free);
+}
+
+static gboolean
+poll_import (gpointer user_data)
+{
+  GTask *task = user_data;
+  SimWindow *self = g_task_get_source_object (task);
+  ImportJob *job = g_task_get_task_data (task);
+  const gint total = g_atomic_int_get (&job->total);
+  g_autofree char *text = NULL;
+
+  if (g_task_get_completed (task))
+    return G_SOURCE_REMOVE;
+  text = g_strdup_printf (_("Adding %d of %d"), g_atomic_int_get (&job->done), total);
+  gtk_progress_bar_set_text (self->progress_bar, text);
+  gtk_progress_bar_set_fraction (self->progress_bar, total ? (double) job->done / total : 0);
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+on_import_done (GObject      *source,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  SimWindow *self = SIM_WINDOW (source);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SimImportResult) imported = g_task_propagate_pointer (G_TASK (result), &error);
+
+  if (gtk_widget_in_destruction (GTK_WIDGET (self)) || self->settings == NULL)
+    return;
+  set_busy (self, FALSE, NULL);
+  load_corpus (self);
+  if (imported == NULL)
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        show_error (self, _("The documents could not be added"), error);
+      return;
+    }
+  if (imported->failures->len > 0)
+    {
+      g_autoptr(GString) list = g_string_new (NULL);
+      g_autoptr(GError) failed = NULL;
+
+      for (guint i = 0; i < MIN (imported->failures->len, 20); i++)
+        g_string_append_printf (list, "%s\n", (const char *) g_ptr_array_index (imported->failures, i));
+      failed = g_error_new_literal (SIM_ERROR, SIM_ERROR_NOT_TEXT, list->str);
+      show_error (self, _("Some files could not be added; the others were"), failed);
+    }
+}
+
+static void
+start_import (SimWindow         *self,
+              const char *const *paths)
+{
+  g_autoptr(GTask) task = g_task_new (self, NULL, on_import_done, NULL);
+  ImportJob *job = g_new0 (ImportJob, 1);
+
+  if (self->busy)
+    return;
+  job->store_path = g_strdup (self->store_path);
+  job->paths = g_strdupv ((char **) paths);
+  g_clear_object (&self->cancellable);
+  self->cancellable = g_cancellable_new ();
+  g_task_set_task_data (task, job, (GDestroyNotify) import_job_free);
+  g_task_set_return_on_cancel (task, FALSE);
+  g_object_set_data_full (G_OBJECT (task), "cancellable", g_object_ref (self->cancellable), g_object_unref);
+  set_busy (self, TRUE, _("Adding documents…"));
+  g_timeout_add_full (G_PRIORITY_DEFAULT, 100, poll_import, g_object_ref (task), g_object_unref);
+  g_task_run_in_thread (task, import_thread);
+}
+
+/* ------------------------------------------------------------- actions */
+
+static void
+on_open_response (GtkNativeDialog *dialog,
+                  int              response,
+                  SimWindow       *self)
+{
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr(GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
+
+      sim_window_open_file (self, file);
+    }
+  g_object_unref (dialog);
+}
+
+static void
+open_action (GtkWidget  *widget,
+             const char *action_name,
+             GVariant   *parameter)
+{
+  SimWindow *self = SIM_WINDOW (widget);
+  GtkFileChooserNative *dialog = gtk_file_chooser_native_new (_("Open a Text"), GTK_WINDOW (self),
+                                                              GTK_FILE_CHOOSER_ACTION_OPEN, _("_Open"), _("_Cancel"));
+
+  g_signal_connect (dialog, "response", G_CALLBACK (on_open_response), self);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
+}
+
+static void
+on_add_response (GtkNativeDialog *dialog,
+                 int              response,
+                 SimWindow       *self)
+{
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr(GListModel) files = gtk_file_chooser_get_files (GTK_FILE_CHOOSER (dialog));
+      g_autoptr(GPtrArray) paths = g_ptr_array_new_with_free_func (g_free);
+
+      for (guint i = 0; i < g_list_model_get_n_items (files); i++)
+        {
+          g_autoptr(GFile) file = g_list_model_get_item (files, i);
+
+          g_ptr_array_add (paths, g_file_get_path (file));
+        }
+      g_ptr_array_add (paths, NULL);
+      start_import (self, (const char *const *) paths->pdata);
+    }
+  g_object_unref (dialog);
+}
+
+static void
+add_documents_action (GtkWidget  *widget,
+                      const char *action_name,
+                      GVariant   *parameter)
+{
+  SimWindow *self = SIM_WINDOW (widget);
+  GtkFileChooserNative *dialog = gtk_file_chooser_native_new (_("Add a Folder of Documents"), GTK_WINDOW (self),
+                                                              GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER,
+                                                              _("_Add"), _("_Cancel"));
+
+  gtk_file_chooser_set_select_multiple (GTK_FILE_CHOOSER (dialog), TRUE);
+  g_signal_connect (dialog, "response", G_CALLBACK (on_add_response), self);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
+}
+
+static void
+use_demo_action (GtkWidget  *widget,
+                 const char *action_name,
+                 GVariant   *parameter)
+{
+  SimWindow *self = SIM_WINDOW (widget);
+  const char *demo = g_getenv ("SIMHOUND_DEMO_TEXTS");
+  g_autofree char *fallback = g_build_filename (g_get_user_cache_dir (), "simhound", "demo-texts", NULL);
+  const char *paths[] = { demo && *demo ? demo : fallback, NULL };
+
+  if (!g_file_test (paths[0], G_FILE_TEST_IS_DIR))
+    {
+      g_autoptr(GError) error = g_error_new (G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                                             _("Build it first with “./run.sh” (it extracts Debian's text packages into %s)."),
+                                             paths[0]);
+
+      show_error (self, _("The demo corpus is not on this computer"), error);
+      return;
+    }
+  start_import (self, paths);
+}
+
+static void
+check_action (GtkWidget  *widget,
+              const char *action_name,
+              GVariant   *parameter)
+{
+  sim_window_check (SIM_WINDOW (widget));
+}
+
+static void
+cancel_action (GtkWidget  *widget,
+               const char *action_name,
+               GVariant   *parameter)
+{
+  g_cancellable_cancel (SIM_WINDOW (widget)->cancellable);
+}
+
+static void
+step_segment (SimWindow *self,
+              gint       direction)
+{
+  const gint n = self->report ? (gint) sim_report_get_n_segments (self->report) : 0;
+
+  for (gint i = self->selected + direction; i >= 0 && i < n; i += direction)
+    if (sim_report_get_segment (self->report, i)->level != SIM_LEVEL_LOW)
+      {
+        sim_window_select_segment (self, i);
+        return;
+      }
+  gtk_widget_error_bell (GTK_WIDGET (self));
+}
+
+static void
+next_action (GtkWidget  *widget,
+             const char *action_name,
+             GVariant   *parameter)
+{
+  step_segment (SIM_WINDOW (widget), g_str_equal (action_name, "win.next-segment") ? 1 : -1);
+}
+
+static void
+on_export_response (GtkNativeDialog *dialog,
+                    int              response,
+                    SimWindow       *self)
+{
+  if (response == GTK_RESPONSE_ACCEPT && self->report)
+    {
+      g_autoptr(GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
+      g_autofree char *path = g_file_get_path (file);
+      g_autoptr(GError) error = NULL;
+      gboolean ok = g_str_has_suffix (path, ".pdf") ? sim_export_pdf_file (self->report, path, &error)
+                                                    : sim_export_html_file (self->report, path, &error);
+
+      if (!ok)
+        show_error (self, _("The report could not be saved"), error);
+    }
+  g_object_unref (dialog);
+}
+
+static void
+export_action (GtkWidget  *widget,
+               const char *action_name,
+               GVariant   *parameter)
+{
+  SimWindow *self = SIM_WINDOW (widget);
+  GtkFileChooserNative *dialog = gtk_file_chooser_native_new (_("Export the Report"), GTK_WINDOW (self),
+                                                              GTK_FILE_CHOOSER_ACTION_SAVE, _("_Export"), _("_Cancel"));
+  GtkFileFilter *html = gtk_file_filter_new (), *pdf = gtk_file_filter_new ();
+
+  gtk_file_filter_set_name (html, _("Web page (HTML)"));
+  gtk_file_filter_add_suffix (html, "html");
+  gtk_file_filter_set_name (pdf, _("PDF document"));
+  gtk_file_filter_add_suffix (pdf, "pdf");
+  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (dialog), html);
+  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (dialog), pdf);
+  gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (dialog), _("similarity-report.html"));
+  g_object_unref (html);
+  g_object_unref (pdf);
+  g_signal_connect (dialog, "response", G_CALLBACK (on_export_response), self);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
+}
+
+static void
+update_actions (SimWindow *self)
+{
+  const gboolean has_corpus = self->snapshot != NULL;
+
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.check", has_corpus && !self->busy);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.cancel-check", self->busy);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.export", self->report != NULL && !self->busy);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.add-documents", !self->busy);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.use-demo", !self->busy);
+}
+
+/* ---------------------------------------------------------------- input */
+
+void
+sim_window_set_text (SimWindow  *self,
+                     const char *text)
+{
+  gtk_text_buffer_set_text (gtk_text_view_get_buffer (self->editor), text, -1);
+}
+
+void
+sim_window_open_file (SimWindow *self,
+                      GFile     *file)
+{
+  g_autofree char *path = g_file_get_path (file);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = path ? sim_text_load_file (path, NULL, NULL, &error) : NULL;
+
+  if (text == NULL)
+    {
+      if (error == NULL)
+        error = g_error_new (G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED, _("Only local files can be opened"));
+      show_error (self, _("The file could not be opened"), error);
+      return;
+    }
+  sim_window_set_text (self, text);
+}
+
+static gboolean
+on_drop (GtkDropTarget *target,
+         const GValue  *value,
+         double         x,
+         double         y,
+         SimWindow     *self)
+{
+  GSList *files = g_value_get_boxed (value);
+
+  if (files == NULL)
+    return FALSE;
+  sim_window_open_file (self, files->data);
+  return TRUE;
+}
+
+static void
+on_text_changed (GtkTextBuffer *buffer,
+                 SimWindow     *self)
+{
+  if (self->report == NULL || self->stale)
+    return;
+  /* The highlights move with the text, but the figures no longer hold. */
+  self->stale = TRUE;
+  gtk_widget_add_css_class (GTK_WIDGET (self->summary_label), "stale");
+  gtk_label_set_text (self->counts_label, _("The text has changed since the check: check again to update."));
+}
+
+static void
+on_editor_click (GtkGestureClick *gesture,
+                 int              n_press,
+                 double           x,
+                 double           y,
+                 SimWindow       *self)
+{
+  GtkTextIter iter;
+  int bx, by;
+  gint index;
+
+  if (self->report == NULL || self->stale)
+    return;
+  gtk_text_view_window_to_buffer_coords (self->editor, GTK_TEXT_WINDOW_WIDGET, x, y, &bx, &by);
+  gtk_text_view_get_iter_at_location (self->editor, &iter, bx, by);
+  index = sim_report_find_segment (self->report, gtk_text_iter_get_offset (&iter));
+  if (index >= 0 && sim_report_get_segment (self->report, index)->level != SIM_LEVEL_LOW)
+    sim_window_select_segment (self, index);
+}
+
+static void
+on_source_activated (GtkListBox    *list,
+                     GtkListBoxRow *row,
+                     SimWindow     *self)
+{
+  GtkTextBuffer *buffer = gtk_text_view_get_buffer (self->editor);
+  const gint rank = gtk_list_box_row_get_index (row);
+  GtkTextIter start, end;
+  gint shown = -1, first = -1;
+
+  if (self->report == NULL || self->stale)
+    return;
+  gtk_text_buffer_get_bounds (buffer, &start, &end);
+  gtk_text_buffer_remove_tag (buffer, self->tag_selected, &start, &end);
+  /* Rows list sources with segments, in rank order. */
+  for (guint s = 0; s < sim_report_get_n_sources (self->report); s++)
+    if (sim_report_get_source (self->report, s)->n_segments > 0 && ++shown == rank)
+      {
+        for (guint i = 0; i < sim_report_get_n_segments (self->report); i++)
+          {
+            const SimReportSegment *seg = sim_report_get_segment (self->report, i);
+
+            if (seg->level == SIM_LEVEL_LOW || seg->n_matches == 0 ||
+                sim_report_get_match (self->report, seg->first_match)->source != s)
+              continue;
+            gtk_text_buffer_get_iter_at_offset (buffer, &start, seg->start);
+            gtk_text_buffer_get_iter_at_offset (buffer, &end, seg->end);
+            gtk_text_buffer_apply_tag (buffer, self->tag_selected, &start, &end);
+            if (first < 0)
+              first = i;
+          }
+        break;
+      }
+  if (first >= 0)
+    {
+      self->selected = first;
+      show_source (self, first);
+    }
+}
+
+static void
+on_chart_segment (SimChart  *chart,
+                  guint      index,
+                  SimWindow *self)
+{
+  sim_window_select_segment (self, index);
+}
+
+/* ------------------------------------------------------------- settings */
+
+static gboolean
+mode_get (GValue   *value,
+          GVariant *variant,
+          gpointer  user_data)
+{
+  g_value_set_uint (value, g_str_equal (g_variant_get_string (variant, NULL), "window") ? 1 : 0);
+  return TRUE;
+}
+
+static GVariant *
+mode_set (const GValue       *value,
+          const GVariantType *type,
+          gpointer            user_data)
+{
+  return g_variant_new_string (g_value_get_uint (value) == 1 ? "window" : "sentence");
+}
+
+/* --------------------------------------------------------------- object */
+
+static void
+sim_window_dispose (GObject *object)
+{
+  SimWindow *self = SIM_WINDOW (object);
+
+  g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
+  g_clear_object (&self->settings);
+  g_clear_pointer (&self->report, sim_report_unref);
+  g_clear_pointer (&self->snapshot, sim_corpus_snapshot_unref);
+  G_OBJECT_CLASS (sim_window_parent_class)->dispose (object);
+}
+
+static void
+sim_window_finalize (GObject *object)
+{
+  SimWindow *self = SIM_WINDOW (object);
+
+  g_free (self->store_path);
+  G_OBJECT_CLASS (sim_window_parent_class)->finalize (object);
+}
+
+static void
+sim_window_class_init (SimWindowClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = sim_window_dispose;
+  object_class->finalize = sim_window_finalize;
+
+  g_type_ensure (SIM_TYPE_CHART);
+  gtk_widget_class_set_template_from_resource (widget_class, "/org/simhound/Simhound/ui/sim-window.ui");
+  gtk_widget_class_bind_template_child (widget_class, SimWindow, stack);
+  gtk_widget_class_bind_template_child (widget_class, SimWindow, editor);
+  gtk_widget_class_bind_template_child (widget_class, SimWindow, mode_dropdown);
+  gtk_widget_class_bind_template_child (widget_class, SimWindow, window_spin);
+  gtk_widget_class_bind_template_child (widget_class, SimWindow, fast_check);
+  gtk_widget_class_bind_template_child (widget_class, SimWindow, check_button);
+  gtk_widget_class_bind_template_child (widget_class, SimWindow, cancel_button);
+  gtk_widget_class_bind_template_child (widget_class, SimWindow, progress_bar);
+  gtk_widget_class_bind_template_child (widget_class, SimWindow, summary_label);
+  gtk_widget_class_bind_template_child (widget_class, SimWindow, counts_label);
+  gtk_widget_class_bind_template_child (widget_class, SimWindow, sources_list);
+  gtk_widget_class_bind_template_child (widget_class, SimWindow, source_title_label);
+  gtk_widget_class_bind_template_child (widget_class, SimWindow, source_path_label);
+  gtk_widget_class_bind_template_child (widget_class, SimWindow, source_info_label);
+  gtk_widget_class_bind_template_child (widget_class, SimWindow, source_view);
+  gtk_widget_class_bind_template_child (widget_class, SimWindow, chart);
+
+  gtk_widget_class_install_action (widget_class, "win.open", NULL, open_action);
+  gtk_widget_class_install_action (widget_class, "win.check", NULL, check_action);
+  gtk_widget_class_install_action (widget_class, "win.cancel-check", NULL, cancel_action);
+  gtk_widget_class_install_action (widget_class, "win.export", NULL, export_action);
+  gtk_widget_class_install_action (widget_class, "win.add-documents", NULL, add_documents_action);
+  gtk_widget_class_install_action (widget_class, "win.use-demo", NULL, use_demo_action);
+  gtk_widget_class_install_action (widget_class, "win.next-segment", NULL, next_action);
+  gtk_widget_class_install_action (widget_class, "win.previous-segment", NULL, next_action);
+
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_o, GDK_CONTROL_MASK, "win.open", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Return, GDK_CONTROL_MASK, "win.check", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Escape, 0, "win.cancel-check", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_e, GDK_CONTROL_MASK, "win.export", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_F3, 0, "win.next-segment", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_F3, GDK_SHIFT_MASK, "win.previous-segment", NULL);
+}
+
+static void
+sim_window_init (SimWindow *self)
+{
+  GtkTextBuffer *buffer;
+  GtkGesture *click;
+  GtkDropTarget *drop;
+
+  gtk_widget_init_template (GTK_WIDGET (self));
+  self->selected = -1;
+  self->settings = g_settings_new ("org.simhound.Simhound");
+  g_settings_bind_with_mapping (self->settings, "segmentation", self->mode_dropdown, "selected",
+                                G_SETTINGS_BIND_DEFAULT, mode_get, mode_set, NULL, NULL);
+  g_settings_bind (self->settings, "window-size", self->window_spin, "value", G_SETTINGS_BIND_DEFAULT);
+  g_settings_bind (self->settings, "fast", self->fast_check, "active", G_SETTINGS_BIND_DEFAULT);
+
+  /* Colours that read in light and dark styles: translucent level colours. */
+  buffer = gtk_text_view_get_buffer (self->editor);
+  self->tag_high = gtk_text_buffer_create_tag (buffer, "sim-high", "background-rgba",
+                                               &(GdkRGBA) { 0.878, 0.106, 0.141, 0.35 }, NULL);
+  self->tag_medium = gtk_text_buffer_create_tag (buffer, "sim-medium", "background-rgba",
+                                                 &(GdkRGBA) { 0.965, 0.827, 0.176, 0.55 }, NULL);
+  self->tag_selected = gtk_text_buffer_create_tag (buffer, "sim-selected", "underline", PANGO_UNDERLINE_DOUBLE,
+                                                   "weight", PANGO_WEIGHT_BOLD, NULL);
+  self->tag_source_match = gtk_text_buffer_create_tag (gtk_text_view_get_buffer (self->source_view), "sim-match",
+                                                       "background-rgba",
+                                                       &(GdkRGBA) { 0.878, 0.106, 0.141, 0.25 }, NULL);
+  g_signal_connect (buffer, "changed", G_CALLBACK (on_text_changed), self);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->editor), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                  _("Article: copied segments are highlighted, red for high and yellow for medium similarity"), -1);
+
+  click = gtk_gesture_click_new ();
+  g_signal_connect (click, "released", G_CALLBACK (on_editor_click), self);
+  gtk_widget_add_controller (GTK_WIDGET (self->editor), GTK_EVENT_CONTROLLER (click));
+  drop = gtk_drop_target_new (GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);
+  g_signal_connect (drop, "drop", G_CALLBACK (on_drop), self);
+  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (drop));
+  g_signal_connect (self->sources_list, "row-activated", G_CALLBACK (on_source_activated), self);
+  g_signal_connect (self->chart, "segment-activated", G_CALLBACK (on_chart_segment), self);
+}
+
+SimWindow *
+sim_window_new (GtkApplication *app,
+                const char     *store_path)
+{
+  SimWindow *self = g_object_new (SIM_TYPE_WINDOW, "application", app, NULL);
+
+  self->store_path = store_path ? g_strdup (store_path) : sim_corpus_dup_default_path ();
+  load_corpus (self);
+  return self;
+}
+
+GtkTextBuffer *
+sim_window_get_buffer (SimWindow *self)
+{
+  return gtk_text_view_get_buffer (self->editor);
+}
+
+const char *
+sim_window_get_summary (SimWindow *self)
+{
+  return gtk_label_get_text (self->summary_label);
+}
+
+const char *
+sim_window_get_source_path (SimWindow *self)
+{
+  return gtk_label_get_text (self->source_path_label);
+}
+
+GtkWidget *
+sim_window_get_chart (SimWindow *self)
+{
+  return GTK_WIDGET (self->chart);
+}
+
+const char *
+sim_window_get_page (SimWindow *self)
+{
+  return gtk_stack_get_visible_child_name (self->stack);
+}

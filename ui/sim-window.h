@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The main window: the article editor with highlighted segments, the check
+ * controls, the summary, the sources, the source of the selected segment and
+ * the chart. Long work (checks, imports) runs off the main thread.
+ */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "sim-report.h"
+
+G_BEGIN_DECLS
+
+#define SIM_TYPE_WINDOW (sim_window_get_type ())
+G_DECLARE_FINAL_TYPE (SimWindow, sim_window, SIM, WINDOW, GtkApplicationWindow)
+
+SimWindow  *sim_window_new            (GtkApplication *app,
+                                       const char     *store_path);
+void        sim_window_open_file      (SimWindow      *self,
+                                       GFile          *file);
+void        sim_window_set_text       (SimWindow      *self,
+                                       const char     *text);
+/* Starts a check, as the Check button does. */
+void        sim_window_check          (SimWindow      *self);
+/* The latest report, or NULL (borrowed). */
+SimReport  *sim_window_get_report     (SimWindow      *self);
+gboolean    sim_window_is_busy        (SimWindow      *self);
+void        sim_window_select_segment (SimWindow      *self,
+                                       guint           index);
+
+/* What the user sees, for tests and screenshots (borrowed). */
+GtkTextBuffer *sim_window_get_buffer       (SimWindow  *self);
+const char    *sim_window_get_summary      (SimWindow  *self);
+const char    *sim_window_get_source_path  (SimWindow  *self);
+GtkWidget     *sim_window_get_chart        (SimWindow  *self);
+const char    *sim_window_get_page         (SimWindow  *self);
+
+G_END_DECLS
