@@ -200,8 +200,8 @@ corpus_list (int argc, char **argv)
     g_autofree char *size = g_format_size (n_bytes);
     g_autofree char *when = last ? format_time (last) : g_strdup (_("never"));
 
-    g_print (_("%u documents, %" G_GINT64_FORMAT " segments, %s, last update %s — %s\n"),
-             docs->len, n_segments, size, when, sim_corpus_get_path (corpus));
+    g_print (_("%u documents, %lld segments, %s, last update %s — %s\n"),
+             docs->len, (long long) n_segments, size, when, sim_corpus_get_path (corpus));
   }
   return EXIT_OK;
 }
@@ -502,7 +502,8 @@ main (int argc, char **argv)
   int status;
 
   setlocale (LC_ALL, "");
-  bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
+  /* SIMHOUND_LOCALEDIR: translations of a build tree, for tests and screenshots. */
+  bindtextdomain (GETTEXT_PACKAGE, g_getenv ("SIMHOUND_LOCALEDIR") ? g_getenv ("SIMHOUND_LOCALEDIR") : LOCALEDIR);
   bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
   textdomain (GETTEXT_PACKAGE);
 

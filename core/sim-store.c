@@ -508,7 +508,7 @@ sim_store_dup_text (SimStore  *store,
     }
   if (rc == SQLITE_DONE)
     g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
-                 _("Document %" G_GINT64_FORMAT " is not in the store %s"), id, store->path);
+                 _("Document %lld is not in the store %s"), (long long) id, store->path);
   else
     set_sqlite_error (store, rc, "reading a document", error);
   return NULL;

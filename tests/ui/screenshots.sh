@@ -21,8 +21,13 @@ fi
 python3 "$top/corpus/make-sample.py" "$texts" "$work/sample.txt" 2>/dev/null
 
 export GSETTINGS_BACKEND=memory GSETTINGS_SCHEMA_DIR=$build/resources GSK_RENDERER=cairo NO_AT_BRIDGE=1
+mkdir -p "$work/locale/zh_CN/LC_MESSAGES"
+msgfmt -o "$work/locale/zh_CN/LC_MESSAGES/simhound.mo" "$top/po/zh_CN.po"
+export SIMHOUND_LOCALEDIR=$work/locale
 for lang in en zh_CN; do
-  LANGUAGE=$lang LANG=C.UTF-8 xvfb-run -a -s '-screen 0 1280x1024x24' \
+  # gettext needs a real locale for LANGUAGE to count; run.sh generates zh_CN.UTF-8.
+  locale=$([ $lang = zh_CN ] && echo zh_CN.UTF-8 || echo C.UTF-8)
+  LANGUAGE=$lang LANG=$locale LC_ALL=$locale xvfb-run -a -s '-screen 0 1280x1024x24' \
     "$build/tests/test-window" --screenshot "$out/main-$lang.png" --text "$work/sample.txt" --store "$work/store.db"
   echo "$out/main-$lang.png"
 done

@@ -14,6 +14,8 @@
 #include <setjmp.h>
 #include <string.h>
 #include <cmocka.h>
+#include <locale.h>
+#include <glib/gi18n.h>
 #include <gtk/gtk.h>
 
 #include "sim-corpus.h"
@@ -228,6 +230,10 @@ main (int argc, char **argv)
     cmocka_unit_test (test_window_shows_the_empty_state_without_a_corpus),
   };
 
+  setlocale (LC_ALL, "");
+  bindtextdomain (GETTEXT_PACKAGE, g_getenv ("SIMHOUND_LOCALEDIR") ? g_getenv ("SIMHOUND_LOCALEDIR") : LOCALEDIR);
+  bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
+  textdomain (GETTEXT_PACKAGE);
   gtk_init ();
   {
     g_autoptr(GtkCssProvider) css = gtk_css_provider_new ();
