@@ -8,6 +8,7 @@
 #include <locale.h>
 #include <glib/gi18n.h>
 #include <gtk/gtk.h>
+#include <adwaita.h>
 
 #include "sim-window.h"
 
@@ -70,6 +71,8 @@ on_startup (GApplication *app)
   const char *quit_accels[] = { "<Control>q", NULL };
   const char *prefs_accels[] = { "<Control>comma", NULL };
 
+  /* libadwaita's style manager makes the app follow the system's dark style. */
+  adw_init ();
   g_action_map_add_action_entries (G_ACTION_MAP (app), app_actions, G_N_ELEMENTS (app_actions), app);
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "app.quit", quit_accels);
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "app.preferences", prefs_accels);

@@ -8,6 +8,7 @@
 #include "sim-error.h"
 #include "sim-export.h"
 #include "sim-chart.h"
+#include "sim-corpus-window.h"
 #include "sim-window.h"
 
 struct _SimWindow {
@@ -41,6 +42,7 @@ struct _SimWindow {
   GtkTextTag        *tag_medium;
   GtkTextTag        *tag_selected;
   GtkTextTag        *tag_source_match;
+  GtkWidget         *corpus_window; /* weak: the corpus manager while it is open */
   gint               selected;    /* segment shown in the source pane, or -1 */
   gboolean           stale;       /* the text changed since the report */
   gboolean           busy;
@@ -401,6 +403,8 @@ on_import_done (GObject      *source,
     return;
   set_busy (self, FALSE, NULL);
   load_corpus (self);
+  if (self->corpus_window)
+    sim_corpus_window_reload (SIM_CORPUS_WINDOW (self->corpus_window));
   if (imported == NULL)
     {
       if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
@@ -526,6 +530,29 @@ use_demo_action (GtkWidget  *widget,
       return;
     }
   start_import (self, paths);
+}
+
+static void
+manage_corpus_action (GtkWidget  *widget,
+                      const char *action_name,
+                      GVariant   *parameter)
+{
+  SimWindow *self = SIM_WINDOW (widget);
+
+  if (self->corpus_window == NULL)
+    {
+      self->corpus_window = sim_corpus_window_new (GTK_WINDOW (self), self->store_path);
+      g_object_add_weak_pointer (G_OBJECT (self->corpus_window), (gpointer *) &self->corpus_window);
+    }
+  gtk_window_present (GTK_WINDOW (self->corpus_window));
+}
+
+static void
+reload_corpus_action (GtkWidget  *widget,
+                      const char *action_name,
+                      GVariant   *parameter)
+{
+  load_corpus (SIM_WINDOW (widget));
 }
 
 static void
@@ -772,6 +799,12 @@ sim_window_dispose (GObject *object)
   g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);
   g_clear_object (&self->settings);
+  if (self->corpus_window)
+    {
+      g_object_remove_weak_pointer (G_OBJECT (self->corpus_window), (gpointer *) &self->corpus_window);
+      gtk_window_destroy (GTK_WINDOW (self->corpus_window));
+      self->corpus_window = NULL;
+    }
   g_clear_pointer (&self->report, sim_report_unref);
   g_clear_pointer (&self->snapshot, sim_corpus_snapshot_unref);
   G_OBJECT_CLASS (sim_window_parent_class)->dispose (object);
@@ -820,6 +853,8 @@ sim_window_class_init (SimWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.export", NULL, export_action);
   gtk_widget_class_install_action (widget_class, "win.add-documents", NULL, add_documents_action);
   gtk_widget_class_install_action (widget_class, "win.use-demo", NULL, use_demo_action);
+  gtk_widget_class_install_action (widget_class, "win.manage-corpus", NULL, manage_corpus_action);
+  gtk_widget_class_install_action (widget_class, "win.reload-corpus", NULL, reload_corpus_action);
   gtk_widget_class_install_action (widget_class, "win.next-segment", NULL, next_action);
   gtk_widget_class_install_action (widget_class, "win.previous-segment", NULL, next_action);
 
@@ -904,6 +939,12 @@ GtkWidget *
 sim_window_get_chart (SimWindow *self)
 {
   return GTK_WIDGET (self->chart);
+}
+
+GtkWidget *
+sim_window_get_corpus_window (SimWindow *self)
+{
+  return self->corpus_window;
 }
 
 const char *

@@ -19,6 +19,7 @@
 #include <gtk/gtk.h>
 
 #include "sim-corpus.h"
+#include "sim-corpus-window.h"
 #include "sim-window.h"
 #include "sim-test-util.h"
 
@@ -189,6 +190,49 @@ test_window_shows_the_empty_state_without_a_corpus (void **state)
   sim_test_remove_tree (dir);
 }
 
+static gboolean
+not_busy (gpointer data)
+{
+  return !sim_window_is_busy (data);
+}
+
+/* From the empty state, "Use the demo corpus" imports in the background and
+ * the corpus manager lists what was imported. */
+static void
+test_window_imports_the_demo_corpus_and_lists_it (void **state)
+{
+  g_autofree char *dir = sim_test_make_tmp_dir ();
+  g_autofree char *texts = g_build_filename (dir, "demo", NULL);
+  g_autofree char *store = g_build_filename (dir, "store.db", NULL);
+  SimWindow *window;
+  GtkWidget *corpus_window;
+
+  for (guint i = 0; i < 30; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("doc-%02u.txt", i);
+      g_autofree char *text = g_strdup_printf ("Document number %u talks about river number %u and its %u bridges.", i, i * 7, i * 3);
+
+      g_free (sim_test_write_file (texts, name, text, -1));
+    }
+  g_free (sim_test_write_file (texts, "picture.png", "\x89PNG\r\n\x1a\n\0\0\0", 11));
+  g_setenv ("SIMHOUND_DEMO_TEXTS", texts, TRUE);
+  window = sim_window_new (NULL, store);
+  gtk_window_present (GTK_WINDOW (window));
+  assert_string_equal (sim_window_get_page (window), "empty");
+  assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.use-demo", NULL));
+  assert_true (sim_window_is_busy (window));
+  spin_until (not_busy, window, 60);
+  assert_string_equal (sim_window_get_page (window), "main");
+  /* The unreadable picture is reported in a dialog while the rest imports. */
+  assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.manage-corpus", NULL));
+  corpus_window = sim_window_get_corpus_window (window);
+  assert_non_null (corpus_window);
+  assert_int_equal (sim_corpus_window_get_n_documents (SIM_CORPUS_WINDOW (corpus_window)), 30);
+  gtk_window_destroy (GTK_WINDOW (window));
+  g_unsetenv ("SIMHOUND_DEMO_TEXTS");
+  sim_test_remove_tree (dir);
+}
+
 static int
 screenshot (const char *out,
             const char *text_path,
@@ -228,6 +272,7 @@ main (int argc, char **argv)
   const struct CMUnitTest tests[] = {
     cmocka_unit_test (test_window_checks_highlights_and_shows_sources),
     cmocka_unit_test (test_window_shows_the_empty_state_without_a_corpus),
+    cmocka_unit_test (test_window_imports_the_demo_corpus_and_lists_it),
   };
 
   setlocale (LC_ALL, "");

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The corpus manager: the documents of the store with their sizes, segments
+ * and dates, where the store lives, and buttons to add and remove documents.
+ * Adding goes through the main window's actions (one import at a time, with
+ * its progress and cancel); removing runs in a task thread.
+ */
+#pragma once
+
+#include <gtk/gtk.h>
+
+G_BEGIN_DECLS
+
+#define SIM_TYPE_CORPUS_WINDOW (sim_corpus_window_get_type ())
+G_DECLARE_FINAL_TYPE (SimCorpusWindow, sim_corpus_window, SIM, CORPUS_WINDOW, GtkWindow)
+
+GtkWidget *sim_corpus_window_new     (GtkWindow  *parent,
+                                      const char *store_path);
+/* Reads the document list again (after an import). */
+void       sim_corpus_window_reload  (SimCorpusWindow *self);
+guint      sim_corpus_window_get_n_documents (SimCorpusWindow *self);
+
+G_END_DECLS
