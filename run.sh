@@ -117,6 +117,10 @@ case "${1:-run}" in
     build build
     [ -d build/demo/texts ] || demo
     build/tests/bench/simhound-bench "${@:2}"
+    if [ -x build/tests/bench/simhound-ui-bench ]; then
+      GSETTINGS_BACKEND=memory GSETTINGS_SCHEMA_DIR=$top/build/resources GSK_RENDERER=cairo \
+        xvfb-run -a build/tests/bench/simhound-ui-bench 2>/dev/null
+    fi
     ;;
   *)
     sed -n '2,10p' "$0" >&2

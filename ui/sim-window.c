@@ -174,9 +174,9 @@ make_source_row (const SimReportSource *src)
   return box;
 }
 
-static void
-apply_report (SimWindow *self,
-              SimReport *report)
+void
+sim_window_show_report (SimWindow *self,
+                        SimReport *report)
 {
   GtkTextBuffer *buffer = gtk_text_view_get_buffer (self->editor);
   GtkTextIter start, end;
@@ -280,7 +280,7 @@ on_check_done (GObject      *source,
         show_error (self, _("The text could not be checked"), error);
       return;
     }
-  apply_report (self, report);
+  sim_window_show_report (self, report);
 }
 
 void

@@ -23,6 +23,9 @@ void        sim_window_set_text       (SimWindow      *self,
                                        const char     *text);
 /* Starts a check, as the Check button does. */
 void        sim_window_check          (SimWindow      *self);
+/* Shows @report: highlights, summary, sources, chart (what a finished check does). */
+void        sim_window_show_report    (SimWindow      *self,
+                                       SimReport      *report);
 /* The latest report, or NULL (borrowed). */
 SimReport  *sim_window_get_report     (SimWindow      *self);
 gboolean    sim_window_is_busy        (SimWindow      *self);
