@@ -6,6 +6,7 @@
 #include "sim-corpus.h"
 #include "sim-document-row.h"
 #include "sim-corpus-window.h"
+#include "sim-window.h"
 
 struct _SimCorpusWindow {
   GtkWindow          parent_instance;
@@ -227,6 +228,30 @@ on_add_clicked (SimCorpusWindow *self)
     gtk_widget_activate_action (GTK_WIDGET (parent), "win.add-documents", NULL);
 }
 
+static gboolean
+on_drop (GtkDropTarget   *target,
+         const GValue    *value,
+         double           x,
+         double           y,
+         SimCorpusWindow *self)
+{
+  GtkWindow *parent = gtk_window_get_transient_for (GTK_WINDOW (self));
+  g_autoptr(GPtrArray) paths = g_ptr_array_new_with_free_func (g_free);
+
+  for (GSList *l = g_value_get_boxed (value); l; l = l->next)
+    {
+      char *path = g_file_get_path (l->data);
+
+      if (path)
+        g_ptr_array_add (paths, path);
+    }
+  if (paths->len == 0 || !SIM_IS_WINDOW (parent))
+    return FALSE;
+  g_ptr_array_add (paths, NULL);
+  sim_window_add_documents (SIM_WINDOW (parent), (const char *const *) paths->pdata);
+  return TRUE;
+}
+
 static void
 sim_corpus_window_dispose (GObject *object)
 {
@@ -271,6 +296,12 @@ sim_corpus_window_init (SimCorpusWindow *self)
   self->selection = gtk_multi_selection_new (G_LIST_MODEL (g_object_ref (self->documents)));
   gtk_column_view_set_model (self->column_view, GTK_SELECTION_MODEL (self->selection));
   g_signal_connect (self->selection, "selection-changed", G_CALLBACK (on_selection_changed), self);
+  {
+    GtkDropTarget *drop = gtk_drop_target_new (GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);
+
+    g_signal_connect (drop, "drop", G_CALLBACK (on_drop), self);
+    gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (drop));
+  }
   add_column (self, _("Title"), COLUMN_TITLE, TRUE);
   add_column (self, _("Size"), COLUMN_SIZE, FALSE);
   add_column (self, _("Segments"), COLUMN_SEGMENTS, FALSE);

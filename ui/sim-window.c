@@ -145,6 +145,20 @@ sim_window_select_segment (SimWindow *self,
   self->selected = index;
   gtk_text_buffer_get_bounds (buffer, &start, &end);
   gtk_text_buffer_remove_tag (buffer, self->tag_selected, &start, &end);
+  if (seg->n_matches > 0)
+    {
+      const SimMatch *m = sim_report_get_match (self->report, seg->first_match);
+      g_autofree char *said = g_strdup_printf (seg->level == SIM_LEVEL_HIGH
+                                                 ? _("High similarity, %.0f%%, with %s")
+                                                 : seg->level == SIM_LEVEL_MEDIUM
+                                                   ? _("Medium similarity, %.0f%%, with %s")
+                                                   : _("Low similarity, %.0f%%, with %s"),
+                                               100 * m->similarity,
+                                               sim_report_get_source (self->report, m->source)->title);
+
+      /* What a screen reader says for the segment under the cursor. */
+      gtk_accessible_update_property (GTK_ACCESSIBLE (self->editor), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, said, -1);
+    }
   if (!self->stale)
     {
       gtk_text_buffer_get_iter_at_offset (buffer, &start, seg->start);
@@ -423,9 +437,9 @@ on_import_done (GObject      *source,
     }
 }
 
-static void
-start_import (SimWindow         *self,
-              const char *const *paths)
+void
+sim_window_add_documents (SimWindow         *self,
+                          const char *const *paths)
 {
   g_autoptr(GTask) task = g_task_new (self, NULL, on_import_done, NULL);
   ImportJob *job = g_new0 (ImportJob, 1);
@@ -490,7 +504,7 @@ on_add_response (GtkNativeDialog *dialog,
           g_ptr_array_add (paths, g_file_get_path (file));
         }
       g_ptr_array_add (paths, NULL);
-      start_import (self, (const char *const *) paths->pdata);
+      sim_window_add_documents (self, (const char *const *) paths->pdata);
     }
   g_object_unref (dialog);
 }
@@ -529,7 +543,7 @@ use_demo_action (GtkWidget  *widget,
       show_error (self, _("The demo corpus is not on this computer"), error);
       return;
     }
-  start_import (self, paths);
+  sim_window_add_documents (self, paths);
 }
 
 static void
@@ -700,6 +714,25 @@ on_text_changed (GtkTextBuffer *buffer,
   self->stale = TRUE;
   gtk_widget_add_css_class (GTK_WIDGET (self->summary_label), "stale");
   gtk_label_set_text (self->counts_label, _("The text has changed since the check: check again to update."));
+}
+
+static void
+on_mark_set (GtkTextBuffer     *buffer,
+             const GtkTextIter *location,
+             GtkTextMark       *mark,
+             SimWindow         *self)
+{
+  gint index;
+
+  if (mark != gtk_text_buffer_get_insert (buffer) || self->report == NULL || self->stale)
+    return;
+  index = sim_report_find_segment (self->report, gtk_text_iter_get_offset (location));
+  if (index >= 0 && index != self->selected &&
+      sim_report_get_segment (self->report, index)->level != SIM_LEVEL_LOW)
+    {
+      self->selected = index;
+      show_source (self, index);
+    }
 }
 
 static void
@@ -893,6 +926,7 @@ sim_window_init (SimWindow *self)
                                                        "background-rgba",
                                                        &(GdkRGBA) { 0.878, 0.106, 0.141, 0.25 }, NULL);
   g_signal_connect (buffer, "changed", G_CALLBACK (on_text_changed), self);
+  g_signal_connect (buffer, "mark-set", G_CALLBACK (on_mark_set), self);
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->editor), GTK_ACCESSIBLE_PROPERTY_LABEL,
                                   _("Article: copied segments are highlighted, red for high and yellow for medium similarity"), -1);
 

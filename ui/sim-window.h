@@ -21,6 +21,9 @@ void        sim_window_open_file      (SimWindow      *self,
                                        GFile          *file);
 void        sim_window_set_text       (SimWindow      *self,
                                        const char     *text);
+/* Imports files and folders in the background, with progress and cancel. */
+void        sim_window_add_documents  (SimWindow         *self,
+                                       const char *const *paths);
 /* Starts a check, as the Check button does. */
 void        sim_window_check          (SimWindow      *self);
 /* Shows @report: highlights, summary, sources, chart (what a finished check does). */
