@@ -229,6 +229,30 @@ corpus_remove (int argc, char **argv)
 }
 
 static int
+corpus_set (int argc, char **argv)
+{
+  g_autoptr(GOptionContext) context = g_option_context_new (_("fold-traditional on|off — change a corpus setting"));
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SimCorpus) corpus = NULL;
+  gboolean on;
+
+  g_option_context_add_main_entries (context, store_entries, GETTEXT_PACKAGE);
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    return usage_error (context, error->message);
+  if (argc != 3 || !g_str_equal (argv[1], "fold-traditional") ||
+      !(g_str_equal (argv[2], "on") || g_str_equal (argv[2], "off")))
+    return usage_error (context, _("corpus set takes “fold-traditional on” or “fold-traditional off”"));
+  on = g_str_equal (argv[2], "on");
+  corpus = sim_corpus_open (resolve_store (), FALSE, &error);
+  if (corpus == NULL ||
+      !sim_corpus_set_flags (corpus, on ? SIM_NORMALIZE_FOLD_T2S : SIM_NORMALIZE_DEFAULT, &error))
+    return fail (error);
+  g_print (on ? _("Traditional Chinese now folds to simplified — %s\n")
+              : _("Traditional and simplified Chinese are now told apart — %s\n"), sim_corpus_get_path (corpus));
+  return EXIT_OK;
+}
+
+static int
 corpus_command (int argc, char **argv)
 {
   if (argc >= 2 && g_str_equal (argv[1], "add"))
@@ -237,7 +261,9 @@ corpus_command (int argc, char **argv)
     return corpus_list (argc - 1, argv + 1);
   if (argc >= 2 && g_str_equal (argv[1], "remove"))
     return corpus_remove (argc - 1, argv + 1);
-  g_printerr (_("Usage: simhound-cli corpus add|list|remove …\n"));
+  if (argc >= 2 && g_str_equal (argv[1], "set"))
+    return corpus_set (argc - 1, argv + 1);
+  g_printerr (_("Usage: simhound-cli corpus add|list|remove|set …\n"));
   return EXIT_USAGE;
 }
 
@@ -489,6 +515,8 @@ print_usage (FILE *out)
              "  simhound-cli corpus add PATH…          add files and folders (recursive)\n"
              "  simhound-cli corpus list               documents, segments, size, last update\n"
              "  simhound-cli corpus remove ID|PATH…    remove documents\n"
+             "  simhound-cli corpus set fold-traditional on|off\n"
+             "                                         fold traditional Chinese to simplified (default on)\n"
              "  simhound-cli check [OPTION…] FILE|-    check an article against the corpus\n"
              "\n"
              "Every command takes --store PATH (default: $SIMHOUND_STORE, else\n"

@@ -251,6 +251,8 @@ snapshot_load (SimStore           *store,
 
 /* ------------------------------------------------------------------ corpus */
 
+static gboolean reload_snapshot (SimCorpus *corpus, GError **error);
+
 struct _SimCorpus {
   SimStore          *store;
   SimNormalizeFlags  flags;
@@ -473,6 +475,32 @@ SimStore *
 sim_corpus_get_store (SimCorpus *corpus)
 {
   return corpus->store;
+}
+
+SimNormalizeFlags
+sim_corpus_get_flags (const SimCorpus *corpus)
+{
+  return corpus->flags;
+}
+
+gboolean
+sim_corpus_set_flags (SimCorpus          *corpus,
+                      SimNormalizeFlags   flags,
+                      GError            **error)
+{
+  const SimNormalizeFlags old = corpus->flags;
+
+  g_return_val_if_fail (!corpus->read_only, FALSE);
+  if (flags == old)
+    return TRUE;
+  corpus->flags = flags;
+  /* The rebuild writes the new setting in the same transaction. */
+  if (!corpus_rebuild (corpus, error))
+    {
+      corpus->flags = old;
+      return FALSE;
+    }
+  return reload_snapshot (corpus, error);
 }
 
 gboolean

@@ -65,6 +65,13 @@ const char        *sim_corpus_get_path        (const SimCorpus   *corpus);
 SimStore          *sim_corpus_get_store       (SimCorpus         *corpus);
 /* (transfer full) */
 SimCorpusSnapshot *sim_corpus_ref_snapshot    (SimCorpus         *corpus);
+/* Whether traditional Chinese folds to simplified (the default) is part of
+ * the store: changing it rebuilds every fingerprint from the stored text, in
+ * one transaction. */
+SimNormalizeFlags  sim_corpus_get_flags       (const SimCorpus   *corpus);
+gboolean           sim_corpus_set_flags       (SimCorpus         *corpus,
+                                               SimNormalizeFlags  flags,
+                                               GError           **error);
 /* TRUE when fingerprints were rebuilt on open (feature version changed). */
 gboolean           sim_corpus_was_rebuilt     (const SimCorpus   *corpus);
 

@@ -182,6 +182,19 @@ class CliTest(unittest.TestCase):
         self.assertIn(b"failed 2", r.stdout)
         self.assertIn(b"picture.png is not a text file", r.stderr)
 
+    def test_corpus_set_fold_traditional(self):
+        self.add_docs()
+        traditional = "街角那家茶館已經開了六十多年，每天清晨都有老人帶著鳥籠來喝茶。"
+        def similarity():
+            r = self.run_cli("check", "--json", "-", stdin=traditional.encode())
+            self.assertEqual(r.returncode, 0, r.stderr)
+            return json.loads(r.stdout)["segments"][0]["similarity"]
+        self.assertGreater(similarity(), 0.9)
+        r = self.run_cli("corpus", "set", "fold-traditional", "off")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertLess(similarity(), 0.7)  # only the characters both scripts share
+        self.assertEqual(self.run_cli("corpus", "set", "fold-traditional", "maybe").returncode, 1)
+
     def test_store_that_is_not_a_store(self):
         bad = self.write("bad.db", "just some text")
         r = self.run_cli("--store", bad, "corpus", "list")

@@ -17,6 +17,7 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 
+#include "sim-check.h"
 #include "sim-corpus.h"
 #include "sim-error.h"
 #include "sim-test-util.h"
@@ -426,6 +427,44 @@ test_corpus_rebuilds_an_old_feature_version (void **state)
                        sim_corpus_snapshot_get_n_fps (before) * sizeof (guint64));
 }
 
+static float
+similarity_of (SimCorpus  *corpus,
+               const char *text)
+{
+  g_autoptr(SimCorpusSnapshot) snapshot = sim_corpus_ref_snapshot (corpus);
+  SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
+  g_autoptr(SimReport) report = sim_check_run (snapshot, text, -1, &options, NULL, NULL, NULL, NULL);
+
+  /* The verified similarity of the (single) segment. */
+  return sim_report_get_segment (report, 0)->similarity;
+}
+
+static void
+test_corpus_traditional_folding_is_a_store_setting (void **state)
+{
+  Fixture *f = *state;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SimCorpus) corpus = sim_corpus_open (f->store, FALSE, &error);
+  g_autoptr(SimImportResult) result = NULL;
+  const char *paths[] = { f->docs, NULL };
+  const char *traditional = "發佈會現場的特輯花絮中他變身身手敏捷的泰山，挑戰赤腳神醫。";
+
+  g_free (sim_test_write_file (f->docs, "news.txt", "发布会现场的特辑花絮中他变身身手敏捷的泰山，挑战赤脚神医。\n", -1));
+  result = sim_corpus_add (corpus, paths, NULL, NULL, NULL, &error);
+  assert_int_equal (sim_corpus_get_flags (corpus), SIM_NORMALIZE_FOLD_T2S);
+  assert_true (similarity_of (corpus, traditional) > 0.9f);
+
+  assert_true (sim_corpus_set_flags (corpus, SIM_NORMALIZE_DEFAULT, &error));
+  assert_true (similarity_of (corpus, traditional) < 0.7f); /* only the shared characters */
+  g_clear_pointer (&corpus, sim_corpus_free);
+
+  /* The setting persists, and turning it back on finds the copy again. */
+  corpus = sim_corpus_open (f->store, FALSE, &error);
+  assert_int_equal (sim_corpus_get_flags (corpus), SIM_NORMALIZE_DEFAULT);
+  assert_true (sim_corpus_set_flags (corpus, SIM_NORMALIZE_FOLD_T2S, &error));
+  assert_true (similarity_of (corpus, traditional) > 0.9f);
+}
+
 int
 main (void)
 {
@@ -438,6 +477,7 @@ main (void)
     cmocka_unit_test_setup_teardown (test_corpus_survives_a_killed_import, setup, teardown),
     cmocka_unit_test_setup_teardown (test_corpus_cancel_keeps_the_store_as_before_the_batch, setup, teardown),
     cmocka_unit_test_setup_teardown (test_corpus_rebuilds_an_old_feature_version, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_corpus_traditional_folding_is_a_store_setting, setup, teardown),
   };
 
   return cmocka_run_group_tests_name ("corpus", tests, NULL, NULL);
