@@ -54,6 +54,7 @@ preferences_action (GSimpleAction *action,
   g_settings_bind (settings, "max-distance", gtk_builder_get_object (builder, "distance_spin"), "value", G_SETTINGS_BIND_DEFAULT);
   g_settings_bind (settings, "window-size", gtk_builder_get_object (builder, "window_spin"), "value", G_SETTINGS_BIND_DEFAULT);
   g_settings_bind (settings, "fast", gtk_builder_get_object (builder, "fast_check"), "active", G_SETTINGS_BIND_DEFAULT);
+  g_settings_bind (settings, "fold-traditional", gtk_builder_get_object (builder, "fold_check"), "active", G_SETTINGS_BIND_DEFAULT);
   gtk_window_set_transient_for (window, gtk_application_get_active_window (GTK_APPLICATION (user_data)));
   gtk_window_present (window);
 }

@@ -54,6 +54,10 @@ static void update_actions (SimWindow *self);
 
 /* ------------------------------------------------------------- corpus */
 
+static void on_fold_changed (GSettings  *settings,
+                             const char *key,
+                             SimWindow  *self);
+
 static void
 show_error (SimWindow  *self,
             const char *primary,
@@ -84,6 +88,11 @@ load_corpus (SimWindow *self)
   else
     {
       self->snapshot = sim_corpus_ref_snapshot (corpus);
+      /* The preference mirrors the store's own setting. */
+      g_signal_handlers_block_by_func (self->settings, on_fold_changed, self);
+      g_settings_set_boolean (self->settings, "fold-traditional",
+                              (sim_corpus_get_flags (corpus) & SIM_NORMALIZE_FOLD_T2S) != 0);
+      g_signal_handlers_unblock_by_func (self->settings, on_fold_changed, self);
       gtk_stack_set_visible_child_name (self->stack,
                                         sim_corpus_snapshot_get_n_docs (self->snapshot) > 0 ? "main" : "empty");
     }
@@ -456,6 +465,60 @@ sim_window_add_documents (SimWindow         *self,
   set_busy (self, TRUE, _("Adding documents…"));
   g_timeout_add_full (G_PRIORITY_DEFAULT, 100, poll_import, g_object_ref (task), g_object_unref);
   g_task_run_in_thread (task, import_thread);
+}
+
+/* -------------------------------------------------------------- rebuild */
+
+static void
+rebuild_thread (GTask        *task,
+                gpointer      source_object,
+                gpointer      task_data,
+                GCancellable *cancellable)
+{
+  const char *store_path = task_data;
+  const gboolean fold = GPOINTER_TO_INT (g_object_get_data (G_OBJECT (task), "fold"));
+  GError *error = NULL;
+  g_autoptr(SimCorpus) corpus = sim_corpus_open (store_path, FALSE, &error);
+
+  if (corpus == NULL ||
+      !sim_corpus_set_flags (corpus, fold ? SIM_NORMALIZE_FOLD_T2S : SIM_NORMALIZE_DEFAULT, &error))
+    g_task_return_error (task, error);
+  else
+    g_task_return_boolean (task, TRUE);
+}
+
+static void
+on_rebuilt (GObject      *source,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  SimWindow *self = SIM_WINDOW (source);
+  g_autoptr(GError) error = NULL;
+
+  g_task_propagate_boolean (G_TASK (result), &error);
+  if (gtk_widget_in_destruction (GTK_WIDGET (self)) || self->settings == NULL)
+    return;
+  set_busy (self, FALSE, NULL);
+  load_corpus (self);
+  if (error != NULL)
+    show_error (self, _("The corpus fingerprints could not be rebuilt"), error);
+}
+
+static void
+on_fold_changed (GSettings  *settings,
+                 const char *key,
+                 SimWindow  *self)
+{
+  g_autoptr(GTask) task = NULL;
+
+  if (self->busy || self->snapshot == NULL)
+    return;
+  task = g_task_new (self, NULL, on_rebuilt, NULL);
+  g_task_set_task_data (task, g_strdup (self->store_path), g_free);
+  g_object_set_data (G_OBJECT (task), "fold", GINT_TO_POINTER (g_settings_get_boolean (settings, key)));
+  set_busy (self, TRUE, _("Rebuilding fingerprints…"));
+  gtk_progress_bar_pulse (self->progress_bar);
+  g_task_run_in_thread (task, rebuild_thread);
 }
 
 /* ------------------------------------------------------------- actions */
@@ -913,6 +976,7 @@ sim_window_init (SimWindow *self)
                                 G_SETTINGS_BIND_DEFAULT, mode_get, mode_set, NULL, NULL);
   g_settings_bind (self->settings, "window-size", self->window_spin, "value", G_SETTINGS_BIND_DEFAULT);
   g_settings_bind (self->settings, "fast", self->fast_check, "active", G_SETTINGS_BIND_DEFAULT);
+  g_signal_connect (self->settings, "changed::fold-traditional", G_CALLBACK (on_fold_changed), self);
 
   /* Colours that read in light and dark styles: translucent level colours. */
   buffer = gtk_text_view_get_buffer (self->editor);

@@ -228,6 +228,21 @@ test_window_imports_the_demo_corpus_and_lists_it (void **state)
   corpus_window = sim_window_get_corpus_window (window);
   assert_non_null (corpus_window);
   assert_int_equal (sim_corpus_window_get_n_documents (SIM_CORPUS_WINDOW (corpus_window)), 30);
+
+  /* The traditional-folding preference rebuilds the store in the background. */
+  {
+    g_autoptr(GSettings) settings = g_settings_new ("org.simhound.Simhound");
+    g_autoptr(SimCorpus) corpus = NULL;
+
+    assert_true (g_settings_get_boolean (settings, "fold-traditional"));
+    g_settings_set_boolean (settings, "fold-traditional", FALSE);
+    assert_true (sim_window_is_busy (window));
+    spin_until (not_busy, window, 60);
+    corpus = sim_corpus_open (store, TRUE, NULL);
+    assert_int_equal (sim_corpus_get_flags (corpus), SIM_NORMALIZE_DEFAULT);
+    g_settings_reset (settings, "fold-traditional");
+    spin_until (not_busy, window, 60);
+  }
   gtk_window_destroy (GTK_WINDOW (window));
   g_unsetenv ("SIMHOUND_DEMO_TEXTS");
   sim_test_remove_tree (dir);
