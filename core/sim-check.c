@@ -85,6 +85,8 @@ typedef struct {
   SimProgressFunc        progress;
   gpointer               progress_data;
   GThread               *caller;
+  SimCheckPreviewFunc    preview;       /* any thread: flagged segments as they are verified */
+  gpointer               preview_data;
   /* query */
   const SimUnits        *units;
   const guint64         *features;
@@ -107,6 +109,8 @@ typedef struct {
   guint64                total;
   gint                   failed;
 } Check;
+
+static SimLevel level_for (Check *check, const SimSegment *seg, GArray *results);
 
 gboolean
 sim_check_options_validate (const SimCheckOptions *options,
@@ -887,6 +891,27 @@ verify_worker (gpointer data)
       for (guint i = c * SEGMENT_CHUNK; i < end; i++)
         process_segment (check, &g_array_index (check->segments, SimSegment, i), 0, &s,
                          g_ptr_array_index (check->pieces, i));
+      if (check->preview != NULL)
+        {
+          g_autoptr(GArray) previews = g_array_new (FALSE, FALSE, sizeof (SimCheckPreview));
+
+          for (guint i = c * SEGMENT_CHUNK; i < end; i++)
+            {
+              GArray *pieces = g_ptr_array_index (check->pieces, i);
+
+              for (guint j = 0; j < pieces->len; j++)
+                {
+                  const Piece *piece = &g_array_index (pieces, Piece, j);
+                  SimCheckPreview p = { piece->seg.start, piece->seg.end,
+                                        level_for (check, &piece->seg, piece->results) };
+
+                  if (p.level != SIM_LEVEL_LOW)
+                    g_array_append_val (previews, p);
+                }
+            }
+          if (previews->len > 0)
+            check->preview ((const SimCheckPreview *) previews->data, previews->len, check->preview_data);
+        }
       report_progress (check, end - c * SEGMENT_CHUNK);
     }
   scratch_clear (&s);
@@ -975,6 +1000,29 @@ extend_neighbours (Check   *check,
 
 /* ------------------------------------------------------------ report */
 
+/* The level of a segment with its results, best first. */
+static SimLevel
+level_for (Check            *check,
+           const SimSegment *seg,
+           GArray           *results)
+{
+  const SimCheckOptions *o = check->options;
+  float weight = 0, similarity;
+
+  /* Too little text to judge (a heading, "Yes."): never flagged. */
+  for (guint u = seg->unit_start; u < seg->unit_end; u++)
+    weight += (check->units->flags[u] & SIM_UNIT_CJK) ? SIM_WEIGHT_CJK : SIM_WEIGHT_OTHER;
+  if (results->len == 0 || weight < MIN_SEGMENT_WEIGHT * 2 ||
+      g_array_index (results, Verified, 0).total_evidence < FLAG_MIN_EVIDENCE)
+    return SIM_LEVEL_LOW;
+  similarity = g_array_index (results, Verified, 0).similarity;
+  if (similarity >= o->high_threshold)
+    return SIM_LEVEL_HIGH;
+  if (similarity >= o->medium_threshold)
+    return SIM_LEVEL_MEDIUM;
+  return SIM_LEVEL_LOW;
+}
+
 static SimReport *
 build_report (Check *check)
 {
@@ -1002,9 +1050,6 @@ build_report (Check *check)
       GArray *results = g_ptr_array_index (check->results, i);
       SimReportSegment rs = { 0 };
       guint n_keep = MIN (results->len, o->fast ? 1 : MAX (o->max_matches, 1));
-      gsize n_units_weight = 0;
-      float weight = 0;
-
       rs.start = seg->start;
       rs.end = seg->end;
       rs.distance = NO_DISTANCE;
@@ -1043,19 +1088,7 @@ build_report (Check *check)
           rs.similarity = g_array_index (matches, SimMatch, 0).similarity;
           rs.distance = g_array_index (matches, SimMatch, 0).distance;
         }
-      /* Too little text to judge (a heading, "Yes."): never flagged. */
-      for (guint u = seg->unit_start; u < seg->unit_end; u++)
-        n_units_weight += (check->units->flags[u] & SIM_UNIT_CJK) ? SIM_WEIGHT_CJK : SIM_WEIGHT_OTHER;
-      weight = n_units_weight;
-      if (weight < MIN_SEGMENT_WEIGHT * 2 ||
-          (results->len > 0 && g_array_index (results, Verified, 0).total_evidence < FLAG_MIN_EVIDENCE))
-        rs.level = SIM_LEVEL_LOW;
-      else if (rs.similarity >= o->high_threshold)
-        rs.level = SIM_LEVEL_HIGH;
-      else if (rs.similarity >= o->medium_threshold)
-        rs.level = SIM_LEVEL_MEDIUM;
-      else
-        rs.level = SIM_LEVEL_LOW;
+      rs.level = level_for (check, seg, results);
       _sim_report_add_segment (report, &rs, (SimMatch *) matches->data, matches->len);
     }
   _sim_report_finish (report);
@@ -1097,15 +1130,17 @@ check_clear (Check *check)
   g_clear_pointer (&check->windows, g_array_unref);
 }
 
-SimReport *
-sim_check_run (SimCorpusSnapshot     *snapshot,
-               const char            *text,
-               gssize                 len,
-               const SimCheckOptions *options,
-               SimProgressFunc        progress,
-               gpointer               user_data,
-               GCancellable          *cancellable,
-               GError               **error)
+static SimReport *
+check_run (SimCorpusSnapshot     *snapshot,
+           const char            *text,
+           gssize                 len,
+           const SimCheckOptions *options,
+           SimProgressFunc        progress,
+           gpointer               user_data,
+           SimCheckPreviewFunc    preview,
+           gpointer               preview_data,
+           GCancellable          *cancellable,
+           GError               **error)
 {
   SimCheckOptions opts;
   Check check = { 0 };
@@ -1156,6 +1191,8 @@ sim_check_run (SimCorpusSnapshot     *snapshot,
   check.progress = progress;
   check.progress_data = user_data;
   check.caller = g_thread_self ();
+  check.preview = preview;
+  check.preview_data = preview_data;
 
   fp = sim_fingerprinter_new (sim_corpus_snapshot_get_flags (snapshot));
   check.units = sim_fingerprinter_load (fp, text, len);
@@ -1208,6 +1245,19 @@ out:
   return report;
 }
 
+SimReport *
+sim_check_run (SimCorpusSnapshot     *snapshot,
+               const char            *text,
+               gssize                 len,
+               const SimCheckOptions *options,
+               SimProgressFunc        progress,
+               gpointer               user_data,
+               GCancellable          *cancellable,
+               GError               **error)
+{
+  return check_run (snapshot, text, len, options, progress, user_data, NULL, NULL, cancellable, error);
+}
+
 /* ------------------------------------------------------------ async */
 
 typedef struct {
@@ -1222,12 +1272,18 @@ typedef struct {
   gint               total_units;
   gint               idle_pending;
   gint               finished;
+  SimCheckPreviewFunc preview;
+  gpointer           preview_data;
+  GMutex             preview_lock;
+  GArray            *previews;    /* SimCheckPreview not yet delivered, under preview_lock */
 } AsyncJob;
 
 static void
 async_job_free (AsyncJob *job)
 {
   sim_corpus_snapshot_unref (job->snapshot);
+  g_mutex_clear (&job->preview_lock);
+  g_array_unref (job->previews);
   g_free (job->text);
   g_main_context_unref (job->context);
   g_free (job);
@@ -1239,12 +1295,24 @@ deliver_progress (gpointer data)
   GTask *task = data;
   AsyncJob *job = g_task_get_task_data (task);
 
+  g_autoptr(GArray) previews = NULL;
+
   g_atomic_int_set (&job->idle_pending, 0);
-  if (!g_atomic_int_get (&job->finished) && !g_cancellable_is_cancelled (g_task_get_cancellable (task)))
+  g_mutex_lock (&job->preview_lock);
+  previews = g_steal_pointer (&job->previews);
+  job->previews = g_array_new (FALSE, FALSE, sizeof (SimCheckPreview));
+  g_mutex_unlock (&job->preview_lock);
+  if (g_atomic_int_get (&job->finished) || g_cancellable_is_cancelled (g_task_get_cancellable (task)))
+    return G_SOURCE_REMOVE;
+  if (job->progress)
     job->progress (g_atomic_int_get (&job->done_units), g_atomic_int_get (&job->total_units),
                    NULL, job->progress_data);
+  if (job->preview && previews->len > 0)
+    job->preview ((const SimCheckPreview *) previews->data, previews->len, job->preview_data);
   return G_SOURCE_REMOVE;
 }
+
+static void schedule_delivery (GTask *task);
 
 static void
 async_progress (guint64     done,
@@ -1257,8 +1325,30 @@ async_progress (guint64     done,
 
   g_atomic_int_set (&job->done_units, done);
   g_atomic_int_set (&job->total_units, total);
+  schedule_delivery (task);
+}
+
+static void
+async_preview (const SimCheckPreview *previews,
+               guint                  n,
+               gpointer               user_data)
+{
+  GTask *task = user_data;
+  AsyncJob *job = g_task_get_task_data (task);
+
+  g_mutex_lock (&job->preview_lock);
+  g_array_append_vals (job->previews, previews, n);
+  g_mutex_unlock (&job->preview_lock);
+  schedule_delivery (task);
+}
+
+static void
+schedule_delivery (GTask *task)
+{
+  AsyncJob *job = g_task_get_task_data (task);
+
   /* At most one pending idle, and at most ten a second. */
-  if (job->progress && g_atomic_int_compare_and_exchange (&job->idle_pending, 0, 1))
+  if ((job->progress || job->preview) && g_atomic_int_compare_and_exchange (&job->idle_pending, 0, 1))
     {
       GSource *source = g_timeout_source_new (100);
 
@@ -1266,6 +1356,23 @@ async_progress (guint64     done,
       g_source_attach (source, job->context);
       g_source_unref (source);
     }
+}
+
+/* Delivers the previews still queued when the check ends, before the result. */
+static gboolean
+flush_previews (gpointer data)
+{
+  GTask *task = data;
+  AsyncJob *job = g_task_get_task_data (task);
+  g_autoptr(GArray) previews = NULL;
+
+  g_mutex_lock (&job->preview_lock);
+  previews = g_steal_pointer (&job->previews);
+  job->previews = g_array_new (FALSE, FALSE, sizeof (SimCheckPreview));
+  g_mutex_unlock (&job->preview_lock);
+  if (previews->len > 0 && !g_cancellable_is_cancelled (g_task_get_cancellable (task)))
+    job->preview ((const SimCheckPreview *) previews->data, previews->len, job->preview_data);
+  return G_SOURCE_REMOVE;
 }
 
 static void
@@ -1278,9 +1385,19 @@ check_thread (GTask        *task,
   GError *error = NULL;
   SimReport *report;
 
-  report = sim_check_run (job->snapshot, job->text, job->len, &job->options,
-                          async_progress, task, cancellable, &error);
+  report = check_run (job->snapshot, job->text, job->len, &job->options, async_progress, task,
+                      job->preview ? async_preview : NULL, task, cancellable, &error);
   g_atomic_int_set (&job->finished, 1);
+  if (job->preview != NULL && report != NULL)
+    {
+      GSource *source = g_idle_source_new ();
+
+      /* Higher than the task's own completion, which is dispatched at default priority. */
+      g_source_set_priority (source, G_PRIORITY_HIGH);
+      g_source_set_callback (source, flush_previews, g_object_ref (task), g_object_unref);
+      g_source_attach (source, job->context);
+      g_source_unref (source);
+    }
   if (report == NULL)
     g_task_return_error (task, error);
   else
@@ -1293,6 +1410,7 @@ sim_check_run_async (SimCorpusSnapshot     *snapshot,
                      gssize                 len,
                      const SimCheckOptions *options,
                      SimProgressFunc        progress,
+                     SimCheckPreviewFunc    preview,
                      gpointer               progress_data,
                      GCancellable          *cancellable,
                      GAsyncReadyCallback    callback,
@@ -1309,6 +1427,10 @@ sim_check_run_async (SimCorpusSnapshot     *snapshot,
   job->options = *options;
   job->progress = progress;
   job->progress_data = progress_data;
+  job->preview = preview;
+  job->preview_data = progress_data;
+  g_mutex_init (&job->preview_lock);
+  job->previews = g_array_new (FALSE, FALSE, sizeof (SimCheckPreview));
   job->context = g_main_context_ref_thread_default ();
   g_task_set_source_tag (task, sim_check_run_async);
   g_task_set_task_data (task, job, (GDestroyNotify) async_job_free);

@@ -43,6 +43,19 @@ typedef struct {
 #define SIM_CHECK_OPTIONS_INIT { SIM_SEGMENT_SENTENCE, SIM_SEGMENT_DEFAULT_WINDOW, 3, FALSE, \
                                  SIM_CHECK_DEFAULT_HIGH, SIM_CHECK_DEFAULT_MEDIUM, 3, 0 }
 
+/* A flagged segment as soon as it is verified, before neighbours are
+ * compared and the report is built: for showing results as they arrive. The
+ * final report may still differ a little. */
+typedef struct {
+  guint32  start;  /* code points into the text */
+  guint32  end;
+  SimLevel level;  /* high or medium */
+} SimCheckPreview;
+
+typedef void (*SimCheckPreviewFunc) (const SimCheckPreview *previews,
+                                     guint                  n_previews,
+                                     gpointer               user_data);
+
 /* Validates options: SIM_ERROR_INVALID_ARGUMENT with a message naming the option. */
 gboolean   sim_check_options_validate (const SimCheckOptions *options,
                                        GError               **error);
@@ -60,14 +73,16 @@ SimReport *sim_check_run              (SimCorpusSnapshot     *snapshot,
                                        GCancellable          *cancellable,
                                        GError               **error);
 
-/* Runs sim_check_run() in a GTask thread. @progress runs on the thread-default
- * main context of the caller, at most about ten times a second, and never
- * after @callback. The text and options are copied. */
+/* Runs sim_check_run() in a GTask thread. @progress and @preview (both may
+ * be NULL; they share @progress_data) run on the thread-default main context
+ * of the caller, at most about ten times a second, and never after
+ * @callback. The text and options are copied. */
 void       sim_check_run_async        (SimCorpusSnapshot     *snapshot,
                                        const char            *text,
                                        gssize                 len,
                                        const SimCheckOptions *options,
                                        SimProgressFunc        progress,
+                                       SimCheckPreviewFunc    preview,
                                        gpointer               progress_data,
                                        GCancellable          *cancellable,
                                        GAsyncReadyCallback    callback,

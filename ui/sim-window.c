@@ -45,6 +45,7 @@ struct _SimWindow {
   GtkWidget         *corpus_window; /* weak: the corpus manager while it is open */
   gint               selected;    /* segment shown in the source pane, or -1 */
   gboolean           stale;       /* the text changed since the report */
+  gboolean           previews_valid; /* the text is still the one being checked */
   gboolean           busy;
 };
 
@@ -272,6 +273,28 @@ on_check_progress (guint64     done,
 }
 
 static void
+on_check_preview (const SimCheckPreview *previews,
+                  guint                  n,
+                  gpointer               user_data)
+{
+  SimWindow *self = user_data;
+  GtkTextBuffer *buffer = gtk_text_view_get_buffer (self->editor);
+
+  /* Offsets hold only while the text is the one being checked. */
+  if (!self->previews_valid)
+    return;
+  for (guint i = 0; i < n; i++)
+    {
+      GtkTextIter start, end;
+
+      gtk_text_buffer_get_iter_at_offset (buffer, &start, previews[i].start);
+      gtk_text_buffer_get_iter_at_offset (buffer, &end, previews[i].end);
+      gtk_text_buffer_apply_tag (buffer, previews[i].level == SIM_LEVEL_HIGH ? self->tag_high : self->tag_medium,
+                                 &start, &end);
+    }
+}
+
+static void
 set_busy (SimWindow  *self,
           gboolean    busy,
           const char *what)
@@ -331,7 +354,13 @@ sim_window_check (SimWindow *self)
   g_clear_object (&self->cancellable);
   self->cancellable = g_cancellable_new ();
   set_busy (self, TRUE, _("Checking…"));
-  sim_check_run_async (self->snapshot, text, -1, &options, on_check_progress, self, self->cancellable,
+  /* Results of the previous check go; previews of this one come in as verified. */
+  gtk_text_buffer_remove_tag (buffer, self->tag_high, &start, &end);
+  gtk_text_buffer_remove_tag (buffer, self->tag_medium, &start, &end);
+  gtk_text_buffer_remove_tag (buffer, self->tag_selected, &start, &end);
+  self->previews_valid = TRUE;
+  sim_check_run_async (self->snapshot, text, -1, &options, on_check_progress, on_check_preview, self,
+                       self->cancellable,
                        on_check_done, g_object_ref (self));
 }
 
@@ -771,6 +800,7 @@ static void
 on_text_changed (GtkTextBuffer *buffer,
                  SimWindow     *self)
 {
+  self->previews_valid = FALSE;
   if (self->report == NULL || self->stale)
     return;
   /* The highlights move with the text, but the figures no longer hold. */

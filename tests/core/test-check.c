@@ -340,7 +340,20 @@ typedef struct {
   SimReport *report;
   guint      n_progress;
   GThread   *main_thread;
+  GArray    *previews;
 } AsyncState;
+
+static void
+on_async_preview (const SimCheckPreview *previews,
+                  guint                  n,
+                  gpointer               user_data)
+{
+  AsyncState *as = user_data;
+
+  assert_true (g_thread_self () == as->main_thread);
+  assert_null (as->report); /* never after the result */
+  g_array_append_vals (as->previews, previews, n);
+}
 
 static void
 on_async_progress (guint64     done,
@@ -375,18 +388,32 @@ test_check_async_reports_on_the_main_thread (void **state)
   SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
   g_autoptr(GString) text = g_string_new (NULL);
   g_autoptr(SimReport) sync = NULL;
-  AsyncState as = { g_main_loop_new (NULL, FALSE), NULL, 0, g_thread_self () };
+  AsyncState as = { g_main_loop_new (NULL, FALSE), NULL, 0, g_thread_self (),
+                    g_array_new (FALSE, FALSE, sizeof (SimCheckPreview)) };
 
   for (int i = 0; i < 3000; i++)
     g_string_append (text, i % 100 == 0 ? EN_3 " " : OWN_1 " ");
-  sim_check_run_async (f->snapshot, text->str, -1, &options, on_async_progress, &as, NULL,
-                       on_async_done, &as);
+  sim_check_run_async (f->snapshot, text->str, -1, &options, on_async_progress, on_async_preview, &as,
+                       NULL, on_async_done, &as);
   g_main_loop_run (as.loop);
   assert_non_null (as.report);
   sync = check (f, text->str, &options);
   assert_int_equal (sim_report_get_n_segments (as.report), sim_report_get_n_segments (sync));
   assert_int_equal (sim_report_count_level (as.report, SIM_LEVEL_HIGH), 30);
   assert_float_equal (sim_report_get_similarity (as.report), sim_report_get_similarity (sync), 1e-6);
+  /* Results arrived as they were verified: every copied sentence, each a
+   * segment of the final report. */
+  assert_int_equal (as.previews->len, 30);
+  for (guint i = 0; i < as.previews->len; i++)
+    {
+      const SimCheckPreview *p = &g_array_index (as.previews, SimCheckPreview, i);
+      gint index = sim_report_find_segment (as.report, p->start);
+
+      assert_true (index >= 0);
+      assert_int_equal (sim_report_get_segment (as.report, index)->end, p->end);
+      assert_int_equal (p->level, SIM_LEVEL_HIGH);
+    }
+  g_array_unref (as.previews);
   sim_report_unref (as.report);
   g_main_loop_unref (as.loop);
 }
