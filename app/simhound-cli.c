@@ -279,17 +279,6 @@ on_check_progress (guint64     done,
 }
 
 static char *
-substring (const char *text,
-           guint32     start,
-           guint32     end)
-{
-  const char *from = g_utf8_offset_to_pointer (text, start);
-  const char *to = g_utf8_offset_to_pointer (from, end - start);
-
-  return g_strndup (from, to - from);
-}
-
-static char *
 one_line (const char *text,
           guint       max_chars)
 {
@@ -324,7 +313,6 @@ static void
 print_report (const SimReport *report,
               gboolean         color)
 {
-  const char *text = sim_report_get_text (report);
   const SimReportSettings *settings = sim_report_get_settings (report);
   const char *red = color ? "\033[1;41;97m" : "", *yellow = color ? "\033[30;43m" : "";
   const char *reset = color ? "\033[0m" : "", *dim = color ? "\033[2m" : "", *bold = color ? "\033[1m" : "";
@@ -350,7 +338,7 @@ print_report (const SimReport *report,
         continue;
       m = sim_report_get_match (report, seg->first_match);
       src = sim_report_get_source (report, m->source);
-      seg_text = substring (text, seg->start, seg->end);
+      seg_text = sim_report_dup_text (report, seg->start, seg->end);
       seg_line = one_line (seg_text, 160);
       src_line = one_line (m->excerpt, 160);
       g_print ("\n[%u] %s %.0f%% %s(%s %u, %s %u–%u)%s\n    %s%s%s\n    %s← %s%s\n    %s%s%s\n",

@@ -53,16 +53,6 @@ sim_report_histogram (const SimReport *report,
     }
 }
 
-static char *
-substring (const char *text,
-           guint32     start,
-           guint32     end)
-{
-  const char *from = g_utf8_offset_to_pointer (text, start);
-
-  return g_strndup (from, g_utf8_offset_to_pointer (from, end - start) - from);
-}
-
 static void
 append_escaped (GString    *out,
                 const char *text)
@@ -127,7 +117,6 @@ sim_export_html (const SimReport *report)
 {
   GString *out = g_string_new (NULL);
   const SimReportSettings *s = sim_report_get_settings (report);
-  const char *text = sim_report_get_text (report);
   guint32 at = 0;
   guint number = 0, listed = 0;
 
@@ -177,8 +166,8 @@ sim_export_html (const SimReport *report)
 
       if (seg->level == SIM_LEVEL_LOW || seg->n_matches == 0)
         continue;
-      before = substring (text, at, seg->start);
-      inner = substring (text, seg->start, seg->end);
+      before = sim_report_dup_text (report, at, seg->start);
+      inner = sim_report_dup_text (report, seg->start, seg->end);
       title = describe_segment (report, seg);
       append_escaped (out, before);
       g_string_append_printf (out, "<mark class=\"%s\" id=\"s%u\" title=\"", sim_level_to_string (seg->level), ++number);
@@ -189,7 +178,7 @@ sim_export_html (const SimReport *report)
       at = seg->end;
     }
   {
-    g_autofree char *rest = substring (text, at, sim_report_get_n_chars (report));
+    g_autofree char *rest = sim_report_dup_text (report, at, sim_report_get_n_chars (report));
 
     append_escaped (out, rest);
   }
@@ -207,7 +196,7 @@ sim_export_html (const SimReport *report)
         continue;
       m = sim_report_get_match (report, seg->first_match);
       src = sim_report_get_source (report, m->source);
-      inner = substring (text, seg->start, seg->end);
+      inner = sim_report_dup_text (report, seg->start, seg->end);
       g_string_append_printf (out, "<li id=\"f%u\"><mark class=\"%s\">", ++listed,
                               sim_level_to_string (seg->level));
       append_escaped (out, inner);
@@ -381,7 +370,6 @@ sim_export_pdf_file (const SimReport *report,
 {
   cairo_surface_t *surface = cairo_pdf_surface_create (path, PAGE_W, PAGE_H);
   const SimReportSettings *s = sim_report_get_settings (report);
-  const char *text = sim_report_get_text (report);
   g_autoptr(GString) markup = g_string_new (NULL);
   Pdf pdf;
   cairo_status_t status;
@@ -423,8 +411,8 @@ sim_export_pdf_file (const SimReport *report,
 
       if (seg->level == SIM_LEVEL_LOW || seg->n_matches == 0)
         continue;
-      before = substring (text, at, seg->start);
-      inner = substring (text, seg->start, seg->end);
+      before = sim_report_dup_text (report, at, seg->start);
+      inner = sim_report_dup_text (report, seg->start, seg->end);
       {
         g_autofree char *e = g_markup_escape_text (before, -1);
 
@@ -441,7 +429,7 @@ sim_export_pdf_file (const SimReport *report,
       at = seg->end;
     }
   {
-    g_autofree char *rest = substring (text, at, sim_report_get_n_chars (report));
+    g_autofree char *rest = sim_report_dup_text (report, at, sim_report_get_n_chars (report));
     g_autofree char *e = g_markup_escape_text (rest, -1);
 
     g_string_append (markup, e);
@@ -465,7 +453,7 @@ sim_export_pdf_file (const SimReport *report,
           continue;
         m = sim_report_get_match (report, seg->first_match);
         src = sim_report_get_source (report, m->source);
-        inner = substring (text, seg->start, seg->end);
+        inner = sim_report_dup_text (report, seg->start, seg->end);
         item = g_markup_printf_escaped ("%u. <span background=\"%s\">%s</span>\n"
                                         "<span foreground=\"#555\">%.0f%% · %s %u · %s — %s</span>\n%s",
                                         ++number, seg->level == SIM_LEVEL_HIGH ? "#f8b4b4" : "#fbe98e",

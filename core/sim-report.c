@@ -157,6 +157,19 @@ sim_report_count_level (const SimReport *report,
   return report->counts[level];
 }
 
+char *
+sim_report_dup_text (const SimReport *report,
+                     guint32          start,
+                     guint32          end)
+{
+  const char *from, *to;
+
+  g_return_val_if_fail (start <= end && end <= report->n_chars, NULL);
+  from = g_utf8_offset_to_pointer (report->text, start);
+  to = g_utf8_offset_to_pointer (from, end - start);
+  return g_strndup (from, to - from);
+}
+
 gint
 sim_report_find_segment (const SimReport *report,
                          guint32          offset)

@@ -95,6 +95,10 @@ const SimReportSource *sim_report_get_source (const SimReport *report,
                                               guint            index);
 guint       sim_report_count_level        (const SimReport *report,
                                            SimLevel         level);
+/* The article's text from code point @start to @end. (transfer full) */
+char       *sim_report_dup_text           (const SimReport *report,
+                                           guint32          start,
+                                           guint32          end);
 /* Index of the segment containing code point @offset, or -1. */
 gint        sim_report_find_segment       (const SimReport *report,
                                            guint32          offset);
