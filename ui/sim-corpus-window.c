@@ -228,6 +228,15 @@ on_add_clicked (SimCorpusWindow *self)
     gtk_widget_activate_action (GTK_WIDGET (parent), "win.add-documents", NULL);
 }
 
+static void
+on_add_files_clicked (SimCorpusWindow *self)
+{
+  GtkWindow *parent = gtk_window_get_transient_for (GTK_WINDOW (self));
+
+  if (parent)
+    gtk_widget_activate_action (GTK_WIDGET (parent), "win.add-files", NULL);
+}
+
 static gboolean
 on_drop (GtkDropTarget   *target,
          const GValue    *value,
@@ -285,6 +294,7 @@ sim_corpus_window_class_init (SimCorpusWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SimCorpusWindow, remove_button);
   gtk_widget_class_bind_template_callback (widget_class, on_remove_clicked);
   gtk_widget_class_bind_template_callback (widget_class, on_add_clicked);
+  gtk_widget_class_bind_template_callback (widget_class, on_add_files_clicked);
 }
 
 static void

@@ -607,8 +607,11 @@ add_documents_action (GtkWidget  *widget,
                       GVariant   *parameter)
 {
   SimWindow *self = SIM_WINDOW (widget);
-  GtkFileChooserNative *dialog = gtk_file_chooser_native_new (_("Add a Folder of Documents"), GTK_WINDOW (self),
-                                                              GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER,
+  const gboolean files = g_str_equal (action_name, "win.add-files");
+  GtkFileChooserNative *dialog = gtk_file_chooser_native_new (files ? _("Add Documents") : _("Add a Folder of Documents"),
+                                                              GTK_WINDOW (self),
+                                                              files ? GTK_FILE_CHOOSER_ACTION_OPEN
+                                                                    : GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER,
                                                               _("_Add"), _("_Cancel"));
 
   gtk_file_chooser_set_select_multiple (GTK_FILE_CHOOSER (dialog), TRUE);
@@ -751,6 +754,7 @@ update_actions (SimWindow *self)
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.cancel-check", self->busy);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.export", self->report != NULL && !self->busy);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.add-documents", !self->busy);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.add-files", !self->busy);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.use-demo", !self->busy);
 }
 
@@ -978,6 +982,7 @@ sim_window_class_init (SimWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.cancel-check", NULL, cancel_action);
   gtk_widget_class_install_action (widget_class, "win.export", NULL, export_action);
   gtk_widget_class_install_action (widget_class, "win.add-documents", NULL, add_documents_action);
+  gtk_widget_class_install_action (widget_class, "win.add-files", NULL, add_documents_action);
   gtk_widget_class_install_action (widget_class, "win.use-demo", NULL, use_demo_action);
   gtk_widget_class_install_action (widget_class, "win.manage-corpus", NULL, manage_corpus_action);
   gtk_widget_class_install_action (widget_class, "win.reload-corpus", NULL, reload_corpus_action);

@@ -141,6 +141,13 @@ test_window_checks_highlights_and_shows_sources (void **state)
       }
   assert_true (n_flagged >= 3);
 
+  /* F3 moves to the next flagged segment: its source is the tea house. */
+  assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.next-segment", NULL));
+  assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.next-segment", NULL));
+  assert_true (g_str_has_suffix (sim_window_get_source_path (window), "teahouse.txt"));
+  assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.previous-segment", NULL));
+  assert_true (g_str_has_suffix (sim_window_get_source_path (window), "lighthouse.txt"));
+
   /* The chart renders at its size with the high colour in it. */
   {
     GtkWidget *chart = sim_window_get_chart (window);
