@@ -20,7 +20,7 @@ G_BEGIN_DECLS
 
 #define SIM_FINGERPRINT_SEED   G_GUINT64_CONSTANT (0x53494d484f554e44) /* "SIMHOUND" */
 /* Bump when features, weights of anchors or windows change; stored fingerprints depend on it. */
-#define SIM_FEATURE_VERSION    (100 * SIM_NORMALIZE_VERSION + 4)
+#define SIM_FEATURE_VERSION    (100 * SIM_NORMALIZE_VERSION + 5)
 
 #define SIM_SHINGLE_CJK        2
 #define SIM_SHINGLE_OTHER      5

@@ -249,6 +249,9 @@ split_sentences (Splitter *s)
       const gunichar c = cps[i];
       gboolean ends = FALSE;
 
+      /* Most characters can end nothing: letters, digits, spaces, commas. */
+      if (c < 0x80 && c != '\n' && c != '.' && c != '!' && c != '?')
+        continue;
       if (c == '\n')
         {
           if (line_break_ends_segment (cps, n, line_start, i))
@@ -325,6 +328,33 @@ split_windows (Splitter       *s,
     }
 }
 
+/* The first unit at or after @u whose source starts at or after @offset:
+ * galloping from @u, since segments come in order. */
+static guint32
+find_from (const SimUnits *units,
+           gsize           u,
+           guint32         offset)
+{
+  gsize step = 1, lo = u, hi;
+
+  while (u + step < units->n && units->src_start[u + step] < offset)
+    {
+      lo = u + step;
+      step *= 2;
+    }
+  hi = MIN (u + step, units->n);
+  while (lo < hi)
+    {
+      const gsize mid = lo + (hi - lo) / 2;
+
+      if (units->src_start[mid] < offset)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
+}
+
 void
 sim_segment_split (const char     *text,
                    gsize           len,
@@ -369,12 +399,8 @@ sim_segment_split (const char     *text,
       /* Ranges are increasing: walk the units along instead of searching. */
       seg.start = g_array_index (ranges, guint32, i);
       seg.end = g_array_index (ranges, guint32, i + 1);
-      while (u < units->n && units->src_start[u] < seg.start)
-        u++;
-      seg.unit_start = u;
-      while (u < units->n && units->src_start[u] < seg.end)
-        u++;
-      seg.unit_end = u;
+      u = seg.unit_start = find_from (units, u, seg.start);
+      u = seg.unit_end = find_from (units, u, seg.end);
       if (seg.unit_end > seg.unit_start)
         g_array_append_val (out, seg);
     }
