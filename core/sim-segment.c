@@ -164,14 +164,12 @@ static gboolean
 line_break_ends_segment (const gunichar *cps,
                          gsize           n,
                          gsize           line_start,
-                         gsize           nl)
+                         gsize           nl,
+                         gsize           next_end)
 {
-  gsize next_start = nl + 1, next_end, len, next_len, k;
+  gsize next_start = nl + 1, len, next_len, k;
   gunichar last;
 
-  next_end = next_start;
-  while (next_end < n && cps[next_end] != '\n')
-    next_end++;
   next_len = trimmed_length (cps, next_start, next_end);
   if (next_len == 0)
     return TRUE; /* blank line: end of paragraph */
@@ -191,7 +189,9 @@ line_break_ends_segment (const gunichar *cps,
 typedef struct {
   const gunichar *cps;
   gsize           n;
-  GArray         *ranges; /* pairs of guint32: start, end */
+  GArray         *ranges;   /* pairs of guint32: start, end */
+  GArray         *newlines;   /* guint32 positions of '\n', found while decoding */
+  GArray         *candidates; /* guint32 positions that may end a sentence */
 } Splitter;
 
 static void
@@ -243,18 +243,28 @@ split_sentences (Splitter *s)
   const gunichar *cps = s->cps;
   const gsize n = s->n;
   gsize seg_start = 0, line_start = 0;
+  guint nl_index = 0;
+  gsize next = 0; /* the loop resumes here after a terminator run */
 
-  for (gsize i = 0; i < n; i++)
+  /* Only candidates can end a sentence: newlines, . ! ? and non-ASCII
+   * characters, collected while decoding. The rest is never looked at. */
+  for (guint k = 0; k < s->candidates->len; k++)
     {
-      const gunichar c = cps[i];
+      gsize i = g_array_index (s->candidates, guint32, k);
+      gunichar c;
       gboolean ends = FALSE;
 
-      /* Most characters can end nothing: letters, digits, spaces, commas. */
-      if (c < 0x80 && c != '\n' && c != '.' && c != '!' && c != '?')
+      if (i < next)
         continue;
+      next = i + 1;
+      c = cps[i];
       if (c == '\n')
         {
-          if (line_break_ends_segment (cps, n, line_start, i))
+          /* The next line ends at the next newline: no scan ahead. */
+          while (nl_index < s->newlines->len && g_array_index (s->newlines, guint32, nl_index) <= i)
+            nl_index++;
+          if (line_break_ends_segment (cps, n, line_start, i,
+                                       nl_index < s->newlines->len ? g_array_index (s->newlines, guint32, nl_index) : n))
             {
               emit (s, seg_start, i);
               seg_start = i + 1;
@@ -300,6 +310,7 @@ split_sentences (Splitter *s)
           seg_start = j;
           i = j - 1;
         }
+      next = i + 1;
     }
   emit (s, seg_start, n);
 }
@@ -364,6 +375,8 @@ sim_segment_split (const char     *text,
                    GArray         *out)
 {
   g_autofree gunichar *cps = g_new (gunichar, len + 1);
+  g_autoptr(GArray) newlines = g_array_new (FALSE, FALSE, sizeof (guint32));
+  g_autoptr(GArray) candidates = g_array_new (FALSE, FALSE, sizeof (guint32));
   const guchar *p = (const guchar *) text, *end = p + len;
   glong n_cps = 0;
   g_autoptr(GArray) ranges = g_array_new (FALSE, FALSE, sizeof (guint32));
@@ -375,8 +388,24 @@ sim_segment_split (const char     *text,
       const guchar c = *p;
 
       if (c < 0x80)
-        cps[n_cps++] = c, p++;
-      else if (c < 0xe0)
+        {
+          if (G_UNLIKELY (c == '\n' || c == '.' || c == '!' || c == '?'))
+            {
+              guint32 at = n_cps;
+
+              g_array_append_val (candidates, at);
+              if (c == '\n')
+                g_array_append_val (newlines, at);
+            }
+          cps[n_cps++] = c, p++;
+          continue;
+        }
+      {
+        guint32 at = n_cps;
+
+        g_array_append_val (candidates, at);
+      }
+      if (c < 0xe0)
         cps[n_cps++] = ((c & 0x1f) << 6) | (p[1] & 0x3f), p += 2;
       else if (c < 0xf0)
         cps[n_cps++] = ((c & 0x0f) << 12) | ((p[1] & 0x3f) << 6) | (p[2] & 0x3f), p += 3;
@@ -386,6 +415,8 @@ sim_segment_split (const char     *text,
   s.cps = cps;
   s.n = n_cps;
   s.ranges = ranges;
+  s.newlines = newlines;
+  s.candidates = candidates;
 
   if (mode == SIM_SEGMENT_WINDOW)
     split_windows (&s, units, window);

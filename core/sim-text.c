@@ -356,25 +356,36 @@ sim_text_normalize (const char        *text,
       guint32 n_items;
       guint32 entry;
 
-      /* ASCII, most of English text: no decoding, and no branch on the
-       * character class (letters and spaces alternate unpredictably). */
+      /* ASCII, most of English text: no decoding, no branch on the character
+       * class (letters and spaces alternate unpredictably), and the arrays
+       * in locals so that no store goes through the struct. */
       if (*p < 0x80)
         {
-          const guchar b = *p++;
-          const guint8 folded = ascii_folded[b];
-          const gboolean is_unit = folded != 0;
-          const gsize u = units->n;
+          guint32 *const cps = units->cps;
+          guint32 *const starts = units->src_start;
+          guint32 *const ends = units->src_end;
+          guint8 *const fl = units->flags;
+          const gsize cap = units->alloc;
+          gsize u = units->n;
 
-          if (G_UNLIKELY (u >= units->alloc))
+          while (p < end && *p < 0x80 && u < cap)
+            {
+              const guchar b = *p++;
+              const guint8 folded = ascii_folded[b];
+              const gboolean is_unit = folded != 0;
+
+              cps[u] = folded;
+              starts[u] = offset;
+              ends[u] = offset + 1;
+              fl[u] = in_word ? 0 : SIM_UNIT_WORD_START;
+              u += is_unit;
+              /* Control characters are invisible: they keep the word going. */
+              in_word = is_unit | (in_word & ascii_invisible[b]);
+              offset++;
+            }
+          units->n = u;
+          if (u >= cap)
             units_grow (units, u + 1);
-          units->cps[u] = folded;
-          units->src_start[u] = offset;
-          units->src_end[u] = offset + 1;
-          units->flags[u] = in_word ? 0 : SIM_UNIT_WORD_START;
-          units->n = u + is_unit;
-          /* Control characters are invisible: they keep the word going. */
-          in_word = is_unit | (in_word & ascii_invisible[b]);
-          offset++;
           continue;
         }
 

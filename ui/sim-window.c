@@ -11,6 +11,8 @@
 #include "sim-corpus-window.h"
 #include "sim-window.h"
 
+#define MAX_SOURCE_ROWS 50
+
 struct _SimWindow {
   GtkApplicationWindow parent_instance;
 
@@ -243,13 +245,36 @@ sim_window_show_report (SimWindow *self,
 
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->sources_list))) != NULL)
     gtk_list_box_remove (self->sources_list, child);
-  for (guint i = 0; i < sim_report_get_n_sources (report); i++)
-    {
-      const SimReportSource *src = sim_report_get_source (report, i);
+  /* Sources come ranked: the first MAX_SOURCE_ROWS say what matters and keep
+   * showing a report fast however many documents matched. */
+  {
+    guint shown = 0, more = 0;
 
-      if (src->n_segments > 0)
-        gtk_list_box_append (self->sources_list, make_source_row (src));
-    }
+    for (guint i = 0; i < sim_report_get_n_sources (report); i++)
+      {
+        const SimReportSource *src = sim_report_get_source (report, i);
+
+        if (src->n_segments == 0)
+          continue;
+        if (shown < MAX_SOURCE_ROWS)
+          {
+            gtk_list_box_append (self->sources_list, make_source_row (src));
+            shown++;
+          }
+        else
+          more++;
+      }
+    if (more > 0)
+      {
+        g_autofree char *text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "and %u more source",
+                                                              "and %u more sources", more), more);
+        GtkWidget *label = gtk_label_new (text);
+
+        gtk_widget_add_css_class (label, "dim-label");
+        gtk_list_box_append (self->sources_list, label);
+        gtk_list_box_row_set_activatable (GTK_LIST_BOX_ROW (gtk_widget_get_parent (label)), FALSE);
+      }
+  }
   sim_chart_set_report (self->chart, report);
   clear_source_pane (self);
   update_actions (self);
