@@ -504,18 +504,20 @@ void
 sim_window_add_documents (SimWindow         *self,
                           const char *const *paths)
 {
-  g_autoptr(GTask) task = g_task_new (self, NULL, on_import_done, NULL);
-  ImportJob *job = g_new0 (ImportJob, 1);
+  g_autoptr(GTask) task = NULL;
+  ImportJob *job;
 
   if (self->busy)
     return;
-  job->store_path = g_strdup (self->store_path);
-  job->paths = g_strdupv ((char **) paths);
+  /* Cancel (the button or Escape) stops the import after its current batch. */
   g_clear_object (&self->cancellable);
   self->cancellable = g_cancellable_new ();
+  task = g_task_new (self, self->cancellable, on_import_done, NULL);
+  job = g_new0 (ImportJob, 1);
+  job->store_path = g_strdup (self->store_path);
+  job->paths = g_strdupv ((char **) paths);
   g_task_set_task_data (task, job, (GDestroyNotify) import_job_free);
   g_task_set_return_on_cancel (task, FALSE);
-  g_object_set_data_full (G_OBJECT (task), "cancellable", g_object_ref (self->cancellable), g_object_unref);
   set_busy (self, TRUE, _("Adding documents…"));
   g_timeout_add_full (G_PRIORITY_DEFAULT, 100, poll_import, g_object_ref (task), g_object_unref);
   g_task_run_in_thread (task, import_thread);

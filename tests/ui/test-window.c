@@ -236,6 +236,27 @@ test_window_imports_the_demo_corpus_and_lists_it (void **state)
   assert_non_null (corpus_window);
   assert_int_equal (sim_corpus_window_get_n_documents (SIM_CORPUS_WINDOW (corpus_window)), 30);
 
+  /* Cancel stops an import: nothing of the unfinished batch is kept. */
+  {
+    g_autofree char *more = g_build_filename (dir, "more", NULL);
+    const char *paths[] = { more, NULL };
+
+    for (guint i = 0; i < 3000; i++)
+      {
+        g_autofree char *name = g_strdup_printf ("extra-%04u.txt", i);
+        g_autofree char *text = g_strdup_printf ("Extra document %u about lake %u with %u boats on it.", i, i * 11, i % 17);
+
+        g_free (sim_test_write_file (more, name, text, -1));
+      }
+    sim_window_add_documents (window, paths);
+    assert_true (sim_window_is_busy (window));
+    assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.cancel-check", NULL));
+    spin_until (not_busy, window, 60);
+    sim_corpus_window_reload (SIM_CORPUS_WINDOW (corpus_window));
+    assert_true (sim_corpus_window_get_n_documents (SIM_CORPUS_WINDOW (corpus_window)) < 30 + 3000);
+    assert_int_equal ((sim_corpus_window_get_n_documents (SIM_CORPUS_WINDOW (corpus_window)) - 30) % SIM_CORPUS_BATCH_DOCS, 0);
+  }
+
   /* The traditional-folding preference rebuilds the store in the background. */
   {
     g_autoptr(GSettings) settings = g_settings_new ("org.simhound.Simhound");
