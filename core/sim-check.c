@@ -10,7 +10,7 @@
 #include "sim-check.h"
 
 #define MAX_CANDIDATES        16   /* source regions verified per segment */
-#define MIN_SEGMENT_WEIGHT    6.0f /* lighter segments are too short to judge */
+#define MIN_SEGMENT_WEIGHT    12.0f /* lighter segments (4 CJK or 12 other characters) are too short to judge */
 #define MIN_MATCH_SIMILARITY  0.25f
 #define CHUNK                 256  /* windows per unit of lookup work */
 #define SEGMENT_CHUNK         16   /* segments per unit of verification work */
@@ -107,7 +107,6 @@ typedef struct {
   gint                   next;
   gint                   done;
   guint64                total;
-  gint                   failed;
 } Check;
 
 static SimLevel level_for (Check *check, const SimSegment *seg, GArray *results);
@@ -1012,7 +1011,7 @@ level_for (Check            *check,
   /* Too little text to judge (a heading, "Yes."): never flagged. */
   for (guint u = seg->unit_start; u < seg->unit_end; u++)
     weight += (check->units->flags[u] & SIM_UNIT_CJK) ? SIM_WEIGHT_CJK : SIM_WEIGHT_OTHER;
-  if (results->len == 0 || weight < MIN_SEGMENT_WEIGHT * 2 ||
+  if (results->len == 0 || weight < MIN_SEGMENT_WEIGHT ||
       g_array_index (results, Verified, 0).total_evidence < FLAG_MIN_EVIDENCE)
     return SIM_LEVEL_LOW;
   similarity = g_array_index (results, Verified, 0).similarity;
