@@ -997,6 +997,69 @@ extend_neighbours (Check   *check,
     }
 }
 
+/* Window mode: the article is cut into windows of N characters, and each
+ * window takes the verdict of the matched piece covering most of it, its
+ * source span cut in proportion. Windows never line up with copies; deciding
+ * on sentences and pieces first means a copy is found however they fall, and
+ * a 13-character window of English is not judged on two words alone. */
+static void
+project_to_windows (Check *check)
+{
+  GArray *windows = g_array_new (FALSE, FALSE, sizeof (SimSegment));
+  GPtrArray *results = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+  guint first = 0;
+
+  sim_segment_split (check->text, check->len, check->units, SIM_SEGMENT_WINDOW,
+                     check->options->window, windows);
+  for (guint w = 0; w < windows->len; w++)
+    {
+      const SimSegment *win = &g_array_index (windows, SimSegment, w);
+      GArray *out = g_array_new (FALSE, FALSE, sizeof (Verified));
+      gint best = -1;
+      guint32 best_overlap = 0;
+
+      while (first < check->segments->len && g_array_index (check->segments, SimSegment, first).end <= win->start)
+        first++;
+      for (guint i = first; i < check->segments->len; i++)
+        {
+          const SimSegment *seg = &g_array_index (check->segments, SimSegment, i);
+          const guint32 lo = MAX (seg->start, win->start), hi = MIN (seg->end, win->end);
+
+          if (seg->start >= win->end)
+            break;
+          if (hi > lo && hi - lo > best_overlap)
+            {
+              best_overlap = hi - lo;
+              best = i;
+            }
+        }
+      if (best >= 0)
+        {
+          const SimSegment *seg = &g_array_index (check->segments, SimSegment, best);
+          GArray *from = g_ptr_array_index (check->results, best);
+          const double len = MAX (seg->end - seg->start, 1);
+          const double a = CLAMP ((double) ((gint64) win->start - seg->start) / len, 0.0, 1.0);
+          const double b = CLAMP ((double) ((gint64) win->end - seg->start) / len, 0.0, 1.0);
+
+          for (guint j = 0; j < from->len; j++)
+            {
+              Verified v = g_array_index (from, Verified, j);
+              const double span = v.end - v.start;
+
+              v.end = v.start + (guint32) (b * span + 0.5);
+              v.start = v.start + (guint32) (a * span);
+              v.end = MAX (v.end, v.start + 1);
+              g_array_append_val (out, v);
+            }
+        }
+      g_ptr_array_add (results, out);
+    }
+  g_array_unref (check->segments);
+  check->segments = windows;
+  g_ptr_array_unref (check->results);
+  check->results = results;
+}
+
 /* ------------------------------------------------------------ report */
 
 /* The level of a segment with its results, best first. */
@@ -1197,7 +1260,8 @@ check_run (SimCorpusSnapshot     *snapshot,
   check.units = sim_fingerprinter_load (fp, text, len);
   check.features = sim_fingerprinter_get_features (fp);
   check.segments = g_array_new (FALSE, FALSE, sizeof (SimSegment));
-  sim_segment_split (text, len, check.units, opts.mode, opts.window, check.segments);
+  /* Matching always works on sentences; window mode reports on windows. */
+  sim_segment_split (text, len, check.units, SIM_SEGMENT_SENTENCE, opts.window, check.segments);
   check.windows = g_array_new (FALSE, FALSE, sizeof (SimAnchor));
   sim_fingerprinter_windows (fp, FALSE, check.windows);
   check.total = check.windows->len + check.segments->len;
@@ -1234,6 +1298,8 @@ check_run (SimCorpusSnapshot     *snapshot,
     extend_neighbours (&check, &s);
     scratch_clear (&s);
   }
+  if (opts.mode == SIM_SEGMENT_WINDOW)
+    project_to_windows (&check);
 
   report = build_report (&check);
   if (progress)

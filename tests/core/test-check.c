@@ -252,6 +252,41 @@ test_check_window_mode_finds_copies_however_windows_fall (void **state)
     }
 }
 
+/* Thirteen letters are two words: windows take the verdict of the copy they
+ * lie in, so small windows still work for English. */
+static void
+test_check_window_mode_works_for_english_papers (void **state)
+{
+  Fixture *f = *state;
+  SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
+  g_autoptr(SimReport) report = NULL;
+  const char *text = OWN_1 " " EN_3 " " EN_4;
+  const guint32 copy_start = g_utf8_strlen (OWN_1 " ", -1);
+  guint n_high = 0, n_flagged_own = 0;
+
+  options.mode = SIM_SEGMENT_WINDOW;
+  options.window = SIM_SEGMENT_PAPER_WINDOW;
+  report = check (f, text, &options);
+  assert_string_equal (sim_report_get_settings (report)->mode, "window");
+  for (guint i = 0; i < sim_report_get_n_segments (report); i++)
+    {
+      const SimReportSegment *seg = sim_report_get_segment (report, i);
+
+      if (seg->end <= copy_start && seg->level != SIM_LEVEL_LOW)
+        n_flagged_own++;
+      if (seg->start >= copy_start && seg->level == SIM_LEVEL_HIGH)
+        {
+          const SimMatch *m = sim_report_get_match (report, seg->first_match);
+
+          n_high++;
+          assert_string_equal (best_source (report, seg)->path, f->en_path);
+          assert_true (m->start < m->end);
+        }
+    }
+  assert_int_equal (n_flagged_own, 0);
+  assert_true (n_high >= 8); /* 150 copied letters in windows of 13 */
+}
+
 static void
 test_check_fast_keeps_one_source_precise_keeps_the_best (void **state)
 {
@@ -459,6 +494,7 @@ main (void)
     cmocka_unit_test_setup_teardown (test_check_finds_copied_and_edited_sentences, setup, teardown),
     cmocka_unit_test_setup_teardown (test_check_splits_a_copy_run_into_own_words, setup, teardown),
     cmocka_unit_test_setup_teardown (test_check_window_mode_finds_copies_however_windows_fall, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_check_window_mode_works_for_english_papers, setup, teardown),
     cmocka_unit_test_setup_teardown (test_check_fast_keeps_one_source_precise_keeps_the_best, setup, teardown),
     cmocka_unit_test_setup_teardown (test_check_rejects_empty_text_and_bad_options, setup, teardown),
     cmocka_unit_test_setup_teardown (test_check_handles_broken_utf8_and_huge_pastes, setup, teardown),
