@@ -101,6 +101,7 @@ typedef struct {
   GArray                *docs;          /* DocCache */
   GArray                *doc_order;     /* guint doc index per cache slot */
   /* phase 3: pieces per segment, then results per piece, best first */
+  GPtrArray             *seg_cands;     /* GArray of Candidate per segment, found once */
   GPtrArray             *pieces;        /* GArray of Piece per segment */
   GPtrArray             *results;       /* GArray of Verified per final segment */
   /* work sharing */
@@ -300,14 +301,17 @@ collect_hits (Check *check)
 static void
 collect_docs (Check *check)
 {
-  g_autoptr(GArray) cands = g_array_new (FALSE, FALSE, sizeof (Candidate));
-
+  check->seg_cands = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
   check->doc_slots = g_hash_table_new (NULL, NULL);
   check->docs = g_array_new (FALSE, TRUE, sizeof (DocCache));
   check->doc_order = g_array_new (FALSE, FALSE, sizeof (guint));
   for (guint s = 0; s < check->segments->len; s++)
     {
+      GArray *cands = g_array_new (FALSE, FALSE, sizeof (Candidate));
+
+      /* Kept: verification starts from the same list. */
       candidates_for (check, &g_array_index (check->segments, SimSegment, s), cands);
+      g_ptr_array_add (check->seg_cands, cands);
       for (guint i = 0; i < cands->len; i++)
         {
           const guint doc = g_array_index (cands, Candidate, i).doc;
@@ -791,6 +795,7 @@ add_piece (GArray           *pieces,
 static void
 process_segment (Check            *check,
                  const SimSegment *seg,
+                 GArray           *known,
                  guint             depth,
                  Scratch          *s,
                  GArray           *pieces)
@@ -800,8 +805,13 @@ process_segment (Check            *check,
   const Verified *explain = NULL;
   const float medium = check->options->medium_threshold;
 
-  candidates_for (check, seg, s->cands);
-  cands = g_array_copy (s->cands);
+  if (known != NULL)
+    cands = g_array_ref (known);
+  else
+    {
+      candidates_for (check, seg, s->cands);
+      cands = g_array_copy (s->cands);
+    }
   load_query_features (check, seg, s);
   for (guint i = 0; i < cands->len; i++)
     {
@@ -850,20 +860,20 @@ process_segment (Check            *check,
               part.end = units->src_end[qa - 1];
               part.unit_start = seg->unit_start;
               part.unit_end = qa;
-              process_segment (check, &part, depth + 1, s, pieces);
+              process_segment (check, &part, NULL, depth + 1, s, pieces);
             }
           part.start = qa > seg->unit_start ? units->src_start[qa] : seg->start;
           part.end = qb < seg->unit_end ? units->src_end[qb - 1] : seg->end;
           part.unit_start = qa;
           part.unit_end = qb;
-          process_segment (check, &part, MAX_SPLIT_DEPTH, s, pieces);
+          process_segment (check, &part, NULL, MAX_SPLIT_DEPTH, s, pieces);
           if (qb < seg->unit_end)
             {
               part.start = units->src_start[qb];
               part.end = seg->end;
               part.unit_start = qb;
               part.unit_end = seg->unit_end;
-              process_segment (check, &part, depth + 1, s, pieces);
+              process_segment (check, &part, NULL, depth + 1, s, pieces);
             }
           return;
         }
@@ -888,7 +898,8 @@ verify_worker (gpointer data)
         break;
       end = MIN ((c + 1) * SEGMENT_CHUNK, check->segments->len);
       for (guint i = c * SEGMENT_CHUNK; i < end; i++)
-        process_segment (check, &g_array_index (check->segments, SimSegment, i), 0, &s,
+        process_segment (check, &g_array_index (check->segments, SimSegment, i),
+                         g_ptr_array_index (check->seg_cands, i), 0, &s,
                          g_ptr_array_index (check->pieces, i));
       if (check->preview != NULL)
         {
@@ -1186,6 +1197,7 @@ check_clear (Check *check)
   g_clear_pointer (&check->hits, g_array_unref);
   g_clear_pointer (&check->first_hit, g_free);
   g_clear_pointer (&check->pieces, g_ptr_array_unref);
+  g_clear_pointer (&check->seg_cands, g_ptr_array_unref);
   g_clear_pointer (&check->results, g_ptr_array_unref);
   g_clear_pointer (&check->chunk_hits, g_ptr_array_unref);
   g_clear_pointer (&check->segments, g_array_unref);

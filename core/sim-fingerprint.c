@@ -319,6 +319,7 @@ struct _SimFingerprinter {
   GArray           *all_windows; /* SimAnchor scratch for winnowing */
   GArray           *deque;       /* guint32 indices into all_windows */
   GArray           *cumulative;  /* guint32 cumulative weight at each window */
+  GArray           *keys;        /* guint64 winnowing key of each window */
 };
 
 SimFingerprinter *
@@ -332,6 +333,7 @@ sim_fingerprinter_new (SimNormalizeFlags flags)
   fp->all_windows = g_array_new (FALSE, FALSE, sizeof (SimAnchor));
   fp->deque = g_array_new (FALSE, FALSE, sizeof (guint32));
   fp->cumulative = g_array_new (FALSE, FALSE, sizeof (guint32));
+  fp->keys = g_array_new (FALSE, FALSE, sizeof (guint64));
   return fp;
 }
 
@@ -345,6 +347,7 @@ sim_fingerprinter_free (SimFingerprinter *fp)
   g_array_unref (fp->all_windows);
   g_array_unref (fp->deque);
   g_array_unref (fp->cumulative);
+  g_array_unref (fp->keys);
   g_free (fp);
 }
 
@@ -393,12 +396,12 @@ sim_fingerprinter_windows (SimFingerprinter *fp,
   GArray *all = fp->all_windows;
   GArray *deque = fp->deque;
   GArray *cumulative = fp->cumulative;
-  GArray *sums = NULL;
+  GArray *sums = fp->keys;
 
   g_array_set_size (all, 0);
   g_array_set_size (deque, 0);
   g_array_set_size (cumulative, 0);
-  sums = g_array_new (FALSE, FALSE, sizeof (guint64));
+  g_array_set_size (sums, 0);
 
   for (gsize p = 0; p < units->n; p++)
     {
@@ -474,5 +477,4 @@ sim_fingerprinter_windows (SimFingerprinter *fp,
       win.unit_end = units->n;
       g_array_append_val (out, win);
     }
-  g_array_unref (sums);
 }
