@@ -9,6 +9,7 @@
  *   --texts  real text, one document per file (default ../shared/corpora)
  *   --demo   the demo corpus texts (default build/demo/texts)
  *   --quick  smaller sizes, for a smoke run
+ *   --only fingerprint|lookup|import|check   one section
  */
 #include "config.h"
 
@@ -48,6 +49,14 @@ now (void)
   return g_get_monotonic_time () / 1e6;
 }
 
+static int
+compare_names (gconstpointer a,
+               gconstpointer b)
+{
+  /* g_ptr_array_sort passes pointers to the elements. */
+  return strcmp (*(const char *const *) a, *(const char *const *) b);
+}
+
 /* Concatenates documents of @folders under @root up to @max_bytes. */
 static GString *
 load_texts (const char        *root,
@@ -65,7 +74,7 @@ load_texts (const char        *root,
 
       while (dir && (name = g_dir_read_name (dir)) != NULL)
         g_ptr_array_add (names, g_strdup (name));
-      g_ptr_array_sort (names, (GCompareFunc) g_strcmp0);
+      g_ptr_array_sort (names, compare_names);
       for (guint i = 0; i < names->len && all->len < max_bytes; i++)
         {
           g_autofree char *path = g_build_filename (dir_path, g_ptr_array_index (names, i), NULL);
@@ -431,7 +440,9 @@ main (int argc, char **argv)
   g_autofree char *texts = g_strdup ("../shared/corpora");
   g_autofree char *demo = g_strdup ("build/demo/texts");
   g_autofree char *tmp = NULL;
+  g_autofree char *only = NULL;
   GOptionEntry entries[] = {
+    { "only", 0, 0, G_OPTION_ARG_STRING, &only, "One section: fingerprint, lookup, import or check", "NAME" },
     { "texts", 0, 0, G_OPTION_ARG_FILENAME, &texts, "Real text, one document per file", "DIR" },
     { "demo", 0, 0, G_OPTION_ARG_FILENAME, &demo, "The demo corpus texts", "DIR" },
     { "quick", 0, 0, G_OPTION_ARG_NONE, &quick, "Smaller sizes", NULL },
@@ -451,10 +462,15 @@ main (int argc, char **argv)
           g_get_num_processors (), g_file_test (texts, G_FILE_TEST_IS_DIR) ? texts : demo);
   if (!g_file_test (texts, G_FILE_TEST_IS_DIR))
     g_free (texts), texts = g_strdup (demo);
-  bench_fingerprinting (texts);
-  bench_band_index ();
-  bench_import (tmp, demo, texts);
-  bench_check_and_open (tmp, texts);
+#define WANTED(name) (only == NULL || g_str_equal (only, name))
+  if (WANTED ("fingerprint"))
+    bench_fingerprinting (texts);
+  if (WANTED ("lookup"))
+    bench_band_index ();
+  if (WANTED ("import"))
+    bench_import (tmp, demo, texts);
+  if (WANTED ("check"))
+    bench_check_and_open (tmp, texts);
   {
     g_autofree char *a = g_build_filename (tmp, "import.db", NULL);
     g_autofree char *b = g_build_filename (tmp, "check.db", NULL);
