@@ -739,7 +739,7 @@ verify (Check            *check,
   out->doc = doc;
   out->similarity = MIN (1.0f, matched / s->q_weight);
   out->start = du->src_start[span_first];
-  out->end = du->src_end[span_last];
+  out->end = sim_units_get_end (du, span_last);
   {
     gsize n;
 
@@ -857,13 +857,13 @@ process_segment (Check            *check,
           if (qa > seg->unit_start)
             {
               part.start = seg->start;
-              part.end = units->src_end[qa - 1];
+              part.end = sim_units_get_end (units, qa - 1);
               part.unit_start = seg->unit_start;
               part.unit_end = qa;
               process_segment (check, &part, NULL, depth + 1, s, pieces);
             }
           part.start = qa > seg->unit_start ? units->src_start[qa] : seg->start;
-          part.end = qb < seg->unit_end ? units->src_end[qb - 1] : seg->end;
+          part.end = qb < seg->unit_end ? sim_units_get_end (units, qb - 1) : seg->end;
           part.unit_start = qa;
           part.unit_end = qb;
           process_segment (check, &part, NULL, MAX_SPLIT_DEPTH, s, pieces);

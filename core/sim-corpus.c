@@ -320,7 +320,7 @@ sim_corpus_pack_windows (SimFingerprinter *fp,
       const SimAnchor *w = &g_array_index (windows, SimAnchor, i);
       guint64 h = GUINT64_TO_LE (w->simhash);
       guint32 start = GUINT32_TO_LE (units->src_start[w->unit_start]);
-      guint32 end = GUINT32_TO_LE (units->src_end[w->unit_end - 1]);
+      guint32 end = GUINT32_TO_LE (sim_units_get_end (units, w->unit_end - 1));
 
       memcpy (p, &h, 8);
       memcpy (p + 8, &start, 4);

@@ -266,7 +266,6 @@ sim_units_clear (SimUnits *units)
 {
   g_clear_pointer (&units->cps, g_free);
   g_clear_pointer (&units->src_start, g_free);
-  g_clear_pointer (&units->src_end, g_free);
   g_clear_pointer (&units->flags, g_free);
   units->n = units->alloc = 0;
 }
@@ -279,7 +278,6 @@ units_grow (SimUnits *units,
 
   units->cps = g_renew (guint32, units->cps, alloc);
   units->src_start = g_renew (guint32, units->src_start, alloc);
-  units->src_end = g_renew (guint32, units->src_end, alloc);
   units->flags = g_renew (guint8, units->flags, alloc);
   units->alloc = alloc;
 }
@@ -363,7 +361,6 @@ sim_text_normalize (const char        *text,
         {
           guint32 *const cps = units->cps;
           guint32 *const starts = units->src_start;
-          guint32 *const ends = units->src_end;
           guint8 *const fl = units->flags;
           const gsize cap = units->alloc;
           gsize u = units->n;
@@ -376,7 +373,6 @@ sim_text_normalize (const char        *text,
 
               cps[u] = folded;
               starts[u] = offset;
-              ends[u] = offset + 1;
               fl[u] = in_word ? 0 : SIM_UNIT_WORD_START;
               u += is_unit;
               /* Control characters are invisible: they keep the word going. */
@@ -425,8 +421,9 @@ sim_text_normalize (const char        *text,
           switch (ENTRY_CLASS (item))
             {
             case CLASS_MARK:
-              if (u > 0 && units->src_end[u - 1] == offset)
-                units->src_end[u - 1] = offset + 1;
+              if (u > 0 && sim_units_get_end (units, u - 1) == offset &&
+                  (units->flags[u - 1] >> SIM_UNIT_EXTRA_SHIFT) < SIM_UNIT_EXTRA_MAX)
+                units->flags[u - 1] += 1 << SIM_UNIT_EXTRA_SHIFT;
               break;
             case CLASS_DROP:
               break;
@@ -437,7 +434,6 @@ sim_text_normalize (const char        *text,
             case CLASS_WORD:
               units->cps[u] = item & ENTRY_CP_MASK;
               units->src_start[u] = offset;
-              units->src_end[u] = offset + 1;
               units->flags[u] = in_word ? 0 : SIM_UNIT_WORD_START;
               units->n++;
               in_word = TRUE;
@@ -446,7 +442,6 @@ sim_text_normalize (const char        *text,
             default:
               units->cps[u] = item & ENTRY_CP_MASK;
               units->src_start[u] = offset;
-              units->src_end[u] = offset + 1;
               units->flags[u] = SIM_UNIT_CJK;
               units->n++;
               in_word = FALSE;

@@ -27,16 +27,28 @@ typedef enum {
   SIM_UNIT_WORD_START = 1 << 1, /* first unit of a space-separated word */
 } SimUnitFlags;
 
+/* Bits 2-7 of a unit's flags: how many source code points beyond the first
+ * it spans (its combining marks), so no end offset need be stored. */
+#define SIM_UNIT_EXTRA_SHIFT 2
+#define SIM_UNIT_EXTRA_MAX   63
+
 /* A growable struct of arrays; fields are public for the hot path. Reuse one
  * per thread: sim_units_reset() keeps the memory. */
 typedef struct {
   guint32 *cps;       /* normalised code point of each unit */
   guint32 *src_start; /* code-point offset of the unit's first source character */
-  guint32 *src_end;   /* code-point offset just past its last source character */
-  guint8  *flags;     /* SimUnitFlags */
+  guint8  *flags;     /* SimUnitFlags, and the span's extra length above SIM_UNIT_EXTRA_SHIFT */
   gsize    n;
   gsize    alloc;
 } SimUnits;
+
+/* Code-point offset just past the last source character of unit @i. */
+static inline guint32
+sim_units_get_end (const SimUnits *units,
+                   gsize           i)
+{
+  return units->src_start[i] + 1 + (units->flags[i] >> SIM_UNIT_EXTRA_SHIFT);
+}
 
 void     sim_units_init   (SimUnits *units);
 void     sim_units_reset  (SimUnits *units);

@@ -35,7 +35,7 @@ split (const char     *text,
       /* Unit ranges agree with code-point ranges. */
       assert_true (seg->unit_start < seg->unit_end);
       assert_true (units.src_start[seg->unit_start] >= seg->start);
-      assert_true (units.src_end[seg->unit_end - 1] <= seg->end);
+      assert_true (sim_units_get_end (&units, seg->unit_end - 1) <= seg->end);
       if (i > 0)
         g_string_append_c (out, '|');
       g_string_append_len (out, from, to - from);
