@@ -124,6 +124,40 @@ sim_corpus_snapshot_get_fp_starts (const SimCorpusSnapshot *snapshot)
   return (const guint32 *) snapshot->fp_starts->data;
 }
 
+gboolean
+sim_corpus_snapshot_dup_texts (const SimCorpusSnapshot *snapshot,
+                               const guint             *indices,
+                               guint                    n,
+                               char                   **texts,
+                               gsize                   *lens,
+                               GError                 **error)
+{
+  g_autoptr(SimStore) store = NULL;
+
+  memset (texts, 0, n * sizeof *texts);
+  if (n == 0)
+    return TRUE;
+  /* The calling thread's own connection: a SimStore is never shared between threads. */
+  store = sim_store_open (snapshot->store_path, TRUE, error);
+  if (store == NULL)
+    return FALSE;
+  for (guint i = 0; i < n; i++)
+    {
+      const SimCorpusDoc *doc = sim_corpus_snapshot_get_doc (snapshot, indices[i]);
+      g_autoptr(GError) local_error = NULL;
+
+      lens[i] = 0;
+      texts[i] = sim_store_dup_text (store, doc->id, &lens[i], &local_error);
+      if (texts[i] != NULL || g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
+        continue;
+      for (guint j = 0; j < i; j++)
+        g_clear_pointer (&texts[j], g_free);
+      g_propagate_error (error, g_steal_pointer (&local_error));
+      return FALSE;
+    }
+  return TRUE;
+}
+
 const SimWeights *
 sim_corpus_snapshot_get_weights (const SimCorpusSnapshot *snapshot)
 {

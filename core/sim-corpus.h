@@ -108,6 +108,16 @@ const guint64     *sim_corpus_snapshot_get_fps        (const SimCorpusSnapshot *
 const guint32     *sim_corpus_snapshot_get_fp_docs    (const SimCorpusSnapshot *snapshot);
 const guint32     *sim_corpus_snapshot_get_fp_starts  (const SimCorpusSnapshot *snapshot);
 const SimWeights  *sim_corpus_snapshot_get_weights    (const SimCorpusSnapshot *snapshot);
+/* The stored text of documents @indices (into get_doc) into @texts and
+ * @lens, read through a connection of the calling thread's own. A document
+ * removed since the snapshot was taken gets NULL. Fails only on a store
+ * error, and then sets no text. */
+gboolean           sim_corpus_snapshot_dup_texts      (const SimCorpusSnapshot *snapshot,
+                                                       const guint             *indices,
+                                                       guint                    n,
+                                                       char                   **texts,
+                                                       gsize                   *lens,
+                                                       GError                 **error);
 /* The band index for lookups up to @max_distance, built on first use. (transfer none) */
 const SimBandIndex *sim_corpus_snapshot_get_index     (SimCorpusSnapshot       *snapshot,
                                                        guint                    max_distance);

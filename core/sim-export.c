@@ -11,32 +11,13 @@
 #include "sim-error.h"
 #include "sim-export.h"
 
-const char *
-sim_level_color (SimLevel level)
-{
-  switch (level)
-    {
-    case SIM_LEVEL_HIGH:
-      return "#e01b24";
-    case SIM_LEVEL_MEDIUM:
-      return "#f6d32d";
-    case SIM_LEVEL_LOW:
-    default:
-      return "#9a9996";
-    }
-}
-
 SimLevel
 sim_report_level_of (const SimReport *report,
                      float            similarity)
 {
   const SimReportSettings *s = sim_report_get_settings (report);
 
-  if (similarity >= s->high_threshold)
-    return SIM_LEVEL_HIGH;
-  if (similarity >= s->medium_threshold)
-    return SIM_LEVEL_MEDIUM;
-  return SIM_LEVEL_LOW;
+  return sim_level_of (similarity, s->high_threshold, s->medium_threshold);
 }
 
 void
@@ -125,11 +106,12 @@ sim_export_html (const SimReport *report)
   g_string_append (out, "</title>\n<style>\n"
                         "body{font-family:'Noto Sans','Noto Sans CJK SC',sans-serif;max-width:60em;margin:2em auto;line-height:1.6;color:#222}\n"
                         ".article{white-space:pre-wrap;border:1px solid #ddd;padding:1em}\n"
-                        "mark.high{background:#f8b4b4}mark.medium{background:#fbe98e}\n"
                         "table{border-collapse:collapse}td,th{padding:.2em .8em;text-align:left;border-bottom:1px solid #eee}\n"
                         ".source{color:#555;font-size:.9em}.excerpt{background:#f6f5f4;padding:.3em .6em}\n"
-                        "@media print{mark{-webkit-print-color-adjust:exact;print-color-adjust:exact}}\n"
-                        "</style></head><body>\n<h1>");
+                        "@media print{mark{-webkit-print-color-adjust:exact;print-color-adjust:exact}}\n");
+  g_string_append_printf (out, "mark.high{background:%s}mark.medium{background:%s}\n",
+                          sim_level_tint (SIM_LEVEL_HIGH), sim_level_tint (SIM_LEVEL_MEDIUM));
+  g_string_append (out, "</style></head><body>\n<h1>");
   append_escaped (out, _("Similarity report"));
   g_string_append_printf (out, "</h1>\n<p><strong>%.1f%%</strong> ", 100 * sim_report_get_similarity (report));
   append_escaped (out, _("of the article is similar to the reference corpus."));
@@ -419,7 +401,7 @@ sim_export_pdf_file (const SimReport *report,
         g_string_append (markup, e);
       }
       g_string_append_printf (markup, "<span background=\"%s\">",
-                              seg->level == SIM_LEVEL_HIGH ? "#f8b4b4" : "#fbe98e");
+                              sim_level_tint (seg->level));
       {
         g_autofree char *e = g_markup_escape_text (inner, -1);
 
@@ -456,7 +438,7 @@ sim_export_pdf_file (const SimReport *report,
         inner = sim_report_dup_text (report, seg->start, seg->end);
         item = g_markup_printf_escaped ("%u. <span background=\"%s\">%s</span>\n"
                                         "<span foreground=\"#555\">%.0f%% · %s %u · %s — %s</span>\n%s",
-                                        ++number, seg->level == SIM_LEVEL_HIGH ? "#f8b4b4" : "#fbe98e",
+                                        ++number, sim_level_tint (seg->level),
                                         inner, 100 * m->similarity, _("distance"), m->distance,
                                         src->title, src->path, m->excerpt);
         pdf_markup (&pdf, item, "Sans 9");

@@ -22,8 +22,6 @@ void      sim_report_histogram   (const SimReport *report,
 /* The level a similarity falls in under the report's thresholds. */
 SimLevel  sim_report_level_of    (const SimReport *report,
                                   float            similarity);
-/* Level colours as "#rrggbb": high red, medium yellow, low grey. */
-const char *sim_level_color      (SimLevel         level);
 
 char     *sim_export_html        (const SimReport *report);   /* (transfer full) */
 gboolean  sim_export_html_file   (const SimReport *report,

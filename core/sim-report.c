@@ -191,21 +191,6 @@ sim_report_find_segment (const SimReport *report,
   return -1;
 }
 
-const char *
-sim_level_to_string (SimLevel level)
-{
-  switch (level)
-    {
-    case SIM_LEVEL_HIGH:
-      return "high";
-    case SIM_LEVEL_MEDIUM:
-      return "medium";
-    case SIM_LEVEL_LOW:
-    default:
-      return "low";
-    }
-}
-
 guint
 _sim_report_add_source (SimReport  *report,
                         gint64      doc_id,

@@ -10,13 +10,10 @@
 
 #include <glib.h>
 
+#include "sim-level.h"
+
 G_BEGIN_DECLS
 
-typedef enum {
-  SIM_LEVEL_LOW,
-  SIM_LEVEL_MEDIUM,
-  SIM_LEVEL_HIGH,
-} SimLevel;
 
 typedef struct {
   guint    source;      /* index into the report's sources */
@@ -102,7 +99,6 @@ char       *sim_report_dup_text           (const SimReport *report,
 /* Index of the segment containing code point @offset, or -1. */
 gint        sim_report_find_segment       (const SimReport *report,
                                            guint32          offset);
-const char *sim_level_to_string           (SimLevel         level);
 
 /* The JSON document of `simhound-cli check --json` (schema in the README).
  * (transfer full) */

@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The first stage of a check: every window of the article (at every
+ * position) is looked up in the band index, and the hits vote for source
+ * regions per segment: a hit says "the segment, shifted by where the window
+ * sits in it, lies here in that document".
+ */
+#include "config.h"
+
+#include "sim-parallel.h"
+#include "sim-check-private.h"
+
+#define MAX_CANDIDATES          16  /* source regions verified per segment */
+#define CHUNK                   256 /* windows per unit of lookup work */
+#define MAX_DISTINCT_CANDIDATES 256
+#define MAX_WINDOW_HITS         100 /* more hits than this: a boilerplate window, ignored */
+
+void
+_sim_check_report_progress (Check *check,
+                            guint  amount)
+{
+  const gint before = g_atomic_int_add (&check->done, amount);
+
+  if (check->progress != NULL && g_thread_self () == check->caller &&
+      (before / 1024 != (before + (gint) amount) / 1024 || amount > 1024))
+    check->progress (before + amount, check->total, NULL, check->progress_data);
+}
+
+static void
+lookup_worker (gpointer data)
+{
+  Check *check = data;
+  const guint n_chunks = check->chunk_hits->len;
+
+  for (;;)
+    {
+      const gint c = g_atomic_int_add (&check->next, 1);
+      g_autoptr(GArray) ids = g_array_new (FALSE, FALSE, sizeof (guint32));
+      guint64 fps[CHUNK];
+      guint32 ends[CHUNK];
+      GArray *hits;
+      guint end;
+
+      if (c >= (gint) n_chunks || g_cancellable_is_cancelled (check->cancellable))
+        break;
+      hits = g_ptr_array_index (check->chunk_hits, c);
+      end = MIN ((c + 1) * CHUNK, check->windows->len);
+      for (guint w = c * CHUNK; w < end; w++)
+        fps[w - c * CHUNK] = g_array_index (check->windows, SimAnchor, w).simhash;
+      g_array_set_size (ids, 0);
+      sim_band_index_lookup_many (check->index, fps, end - c * CHUNK, check->options->max_distance,
+                                  ids, ends);
+      for (guint w = c * CHUNK, j = 0; w < end; w++)
+        for (; j < ends[w - c * CHUNK]; j++)
+          {
+            Hit hit = { w, g_array_index (ids, guint32, j) };
+
+            g_array_append_val (hits, hit);
+          }
+      _sim_check_report_progress (check, end - c * CHUNK);
+    }
+}
+
+static int
+compare_candidates (gconstpointer a,
+                    gconstpointer b)
+{
+  const Candidate *x = a, *y = b;
+
+  if (x->votes != y->votes)
+    return x->votes > y->votes ? -1 : 1;
+  return x->doc < y->doc ? -1 : x->doc > y->doc;
+}
+
+gint64
+_sim_candidates_slack (const SimSegment *seg)
+{
+  return MAX (12, (gint64) (seg->end - seg->start) / 3);
+}
+
+static void
+add_candidate (GArray *cands,
+               guint   doc,
+               gint64  start,
+               gint64  end,
+               gint64  slack)
+{
+  for (guint i = 0; i < cands->len; i++)
+    {
+      Candidate *c = &g_array_index (cands, Candidate, i);
+
+      if (c->doc == doc && start <= c->end + slack && end + slack >= c->start)
+        {
+          c->votes++;
+          c->start = MIN (c->start, start);
+          c->end = MAX (c->end, end);
+          return;
+        }
+    }
+  if (cands->len < MAX_DISTINCT_CANDIDATES)
+    {
+      Candidate c = { doc, start, end, 1 };
+
+      g_array_append_val (cands, c);
+    }
+}
+
+/* At most MAX_CANDIDATES. */
+void
+_sim_candidates_for (Check            *check,
+                     const SimSegment *seg,
+                     GArray           *cands)
+{
+  const guint32 *fp_docs = sim_corpus_snapshot_get_fp_docs (check->snapshot);
+  const guint32 *fp_starts = sim_corpus_snapshot_get_fp_starts (check->snapshot);
+  const gint64 slack = _sim_candidates_slack (seg);
+  guint lo = 0, hi = check->windows->len;
+
+  g_array_set_size (cands, 0);
+  /* Windows are ordered by both ends: find the first ending inside the segment. */
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+
+      if (g_array_index (check->windows, SimAnchor, mid).unit_end <= seg->unit_start)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  for (guint w = lo; w < check->windows->len; w++)
+    {
+      const SimAnchor *win = &g_array_index (check->windows, SimAnchor, w);
+      const gint64 q_start = check->units->src_start[win->unit_start];
+
+      if (win->unit_start >= seg->unit_end)
+        break;
+      /* A window found everywhere is boilerplate: it says nothing about the source. */
+      if (check->first_hit[w + 1] - check->first_hit[w] > MAX_WINDOW_HITS)
+        continue;
+      for (guint h = check->first_hit[w]; h < check->first_hit[w + 1]; h++)
+        {
+          const guint32 fp = g_array_index (check->hits, Hit, h).fp;
+          const gint64 start = (gint64) fp_starts[fp] - (q_start - (gint64) seg->start);
+
+          add_candidate (cands, fp_docs[fp], start, start + (seg->end - seg->start), slack);
+        }
+    }
+  g_array_sort (cands, compare_candidates);
+  if (cands->len > MAX_CANDIDATES)
+    g_array_set_size (cands, MAX_CANDIDATES);
+}
+
+static void
+collect_hits (Check *check)
+{
+  check->hits = g_array_new (FALSE, FALSE, sizeof (Hit));
+  check->first_hit = g_new0 (guint, check->windows->len + 1);
+  for (guint c = 0; c < check->chunk_hits->len; c++)
+    {
+      GArray *chunk = g_ptr_array_index (check->chunk_hits, c);
+
+      g_array_append_vals (check->hits, chunk->data, chunk->len);
+    }
+  for (guint i = 0; i < check->hits->len; i++)
+    check->first_hit[g_array_index (check->hits, Hit, i).window + 1]++;
+  for (guint w = 0; w < check->windows->len; w++)
+    check->first_hit[w + 1] += check->first_hit[w];
+}
+
+/* Finds every segment's candidates once: verification starts from the same list. */
+static void
+collect_candidates (Check *check)
+{
+  check->seg_cands = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+  for (guint s = 0; s < check->segments->len; s++)
+    {
+      GArray *cands = g_array_new (FALSE, FALSE, sizeof (Candidate));
+
+      _sim_candidates_for (check, &g_array_index (check->segments, SimSegment, s), cands);
+      g_ptr_array_add (check->seg_cands, cands);
+    }
+}
+
+void
+_sim_candidates_lookup (Check *check)
+{
+  const guint n_chunks = (check->windows->len + CHUNK - 1) / CHUNK;
+
+  check->chunk_hits = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+  for (guint c = 0; c < n_chunks; c++)
+    g_ptr_array_add (check->chunk_hits, g_array_new (FALSE, FALSE, sizeof (Hit)));
+  check->next = 0;
+  sim_parallel_run (MIN (check->options->n_threads, MAX (n_chunks, 1)), lookup_worker, check);
+}
+
+void
+_sim_candidates_collect (Check *check)
+{
+  collect_hits (check);
+  collect_candidates (check);
+}

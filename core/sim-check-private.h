@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The check's shared state, for its stages only. The stages run in this
+ * order, each in its own file and each using only the ones before it:
+ *
+ *   sim-candidates.c    SimHash lookups of the article's windows, and the
+ *                       source regions they propose for each segment
+ *   sim-source-cache.c  the proposed documents' text, normalised once
+ *   sim-verify.c        one segment against one source region: similarity,
+ *                       matched spans, SimHash distance
+ *   sim-refine.c        every segment verified (split around what a source
+ *                       explains), neighbours of matches, window projection
+ *   sim-check.c         the stages in order, the report, the async relay
+ *
+ * A Check lives on the stack of sim_check_run(); its arrays are filled by one
+ * stage and read by the later ones. Workers of one stage share it, each
+ * writing only its own slots.
+ */
+#pragma once
+
+#include <gio/gio.h>
+
+#include "sim-check.h"
+
+G_BEGIN_DECLS
+
+typedef struct {
+  guint32 window;
+  guint32 fp;
+} Hit;
+
+typedef struct {
+  guint  doc;     /* snapshot document index */
+  gint64 start;   /* projected region in the source, code points */
+  gint64 end;
+  guint  votes;
+} Candidate;
+
+typedef struct {
+  guint   doc;
+  float   similarity;      /* weighted containment of the segment in the region */
+  guint   distance;
+  guint32 start;           /* matched source span, code points */
+  guint32 end;
+  guint32 q_start;         /* matched part of the segment, units */
+  guint32 q_end;
+  float   matched;         /* weight of the segment's features in that part found in the source */
+  float   run_containment; /* matched / weight of all features in that part */
+  guint   evidence;        /* script weight (SIM_WEIGHT_*) of the matched features in that part */
+  guint   total_evidence;  /* the same over the whole segment */
+} Verified;
+
+typedef struct {
+  SimSegment seg;
+  GArray    *results;      /* Verified, best first */
+} Piece;
+
+typedef struct {
+  char     *text;
+  gsize     len;
+  SimUnits  units;
+  guint64  *features;
+  gboolean  loaded;
+} DocCache;
+
+typedef struct {
+  /* inputs */
+  SimCorpusSnapshot     *snapshot;
+  const SimCheckOptions *options;
+  const SimBandIndex    *index;
+  const SimWeights      *weights;
+  const char            *text;
+  gsize                  len;
+  GCancellable          *cancellable;
+  SimProgressFunc        progress;
+  gpointer               progress_data;
+  GThread               *caller;
+  SimCheckPreviewFunc    preview;       /* any thread: flagged segments as they are verified */
+  gpointer               preview_data;
+  /* query: normalised once */
+  const SimUnits        *units;
+  const guint64         *features;
+  GArray                *segments;      /* SimSegment */
+  GArray                *windows;       /* SimAnchor */
+  /* candidates: lookups, per chunk of windows */
+  GPtrArray             *chunk_hits;    /* GArray of Hit per chunk */
+  GArray                *hits;          /* Hit, ordered by window */
+  guint                 *first_hit;     /* hits of window w: [first_hit[w], first_hit[w + 1]) */
+  GPtrArray             *seg_cands;     /* GArray of Candidate per segment, found once */
+  /* source cache: documents the candidates point into */
+  GHashTable            *doc_slots;     /* doc index -> DocCache index + 1 */
+  GArray                *docs;          /* DocCache */
+  GArray                *doc_order;     /* guint doc index per cache slot */
+  /* refine: pieces per segment, then results per piece, best first */
+  GPtrArray             *pieces;        /* GArray of Piece per segment */
+  GPtrArray             *results;       /* GArray of Verified per final segment */
+  /* work sharing */
+  gint                   next;
+  gint                   done;
+  guint64                total;
+} Check;
+
+/* sim-candidates.c */
+void      _sim_check_report_progress (Check            *check,
+                                      guint             amount);
+void      _sim_candidates_lookup     (Check            *check);
+/* Fills hits, first_hit and seg_cands. */
+void      _sim_candidates_collect    (Check            *check);
+/* Source regions proposed for @seg by the windows overlapping it, most votes first. */
+void      _sim_candidates_for        (Check            *check,
+                                      const SimSegment *seg,
+                                      GArray           *cands);
+/* How far a region may reach beyond the projection of @seg. */
+gint64    _sim_candidates_slack      (const SimSegment *seg);
+
+/* sim-source-cache.c */
+/* Loads and normalises every document the candidates point into. */
+gboolean  _sim_source_cache_load     (Check            *check,
+                                      GError          **error);
+DocCache *_sim_source_cache_get      (Check            *check,
+                                      guint             doc);
+void      _sim_source_cache_clear    (Check            *check);
+
+/* sim-verify.c: one thread's scratch space, and the segment it holds. */
+typedef struct {
+  GArray  *q;          /* QFeature, sorted, unique */
+  GArray  *qocc;       /* QOccurrence in text order */
+  float    q_weight;
+  guint64  q_simhash;
+  GArray  *raw;        /* guint64 scratch */
+  GArray  *r;          /* RFeature scratch */
+  GArray  *positions;  /* Aligned scratch */
+  GArray  *cands;      /* Candidate scratch */
+} Scratch;
+
+void      _sim_scratch_init          (Scratch          *s);
+void      _sim_scratch_clear         (Scratch          *s);
+/* Loads @seg's features into @s for _sim_verify(). */
+void      _sim_verify_load           (Check            *check,
+                                      const SimSegment *seg,
+                                      Scratch          *s);
+/* Compares the loaded segment with [start, end) of document @doc. */
+gboolean  _sim_verify                (Check            *check,
+                                      const SimSegment *seg,
+                                      Scratch          *s,
+                                      guint             doc,
+                                      gint64            start,
+                                      gint64            end,
+                                      Verified         *out);
+int       _sim_verified_compare      (gconstpointer     a,
+                                      gconstpointer     b);
+
+/* sim-refine.c */
+/* The level of a segment with its results, best first. */
+SimLevel  _sim_refine_level          (Check            *check,
+                                      const SimSegment *seg,
+                                      GArray           *results);
+/* Verifies every segment on n_threads, splitting segments around the part a
+ * source explains; segments and results then hold the pieces. */
+void      _sim_refine_verify         (Check            *check);
+void      _sim_refine_extend_neighbours (Check         *check);
+void      _sim_refine_project_to_windows (Check        *check);
+
+G_END_DECLS

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Levels: the one rule that turns a similarity into high, medium or low, and
+ * the one colour table every view of a result uses (the report, the HTML and
+ * PDF exports, the chart and the window). Pure functions: any thread.
+ */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+typedef enum {
+  SIM_LEVEL_LOW,
+  SIM_LEVEL_MEDIUM,
+  SIM_LEVEL_HIGH,
+} SimLevel;
+
+/* Too little text to judge: a segment lighter than this (4 CJK or 12 other
+ * characters, in SIM_WEIGHT_* units) is never flagged on its own. */
+#define SIM_LEVEL_MIN_WEIGHT    12.0f
+/* Less shared text than this (8 CJK characters or 24 letters) is never flagged. */
+#define SIM_LEVEL_MIN_EVIDENCE  24
+
+/* The level of @similarity under the thresholds. */
+SimLevel    sim_level_of           (float    similarity,
+                                    float    high_threshold,
+                                    float    medium_threshold);
+/* The level of a piece of text of @weight whose best source shares
+ * @evidence of it at @similarity: sim_level_of(), except that too little
+ * text or too little shared text is never flagged. */
+SimLevel    sim_level_judge        (float    similarity,
+                                    float    weight,
+                                    guint    evidence,
+                                    float    high_threshold,
+                                    float    medium_threshold);
+const char *sim_level_to_string    (SimLevel level);
+/* Level colours as "#rrggbb": high red, medium yellow, low grey. */
+const char *sim_level_color        (SimLevel level);
+/* The opacity of a level's colour behind text, which keeps the text
+ * readable in light and dark styles. */
+double      sim_level_tint_alpha   (SimLevel level);
+/* The same tint flattened onto white, as "#rrggbb", for print. */
+const char *sim_level_tint         (SimLevel level);
+
+G_END_DECLS

@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The second stage of a check: the text of every document a candidate points
+ * into, read through the snapshot once and normalised once (in parallel), so
+ * verification compares units with units.
+ */
+#include "config.h"
+
+#include "sim-parallel.h"
+#include "sim-check-private.h"
+
+DocCache *
+_sim_source_cache_get (Check *check,
+                       guint  doc)
+{
+  guint slot = GPOINTER_TO_UINT (g_hash_table_lookup (check->doc_slots, GUINT_TO_POINTER (doc + 1)));
+
+  return slot ? &g_array_index (check->docs, DocCache, slot - 1) : NULL;
+}
+
+static void
+register_docs (Check *check)
+{
+  check->doc_slots = g_hash_table_new (NULL, NULL);
+  check->docs = g_array_new (FALSE, TRUE, sizeof (DocCache));
+  check->doc_order = g_array_new (FALSE, FALSE, sizeof (guint));
+  for (guint s = 0; s < check->seg_cands->len; s++)
+    {
+      GArray *cands = g_ptr_array_index (check->seg_cands, s);
+
+      for (guint i = 0; i < cands->len; i++)
+        {
+          const guint doc = g_array_index (cands, Candidate, i).doc;
+
+          if (!g_hash_table_contains (check->doc_slots, GUINT_TO_POINTER (doc + 1)))
+            {
+              DocCache empty = { 0 };
+
+              g_array_append_val (check->docs, empty);
+              g_array_append_val (check->doc_order, doc);
+              g_hash_table_insert (check->doc_slots, GUINT_TO_POINTER (doc + 1),
+                                   GUINT_TO_POINTER (check->docs->len));
+            }
+        }
+    }
+}
+
+static void
+normalize_worker (gpointer data)
+{
+  Check *check = data;
+
+  for (;;)
+    {
+      const gint i = g_atomic_int_add (&check->next, 1);
+      DocCache *cache;
+
+      if (i >= (gint) check->docs->len || g_cancellable_is_cancelled (check->cancellable))
+        break;
+      cache = &g_array_index (check->docs, DocCache, i);
+      if (cache->text == NULL)
+        continue;
+      sim_units_init (&cache->units);
+      sim_text_normalize (cache->text, cache->len, 0, sim_corpus_snapshot_get_flags (check->snapshot),
+                          &cache->units);
+      cache->features = g_new (guint64, MAX (cache->units.n, 1));
+      sim_fingerprint_features (&cache->units, cache->features);
+      cache->loaded = TRUE;
+    }
+}
+
+gboolean
+_sim_source_cache_load (Check   *check,
+                        GError **error)
+{
+  g_autofree char **texts = NULL;
+  g_autofree gsize *lens = NULL;
+
+  register_docs (check);
+  if (check->docs->len == 0)
+    return TRUE;
+  texts = g_new (char *, check->docs->len);
+  lens = g_new (gsize, check->docs->len);
+  /* A document removed since the snapshot was taken has no text: it simply proposes nothing. */
+  if (!sim_corpus_snapshot_dup_texts (check->snapshot, (const guint *) check->doc_order->data,
+                                      check->docs->len, texts, lens, error))
+    return FALSE;
+  for (guint i = 0; i < check->docs->len; i++)
+    {
+      DocCache *cache = &g_array_index (check->docs, DocCache, i);
+
+      cache->text = texts[i];
+      cache->len = lens[i];
+    }
+  check->next = 0;
+  sim_parallel_run (MIN (check->options->n_threads, check->docs->len), normalize_worker, check);
+  return TRUE;
+}
+
+void
+_sim_source_cache_clear (Check *check)
+{
+  if (check->docs)
+    {
+      for (guint i = 0; i < check->docs->len; i++)
+        {
+          DocCache *cache = &g_array_index (check->docs, DocCache, i);
+
+          g_free (cache->text);
+          g_free (cache->features);
+          if (cache->loaded)
+            sim_units_clear (&cache->units);
+        }
+      g_clear_pointer (&check->docs, g_array_unref);
+    }
+  g_clear_pointer (&check->doc_order, g_array_unref);
+  g_clear_pointer (&check->doc_slots, g_hash_table_unref);
+}
