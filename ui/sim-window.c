@@ -1024,6 +1024,19 @@ sim_window_class_init (SimWindowClass *klass)
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_F3, GDK_SHIFT_MASK, "win.previous-segment", NULL);
 }
 
+/* A level's colour behind text, from core's one colour table, at @scale of its usual opacity. */
+static const GdkRGBA *
+level_tint (SimLevel level,
+            double   scale)
+{
+  static GdkRGBA rgba[SIM_LEVEL_HIGH + 1][2];
+  GdkRGBA *c = &rgba[level][scale < 1.0];
+
+  gdk_rgba_parse (c, sim_level_color (level));
+  c->alpha = sim_level_tint_alpha (level) * scale;
+  return c;
+}
+
 static void
 sim_window_init (SimWindow *self)
 {
@@ -1043,14 +1056,14 @@ sim_window_init (SimWindow *self)
   /* Colours that read in light and dark styles: translucent level colours. */
   buffer = gtk_text_view_get_buffer (self->editor);
   self->tag_high = gtk_text_buffer_create_tag (buffer, "sim-high", "background-rgba",
-                                               &(GdkRGBA) { 0.878, 0.106, 0.141, 0.35 }, NULL);
+                                               level_tint (SIM_LEVEL_HIGH, 1.0), NULL);
   self->tag_medium = gtk_text_buffer_create_tag (buffer, "sim-medium", "background-rgba",
-                                                 &(GdkRGBA) { 0.965, 0.827, 0.176, 0.55 }, NULL);
+                                                 level_tint (SIM_LEVEL_MEDIUM, 1.0), NULL);
   self->tag_selected = gtk_text_buffer_create_tag (buffer, "sim-selected", "underline", PANGO_UNDERLINE_DOUBLE,
                                                    "weight", PANGO_WEIGHT_BOLD, NULL);
   self->tag_source_match = gtk_text_buffer_create_tag (gtk_text_view_get_buffer (self->source_view), "sim-match",
                                                        "background-rgba",
-                                                       &(GdkRGBA) { 0.878, 0.106, 0.141, 0.25 }, NULL);
+                                                       level_tint (SIM_LEVEL_HIGH, 0.7), NULL);
   g_signal_connect (buffer, "changed", G_CALLBACK (on_text_changed), self);
   g_signal_connect (buffer, "mark-set", G_CALLBACK (on_mark_set), self);
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->editor), GTK_ACCESSIBLE_PROPERTY_LABEL,
