@@ -6,7 +6,6 @@
 #include "sim-corpus.h"
 #include "sim-document-row.h"
 #include "sim-corpus-window.h"
-#include "sim-window.h"
 
 struct _SimCorpusWindow {
   GtkWindow          parent_instance;
@@ -24,6 +23,13 @@ struct _SimCorpusWindow {
 };
 
 G_DEFINE_FINAL_TYPE (SimCorpusWindow, sim_corpus_window, GTK_TYPE_WINDOW)
+
+enum {
+  ADD_PATHS,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
 
 typedef enum {
   COLUMN_TITLE,
@@ -244,7 +250,6 @@ on_drop (GtkDropTarget   *target,
          double           y,
          SimCorpusWindow *self)
 {
-  GtkWindow *parent = gtk_window_get_transient_for (GTK_WINDOW (self));
   g_autoptr(GPtrArray) paths = g_ptr_array_new_with_free_func (g_free);
 
   for (GSList *l = g_value_get_boxed (value); l; l = l->next)
@@ -254,10 +259,10 @@ on_drop (GtkDropTarget   *target,
       if (path)
         g_ptr_array_add (paths, path);
     }
-  if (paths->len == 0 || !SIM_IS_WINDOW (parent))
+  if (paths->len == 0)
     return FALSE;
   g_ptr_array_add (paths, NULL);
-  sim_window_add_documents (SIM_WINDOW (parent), (const char *const *) paths->pdata);
+  g_signal_emit (self, signals[ADD_PATHS], 0, (const char *const *) paths->pdata);
   return TRUE;
 }
 
@@ -288,6 +293,9 @@ sim_corpus_window_class_init (SimCorpusWindowClass *klass)
 
   object_class->dispose = sim_corpus_window_dispose;
   object_class->finalize = sim_corpus_window_finalize;
+  /* Files dropped on the window: whoever runs imports adds them. */
+  signals[ADD_PATHS] = g_signal_new ("add-paths", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                                     NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRV);
   gtk_widget_class_set_template_from_resource (widget_class, "/org/simhound/Simhound/ui/sim-corpus-window.ui");
   gtk_widget_class_bind_template_child (widget_class, SimCorpusWindow, column_view);
   gtk_widget_class_bind_template_child (widget_class, SimCorpusWindow, summary_label);

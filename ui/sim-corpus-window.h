@@ -2,8 +2,10 @@
  *
  * The corpus manager: the documents of the store with their sizes, segments
  * and dates, where the store lives, and buttons to add and remove documents.
- * Adding goes through the main window's actions (one import at a time, with
- * its progress and cancel); removing runs in a task thread.
+ * Adding goes through the parent window's actions (one import at a time,
+ * with its progress and cancel) and, for dropped files, the "add-paths"
+ * signal (a NULL-terminated array of paths); removing runs in a task thread.
+ * It never calls its parent directly.
  */
 #pragma once
 

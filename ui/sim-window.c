@@ -679,6 +679,8 @@ manage_corpus_action (GtkWidget  *widget,
     {
       self->corpus_window = sim_corpus_window_new (GTK_WINDOW (self), self->store_path);
       g_object_add_weak_pointer (G_OBJECT (self->corpus_window), (gpointer *) &self->corpus_window);
+      g_signal_connect_object (self->corpus_window, "add-paths", G_CALLBACK (sim_window_add_documents),
+                               self, G_CONNECT_SWAPPED);
     }
   gtk_window_present (GTK_WINDOW (self->corpus_window));
 }
