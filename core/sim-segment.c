@@ -159,16 +159,20 @@ trimmed_length (const gunichar *cps,
   return to - from;
 }
 
-/* Decides whether the line break at @nl ends the current segment. */
+/* Decides whether the line break at @nl ends the current segment, which
+ * began at @seg_start. A hard-wrapped line never does: the next line goes
+ * on in lower case, or this line does not end in punctuation and continues
+ * a sentence begun on an earlier line (a heading starts its own segment). */
 static gboolean
 line_break_ends_segment (const gunichar *cps,
                          gsize           n,
+                         gsize           seg_start,
                          gsize           line_start,
                          gsize           nl,
                          gsize           next_end)
 {
   gsize next_start = nl + 1, len, next_len, k;
-  gunichar last;
+  gunichar last, first_next;
 
   next_len = trimmed_length (cps, next_start, next_end);
   if (next_len == 0)
@@ -183,6 +187,21 @@ line_break_ends_segment (const gunichar *cps,
   last = cps[k - 1];
   if (last == ',' || last == 0xff0c || last == 0x3001 || last == '-')
     return FALSE; /* the sentence clearly goes on */
+  for (k = next_start; k < next_end && is_space (cps[k]); k++)
+    ;
+  first_next = cps[k];
+  if (g_unichar_islower (first_next))
+    return FALSE;
+  if (g_unichar_isalnum (last))
+    {
+      gsize first = seg_start;
+
+      /* Did the segment start on an earlier line? */
+      while (first < line_start && is_space (cps[first]))
+        first++;
+      if (first < line_start)
+        return FALSE;
+    }
   return len <= 20 || len * 10 < next_len * 6;
 }
 
@@ -263,7 +282,7 @@ split_sentences (Splitter *s)
           /* The next line ends at the next newline: no scan ahead. */
           while (nl_index < s->newlines->len && g_array_index (s->newlines, guint32, nl_index) <= i)
             nl_index++;
-          if (line_break_ends_segment (cps, n, line_start, i,
+          if (line_break_ends_segment (cps, n, seg_start, line_start, i,
                                        nl_index < s->newlines->len ? g_array_index (s->newlines, guint32, nl_index) : n))
             {
               emit (s, seg_start, i);

@@ -84,6 +84,32 @@ test_sentences_headings_paragraphs_and_wrapped_lines (void **state)
 }
 
 static void
+test_sentences_do_not_end_at_short_hard_wrapped_lines (void **state)
+{
+  /* Lines cut at random widths, as in the PAN corpus: short lines that go on
+   * in lower case, or that continue a sentence begun on an earlier line,
+   * do not end it. A title line still does. */
+  g_autofree char *s = split ("Graduate Study\n"
+                              "Students choose a field\n"
+                              "of study.\n"
+                              "Also, graduate\n"
+                              "students with the pharaoh of ancient\n"
+                              "Egypt and the famous\n"
+                              "Cairo museum\n"
+                              "work together.\n"
+                              "我们今天一起去公园散步然后在湖边的小饭馆里\n"
+                              "吃了午饭\n"
+                              "才回家。\n",
+                              SIM_SEGMENT_SENTENCE, 0);
+
+  assert_string_equal (s, "Graduate Study|"
+                          "Students choose a field\nof study.|"
+                          "Also, graduate\nstudents with the pharaoh of ancient\nEgypt and the famous\n"
+                          "Cairo museum\nwork together.|"
+                          "我们今天一起去公园散步然后在湖边的小饭馆里\n吃了午饭\n才回家。");
+}
+
+static void
 test_sentences_split_over_long_ones_at_a_clause (void **state)
 {
   g_autoptr(GString) text = g_string_new (NULL);
@@ -128,6 +154,7 @@ main (void)
     cmocka_unit_test (test_sentences_chinese_terminators),
     cmocka_unit_test (test_sentences_english_abbreviations_and_decimals),
     cmocka_unit_test (test_sentences_headings_paragraphs_and_wrapped_lines),
+    cmocka_unit_test (test_sentences_do_not_end_at_short_hard_wrapped_lines),
     cmocka_unit_test (test_sentences_split_over_long_ones_at_a_clause),
     cmocka_unit_test (test_windows_count_characters_and_keep_words_whole),
     cmocka_unit_test (test_no_segments_without_content),
