@@ -10,6 +10,8 @@
  *                       matched spans, SimHash distance
  *   sim-refine.c        every segment verified (split around what a source
  *                       explains), neighbours of matches, window projection
+ *   sim-passages.c      the article aligned with its best sources
+ *                       (sim-align.c): reused passages, whole
  *   sim-check.c         the stages in order, the report, the async relay
  *
  * A Check lives on the stack of sim_check_run(); its arrays are filled by one
@@ -20,6 +22,7 @@
 
 #include <gio/gio.h>
 
+#include "sim-align.h"
 #include "sim-check.h"
 
 G_BEGIN_DECLS
@@ -54,6 +57,11 @@ typedef struct {
   SimSegment seg;
   GArray    *results;      /* Verified, best first */
 } Piece;
+
+typedef struct {
+  SimAlignment alignment;  /* a_* into the article, b_* into the document's text */
+  guint        doc;
+} CheckPassage;
 
 typedef struct {
   char     *text;
@@ -94,6 +102,8 @@ typedef struct {
   /* refine: pieces per segment, then results per piece, best first */
   GPtrArray             *pieces;        /* GArray of Piece per segment */
   GPtrArray             *results;       /* GArray of Verified per final segment */
+  /* passages: aligned, in article order, never overlapping */
+  GArray                *passages;      /* CheckPassage */
   /* work sharing */
   gint                   next;
   gint                   done;
@@ -160,5 +170,8 @@ SimLevel  _sim_refine_level          (Check            *check,
 void      _sim_refine_verify         (Check            *check);
 void      _sim_refine_extend_neighbours (Check         *check);
 void      _sim_refine_project_to_windows (Check        *check);
+
+/* sim-passages.c: fills check->passages from the results of every segment. */
+void      _sim_passages_find         (Check            *check);
 
 G_END_DECLS

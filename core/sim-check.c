@@ -41,6 +41,46 @@ sim_check_options_validate (const SimCheckOptions *options,
   return TRUE;
 }
 
+/* A passage is at least medium: two or more of its sentences pairs were
+ * similar, in order, and its two sides are similar as wholes. */
+static SimLevel
+passage_level (Check              *check,
+               const CheckPassage *cp)
+{
+  const SimCheckOptions *o = check->options;
+
+  return MAX (SIM_LEVEL_MEDIUM, sim_level_of (cp->alignment.similarity, o->high_threshold,
+                                              o->medium_threshold));
+}
+
+/* A segment flagged because a passage covers it names that passage's
+ * source first, with the part of the source span that corresponds to it. */
+static void
+lead_with_passage (GArray             *results,
+                   const SimSegment   *seg,
+                   const CheckPassage *cp)
+{
+  const SimAlignment *al = &cp->alignment;
+  const double a_len = MAX (al->a_end - al->a_start, 1), b_len = al->b_end - al->b_start;
+  Verified v = { 0 };
+
+  for (guint r = 0; r < results->len; r++)
+    if (g_array_index (results, Verified, r).doc == cp->doc)
+      {
+        v = g_array_index (results, Verified, r);
+        g_array_remove_index (results, r);
+        g_array_prepend_val (results, v);
+        return;
+      }
+  v.doc = cp->doc;
+  v.similarity = al->similarity;
+  v.distance = NO_DISTANCE;
+  v.start = al->b_start + (guint32) (b_len * CLAMP ((gint64) seg->start - al->a_start, 0, a_len) / a_len);
+  v.end = al->b_start + (guint32) (b_len * CLAMP ((gint64) seg->end - al->a_start, 0, a_len) / a_len);
+  v.end = MAX (v.end, v.start + 1);
+  g_array_prepend_val (results, v);
+}
+
 static SimReport *
 build_report (Check *check)
 {
@@ -62,12 +102,53 @@ build_report (Check *check)
   settings.n_fingerprints = sim_corpus_snapshot_get_n_fps (check->snapshot);
   report = _sim_report_new (check->text, check->len, &settings);
 
-  for (guint i = 0; i < check->segments->len; i++)
+  for (guint i = 0; i < check->passages->len; i++)
+    {
+      const CheckPassage *cp = &g_array_index (check->passages, CheckPassage, i);
+      const SimCorpusDoc *doc = sim_corpus_snapshot_get_doc (check->snapshot, cp->doc);
+      SimPassage p = { 0 };
+
+      p.start = cp->alignment.a_start;
+      p.end = cp->alignment.a_end;
+      p.source = _sim_report_add_source (report, doc->id, doc->path, doc->title);
+      p.source_start = cp->alignment.b_start;
+      p.source_end = cp->alignment.b_end;
+      p.similarity = cp->alignment.similarity;
+      p.level = passage_level (check, cp);
+      _sim_report_add_passage (report, &p);
+    }
+
+  for (guint i = 0, next = 0; i < check->segments->len; i++)
     {
       const SimSegment *seg = &g_array_index (check->segments, SimSegment, i);
       GArray *results = g_ptr_array_index (check->results, i);
       SimReportSegment rs = { 0 };
-      guint n_keep = MIN (results->len, o->fast ? 1 : MAX (o->max_matches, 1));
+      const CheckPassage *covering = NULL;
+      guint n_keep;
+
+      /* Passages and segments are both in article order. */
+      while (next < check->passages->len &&
+             g_array_index (check->passages, CheckPassage, next).alignment.a_end <= seg->start)
+        next++;
+      for (guint k = next; k < check->passages->len; k++)
+        {
+          const CheckPassage *cp = &g_array_index (check->passages, CheckPassage, k);
+          const guint32 lo = MAX (seg->start, cp->alignment.a_start);
+          const guint32 hi = MIN (seg->end, cp->alignment.a_end);
+
+          if (cp->alignment.a_start >= seg->end)
+            break;
+          if (hi > lo && 2 * (hi - lo) >= seg->end - seg->start)
+            covering = cp;
+        }
+      rs.level = _sim_refine_level (check, seg, results);
+      if (covering != NULL && passage_level (check, covering) > rs.level)
+        {
+          rs.level = passage_level (check, covering);
+          rs.from_passage = TRUE;
+          lead_with_passage (results, seg, covering);
+        }
+      n_keep = MIN (results->len, o->fast ? 1 : MAX (o->max_matches, 1));
       rs.start = seg->start;
       rs.end = seg->end;
       rs.distance = NO_DISTANCE;
@@ -106,7 +187,6 @@ build_report (Check *check)
           rs.similarity = g_array_index (matches, SimMatch, 0).similarity;
           rs.distance = g_array_index (matches, SimMatch, 0).distance;
         }
-      rs.level = _sim_refine_level (check, seg, results);
       _sim_report_add_segment (report, &rs, (SimMatch *) matches->data, matches->len);
     }
   _sim_report_finish (report);
@@ -122,6 +202,7 @@ check_clear (Check *check)
   g_clear_pointer (&check->pieces, g_ptr_array_unref);
   g_clear_pointer (&check->seg_cands, g_ptr_array_unref);
   g_clear_pointer (&check->results, g_ptr_array_unref);
+  g_clear_pointer (&check->passages, g_array_unref);
   g_clear_pointer (&check->chunk_hits, g_ptr_array_unref);
   g_clear_pointer (&check->segments, g_array_unref);
   g_clear_pointer (&check->windows, g_array_unref);
@@ -210,6 +291,9 @@ check_run (SimCorpusSnapshot     *snapshot,
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     goto out;
   _sim_refine_extend_neighbours (&check);
+  _sim_passages_find (&check);
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    goto out;
   if (opts.mode == SIM_SEGMENT_WINDOW)
     _sim_refine_project_to_windows (&check);
 

@@ -244,6 +244,24 @@ compare_sources (gconstpointer a,
 }
 
 void
+_sim_report_add_passage (SimReport        *report,
+                         const SimPassage *passage)
+{
+  g_array_append_val (report->passages, *passage);
+}
+
+static int
+compare_passages (gconstpointer a,
+                  gconstpointer b)
+{
+  const SimPassage *x = a, *y = b;
+
+  if (x->start != y->start)
+    return x->start < y->start ? -1 : 1;
+  return x->end < y->end ? -1 : x->end > y->end;
+}
+
+void
 _sim_report_finish (SimReport *report)
 {
   guint64 total = 0, flagged = 0;
@@ -252,6 +270,8 @@ _sim_report_finish (SimReport *report)
   g_autofree guint *rank = g_new (guint, MAX (n_sources, 1));
   GArray *sorted;
   SimPassage *open = NULL;
+  g_autoptr(GArray) runs = g_array_new (FALSE, FALSE, sizeof (SimPassage));
+  const guint n_aligned = report->passages->len;
 
   for (guint i = 0; i < report->segments->len; i++)
     {
@@ -297,7 +317,16 @@ _sim_report_finish (SimReport *report)
       m->source = rank[m->source];
     }
 
-  /* Passages: runs of flagged segments whose best match is one source, in order. */
+  for (guint i = 0; i < report->passages->len; i++)
+    {
+      SimPassage *p = &g_array_index (report->passages, SimPassage, i);
+
+      p->source = rank[p->source];
+    }
+
+  /* Runs of flagged segments whose best match is one source, in order: a
+   * run inside an aligned passage of that source widens it, the others are
+   * passages of their own. */
   for (guint i = 0; i < report->segments->len; i++)
     {
       const SimReportSegment *seg = &g_array_index (report->segments, SimReportSegment, i);
@@ -322,7 +351,6 @@ _sim_report_finish (SimReport *report)
           open->source_start = MIN (open->source_start, best->start);
           open->source_end = MAX (open->source_end, best->end);
           open->level = MAX (open->level, seg->level);
-          open->n_segments++;
         }
       else
         {
@@ -335,10 +363,58 @@ _sim_report_finish (SimReport *report)
           passage.source_end = best->end;
           passage.similarity = seg->similarity;
           passage.level = seg->level;
-          passage.first_segment = i;
-          passage.n_segments = 1;
-          g_array_append_val (report->passages, passage);
-          open = &g_array_index (report->passages, SimPassage, report->passages->len - 1);
+          g_array_append_val (runs, passage);
+          open = &g_array_index (runs, SimPassage, runs->len - 1);
+        }
+    }
+  for (guint r = 0; r < runs->len; r++)
+    {
+      const SimPassage *run = &g_array_index (runs, SimPassage, r);
+      SimPassage *into = NULL;
+
+      for (guint i = 0; i < n_aligned && into == NULL; i++)
+        {
+          SimPassage *p = &g_array_index (report->passages, SimPassage, i);
+
+          if (p->source == run->source && run->start < p->end && p->start < run->end)
+            into = p;
+        }
+      if (into == NULL)
+        {
+          g_array_append_val (report->passages, *run);
+          continue;
+        }
+      into->start = MIN (into->start, run->start);
+      into->end = MAX (into->end, run->end);
+      into->source_start = MIN (into->source_start, run->source_start);
+      into->source_end = MAX (into->source_end, run->source_end);
+      into->level = MAX (into->level, run->level);
+    }
+  g_array_sort (report->passages, compare_passages);
+
+  /* The segments of each passage: those mostly inside it. */
+  for (guint i = 0, first = 0; i < report->passages->len; i++)
+    {
+      SimPassage *p = &g_array_index (report->passages, SimPassage, i);
+
+      while (first < report->segments->len &&
+             g_array_index (report->segments, SimReportSegment, first).end <= p->start)
+        first++;
+      p->first_segment = first;
+      p->n_segments = 0;
+      for (guint k = first; k < report->segments->len; k++)
+        {
+          const SimReportSegment *seg = &g_array_index (report->segments, SimReportSegment, k);
+          const guint32 lo = MAX (seg->start, p->start), hi = MIN (seg->end, p->end);
+
+          if (seg->start >= p->end)
+            break;
+          if (hi > lo && 2 * (hi - lo) >= seg->end - seg->start)
+            {
+              if (p->n_segments == 0)
+                p->first_segment = k;
+              p->n_segments = k + 1 - p->first_segment;
+            }
         }
     }
 }
@@ -350,7 +426,9 @@ round3 (float x)
 }
 
 char *
-sim_report_to_json (const SimReport *report)
+sim_report_to_json (const SimReport *report,
+                    const char      *file,
+                    gboolean         pretty)
 {
   g_autoptr(JsonBuilder) b = json_builder_new ();
   g_autoptr(JsonGenerator) gen = json_generator_new ();
@@ -359,6 +437,13 @@ sim_report_to_json (const SimReport *report)
 
   json_builder_begin_object (b);
 
+  if (file != NULL)
+    {
+      g_autofree char *display = g_filename_display_name (file);
+
+      json_builder_set_member_name (b, "file");
+      json_builder_add_string_value (b, display);
+    }
   json_builder_set_member_name (b, "settings");
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "mode");
@@ -419,6 +504,8 @@ sim_report_to_json (const SimReport *report)
       json_builder_add_double_value (b, round3 (seg->similarity));
       json_builder_set_member_name (b, "distance");
       json_builder_add_int_value (b, seg->distance);
+      json_builder_set_member_name (b, "level_from");
+      json_builder_add_string_value (b, seg->from_passage ? "passage" : "segment");
       json_builder_set_member_name (b, "matches");
       json_builder_begin_array (b);
       for (guint j = 0; j < seg->n_matches; j++)
@@ -503,6 +590,6 @@ sim_report_to_json (const SimReport *report)
 
   root = json_builder_get_root (b);
   json_generator_set_root (gen, root);
-  json_generator_set_pretty (gen, TRUE);
+  json_generator_set_pretty (gen, pretty);
   return json_generator_to_data (gen, NULL);
 }

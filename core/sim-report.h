@@ -2,8 +2,8 @@
  *
  * The result of a check: every segment of the article with its level,
  * verified similarity, fingerprint distance and best sources; passages
- * (consecutive segments from one source, merged); a per-source breakdown and
- * the overall similarity. Built once by the checker, then immutable and
+ * (aligned with a source, or consecutive flagged segments from one source);
+ * a per-source breakdown and the overall similarity. Built once by the checker, then immutable and
  * atomically reference-counted: any thread may read it.
  */
 #pragma once
@@ -32,16 +32,18 @@ typedef struct {
   guint    distance;    /* of the best match; 64 without one */
   guint    first_match; /* matches [first_match, first_match + n_matches), best first */
   guint    n_matches;
+  gboolean from_passage; /* its level is that of the passage around it, above its own */
 } SimReportSegment;
 
 typedef struct {
-  guint32  start;       /* article span, from the first segment's start to the last's end */
+  guint32  start;       /* article span */
   guint32  end;
   guint    source;
   guint32  source_start;
   guint32  source_end;
-  float    similarity;  /* length-weighted mean over its segments */
-  SimLevel level;       /* the highest of its segments */
+  float    similarity;  /* aligned: share of its words found in the source span; otherwise
+                         * the length-weighted mean over its segments */
+  SimLevel level;       /* its own, or the highest of its segments */
   guint    first_segment;
   guint    n_segments;
 } SimPassage;
@@ -100,9 +102,12 @@ char       *sim_report_dup_text           (const SimReport *report,
 gint        sim_report_find_segment       (const SimReport *report,
                                            guint32          offset);
 
-/* The JSON document of `simhound-cli check --json` (schema in the README).
- * (transfer full) */
-char       *sim_report_to_json            (const SimReport *report);
+/* The JSON document of `simhound-cli check --json` (schema in the README),
+ * with a "file" member first when @file is not NULL; on one line unless
+ * @pretty. (transfer full) */
+char       *sim_report_to_json            (const SimReport *report,
+                                           const char      *file,
+                                           gboolean         pretty);
 
 /* For the checker only: building a report. */
 SimReport  *_sim_report_new               (const char              *text,
@@ -117,7 +122,12 @@ void        _sim_report_add_segment       (SimReport        *report,
                                            const SimReportSegment *segment,
                                            SimMatch         *matches,
                                            guint             n_matches);
-/* Merges passages, ranks sources and computes totals. */
+/* Adds a passage found by alignment (source from _sim_report_add_source);
+ * passages must not overlap. */
+void        _sim_report_add_passage       (SimReport        *report,
+                                           const SimPassage *passage);
+/* Ranks sources, computes totals, and adds the runs of flagged segments
+ * that no aligned passage covers as passages of their own. */
 void        _sim_report_finish            (SimReport       *report);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimReport, sim_report_unref)

@@ -460,7 +460,7 @@ test_report_json_follows_the_schema (void **state)
   SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
   const char *text = OWN_2 EN_3;
   g_autoptr(SimReport) report = check (f, text, &options);
-  g_autofree char *json = sim_report_to_json (report);
+  g_autofree char *json = sim_report_to_json (report, NULL, TRUE);
   g_autoptr(JsonParser) parser = json_parser_new ();
   g_autoptr(GError) error = NULL;
   JsonObject *root, *seg, *match;

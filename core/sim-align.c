@@ -1,0 +1,535 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim-align.h"
+
+#define STEM_LETTERS      5      /* an English word folds to its first five letters */
+#define SUMMARY_GAP       24     /* source sentences a summary may skip between two of its own */
+#define SUMMARY_RATIO     0.5f   /* A this much shorter than B: a summary */
+#define MAX_POSTINGS      4000   /* a word in more sentences than this says nothing */
+#define CJK_TOKEN_BIT     G_GUINT64_CONSTANT (0x8000000000000000)
+
+static const char *const stop_words[] = {
+  "a", "about", "above", "after", "again", "against", "all", "also", "am", "an", "and", "any",
+  "are", "as", "at", "be", "because", "been", "before", "being", "below", "between", "both",
+  "but", "by", "can", "could", "did", "do", "does", "doing", "down", "during", "each", "few",
+  "for", "from", "further", "had", "has", "have", "having", "he", "her", "here", "hers",
+  "herself", "him", "himself", "his", "how", "i", "if", "in", "into", "is", "it", "its",
+  "itself", "just", "may", "me", "might", "more", "most", "must", "my", "myself", "no", "nor",
+  "not", "now", "of", "off", "on", "once", "only", "or", "other", "our", "ours", "out", "over",
+  "own", "same", "shall", "she", "should", "so", "some", "such", "than", "that", "the",
+  "their", "theirs", "them", "then", "there", "these", "they", "this", "those", "through",
+  "to", "too", "under", "until", "up", "upon", "us", "very", "was", "we", "were", "what",
+  "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "you",
+  "your", "yours",
+};
+
+static GHashTable *
+stop_word_set (void)
+{
+  static GHashTable *set;
+
+  if (g_once_init_enter (&set))
+    {
+      GHashTable *s = g_hash_table_new (g_str_hash, g_str_equal);
+
+      for (guint i = 0; i < G_N_ELEMENTS (stop_words); i++)
+        g_hash_table_add (s, (gpointer) stop_words[i]);
+      g_once_init_leave (&set, s);
+    }
+  return set;
+}
+
+static inline guint64
+mix (guint64 h)
+{
+  h ^= h >> 33;
+  h *= G_GUINT64_CONSTANT (0xff51afd7ed558ccd);
+  h ^= h >> 33;
+  return h;
+}
+
+/* The words of units [from, to): folded English words and CJK bigrams. */
+static void
+tokenize (const SimUnits *units,
+          guint32         from,
+          guint32         to,
+          GArray         *out)
+{
+  GHashTable *stops = stop_word_set ();
+  guint32 u = from;
+
+  while (u < to)
+    {
+      if (units->flags[u] & SIM_UNIT_CJK)
+        {
+          if (u + 1 < to && (units->flags[u + 1] & SIM_UNIT_CJK))
+            {
+              guint64 t = CJK_TOKEN_BIT | ((guint64) units->cps[u] << 21) | units->cps[u + 1];
+
+              g_array_append_val (out, t);
+            }
+          u++;
+          continue;
+        }
+      {
+        guint32 end = u + 1;
+        char word[17];
+        guint n = 0;
+        gboolean ascii = TRUE;
+        guint64 h = G_GUINT64_CONSTANT (0xcbf29ce484222325);
+
+        while (end < to && !(units->flags[end] & (SIM_UNIT_CJK | SIM_UNIT_WORD_START)))
+          end++;
+        for (guint32 k = u; k < end; k++)
+          {
+            const guint32 c = units->cps[k];
+
+            if (k - u < STEM_LETTERS)
+              h = (h ^ c) * G_GUINT64_CONSTANT (0x100000001b3);
+            if (c >= 0x80)
+              ascii = FALSE;
+            else if (n < sizeof word - 1)
+              word[n++] = (char) c;
+          }
+        word[n] = '\0';
+        if (!(ascii && end - u < sizeof word && g_hash_table_contains (stops, word)))
+          {
+            guint64 t = mix (h) & ~CJK_TOKEN_BIT;
+
+            g_array_append_val (out, t);
+          }
+        u = end;
+      }
+    }
+}
+
+typedef struct {
+  guint64 token;
+  float   weight;  /* tf * isf */
+  guint   tf;
+} Entry;
+
+typedef struct {
+  guint   first;   /* entries [first, first + n) */
+  guint   n;
+  float   norm;
+} Vector;
+
+typedef struct {
+  GArray *entries;  /* Entry */
+  GArray *vectors;  /* Vector per sentence */
+} Side;
+
+static int
+compare_tokens (gconstpointer a,
+                gconstpointer b)
+{
+  const guint64 x = *(const guint64 *) a, y = *(const guint64 *) b;
+
+  return x < y ? -1 : x > y;
+}
+
+/* Each sentence's words, sorted with their counts; document frequencies
+ * counted in @df. */
+static void
+side_build (const SimAlignText *text,
+            GHashTable         *df,
+            Side               *side)
+{
+  g_autoptr(GArray) tokens = g_array_new (FALSE, FALSE, sizeof (guint64));
+
+  side->entries = g_array_new (FALSE, FALSE, sizeof (Entry));
+  side->vectors = g_array_sized_new (FALSE, TRUE, sizeof (Vector), text->n_sentences);
+  for (guint s = 0; s < text->n_sentences; s++)
+    {
+      Vector v = { side->entries->len, 0, 0 };
+
+      g_array_set_size (tokens, 0);
+      tokenize (text->units, text->sentences[s].unit_start, text->sentences[s].unit_end, tokens);
+      qsort (tokens->data, tokens->len, sizeof (guint64), compare_tokens);
+      for (guint i = 0; i < tokens->len; i++)
+        {
+          const guint64 t = g_array_index (tokens, guint64, i);
+
+          if (v.n > 0 && g_array_index (side->entries, Entry, side->entries->len - 1).token == t)
+            {
+              g_array_index (side->entries, Entry, side->entries->len - 1).tf++;
+              continue;
+            }
+          {
+            Entry e = { t, 0, 1 };
+            gpointer key = GSIZE_TO_POINTER ((gsize) t);
+
+            g_array_append_val (side->entries, e);
+            v.n++;
+            g_hash_table_insert (df, key, GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (df, key)) + 1));
+          }
+        }
+      g_array_append_val (side->vectors, v);
+    }
+}
+
+static void
+side_weigh (Side       *side,
+            GHashTable *df,
+            guint       n_sentences)
+{
+  for (guint s = 0; s < side->vectors->len; s++)
+    {
+      Vector *v = &g_array_index (side->vectors, Vector, s);
+      double norm = 0;
+
+      for (guint i = v->first; i < v->first + v->n; i++)
+        {
+          Entry *e = &g_array_index (side->entries, Entry, i);
+          const guint f = GPOINTER_TO_UINT (g_hash_table_lookup (df, GSIZE_TO_POINTER ((gsize) e->token)));
+
+          e->weight = e->tf * logf ((float) (n_sentences + 1) / MAX (f, 1));
+          norm += (double) e->weight * e->weight;
+        }
+      v->norm = sqrt (norm);
+    }
+}
+
+static void
+side_clear (Side *side)
+{
+  g_clear_pointer (&side->entries, g_array_unref);
+  g_clear_pointer (&side->vectors, g_array_unref);
+}
+
+typedef struct {
+  guint i;      /* sentence of A */
+  guint j;      /* sentence of B */
+} Seed;
+
+typedef struct {
+  guint sentence;
+  float weight;
+} Posting;
+
+/* Sentence pairs similar as bags of words: an inverted index of B's words,
+ * so only pairs that share a word are ever scored. */
+static GArray *
+find_seeds (const Side *a,
+            const Side *b)
+{
+  GArray *seeds = g_array_new (FALSE, FALSE, sizeof (Seed));
+  g_autoptr(GHashTable) heads = g_hash_table_new (NULL, NULL);  /* token -> first posting + 1 */
+  g_autoptr(GArray) postings = g_array_new (FALSE, FALSE, sizeof (Posting));
+  g_autoptr(GArray) next = g_array_new (FALSE, FALSE, sizeof (guint));  /* chain per posting */
+  const guint nb = b->vectors->len;
+  g_autofree double *dot = g_new0 (double, MAX (nb, 1));
+  g_autofree guint *shared = g_new0 (guint, MAX (nb, 1));
+  g_autoptr(GArray) touched = g_array_new (FALSE, FALSE, sizeof (guint));
+
+  for (guint j = 0; j < nb; j++)
+    {
+      const Vector *v = &g_array_index (b->vectors, Vector, j);
+
+      for (guint k = v->first; k < v->first + v->n; k++)
+        {
+          const Entry *e = &g_array_index (b->entries, Entry, k);
+          gpointer key = GSIZE_TO_POINTER ((gsize) e->token);
+          const guint head = GPOINTER_TO_UINT (g_hash_table_lookup (heads, key));
+          Posting p = { j, e->weight };
+          guint link = head;
+
+          g_array_append_val (postings, p);
+          g_array_append_val (next, link);
+          g_hash_table_insert (heads, key, GUINT_TO_POINTER (postings->len));
+        }
+    }
+
+  for (guint i = 0; i < a->vectors->len; i++)
+    {
+      const Vector *va = &g_array_index (a->vectors, Vector, i);
+
+      if (va->n == 0 || va->norm <= 0)
+        continue;
+      g_array_set_size (touched, 0);
+      for (guint k = va->first; k < va->first + va->n; k++)
+        {
+          const Entry *e = &g_array_index (a->entries, Entry, k);
+          guint p = GPOINTER_TO_UINT (g_hash_table_lookup (heads, GSIZE_TO_POINTER ((gsize) e->token)));
+          guint walked = 0;
+
+          for (; p != 0 && walked < MAX_POSTINGS; p = g_array_index (next, guint, p - 1), walked++)
+            {
+              const Posting *post = &g_array_index (postings, Posting, p - 1);
+
+              if (shared[post->sentence] == 0)
+                g_array_append_val (touched, post->sentence);
+              shared[post->sentence]++;
+              dot[post->sentence] += (double) e->weight * post->weight;
+            }
+        }
+      for (guint t = 0; t < touched->len; t++)
+        {
+          const guint j = g_array_index (touched, guint, t);
+          const Vector *vb = &g_array_index (b->vectors, Vector, j);
+          const double cosine = vb->norm > 0 ? dot[j] / (va->norm * vb->norm) : 0;
+          const double dice = 2.0 * shared[j] / (va->n + vb->n);
+
+          if (cosine > SIM_ALIGN_SEED && dice > SIM_ALIGN_SEED)
+            {
+              Seed s = { i, j };
+
+              g_array_append_val (seeds, s);
+            }
+          dot[j] = 0;
+          shared[j] = 0;
+        }
+    }
+  return seeds;
+}
+
+/* ------------------------------------------------------------ extension */
+
+static guint
+find_root (guint *parent,
+           guint  x)
+{
+  while (parent[x] != x)
+    x = parent[x] = parent[parent[x]];
+  return x;
+}
+
+typedef struct {
+  guint a_first, a_last;  /* sentences, inclusive */
+  guint b_first, b_last;
+  guint n_seeds;
+  float cosine;
+  float similarity;
+} Fragment;
+
+/* Sums the sentence vectors [first, last] into one bag of words. */
+static void
+bag_of (const Side *side,
+        guint       first,
+        guint       last,
+        GHashTable *bag)
+{
+  g_hash_table_remove_all (bag);
+  for (guint s = first; s <= last; s++)
+    {
+      const Vector *v = &g_array_index (side->vectors, Vector, s);
+
+      for (guint k = v->first; k < v->first + v->n; k++)
+        {
+          const Entry *e = &g_array_index (side->entries, Entry, k);
+          gpointer key = GSIZE_TO_POINTER ((gsize) e->token);
+          float *w = g_hash_table_lookup (bag, key);
+
+          if (w == NULL)
+            {
+              w = g_new0 (float, 1);
+              g_hash_table_insert (bag, key, w);
+            }
+          *w += e->weight;
+        }
+    }
+}
+
+/* Cosine of the two sides, and the share of A's weight found in B. */
+static void
+score_fragment (const Side *a,
+                const Side *b,
+                Fragment   *f)
+{
+  g_autoptr(GHashTable) bag_a = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+  g_autoptr(GHashTable) bag_b = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+  GHashTableIter iter;
+  gpointer key, value;
+  double dot = 0, na = 0, nb = 0, total = 0, found = 0;
+
+  bag_of (a, f->a_first, f->a_last, bag_a);
+  bag_of (b, f->b_first, f->b_last, bag_b);
+  g_hash_table_iter_init (&iter, bag_b);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    nb += (double) *(float *) value * *(float *) value;
+  g_hash_table_iter_init (&iter, bag_a);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    {
+      const float wa = *(float *) value;
+      const float *wb = g_hash_table_lookup (bag_b, key);
+
+      na += (double) wa * wa;
+      total += wa;
+      if (wb != NULL)
+        {
+          dot += (double) wa * *wb;
+          found += MIN (wa, *wb);
+        }
+    }
+  f->cosine = na > 0 && nb > 0 ? dot / sqrt (na * nb) : 0;
+  f->similarity = total > 0 ? found / total : 0;
+}
+
+/* Joins seeds closer than @gap_a sentences in A and @gap_b in B into
+ * fragments; a fragment not similar enough as a whole is split again with
+ * smaller gaps. */
+static void
+cluster (const Side *a,
+         const Side *b,
+         const Seed *seeds,
+         guint       n,
+         guint       gap_a,
+         guint       gap_b,
+         GArray     *out)
+{
+  g_autofree guint *parent = g_new (guint, MAX (n, 1));
+  g_autoptr(GHashTable) roots = g_hash_table_new (NULL, NULL);
+  g_autoptr(GPtrArray) groups = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+
+  for (guint k = 0; k < n; k++)
+    parent[k] = k;
+  /* Seeds are sorted by A's sentence, then B's. */
+  for (guint k = 0; k < n; k++)
+    for (guint m = k + 1; m < n && seeds[m].i <= seeds[k].i + gap_a + 1; m++)
+      if ((guint) ABS ((gint) seeds[m].j - (gint) seeds[k].j) <= gap_b + 1)
+        parent[find_root (parent, m)] = find_root (parent, k);
+  for (guint k = 0; k < n; k++)
+    {
+      const guint r = find_root (parent, k);
+      GArray *group = g_hash_table_lookup (roots, GUINT_TO_POINTER (r + 1));
+
+      if (group == NULL)
+        {
+          group = g_array_new (FALSE, FALSE, sizeof (Seed));
+          g_ptr_array_add (groups, group);
+          g_hash_table_insert (roots, GUINT_TO_POINTER (r + 1), group);
+        }
+      g_array_append_val (group, seeds[k]);
+    }
+  for (guint g = 0; g < groups->len; g++)
+    {
+      GArray *group = g_ptr_array_index (groups, g);
+      Fragment f = { G_MAXUINT, 0, G_MAXUINT, 0, group->len, 0, 0 };
+
+      for (guint k = 0; k < group->len; k++)
+        {
+          const Seed *s = &g_array_index (group, Seed, k);
+
+          f.a_first = MIN (f.a_first, s->i);
+          f.a_last = MAX (f.a_last, s->i);
+          f.b_first = MIN (f.b_first, s->j);
+          f.b_last = MAX (f.b_last, s->j);
+        }
+      score_fragment (a, b, &f);
+      if (f.cosine < SIM_ALIGN_VALIDATE && group->len > 1 && MAX (gap_a, gap_b) > 0)
+        cluster (a, b, (const Seed *) group->data, group->len, gap_a ? gap_a - 1 : 0,
+                 gap_b > gap_a ? gap_b / 2 : (gap_b ? gap_b - 1 : 0), out);
+      else
+        g_array_append_val (out, f);
+    }
+}
+
+/* ------------------------------------------------------------ filtering */
+
+static guint32
+a_length (const SimAlignText *a,
+          const Fragment     *f)
+{
+  return a->sentences[f->a_last].end - a->sentences[f->a_first].start;
+}
+
+static guint32
+b_length (const SimAlignText *b,
+          const Fragment     *f)
+{
+  return b->sentences[f->b_last].end - b->sentences[f->b_first].start;
+}
+
+static int
+compare_quality (gconstpointer x,
+                 gconstpointer y,
+                 gpointer      text)
+{
+  const Fragment *f = x, *g = y;
+  const double qf = f->cosine * a_length (text, f), qg = g->cosine * a_length (text, g);
+
+  return qf > qg ? -1 : qf < qg;
+}
+
+static int
+compare_alignments (gconstpointer x,
+                    gconstpointer y)
+{
+  const SimAlignment *f = x, *g = y;
+
+  return f->a_start < g->a_start ? -1 : f->a_start > g->a_start;
+}
+
+void
+sim_align (const SimAlignText *a,
+           const SimAlignText *b,
+           GArray             *out)
+{
+  g_autoptr(GHashTable) df = g_hash_table_new (NULL, NULL);
+  g_autoptr(GArray) seeds = NULL;
+  g_autoptr(GArray) fragments = g_array_new (FALSE, FALSE, sizeof (Fragment));
+  g_autoptr(GArray) summaries = g_array_new (FALSE, FALSE, sizeof (Fragment));
+  g_autoptr(GArray) kept = g_array_new (FALSE, FALSE, sizeof (SimAlignment));
+  Side sa, sb;
+
+  if (a->n_sentences == 0 || b->n_sentences == 0)
+    return;
+  side_build (a, df, &sa);
+  side_build (b, df, &sb);
+  side_weigh (&sa, df, a->n_sentences + b->n_sentences);
+  side_weigh (&sb, df, a->n_sentences + b->n_sentences);
+  seeds = find_seeds (&sa, &sb);
+
+  if (seeds->len > 0)
+    {
+      cluster (&sa, &sb, (const Seed *) seeds->data, seeds->len, SIM_ALIGN_MAX_GAP, SIM_ALIGN_MAX_GAP,
+               fragments);
+      /* A summary condenses far-apart source sentences into adjacent ones. */
+      cluster (&sa, &sb, (const Seed *) seeds->data, seeds->len, SIM_ALIGN_MAX_GAP, SUMMARY_GAP,
+               summaries);
+      for (guint k = 0; k < summaries->len; k++)
+        {
+          const Fragment *f = &g_array_index (summaries, Fragment, k);
+
+          if (f->n_seeds >= 3 && a_length (a, f) < SUMMARY_RATIO * b_length (b, f))
+            g_array_append_val (fragments, *f);
+        }
+    }
+
+  /* The best fragments first; one that overlaps a better one in A goes. */
+  g_array_sort_with_data (fragments, compare_quality, (gpointer) a);
+  for (guint k = 0; k < fragments->len; k++)
+    {
+      const Fragment *f = &g_array_index (fragments, Fragment, k);
+      SimAlignment al;
+      gboolean overlaps = FALSE;
+
+      if (f->n_seeds < 2 || f->cosine < SIM_ALIGN_VALIDATE)
+        continue;
+      al.a_start = a->sentences[f->a_first].start;
+      al.a_end = a->sentences[f->a_last].end;
+      al.b_start = b->sentences[f->b_first].start;
+      al.b_end = b->sentences[f->b_last].end;
+      al.similarity = f->similarity;
+      al.cosine = f->cosine;
+      al.n_seeds = f->n_seeds;
+      for (guint m = 0; m < kept->len && !overlaps; m++)
+        {
+          const SimAlignment *o = &g_array_index (kept, SimAlignment, m);
+
+          overlaps = al.a_start < o->a_end && o->a_start < al.a_end;
+        }
+      if (!overlaps)
+        g_array_append_val (kept, al);
+    }
+  g_array_sort (kept, compare_alignments);
+  g_array_append_vals (out, kept->data, kept->len);
+  side_clear (&sa);
+  side_clear (&sb);
+}

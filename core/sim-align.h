@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Text alignment: which stretches of text A reuse which stretches of text
+ * B, each reported once, whole, however the texts are cut into sentences.
+ * The method follows the strongest PAN text-alignment systems (Sanchez-Perez,
+ * Sidorov and Gelbukh 2014): seeding, extension, filtering.
+ *
+ * - Seeding: every sentence of A is compared with every sentence of B that
+ *   shares a word with it, as bags of words: English words folded to their
+ *   first five letters with stop words skipped (so inflections, reordering
+ *   and most synonym swaps keep a pair), CJK text as character bigrams, each
+ *   weighted by its inverse sentence frequency over both texts. A pair whose
+ *   cosine and Dice coefficient both pass SIM_ALIGN_SEED is a seed.
+ * - Extension: seeds closer than a gap of sentences on both sides join one
+ *   passage; a passage whose two sides are not similar enough as wholes is
+ *   split again with a smaller gap. A summary (many source sentences
+ *   condensed into few) is joined with a gap measured on the source's scale.
+ * - Filtering: passages of one seed (the sentence comparison judges those),
+ *   passages overlapping a better one in A, and passages too dissimilar as
+ *   wholes are dropped.
+ *
+ * Pure functions of their input: any thread.
+ */
+#pragma once
+
+#include <glib.h>
+
+#include "sim-segment.h"
+#include "sim-text.h"
+
+G_BEGIN_DECLS
+
+#define SIM_ALIGN_SEED        0.33f /* cosine and Dice of a seed pair */
+#define SIM_ALIGN_VALIDATE    0.34f /* cosine of a passage's two sides */
+#define SIM_ALIGN_MAX_GAP     4     /* sentences of unmatched text a passage bridges */
+
+/* One text as the aligner sees it: its units (from sim_text_normalize() at
+ * offset 0) and its sentences (from sim_segment_split()). */
+typedef struct {
+  const SimUnits   *units;
+  const SimSegment *sentences;
+  guint             n_sentences;
+} SimAlignText;
+
+typedef struct {
+  guint32 a_start;     /* code points into A, end-exclusive */
+  guint32 a_end;
+  guint32 b_start;     /* code points into B */
+  guint32 b_end;
+  float   similarity;  /* weighted share of A's words in the passage found in B's */
+  float   cosine;      /* of the two sides as bags of words */
+  guint   n_seeds;     /* sentence pairs it grew from */
+} SimAlignment;
+
+/* Appends the passages of A that reuse B to @out (GArray of SimAlignment),
+ * in A's order, never overlapping in A. */
+void sim_align (const SimAlignText *a,
+                const SimAlignText *b,
+                GArray             *out);
+
+G_END_DECLS

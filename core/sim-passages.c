@@ -1,0 +1,223 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The fifth stage of a check: passages. The sources that explain at least
+ * two segments (or one flagged one) are aligned with the whole article by
+ * sim_align(), over the region of the source their matches fall in, so a
+ * reused paragraph comes out as one passage with one source span, bridging
+ * sentences edited too much for the sentence comparison, and a summary is
+ * found as one passage against the stretch of source it condenses.
+ */
+#include "config.h"
+
+#include "sim-align.h"
+#include "sim-parallel.h"
+#include "sim-check-private.h"
+
+#define MAX_ALIGNED_DOCS  16      /* sources aligned per check, most matched first */
+#define REGION_MARGIN     4000    /* code points of source around its matches */
+
+typedef struct {
+  guint   doc;
+  guint   n_segments;
+  float   matched;
+  guint32 lo;       /* code points: the region of the source its matches fall in */
+  guint32 hi;
+  gboolean flagged;
+  GArray *found;    /* CheckPassage */
+} Target;
+
+typedef struct {
+  Check        *check;
+  GArray       *targets;   /* Target */
+  SimAlignText  article;
+  gint          next;
+} Job;
+
+static int
+compare_targets (gconstpointer a,
+                 gconstpointer b)
+{
+  const Target *x = a, *y = b;
+
+  if (x->matched != y->matched)
+    return x->matched > y->matched ? -1 : 1;
+  return x->doc < y->doc ? -1 : x->doc > y->doc;
+}
+
+static GArray *
+choose_targets (Check *check)
+{
+  g_autoptr(GHashTable) slots = g_hash_table_new (NULL, NULL);
+  GArray *targets = g_array_new (FALSE, FALSE, sizeof (Target));
+  guint kept = 0;
+
+  for (guint s = 0; s < check->results->len; s++)
+    {
+      GArray *results = g_ptr_array_index (check->results, s);
+      const SimSegment *seg = &g_array_index (check->segments, SimSegment, s);
+      const gboolean flagged = _sim_refine_level (check, seg, results) != SIM_LEVEL_LOW;
+
+      for (guint r = 0; r < results->len; r++)
+        {
+          const Verified *v = &g_array_index (results, Verified, r);
+          guint slot = GPOINTER_TO_UINT (g_hash_table_lookup (slots, GUINT_TO_POINTER (v->doc + 1)));
+          Target *t;
+
+          if (slot == 0)
+            {
+              Target fresh = { v->doc, 0, 0, v->start, v->end, FALSE, NULL };
+
+              g_array_append_val (targets, fresh);
+              slot = targets->len;
+              g_hash_table_insert (slots, GUINT_TO_POINTER (v->doc + 1), GUINT_TO_POINTER (slot));
+            }
+          t = &g_array_index (targets, Target, slot - 1);
+          t->n_segments++;
+          t->matched += v->matched;
+          t->lo = MIN (t->lo, v->start);
+          t->hi = MAX (t->hi, v->end);
+          t->flagged |= flagged && r == 0;
+        }
+    }
+  for (guint i = 0; i < targets->len; i++)
+    {
+      const Target *t = &g_array_index (targets, Target, i);
+
+      if (t->n_segments >= 2 || t->flagged)
+        g_array_index (targets, Target, kept++) = *t;
+    }
+  g_array_set_size (targets, kept);
+  g_array_sort (targets, compare_targets);
+  if (targets->len > MAX_ALIGNED_DOCS)
+    g_array_set_size (targets, MAX_ALIGNED_DOCS);
+  return targets;
+}
+
+/* Aligns the article with one source's region. */
+static void
+align_target (Job    *job,
+              Target *t)
+{
+  Check *check = job->check;
+  const DocCache *cache = _sim_source_cache_get (check, t->doc);
+  const guint32 n_chars = cache && cache->loaded && cache->units.n > 0
+                            ? sim_units_get_end (&cache->units, cache->units.n - 1) : 0;
+  const guint32 margin = REGION_MARGIN + check->units->n;
+  guint32 lo, hi;
+  const char *from, *to;
+  SimUnits units;
+  g_autoptr(GArray) sentences = g_array_new (FALSE, FALSE, sizeof (SimSegment));
+  g_autoptr(GArray) found = g_array_new (FALSE, FALSE, sizeof (SimAlignment));
+  SimAlignText source;
+
+  t->found = g_array_new (FALSE, FALSE, sizeof (CheckPassage));
+  if (n_chars == 0)
+    return;
+  lo = t->lo > margin ? t->lo - margin : 0;
+  hi = MIN ((guint64) t->hi + margin, n_chars);
+  from = g_utf8_offset_to_pointer (cache->text, lo);
+  to = g_utf8_offset_to_pointer (from, hi - lo);
+  sim_units_init (&units);
+  sim_text_normalize (from, to - from, 0, sim_corpus_snapshot_get_flags (check->snapshot), &units);
+  sim_segment_split (from, to - from, &units, SIM_SEGMENT_SENTENCE, 0, sentences);
+  source.units = &units;
+  source.sentences = (const SimSegment *) sentences->data;
+  source.n_sentences = sentences->len;
+  sim_align (&job->article, &source, found);
+  for (guint i = 0; i < found->len; i++)
+    {
+      CheckPassage p = { g_array_index (found, SimAlignment, i), t->doc };
+
+      p.alignment.b_start += lo;
+      p.alignment.b_end += lo;
+      g_array_append_val (t->found, p);
+    }
+  sim_units_clear (&units);
+}
+
+static void
+align_worker (gpointer data)
+{
+  Job *job = data;
+
+  for (;;)
+    {
+      const gint i = g_atomic_int_add (&job->next, 1);
+
+      if (i >= (gint) job->targets->len || g_cancellable_is_cancelled (job->check->cancellable))
+        break;
+      align_target (job, &g_array_index (job->targets, Target, i));
+    }
+}
+
+static double
+quality (const CheckPassage *p)
+{
+  return (double) p->alignment.similarity * (p->alignment.a_end - p->alignment.a_start);
+}
+
+static int
+compare_quality (gconstpointer a,
+                 gconstpointer b)
+{
+  const double x = quality (a), y = quality (b);
+
+  return x > y ? -1 : x < y;
+}
+
+static int
+compare_start (gconstpointer a,
+               gconstpointer b)
+{
+  const guint32 x = ((const CheckPassage *) a)->alignment.a_start;
+  const guint32 y = ((const CheckPassage *) b)->alignment.a_start;
+
+  return x < y ? -1 : x > y;
+}
+
+void
+_sim_passages_find (Check *check)
+{
+  g_autoptr(GArray) sentences = g_array_new (FALSE, FALSE, sizeof (SimSegment));
+  g_autoptr(GArray) all = g_array_new (FALSE, FALSE, sizeof (CheckPassage));
+  Job job = { check, choose_targets (check), { 0 }, 0 };
+
+  check->passages = g_array_new (FALSE, FALSE, sizeof (CheckPassage));
+  sim_segment_split (check->text, check->len, check->units, SIM_SEGMENT_SENTENCE, 0, sentences);
+  job.article.units = check->units;
+  job.article.sentences = (const SimSegment *) sentences->data;
+  job.article.n_sentences = sentences->len;
+  sim_parallel_run (MIN (check->options->n_threads, MAX (job.targets->len, 1)), align_worker, &job);
+  for (guint i = 0; i < job.targets->len; i++)
+    {
+      GArray *found = g_array_index (job.targets, Target, i).found;
+
+      if (found != NULL)
+        {
+          g_array_append_vals (all, found->data, found->len);
+          g_array_unref (found);
+        }
+    }
+  g_array_unref (job.targets);
+
+  /* One passage per stretch of the article: the same text found in two
+   * sources is reported against the better one. */
+  g_array_sort (all, compare_quality);
+  for (guint i = 0; i < all->len; i++)
+    {
+      const CheckPassage *p = &g_array_index (all, CheckPassage, i);
+      gboolean covered = FALSE;
+
+      for (guint k = 0; k < check->passages->len && !covered; k++)
+        {
+          const CheckPassage *q = &g_array_index (check->passages, CheckPassage, k);
+          const guint32 lo = MAX (p->alignment.a_start, q->alignment.a_start);
+          const guint32 hi = MIN (p->alignment.a_end, q->alignment.a_end);
+
+          covered = hi > lo;
+        }
+      if (!covered)
+        g_array_append_val (check->passages, *p);
+    }
+  g_array_sort (check->passages, compare_start);
+}
