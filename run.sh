@@ -5,7 +5,8 @@
 #   ./run.sh          build, make the demo corpus and a sample article, and
 #                     check it (the app on a display, the CLI without one)
 #   ./run.sh test     build, then run every test (also under ASan/UBSan)
-#   ./run.sh eval     quality on ../shared/eval-public (when present)
+#   ./run.sh eval     quality on ../shared/eval-public and ../shared/eval-pan13-train
+#                     (when present)
 #   ./run.sh bench    benchmarks (tests/bench/RESULTS.md has the latest figures)
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -111,6 +112,8 @@ case "${1:-run}" in
     install_packages "${BUILD_PACKAGES[@]}"
     build build
     python3 tests/bench/eval.py --cli build/app/simhound-cli --out build/eval "${@:2}"
+    python3 tests/bench/eval.py --cli build/app/simhound-cli --eval ../shared/eval-pan13-train \
+      --out build/eval-pan "${@:2}"
     ;;
   bench)
     install_packages "${BUILD_PACKAGES[@]}" "${DEMO_PACKAGES[@]}"

@@ -7,6 +7,7 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <locale.h>
 #include <signal.h>
 #include <stdio.h>
@@ -384,6 +385,81 @@ parse_mode (const char       *option_name,
   return TRUE;
 }
 
+/* Checks one input: @name is a path or "-". With @batch, a JSON report is
+ * one line (JSON Lines) and a text report starts with the file's name. */
+static int
+check_one (SimCorpusSnapshot     *snapshot,
+           const char            *name,
+           const SimCheckOptions *options,
+           gboolean               json,
+           gboolean               batch,
+           const char            *output_dir,
+           const char            *html_path,
+           const char            *pdf_path)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SimReport) report = NULL;
+  g_autofree char *text = NULL;
+  gsize len = 0;
+  guint n_repaired = 0;
+
+  if (g_str_equal (name, "-"))
+    {
+      g_autoptr(GIOChannel) in = g_io_channel_unix_new (STDIN_FILENO);
+      g_autofree char *data = NULL;
+
+      g_io_channel_set_encoding (in, NULL, NULL);
+      if (g_io_channel_read_to_end (in, &data, &len, &error) != G_IO_STATUS_NORMAL)
+        return fail (error);
+      text = sim_text_decode (data, len, _("standard input"), &len, &n_repaired, &error);
+    }
+  else
+    text = sim_text_load_file (name, &len, &n_repaired, &error);
+  if (text == NULL)
+    return fail (error);
+  if (n_repaired > 0)
+    g_printerr (_("simhound-cli: %s: %u invalid UTF-8 bytes were replaced with U+FFFD; "
+                  "offsets refer to the repaired text\n"), name, n_repaired);
+
+  report = sim_check_run (snapshot, text, len, options, on_check_progress, NULL, cancellable, &error);
+  if (report == NULL)
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        g_prefix_error (&error, "%s: ", name);
+      return fail (error);
+    }
+  if ((html_path && !sim_export_html_file (report, html_path, &error)) ||
+      (pdf_path && !sim_export_pdf_file (report, pdf_path, &error)))
+    return fail (error);
+
+  if (output_dir != NULL)
+    {
+      g_autofree char *base = g_path_get_basename (g_str_equal (name, "-") ? "stdin" : name);
+      char *dot = strrchr (base, '.');
+      g_autofree char *file = NULL, *out = NULL;
+
+      if (dot != NULL && dot != base)
+        *dot = '\0';
+      file = g_strconcat (output_dir, G_DIR_SEPARATOR_S, base, ".json", NULL);
+      out = sim_report_to_json (report, name, TRUE);
+      if (!g_file_set_contents (file, out, -1, &error))
+        return fail (error);
+    }
+  else if (json)
+    {
+      g_autofree char *out = sim_report_to_json (report, batch ? name : NULL, !batch);
+
+      g_print ("%s\n", out);
+    }
+  else
+    {
+      if (batch)
+        g_print ("== %s ==\n", name);
+      print_report (report, isatty (STDOUT_FILENO) && g_getenv ("NO_COLOR") == NULL);
+    }
+  return EXIT_OK;
+}
+
 static int
 check_command (int argc, char **argv)
 {
@@ -392,14 +468,10 @@ check_command (int argc, char **argv)
   g_autoptr(GError) error = NULL;
   g_autoptr(SimCorpus) corpus = NULL;
   g_autoptr(SimCorpusSnapshot) snapshot = NULL;
-  g_autoptr(SimReport) report = NULL;
-  g_autofree char *text = NULL;
-  gsize len = 0;
-  guint n_repaired = 0;
   SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
   gboolean json = FALSE, fast = FALSE, precise = FALSE;
-  g_autofree char *html_path = NULL, *pdf_path = NULL;
-  int window = -1, max_distance = -1, threads = 0;
+  g_autofree char *html_path = NULL, *pdf_path = NULL, *output_dir = NULL;
+  int window = -1, max_distance = -1, threads = 0, failed = EXIT_OK;
   double high = -1, medium = -1;
   GOptionEntry entries[] = {
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print the report as JSON"), NULL },
@@ -413,6 +485,7 @@ check_command (int argc, char **argv)
     { "threads", 0, 0, G_OPTION_ARG_INT, &threads, N_("Worker threads (default: one per core)"), N_("N") },
     { "html", 0, 0, G_OPTION_ARG_FILENAME, &html_path, N_("Also write the highlighted report as HTML"), N_("FILE") },
     { "pdf", 0, 0, G_OPTION_ARG_FILENAME, &pdf_path, N_("Also write the highlighted report as PDF"), N_("FILE") },
+    { "output-dir", 'o', 0, G_OPTION_ARG_FILENAME, &output_dir, N_("Write one NAME.json per input into DIR"), N_("DIR") },
     { NULL }
   };
 
@@ -423,8 +496,13 @@ check_command (int argc, char **argv)
   g_option_context_add_main_entries (context, store_entries, GETTEXT_PACKAGE);
   if (!g_option_context_parse (context, &argc, &argv, &error))
     return usage_error (context, error->message);
-  if (argc != 2)
-    return usage_error (context, _("check needs exactly one FILE, or - for standard input"));
+  if (argc < 2)
+    return usage_error (context, _("check needs a FILE, several, or - for standard input"));
+  for (int f = 1, n_stdin = 0; f < argc; f++)
+    if (g_str_equal (argv[f], "-") && ++n_stdin > 1)
+      return usage_error (context, _("- (standard input) may be given only once"));
+  if (argc > 2 && (html_path || pdf_path))
+    return usage_error (context, _("--html and --pdf take one FILE at a time"));
   if (fast && precise)
     return usage_error (context, _("--fast and --precise exclude each other"));
   if (window >= 0)
@@ -447,24 +525,6 @@ check_command (int argc, char **argv)
   if (!sim_check_options_validate (&options, &error))
     return usage_error (context, error->message);
 
-  if (g_str_equal (argv[1], "-"))
-    {
-      g_autoptr(GIOChannel) in = g_io_channel_unix_new (STDIN_FILENO);
-      g_autofree char *data = NULL;
-
-      g_io_channel_set_encoding (in, NULL, NULL);
-      if (g_io_channel_read_to_end (in, &data, &len, &error) != G_IO_STATUS_NORMAL)
-        return fail (error);
-      text = sim_text_decode (data, len, _("standard input"), &len, &n_repaired, &error);
-    }
-  else
-    text = sim_text_load_file (argv[1], &len, &n_repaired, &error);
-  if (text == NULL)
-    return fail (error);
-  if (n_repaired > 0)
-    g_printerr (_("simhound-cli: %s: %u invalid UTF-8 bytes were replaced with U+FFFD; "
-                  "offsets refer to the repaired text\n"), argv[1], n_repaired);
-
   if (!g_file_test (resolve_store (), G_FILE_TEST_EXISTS))
     {
       g_printerr (_("simhound-cli: no store at %s: add reference documents first with "
@@ -475,22 +535,23 @@ check_command (int argc, char **argv)
   if (corpus == NULL)
     return fail (error);
   snapshot = sim_corpus_ref_snapshot (corpus);
-  report = sim_check_run (snapshot, text, len, &options, on_check_progress, NULL, cancellable, &error);
-  if (report == NULL)
-    return fail (error);
-  if ((html_path && !sim_export_html_file (report, html_path, &error)) ||
-      (pdf_path && !sim_export_pdf_file (report, pdf_path, &error)))
-    return fail (error);
-
-  if (json)
+  if (output_dir != NULL && g_mkdir_with_parents (output_dir, 0755) != 0)
     {
-      g_autofree char *out = sim_report_to_json (report);
-
-      g_print ("%s\n", out);
+      g_printerr (_("simhound-cli: cannot create %s: %s\n"), output_dir, g_strerror (errno));
+      return EXIT_ERROR;
     }
-  else
-    print_report (report, isatty (STDOUT_FILENO) && g_getenv ("NO_COLOR") == NULL);
-  return EXIT_OK;
+
+  /* The store is opened once for every file. */
+  for (int f = 1; f < argc; f++)
+    {
+      int status = check_one (snapshot, argv[f], &options, json, argc > 2, output_dir, html_path, pdf_path);
+
+      if (status == EXIT_INTERRUPTED)
+        return status;
+      if (status != EXIT_OK)
+        failed = status;
+    }
+  return failed;
 }
 
 /* ----------------------------------------------------------------- main */
@@ -505,7 +566,7 @@ print_usage (FILE *out)
              "  simhound-cli corpus remove ID|PATH…    remove documents\n"
              "  simhound-cli corpus set fold-traditional on|off\n"
              "                                         fold traditional Chinese to simplified (default on)\n"
-             "  simhound-cli check [OPTION…] FILE|-    check an article against the corpus\n"
+             "  simhound-cli check [OPTION…] FILE…|-   check articles against the corpus\n"
              "\n"
              "Every command takes --store PATH (default: $SIMHOUND_STORE, else\n"
              "$XDG_DATA_HOME/simhound/corpus.db); “simhound-cli COMMAND --help” lists its options.\n"
