@@ -16,6 +16,7 @@
 #include <glib/gi18n.h>
 
 #include "sim-check.h"
+#include "sim-compare.h"
 #include "sim-corpus.h"
 #include "sim-error.h"
 #include "sim-export.h"
@@ -554,6 +555,114 @@ check_command (int argc, char **argv)
   return failed;
 }
 
+/* -------------------------------------------------------------- compare */
+
+static char *
+load_input (const char  *name,
+            gsize       *len,
+            GError     **error)
+{
+  guint n_repaired = 0;
+  char *text;
+
+  if (g_str_equal (name, "-"))
+    {
+      g_autoptr(GIOChannel) in = g_io_channel_unix_new (STDIN_FILENO);
+      g_autofree char *data = NULL;
+
+      g_io_channel_set_encoding (in, NULL, NULL);
+      if (g_io_channel_read_to_end (in, &data, len, error) != G_IO_STATUS_NORMAL)
+        return NULL;
+      text = sim_text_decode (data, *len, _("standard input"), len, &n_repaired, error);
+    }
+  else
+    text = sim_text_load_file (name, len, &n_repaired, error);
+  if (text != NULL && n_repaired > 0)
+    g_printerr (_("simhound-cli: %s: %u invalid UTF-8 bytes were replaced with U+FFFD; "
+                  "offsets refer to the repaired text\n"), name, n_repaired);
+  return text;
+}
+
+static void
+print_comparison (const SimReport *report,
+                  const char      *b_text,
+                  gboolean         color)
+{
+  const char *dim = color ? "\033[2m" : "", *bold = color ? "\033[1m" : "", *reset = color ? "\033[0m" : "";
+  const SimReportSource *b = sim_report_get_source (report, 0);
+
+  g_print (_("%sSimilarity %.1f%%%s — %u passages of A found in %s\n"), bold,
+           100 * sim_report_get_similarity (report), reset, sim_report_get_n_passages (report), b->path);
+  for (guint i = 0; i < sim_report_get_n_passages (report); i++)
+    {
+      const SimPassage *p = sim_report_get_passage (report, i);
+      g_autofree char *a_text = sim_report_dup_text (report, p->start, p->end);
+      const char *from = g_utf8_offset_to_pointer (b_text, p->source_start);
+      g_autofree char *b_part = g_strndup (from, g_utf8_offset_to_pointer (from, p->source_end - p->source_start) - from);
+      g_autofree char *a_line = one_line (a_text, 160), *b_line = one_line (b_part, 160);
+
+      g_print ("\n[%u] %s %.0f%% %s(A %u–%u, B %u–%u)%s\n    %s\n    %s← %s%s\n",
+               i + 1, p->level == SIM_LEVEL_HIGH ? _("HIGH") : _("MEDIUM"), 100 * p->similarity, dim,
+               p->start, p->end, p->source_start, p->source_end, reset, a_line, dim, b_line, reset);
+    }
+}
+
+static int
+compare_command (int argc, char **argv)
+{
+  g_autoptr(GOptionContext) context = g_option_context_new (_("A B — compare two documents"));
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SimReport) report = NULL;
+  g_autofree char *a = NULL, *b = NULL, *html_path = NULL, *pdf_path = NULL;
+  gsize a_len = 0, b_len = 0;
+  gboolean json = FALSE, keep_traditional = FALSE;
+  double high = -1, medium = -1;
+  SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
+  GOptionEntry entries[] = {
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print the passages as JSON"), NULL },
+    { "html", 0, 0, G_OPTION_ARG_FILENAME, &html_path, N_("Also write the highlighted report as HTML"), N_("FILE") },
+    { "pdf", 0, 0, G_OPTION_ARG_FILENAME, &pdf_path, N_("Also write the highlighted report as PDF"), N_("FILE") },
+    { "high", 0, 0, G_OPTION_ARG_DOUBLE, &high, N_("Similarity from which a passage is high (default 0.70)"), N_("X") },
+    { "medium", 0, 0, G_OPTION_ARG_DOUBLE, &medium, N_("Similarity from which a passage is medium (default 0.40)"), N_("X") },
+    { "keep-traditional", 0, 0, G_OPTION_ARG_NONE, &keep_traditional, N_("Tell traditional and simplified Chinese apart"), NULL },
+    { NULL }
+  };
+
+  g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    return usage_error (context, error->message);
+  if (argc != 3)
+    return usage_error (context, _("compare needs two documents, A and B (- for standard input)"));
+  if (g_str_equal (argv[1], "-") && g_str_equal (argv[2], "-"))
+    return usage_error (context, _("- (standard input) may be given only once"));
+  if (high >= 0)
+    options.high_threshold = high;
+  if (medium >= 0)
+    options.medium_threshold = medium;
+  if (!sim_check_options_validate (&options, &error))
+    return usage_error (context, error->message);
+  if ((a = load_input (argv[1], &a_len, &error)) == NULL ||
+      (b = load_input (argv[2], &b_len, &error)) == NULL)
+    return fail (error);
+  report = sim_compare_run (a, a_len, argv[1], b, b_len, argv[2], &options,
+                            keep_traditional ? SIM_NORMALIZE_DEFAULT : SIM_NORMALIZE_FOLD_T2S,
+                            cancellable, &error);
+  if (report == NULL)
+    return fail (error);
+  if ((html_path && !sim_export_html_file (report, html_path, &error)) ||
+      (pdf_path && !sim_export_pdf_file (report, pdf_path, &error)))
+    return fail (error);
+  if (json)
+    {
+      g_autofree char *out = sim_compare_to_json (report, argv[1], argv[2], g_utf8_strlen (b, b_len));
+
+      g_print ("%s\n", out);
+    }
+  else
+    print_comparison (report, b, isatty (STDOUT_FILENO) && g_getenv ("NO_COLOR") == NULL);
+  return EXIT_OK;
+}
+
 /* ----------------------------------------------------------------- main */
 
 static void
@@ -567,6 +676,7 @@ print_usage (FILE *out)
              "  simhound-cli corpus set fold-traditional on|off\n"
              "                                         fold traditional Chinese to simplified (default on)\n"
              "  simhound-cli check [OPTION…] FILE…|-   check articles against the corpus\n"
+             "  simhound-cli compare [OPTION…] A B     compare two documents, without a corpus\n"
              "\n"
              "Every command takes --store PATH (default: $SIMHOUND_STORE, else\n"
              "$XDG_DATA_HOME/simhound/corpus.db); “simhound-cli COMMAND --help” lists its options.\n"
@@ -623,6 +733,8 @@ main (int argc, char **argv)
     status = corpus_command (argc - 1, argv + 1);
   else if (argc >= 2 && g_str_equal (argv[1], "check"))
     status = check_command (argc - 1, argv + 1);
+  else if (argc >= 2 && g_str_equal (argv[1], "compare"))
+    status = compare_command (argc - 1, argv + 1);
   else
     {
       print_usage (stderr);

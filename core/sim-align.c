@@ -11,6 +11,11 @@
 #define SUMMARY_GAP       24     /* source sentences a summary may skip between two of its own */
 #define SUMMARY_RATIO     0.5f   /* A this much shorter than B: a summary */
 #define MAX_POSTINGS      4000   /* a word in more sentences than this says nothing */
+#define MAX_CHAIN         4096   /* seeds of one passage put in order (quadratic) */
+#define REORDER           3      /* sentences a reordered pair may stray from the chain */
+#define FOREIGN_SHARE     0.2f   /* a sentence sharing less of its weight with the source is foreign */
+#define FOREIGN_MIN_WORDS 4      /* shorter sentences are never called foreign */
+#define TRIM_MIN_WORDS    4      /* unshared words that end a passage's first or last sentence */
 #define CJK_TOKEN_BIT     G_GUINT64_CONSTANT (0x8000000000000000)
 
 static const char *const stop_words[] = {
@@ -58,7 +63,8 @@ static void
 tokenize (const SimUnits *units,
           guint32         from,
           guint32         to,
-          GArray         *out)
+          GArray         *out,
+          GArray         *out_units)
 {
   GHashTable *stops = stop_word_set ();
   guint32 u = from;
@@ -70,8 +76,11 @@ tokenize (const SimUnits *units,
           if (u + 1 < to && (units->flags[u + 1] & SIM_UNIT_CJK))
             {
               guint64 t = CJK_TOKEN_BIT | ((guint64) units->cps[u] << 21) | units->cps[u + 1];
+              guint32 span[2] = { u, u + 2 };
 
               g_array_append_val (out, t);
+              if (out_units)
+                g_array_append_vals (out_units, span, 2);
             }
           u++;
           continue;
@@ -100,8 +109,11 @@ tokenize (const SimUnits *units,
         if (!(ascii && end - u < sizeof word && g_hash_table_contains (stops, word)))
           {
             guint64 t = mix (h) & ~CJK_TOKEN_BIT;
+            guint32 span[2] = { u, end };
 
             g_array_append_val (out, t);
+            if (out_units)
+              g_array_append_vals (out_units, span, 2);
           }
         u = end;
       }
@@ -150,7 +162,7 @@ side_build (const SimAlignText *text,
       Vector v = { side->entries->len, 0, 0 };
 
       g_array_set_size (tokens, 0);
-      tokenize (text->units, text->sentences[s].unit_start, text->sentences[s].unit_end, tokens);
+      tokenize (text->units, text->sentences[s].unit_start, text->sentences[s].unit_end, tokens, NULL);
       qsort (tokens->data, tokens->len, sizeof (guint64), compare_tokens);
       for (guint i = 0; i < tokens->len; i++)
         {
@@ -206,6 +218,7 @@ side_clear (Side *side)
 typedef struct {
   guint i;      /* sentence of A */
   guint j;      /* sentence of B */
+  float cosine;
 } Seed;
 
 typedef struct {
@@ -278,7 +291,7 @@ find_seeds (const Side *a,
 
           if (cosine > SIM_ALIGN_SEED && dice > SIM_ALIGN_SEED)
             {
-              Seed s = { i, j };
+              Seed s = { i, j, cosine };
 
               g_array_append_val (seeds, s);
             }
@@ -304,6 +317,8 @@ typedef struct {
   guint a_first, a_last;  /* sentences, inclusive */
   guint b_first, b_last;
   guint n_seeds;
+  guint n_words;     /* distinct words of A's side */
+  gboolean is_summary;
   float cosine;
   float similarity;
 } Fragment;
@@ -367,8 +382,115 @@ score_fragment (const Side *a,
           found += MIN (wa, *wb);
         }
     }
+  f->n_words = g_hash_table_size (bag_a);
   f->cosine = na > 0 && nb > 0 ? dot / sqrt (na * nb) : 0;
   f->similarity = total > 0 ? found / total : 0;
+}
+
+/* Keeps the seeds of @group (sorted by A, then B) that go forward in both
+ * texts together, the heaviest such chain: a reused passage keeps its order
+ * (words may be shuffled, sentences are not), so a pair that runs against
+ * it is a topical echo that would only stretch the passage. */
+static void
+keep_in_order (GArray *group)
+{
+  const guint n = group->len;
+  const Seed *seeds = (const Seed *) group->data;
+  g_autofree float *best = NULL;
+  g_autofree guint *prev = NULL;
+  guint end = 0, kept = 0;
+
+  if (n < 3 || n > MAX_CHAIN)
+    return;
+  best = g_new (float, n);
+  prev = g_new (guint, n);
+  for (guint k = 0; k < n; k++)
+    {
+      best[k] = seeds[k].cosine;
+      prev[k] = G_MAXUINT;
+      for (guint m = 0; m < k; m++)
+        if (seeds[m].i <= seeds[k].i && seeds[m].j <= seeds[k].j && best[m] + seeds[k].cosine > best[k])
+          {
+            best[k] = best[m] + seeds[k].cosine;
+            prev[k] = m;
+          }
+      if (best[k] > best[end])
+        end = k;
+    }
+  {
+    g_autofree gboolean *on_chain = g_new0 (gboolean, n);
+    g_autofree gboolean *keep = g_new0 (gboolean, n);
+
+    for (guint k = end; k != G_MAXUINT; k = prev[k])
+      on_chain[k] = keep[k] = TRUE;
+    /* Sentences close together may swap their partners (reordered text). */
+    for (guint k = 0; k < n; k++)
+      for (guint m = 0; m < n && !keep[k]; m++)
+        keep[k] = on_chain[m] && (guint) ABS ((gint) seeds[m].i - (gint) seeds[k].i) <= REORDER &&
+                  (guint) ABS ((gint) seeds[m].j - (gint) seeds[k].j) <= REORDER;
+    for (guint k = 0; k < n; k++)
+      if (keep[k])
+        g_array_index (group, Seed, kept++) = seeds[k];
+    g_array_set_size (group, kept);
+  }
+}
+
+/* The first sentence of A between two seeds of @group (sorted by A) that has
+ * words but shares almost none with B's side of the group: text inserted
+ * from elsewhere, not an edited sentence of the source. G_MAXUINT if none. */
+static guint
+find_foreign (const Side   *a,
+              const Side   *b,
+              const GArray *group)
+{
+  g_autoptr(GHashTable) words = NULL;
+  guint b_first = G_MAXUINT, b_last = 0;
+
+  if (group->len < 2)
+    return G_MAXUINT;
+  for (guint k = 0; k < group->len; k++)
+    {
+      const Seed *s = &g_array_index (group, Seed, k);
+
+      b_first = MIN (b_first, s->j);
+      b_last = MAX (b_last, s->j);
+    }
+  for (guint k = 1; k < group->len; k++)
+    {
+      const Seed *prev = &g_array_index (group, Seed, k - 1);
+      const Seed *s = &g_array_index (group, Seed, k);
+
+      for (guint i = prev->i + 1; i < s->i; i++)
+        {
+          const Vector *v = &g_array_index (a->vectors, Vector, i);
+          double total = 0, found = 0;
+
+          if (v->n < FOREIGN_MIN_WORDS)
+            continue;
+          if (words == NULL)
+            {
+              words = g_hash_table_new (NULL, NULL);
+              for (guint j = b_first; j <= b_last; j++)
+                {
+                  const Vector *w = &g_array_index (b->vectors, Vector, j);
+
+                  for (guint e = w->first; e < w->first + w->n; e++)
+                    g_hash_table_add (words, GSIZE_TO_POINTER ((gsize) g_array_index (b->entries, Entry, e).token));
+                }
+            }
+          for (guint e = v->first; e < v->first + v->n; e++)
+            {
+              const Entry *entry = &g_array_index (a->entries, Entry, e);
+
+              total += entry->weight;
+              if (g_hash_table_contains (words, GSIZE_TO_POINTER ((gsize) entry->token)))
+                found += entry->weight;
+            }
+          if (total > 0 && found < FOREIGN_SHARE * total)
+            return i;
+        }
+    }
+  return G_MAXUINT;
 }
 
 /* Joins seeds closer than @gap_a sentences in A and @gap_b in B into
@@ -410,8 +532,33 @@ cluster (const Side *a,
   for (guint g = 0; g < groups->len; g++)
     {
       GArray *group = g_ptr_array_index (groups, g);
-      Fragment f = { G_MAXUINT, 0, G_MAXUINT, 0, group->len, 0, 0 };
+      Fragment f = { G_MAXUINT, 0, G_MAXUINT, 0, group->len, 0, FALSE, 0, 0 };
+      guint foreign;
 
+      keep_in_order (group);
+      /* Text foreign to the source is no gap to bridge: split there, and
+       * look at both halves again. */
+      foreign = find_foreign (a, b, group);
+      if (foreign != G_MAXUINT)
+        {
+          GArray *after = g_array_new (FALSE, FALSE, sizeof (Seed));
+          guint n_before = 0;
+
+          for (guint k = 0; k < group->len; k++)
+            {
+              const Seed *s = &g_array_index (group, Seed, k);
+
+              if (s->i < foreign)
+                g_array_index (group, Seed, n_before++) = *s;
+              else
+                g_array_append_val (after, *s);
+            }
+          g_array_set_size (group, n_before);
+          g_ptr_array_add (groups, after);
+          g--;
+          continue;
+        }
+      f.n_seeds = group->len;
       for (guint k = 0; k < group->len; k++)
         {
           const Seed *s = &g_array_index (group, Seed, k);
@@ -457,6 +604,91 @@ compare_quality (gconstpointer x,
   return qf > qg ? -1 : qf < qg;
 }
 
+/* Whether one valid fragment of @fragments covers most of @f's span in A:
+ * then @f is that fragment with far source sentences added, not a summary
+ * (which joins several fragments, each of a bit of the source). */
+static gboolean
+explained_by_one (const SimAlignText *a,
+                  const GArray       *fragments,
+                  const Fragment     *f)
+{
+  const guint32 f_start = a->sentences[f->a_first].start, f_end = a->sentences[f->a_last].end;
+  guint n_overlapping = 0;
+  guint32 covered = 0;
+
+  for (guint k = 0; k < fragments->len; k++)
+    {
+      const Fragment *g = &g_array_index (fragments, Fragment, k);
+      const guint32 lo = MAX (f_start, a->sentences[g->a_first].start);
+      const guint32 hi = MIN (f_end, a->sentences[g->a_last].end);
+
+      if (hi <= lo || g->cosine < SIM_ALIGN_VALIDATE)
+        continue;
+      n_overlapping++;
+      covered = MAX (covered, hi - lo);
+    }
+  return n_overlapping <= 1 && covered * 5 >= (f_end - f_start) * 4;
+}
+
+/* The words of @side's sentences [first, last]. */
+static GHashTable *
+word_set (const Side *side,
+          guint       first,
+          guint       last)
+{
+  GHashTable *words = g_hash_table_new (NULL, NULL);
+
+  for (guint j = first; j <= last; j++)
+    {
+      const Vector *w = &g_array_index (side->vectors, Vector, j);
+
+      for (guint e = w->first; e < w->first + w->n; e++)
+        g_hash_table_add (words, GSIZE_TO_POINTER ((gsize) g_array_index (side->entries, Entry, e).token));
+    }
+  return words;
+}
+
+/* Narrows [*start, *end) (code points of @text, from its sentences first and
+ * last) to leave out a run of TRIM_MIN_WORDS or more words at either end
+ * that the other side does not have: a sentence the splitter ran into the
+ * next one ("...the last copied words The writer's own sentence"). */
+static void
+trim_ends (const SimAlignText *text,
+           guint               first,
+           guint               last,
+           GHashTable         *other,
+           guint32            *start,
+           guint32            *end)
+{
+  g_autoptr(GArray) tokens = g_array_new (FALSE, FALSE, sizeof (guint64));
+  g_autoptr(GArray) spans = g_array_new (FALSE, FALSE, sizeof (guint32));
+  const SimSegment *s;
+  guint n, k;
+
+  s = &text->sentences[first];
+  tokenize (text->units, s->unit_start, s->unit_end, tokens, spans);
+  n = tokens->len;
+  for (k = 0; k < n && !g_hash_table_contains (other, GSIZE_TO_POINTER ((gsize) g_array_index (tokens, guint64, k))); k++)
+    ;
+  if (k < n && k >= TRIM_MIN_WORDS)
+    *start = text->units->src_start[g_array_index (spans, guint32, 2 * k)];
+
+  g_array_set_size (tokens, 0);
+  g_array_set_size (spans, 0);
+  s = &text->sentences[last];
+  tokenize (text->units, s->unit_start, s->unit_end, tokens, spans);
+  n = tokens->len;
+  for (k = n; k > 0 && !g_hash_table_contains (other, GSIZE_TO_POINTER ((gsize) g_array_index (tokens, guint64, k - 1))); k--)
+    ;
+  if (k > 0 && n - k >= TRIM_MIN_WORDS)
+    {
+      const guint32 last_unit = g_array_index (spans, guint32, 2 * (k - 1) + 1) - 1;
+
+      *end = sim_units_get_end (text->units, last_unit);
+    }
+  *end = MAX (*end, *start + 1);
+}
+
 static int
 compare_alignments (gconstpointer x,
                     gconstpointer y)
@@ -476,10 +708,13 @@ sim_align (const SimAlignText *a,
   g_autoptr(GArray) fragments = g_array_new (FALSE, FALSE, sizeof (Fragment));
   g_autoptr(GArray) summaries = g_array_new (FALSE, FALSE, sizeof (Fragment));
   g_autoptr(GArray) kept = g_array_new (FALSE, FALSE, sizeof (SimAlignment));
+  Fragment whole_b = { 0 };
   Side sa, sb;
 
   if (a->n_sentences == 0 || b->n_sentences == 0)
     return;
+  whole_b.b_first = 0;
+  whole_b.b_last = b->n_sentences - 1;
   side_build (a, df, &sa);
   side_build (b, df, &sb);
   side_weigh (&sa, df, a->n_sentences + b->n_sentences);
@@ -491,14 +726,21 @@ sim_align (const SimAlignText *a,
       cluster (&sa, &sb, (const Seed *) seeds->data, seeds->len, SIM_ALIGN_MAX_GAP, SIM_ALIGN_MAX_GAP,
                fragments);
       /* A summary condenses far-apart source sentences into adjacent ones. */
+      if (!g_getenv ("SIM_NO_SUMMARY"))
       cluster (&sa, &sb, (const Seed *) seeds->data, seeds->len, SIM_ALIGN_MAX_GAP, SUMMARY_GAP,
                summaries);
       for (guint k = 0; k < summaries->len; k++)
         {
           const Fragment *f = &g_array_index (summaries, Fragment, k);
 
-          if (f->n_seeds >= 3 && a_length (a, f) < SUMMARY_RATIO * b_length (b, f))
-            g_array_append_val (fragments, *f);
+          if (f->n_seeds >= 3 && a_length (a, f) < SUMMARY_RATIO * b_length (b, f) &&
+              !explained_by_one (a, fragments, f))
+            {
+              Fragment summary = *f;
+
+              summary.is_summary = TRUE;
+              g_array_append_val (fragments, summary);
+            }
         }
     }
 
@@ -510,12 +752,26 @@ sim_align (const SimAlignText *a,
       SimAlignment al;
       gboolean overlaps = FALSE;
 
-      if (f->n_seeds < 2 || f->cosine < SIM_ALIGN_VALIDATE)
+      if (f->cosine < SIM_ALIGN_VALIDATE || f->n_words < SIM_ALIGN_MIN_WORDS)
         continue;
       al.a_start = a->sentences[f->a_first].start;
       al.a_end = a->sentences[f->a_last].end;
       al.b_start = b->sentences[f->b_first].start;
       al.b_end = b->sentences[f->b_last].end;
+      /* A summary drawn from most of a whole text condenses all of it. */
+      if (f->is_summary && b->is_whole && 2 * b_length (b, f) >= b_length (b, &whole_b))
+        {
+          al.b_start = b->sentences[0].start;
+          al.b_end = b->sentences[b->n_sentences - 1].end;
+        }
+      {
+        g_autoptr(GHashTable) b_words = word_set (&sb, f->b_first, f->b_last);
+        g_autoptr(GHashTable) a_words = word_set (&sa, f->a_first, f->a_last);
+
+        trim_ends (a, f->a_first, f->a_last, b_words, &al.a_start, &al.a_end);
+        if (!(f->is_summary && b->is_whole && al.b_start == b->sentences[0].start))
+          trim_ends (b, f->b_first, f->b_last, a_words, &al.b_start, &al.b_end);
+      }
       al.similarity = f->similarity;
       al.cosine = f->cosine;
       al.n_seeds = f->n_seeds;

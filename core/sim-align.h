@@ -13,11 +13,14 @@
  *   cosine and Dice coefficient both pass SIM_ALIGN_SEED is a seed.
  * - Extension: seeds closer than a gap of sentences on both sides join one
  *   passage; a passage whose two sides are not similar enough as wholes is
- *   split again with a smaller gap. A summary (many source sentences
- *   condensed into few) is joined with a gap measured on the source's scale.
- * - Filtering: passages of one seed (the sentence comparison judges those),
- *   passages overlapping a better one in A, and passages too dissimilar as
- *   wholes are dropped.
+ *   split again with a smaller gap. Pairs that run against the order of the
+ *   others (beyond a few sentences of local reordering) are topical echoes
+ *   and do not stretch a passage. A summary (many source sentences condensed
+ *   into few) is joined with a gap measured on the source's scale; one drawn
+ *   from most of a whole text is reported against all of it.
+ * - Filtering: passages overlapping a better one in A, passages too
+ *   dissimilar as wholes, and passages of a few words are dropped. A passage of one seed is one similar
+ *   sentence pair: the caller decides whether that is enough.
  *
  * Pure functions of their input: any thread.
  */
@@ -33,6 +36,7 @@ G_BEGIN_DECLS
 #define SIM_ALIGN_SEED        0.33f /* cosine and Dice of a seed pair */
 #define SIM_ALIGN_VALIDATE    0.34f /* cosine of a passage's two sides */
 #define SIM_ALIGN_MAX_GAP     4     /* sentences of unmatched text a passage bridges */
+#define SIM_ALIGN_MIN_WORDS   5     /* distinct words a passage has at least ("U.S." is none) */
 
 /* One text as the aligner sees it: its units (from sim_text_normalize() at
  * offset 0) and its sentences (from sim_segment_split()). */
@@ -40,6 +44,7 @@ typedef struct {
   const SimUnits   *units;
   const SimSegment *sentences;
   guint             n_sentences;
+  gboolean          is_whole;   /* the whole document, not a region of it */
 } SimAlignText;
 
 typedef struct {

@@ -13,7 +13,7 @@
 #include "sim-parallel.h"
 #include "sim-check-private.h"
 
-#define MAX_ALIGNED_DOCS  16      /* sources aligned per check, most matched first */
+#define MAX_ALIGNED_DOCS  64      /* sources aligned per check, most matched first */
 #define REGION_MARGIN     4000    /* code points of source around its matches */
 
 typedef struct {
@@ -123,11 +123,15 @@ align_target (Job    *job,
   source.units = &units;
   source.sentences = (const SimSegment *) sentences->data;
   source.n_sentences = sentences->len;
+  source.is_whole = lo == 0 && hi == n_chars;
   sim_align (&job->article, &source, found);
   for (guint i = 0; i < found->len; i++)
     {
       CheckPassage p = { g_array_index (found, SimAlignment, i), t->doc };
 
+      /* One similar sentence pair is the sentence comparison's to judge. */
+      if (p.alignment.n_seeds < 2)
+        continue;
       p.alignment.b_start += lo;
       p.alignment.b_end += lo;
       g_array_append_val (t->found, p);
@@ -187,6 +191,7 @@ _sim_passages_find (Check *check)
   job.article.units = check->units;
   job.article.sentences = (const SimSegment *) sentences->data;
   job.article.n_sentences = sentences->len;
+  job.article.is_whole = TRUE;
   sim_parallel_run (MIN (check->options->n_threads, MAX (job.targets->len, 1)), align_worker, &job);
   for (guint i = 0; i < job.targets->len; i++)
     {

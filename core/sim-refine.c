@@ -39,6 +39,10 @@ _sim_refine_level (Check            *check,
   if (results->len == 0)
     return SIM_LEVEL_LOW;
   best = &g_array_index (results, Verified, 0);
+  /* Two texts that only share a name ("International Union Against
+   * Tuberculosis") share no copied text. */
+  if (best->q_end > best->q_start && sim_units_is_name (check->units, best->q_start, best->q_end))
+    return SIM_LEVEL_LOW;
   return sim_level_judge (best->similarity, units_weight (check->units, seg->unit_start, seg->unit_end),
                           best->total_evidence, o->high_threshold, o->medium_threshold);
 }

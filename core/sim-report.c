@@ -9,7 +9,10 @@
 #include "sim-report.h"
 
 /* Consecutive segments join one passage when their sources are this close. */
-#define PASSAGE_SOURCE_GAP 400
+#define PASSAGE_SOURCE_GAP  400
+/* A run of flagged segments this close to an aligned passage of its source,
+ * going on in the same direction there, joins it. */
+#define PASSAGE_ARTICLE_GAP 250
 
 struct _SimReport {
   gint               ref_count;
@@ -250,6 +253,24 @@ _sim_report_add_passage (SimReport        *report,
   g_array_append_val (report->passages, *passage);
 }
 
+/* Whether @run (flagged segments of @p's source) belongs to the aligned
+ * passage @p: it overlaps it, or follows or precedes it closely in the
+ * article while going on in the same direction in the source. */
+static gboolean
+continues (const SimPassage *p,
+           const SimPassage *run)
+{
+  const guint32 reach = MAX (PASSAGE_SOURCE_GAP, 2 * (p->source_end - p->source_start));
+
+  if (run->start < p->end && p->start < run->end)
+    return TRUE;
+  if (run->start >= p->end)
+    return run->start - p->end <= PASSAGE_ARTICLE_GAP && run->source_start >= p->source_start &&
+           run->source_start <= p->source_end + reach;
+  return p->start - run->end <= PASSAGE_ARTICLE_GAP && run->source_end <= p->source_end &&
+         run->source_end + reach >= p->source_start;
+}
+
 static int
 compare_passages (gconstpointer a,
                   gconstpointer b)
@@ -376,7 +397,7 @@ _sim_report_finish (SimReport *report)
         {
           SimPassage *p = &g_array_index (report->passages, SimPassage, i);
 
-          if (p->source == run->source && run->start < p->end && p->start < run->end)
+          if (p->source == run->source && continues (p, run))
             into = p;
         }
       if (into == NULL)

@@ -373,7 +373,7 @@ sim_text_normalize (const char        *text,
 
               cps[u] = folded;
               starts[u] = offset;
-              fl[u] = in_word ? 0 : SIM_UNIT_WORD_START;
+              fl[u] = in_word ? 0 : SIM_UNIT_WORD_START | ((guint) (b - 'A') < 26u ? SIM_UNIT_CAPITAL : 0);
               u += is_unit;
               /* Control characters are invisible: they keep the word going. */
               in_word = is_unit | (in_word & ascii_invisible[b]);
@@ -434,7 +434,7 @@ sim_text_normalize (const char        *text,
             case CLASS_WORD:
               units->cps[u] = item & ENTRY_CP_MASK;
               units->src_start[u] = offset;
-              units->flags[u] = in_word ? 0 : SIM_UNIT_WORD_START;
+              units->flags[u] = in_word ? 0 : SIM_UNIT_WORD_START | (g_unichar_isupper (c) ? SIM_UNIT_CAPITAL : 0);
               units->n++;
               in_word = TRUE;
               break;
@@ -451,6 +451,35 @@ sim_text_normalize (const char        *text,
       offset++;
     }
   return offset - first_offset;
+}
+
+#define NAME_MAX_WORDS 8
+
+gboolean
+sim_units_is_name (const SimUnits *units,
+                   gsize           from,
+                   gsize           to)
+{
+  guint n_words = 0;
+
+  /* Start at the first whole word. */
+  while (from < to && !(units->flags[from] & (SIM_UNIT_WORD_START | SIM_UNIT_CJK)))
+    from++;
+  for (gsize u = from; u < to;)
+    {
+      gsize end = u + 1;
+
+      if (units->flags[u] & SIM_UNIT_CJK)
+        return FALSE;
+      while (end < units->n && !(units->flags[end] & (SIM_UNIT_WORD_START | SIM_UNIT_CJK)))
+        end++;
+      if (end - u > 3 && !(units->flags[u] & SIM_UNIT_CAPITAL) && !g_unichar_isdigit (units->cps[u]))
+        return FALSE;
+      if (++n_words > NAME_MAX_WORDS)
+        return FALSE;
+      u = end;
+    }
+  return n_words > 0;
 }
 
 gboolean

@@ -25,12 +25,13 @@ typedef enum {
 typedef enum {
   SIM_UNIT_CJK        = 1 << 0, /* Han, kana, Thai...: scripts written without spaces */
   SIM_UNIT_WORD_START = 1 << 1, /* first unit of a space-separated word */
+  SIM_UNIT_CAPITAL    = 1 << 2, /* a word start written in upper case ("Union") */
 } SimUnitFlags;
 
-/* Bits 2-7 of a unit's flags: how many source code points beyond the first
+/* Bits 3-7 of a unit's flags: how many source code points beyond the first
  * it spans (its combining marks), so no end offset need be stored. */
-#define SIM_UNIT_EXTRA_SHIFT 2
-#define SIM_UNIT_EXTRA_MAX   63
+#define SIM_UNIT_EXTRA_SHIFT 3
+#define SIM_UNIT_EXTRA_MAX   31
 
 /* A growable struct of arrays; fields are public for the hot path. Reuse one
  * per thread: sim_units_reset() keeps the memory. */
@@ -53,6 +54,14 @@ sim_units_get_end (const SimUnits *units,
 void     sim_units_init   (SimUnits *units);
 void     sim_units_reset  (SimUnits *units);
 void     sim_units_clear  (SimUnits *units);
+/* Whether units [from, to) are only a name: a few words, each of more than
+ * three letters written with a capital ("World Bank President Barber
+ * Conable", "Union of the Red Cross"). Text shared only in a name is no
+ * evidence of copying. CJK text is never a name by this rule. */
+gboolean sim_units_is_name (const SimUnits *units,
+                            gsize           from,
+                            gsize           to);
+
 /* Index of the first unit whose src_start >= offset (n if none). */
 gsize    sim_units_find   (const SimUnits *units,
                            guint32         offset);

@@ -64,8 +64,8 @@ align_texts (const char *a,
   sim_text_normalize (b, -1, 0, SIM_NORMALIZE_DEFAULT, &ub);
   sim_segment_split (a, strlen (a), &ua, SIM_SEGMENT_SENTENCE, 0, sa);
   sim_segment_split (b, strlen (b), &ub, SIM_SEGMENT_SENTENCE, 0, sb);
-  ta = (SimAlignText) { &ua, (const SimSegment *) sa->data, sa->len };
-  tb = (SimAlignText) { &ub, (const SimSegment *) sb->data, sb->len };
+  ta = (SimAlignText) { &ua, (const SimSegment *) sa->data, sa->len, TRUE };
+  tb = (SimAlignText) { &ub, (const SimSegment *) sb->data, sb->len, TRUE };
   sim_align (&ta, &tb, out);
   sim_units_clear (&ua);
   sim_units_clear (&ub);
@@ -228,7 +228,9 @@ test_align_shared_name_alone_is_no_passage (void **state)
                   "Patients said the International Union Against Tuberculosis had saved the town.";
   g_autoptr(GArray) found = align_texts (a, b);
 
-  assert_int_equal (found->len, 0);
+  /* At most a single sentence pair, never a passage of several. */
+  for (guint i = 0; i < found->len; i++)
+    assert_int_equal (g_array_index (found, SimAlignment, i).n_seeds, 1);
 }
 
 static void

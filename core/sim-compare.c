@@ -1,0 +1,288 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <glib/gi18n-lib.h>
+#include <json-glib/json-glib.h>
+
+#include "sim-align.h"
+#include "sim-error.h"
+#include "sim-compare.h"
+
+/* One side: its valid text, units, sentences, and the byte offset of every
+ * code point (so excerpts cost no scan from the start). */
+typedef struct {
+  char     *text;
+  gsize     len;
+  SimUnits  units;
+  GArray   *sentences;  /* SimSegment */
+  guint32  *bytes;      /* n_chars + 1 entries */
+  guint32   n_chars;
+} Side;
+
+static gboolean
+side_load (Side              *side,
+           const char        *text,
+           gssize             len,
+           const char        *name,
+           SimNormalizeFlags  flags,
+           SimSegmentMode     mode,
+           guint              window,
+           GError           **error)
+{
+  guint32 n = 0;
+
+  if (len < 0)
+    len = strlen (text);
+  side->text = g_utf8_validate_len (text, len, NULL) ? g_strndup (text, len) : g_utf8_make_valid (text, len);
+  side->len = strlen (side->text);
+  sim_units_init (&side->units);
+  side->sentences = g_array_new (FALSE, FALSE, sizeof (SimSegment));
+  if (!sim_text_has_content (side->text, side->len))
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_EMPTY,
+                   _("%s is empty: there are no letters, digits or CJK characters to compare"), name);
+      return FALSE;
+    }
+  sim_text_normalize (side->text, side->len, 0, flags, &side->units);
+  sim_segment_split (side->text, side->len, &side->units, mode, window, side->sentences);
+  side->bytes = g_new (guint32, side->len + 1);
+  for (const char *p = side->text; p < side->text + side->len; p = g_utf8_next_char (p))
+    side->bytes[n++] = p - side->text;
+  side->bytes[n] = side->len;
+  side->n_chars = n;
+  return TRUE;
+}
+
+static void
+side_clear (Side *side)
+{
+  g_free (side->text);
+  sim_units_clear (&side->units);
+  g_clear_pointer (&side->sentences, g_array_unref);
+  g_free (side->bytes);
+}
+
+static SimLevel
+alignment_level (const SimAlignment    *al,
+                 const SimCheckOptions *o)
+{
+  const SimLevel level = sim_level_of (al->similarity, o->high_threshold, o->medium_threshold);
+
+  /* Two or more similar sentence pairs in order: at least medium. */
+  return al->n_seeds >= 2 ? MAX (level, SIM_LEVEL_MEDIUM) : level;
+}
+
+SimReport *
+sim_compare_run (const char            *a,
+                 gssize                 a_len,
+                 const char            *a_name,
+                 const char            *b,
+                 gssize                 b_len,
+                 const char            *b_name,
+                 const SimCheckOptions *options,
+                 SimNormalizeFlags      flags,
+                 GCancellable          *cancellable,
+                 GError               **error)
+{
+  Side sa = { 0 }, sb = { 0 };
+  g_autoptr(GArray) found = g_array_new (FALSE, FALSE, sizeof (SimAlignment));
+  g_autoptr(GArray) a_sentences = NULL;
+  SimReportSettings settings = { 0 };
+  SimReport *report = NULL;
+  SimAlignText ta, tb;
+  guint source, next = 0;
+  g_autofree char *title = NULL;
+
+  g_return_val_if_fail (a != NULL && b != NULL && options != NULL, NULL);
+  if (!sim_check_options_validate (options, error))
+    return NULL;
+  if (!side_load (&sa, a, a_len, a_name, flags, options->mode, options->window, error) ||
+      !side_load (&sb, b, b_len, b_name, flags, SIM_SEGMENT_SENTENCE, 0, error))
+    goto out;
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    goto out;
+
+  /* A is aligned on its sentences, whatever the report's segments are. */
+  if (options->mode == SIM_SEGMENT_WINDOW)
+    {
+      a_sentences = g_array_new (FALSE, FALSE, sizeof (SimSegment));
+      sim_segment_split (sa.text, sa.len, &sa.units, SIM_SEGMENT_SENTENCE, 0, a_sentences);
+    }
+  ta.units = &sa.units;
+  ta.sentences = (const SimSegment *) (a_sentences ? a_sentences : sa.sentences)->data;
+  ta.n_sentences = (a_sentences ? a_sentences : sa.sentences)->len;
+  tb.units = &sb.units;
+  tb.sentences = (const SimSegment *) sb.sentences->data;
+  tb.n_sentences = sb.sentences->len;
+  ta.is_whole = tb.is_whole = TRUE;
+  sim_align (&ta, &tb, found);
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    goto out;
+
+  settings.mode = options->mode == SIM_SEGMENT_WINDOW ? "window" : "sentence";
+  settings.window = options->window;
+  settings.max_distance = options->max_distance;
+  settings.fast = options->fast;
+  settings.high_threshold = options->high_threshold;
+  settings.medium_threshold = options->medium_threshold;
+  settings.fold_t2s = (flags & SIM_NORMALIZE_FOLD_T2S) != 0;
+  settings.feature_version = SIM_FEATURE_VERSION;
+  settings.store = "";
+  settings.n_documents = 1;
+  report = _sim_report_new (sa.text, sa.len, &settings);
+  title = g_path_get_basename (b_name);
+  source = _sim_report_add_source (report, 1, b_name, title);
+
+  {
+    guint kept = 0;
+
+    for (guint i = 0; i < found->len; i++)
+      {
+        const SimAlignment *al = &g_array_index (found, SimAlignment, i);
+        SimPassage p = { 0 };
+
+        if (al->n_seeds < 2 && al->similarity < MAX (SIM_COMPARE_MIN_SINGLE, options->medium_threshold))
+          continue;
+        if (g_getenv ("SIM_MIN_SEEDS") && al->n_seeds < (guint) atoi (g_getenv ("SIM_MIN_SEEDS")))
+          continue;
+        if (alignment_level (al, options) == SIM_LEVEL_LOW)
+          continue;
+        p.start = al->a_start;
+        p.end = al->a_end;
+        p.source = source;
+        p.source_start = al->b_start;
+        p.source_end = al->b_end;
+        p.similarity = al->similarity;
+        p.level = alignment_level (al, options);
+        _sim_report_add_passage (report, &p);
+        g_array_index (found, SimAlignment, kept++) = *al;
+      }
+    g_array_set_size (found, kept);
+  }
+
+  /* Each segment takes the passage covering most of it, and the part of B
+   * that corresponds to it. */
+  for (guint i = 0; i < sa.sentences->len; i++)
+    {
+      const SimSegment *seg = &g_array_index (sa.sentences, SimSegment, i);
+      const SimAlignment *covering = NULL;
+      SimReportSegment rs = { 0 };
+      SimMatch m = { 0 };
+
+      while (next < found->len && g_array_index (found, SimAlignment, next).a_end <= seg->start)
+        next++;
+      for (guint k = next; k < found->len; k++)
+        {
+          const SimAlignment *al = &g_array_index (found, SimAlignment, k);
+          const guint32 lo = MAX (seg->start, al->a_start), hi = MIN (seg->end, al->a_end);
+
+          if (al->a_start >= seg->end)
+            break;
+          if (hi > lo && 2 * (hi - lo) >= seg->end - seg->start)
+            covering = al;
+        }
+      rs.start = seg->start;
+      rs.end = seg->end;
+      rs.distance = 64;
+      if (covering == NULL)
+        {
+          _sim_report_add_segment (report, &rs, NULL, 0);
+          continue;
+        }
+      {
+        const double a_span = MAX (covering->a_end - covering->a_start, 1);
+        const double b_span = covering->b_end - covering->b_start;
+        const double from = CLAMP ((double) seg->start - covering->a_start, 0, a_span) / a_span;
+        const double to = CLAMP ((double) seg->end - covering->a_start, 0, a_span) / a_span;
+
+        m.source = source;
+        m.start = covering->b_start + (guint32) (b_span * from);
+        m.end = MAX (covering->b_start + (guint32) lround (b_span * to), m.start + 1);
+        m.end = MIN (m.end, sb.n_chars);
+        m.start = MIN (m.start, m.end);
+        m.similarity = covering->similarity;
+        m.distance = 64;
+        m.excerpt = g_strndup (sb.text + sb.bytes[m.start], sb.bytes[m.end] - sb.bytes[m.start]);
+      }
+      rs.level = alignment_level (covering, options);
+      rs.similarity = covering->similarity;
+      rs.from_passage = TRUE;
+      _sim_report_add_segment (report, &rs, &m, 1);
+    }
+  _sim_report_finish (report);
+
+out:
+  side_clear (&sa);
+  side_clear (&sb);
+  return report;
+}
+
+static double
+round3 (float x)
+{
+  return (double) lrintf (x * 1000.0f) / 1000.0;
+}
+
+static void
+add_document (JsonBuilder *b,
+              const char  *member,
+              const char  *path,
+              guint32      n_chars)
+{
+  g_autofree char *display = g_filename_display_name (path);
+
+  json_builder_set_member_name (b, member);
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "path");
+  json_builder_add_string_value (b, display);
+  json_builder_set_member_name (b, "characters");
+  json_builder_add_int_value (b, n_chars);
+  json_builder_end_object (b);
+}
+
+char *
+sim_compare_to_json (const SimReport *report,
+                     const char      *a_path,
+                     const char      *b_path,
+                     guint32          b_chars)
+{
+  g_autoptr(JsonBuilder) b = json_builder_new ();
+  g_autoptr(JsonGenerator) gen = json_generator_new ();
+  g_autoptr(JsonNode) root = NULL;
+
+  json_builder_begin_object (b);
+  add_document (b, "a", a_path, sim_report_get_n_chars (report));
+  add_document (b, "b", b_path, b_chars);
+  json_builder_set_member_name (b, "similarity");
+  json_builder_add_double_value (b, round3 (sim_report_get_similarity (report)));
+  json_builder_set_member_name (b, "passages");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < sim_report_get_n_passages (report); i++)
+    {
+      const SimPassage *p = sim_report_get_passage (report, i);
+
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "start");
+      json_builder_add_int_value (b, p->start);
+      json_builder_set_member_name (b, "end");
+      json_builder_add_int_value (b, p->end);
+      json_builder_set_member_name (b, "source_start");
+      json_builder_add_int_value (b, p->source_start);
+      json_builder_set_member_name (b, "source_end");
+      json_builder_add_int_value (b, p->source_end);
+      json_builder_set_member_name (b, "level");
+      json_builder_add_string_value (b, sim_level_to_string (p->level));
+      json_builder_set_member_name (b, "similarity");
+      json_builder_add_double_value (b, round3 (p->similarity));
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+  root = json_builder_get_root (b);
+  json_generator_set_root (gen, root);
+  json_generator_set_pretty (gen, TRUE);
+  return json_generator_to_data (gen, NULL);
+}

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Comparing two documents without a corpus: an editor's "is this article a
+ * copy of that one?". Text A is aligned with text B (sim-align.c) and the
+ * result is a SimReport whose one source is B, so the JSON, HTML and PDF
+ * exports and the app's views work on it as on a check; its passages carry
+ * spans in both texts.
+ */
+#pragma once
+
+#include <gio/gio.h>
+
+#include "sim-check.h"
+#include "sim-report.h"
+
+G_BEGIN_DECLS
+
+/* A single sentence pair is a passage of its own only from this share of
+ * A's words found in B: a shared name or phrase is not a copied sentence. */
+#define SIM_COMPARE_MIN_SINGLE 0.85f
+
+/* Compares @a (@a_len bytes of UTF-8, or -1) named @a_name with @b named
+ * @b_name. Uses the options' thresholds and @flags for normalisation. Fails
+ * with SIM_ERROR_EMPTY when A has no text, SIM_ERROR_INVALID_ARGUMENT for
+ * bad options, or G_IO_ERROR_CANCELLED. Any thread. (transfer full) */
+SimReport *sim_compare_run     (const char            *a,
+                                gssize                 a_len,
+                                const char            *a_name,
+                                const char            *b,
+                                gssize                 b_len,
+                                const char            *b_name,
+                                const SimCheckOptions *options,
+                                SimNormalizeFlags      flags,
+                                GCancellable          *cancellable,
+                                GError               **error);
+
+/* The JSON of `simhound-cli compare --json`: {"a": {"path", "characters"},
+ * "b": {...}, "similarity", "passages": [{"start", "end", "source_start",
+ * "source_end", "level", "similarity"}]}. (transfer full) */
+char      *sim_compare_to_json (const SimReport       *report,
+                                const char            *a_path,
+                                const char            *b_path,
+                                guint32                b_chars);
+
+G_END_DECLS
