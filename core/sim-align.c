@@ -726,7 +726,6 @@ sim_align (const SimAlignText *a,
       cluster (&sa, &sb, (const Seed *) seeds->data, seeds->len, SIM_ALIGN_MAX_GAP, SIM_ALIGN_MAX_GAP,
                fragments);
       /* A summary condenses far-apart source sentences into adjacent ones. */
-      if (!g_getenv ("SIM_NO_SUMMARY"))
       cluster (&sa, &sb, (const Seed *) seeds->data, seeds->len, SIM_ALIGN_MAX_GAP, SUMMARY_GAP,
                summaries);
       for (guint k = 0; k < summaries->len; k++)

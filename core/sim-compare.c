@@ -2,7 +2,6 @@
 #include "config.h"
 
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 #include <glib/gi18n-lib.h>
 #include <json-glib/json-glib.h>
@@ -145,8 +144,6 @@ sim_compare_run (const char            *a,
         SimPassage p = { 0 };
 
         if (al->n_seeds < 2 && al->similarity < MAX (SIM_COMPARE_MIN_SINGLE, options->medium_threshold))
-          continue;
-        if (g_getenv ("SIM_MIN_SEEDS") && al->n_seeds < (guint) atoi (g_getenv ("SIM_MIN_SEEDS")))
           continue;
         if (alignment_level (al, options) == SIM_LEVEL_LOW)
           continue;
