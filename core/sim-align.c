@@ -16,6 +16,8 @@
 #define FOREIGN_SHARE     0.2f   /* a sentence sharing less of its weight with the source is foreign */
 #define FOREIGN_MIN_WORDS 4      /* shorter sentences are never called foreign */
 #define TRIM_MIN_WORDS    4      /* unshared words that end a passage's first or last sentence */
+#define GROW_COSINE       0.2f   /* an edge sentence this similar to the next source sentence joins */
+#define GROW_REACH        2      /* source sentences an edge sentence may be matched across */
 #define CJK_TOKEN_BIT     G_GUINT64_CONSTANT (0x8000000000000000)
 
 static const char *const stop_words[] = {
@@ -689,6 +691,74 @@ trim_ends (const SimAlignText *text,
   *end = MAX (*end, *start + 1);
 }
 
+/* Cosine of sentence @i of @a and sentence @j of @b. */
+static float
+pair_cosine (const Side *a,
+             guint       i,
+             const Side *b,
+             guint       j)
+{
+  const Vector *va = &g_array_index (a->vectors, Vector, i);
+  const Vector *vb = &g_array_index (b->vectors, Vector, j);
+  const Entry *ea = &g_array_index (a->entries, Entry, va->first);
+  const Entry *eb = &g_array_index (b->entries, Entry, vb->first);
+  guint x = 0, y = 0;
+  double dot = 0;
+
+  if (va->norm <= 0 || vb->norm <= 0)
+    return 0;
+  while (x < va->n && y < vb->n)
+    {
+      if (ea[x].token < eb[y].token)
+        x++;
+      else if (ea[x].token > eb[y].token)
+        y++;
+      else
+        dot += (double) ea[x++].weight * eb[y++].weight;
+    }
+  return dot / (va->norm * vb->norm);
+}
+
+/* Extends @f by the sentences just before and after it when they are still
+ * weakly similar to the source sentences just before and after its source
+ * side: the edges of a reused passage are often edited hardest. */
+static void
+grow (const Side *a,
+      const Side *b,
+      Fragment   *f)
+{
+  gboolean grew = FALSE;
+
+  if (f->is_summary)
+    return;
+  for (;;)
+    {
+      gboolean step = FALSE;
+
+      if (f->a_last + 1 < a->vectors->len)
+        for (guint d = 1; d <= GROW_REACH && f->b_last + d < b->vectors->len && !step; d++)
+          if (pair_cosine (a, f->a_last + 1, b, f->b_last + d) >= GROW_COSINE)
+            {
+              f->a_last++;
+              f->b_last += d;
+              step = TRUE;
+            }
+      if (f->a_first > 0)
+        for (guint d = 1; d <= GROW_REACH && f->b_first >= d && !step; d++)
+          if (pair_cosine (a, f->a_first - 1, b, f->b_first - d) >= GROW_COSINE)
+            {
+              f->a_first--;
+              f->b_first -= d;
+              step = TRUE;
+            }
+      if (!step)
+        break;
+      grew = TRUE;
+    }
+  if (grew)
+    score_fragment (a, b, f);
+}
+
 static int
 compare_alignments (gconstpointer x,
                     gconstpointer y)
@@ -742,6 +812,9 @@ sim_align (const SimAlignText *a,
             }
         }
     }
+
+  for (guint k = 0; k < fragments->len; k++)
+    grow (&sa, &sb, &g_array_index (fragments, Fragment, k));
 
   /* The best fragments first; one that overlaps a better one in A goes. */
   g_array_sort_with_data (fragments, compare_quality, (gpointer) a);

@@ -102,7 +102,8 @@ typedef struct {
   /* refine: pieces per segment, then results per piece, best first */
   GPtrArray             *pieces;        /* GArray of Piece per segment */
   GPtrArray             *results;       /* GArray of Verified per final segment */
-  /* passages: aligned, in article order, never overlapping */
+  /* passages: aligned, in article order, overlapping only as the same
+   * passage in two sources */
   GArray                *passages;      /* CheckPassage */
   /* work sharing */
   gint                   next;

@@ -130,7 +130,9 @@ build_report (Check *check)
       while (next < check->passages->len &&
              g_array_index (check->passages, CheckPassage, next).alignment.a_end <= seg->start)
         next++;
-      for (guint k = next; k < check->passages->len; k++)
+      /* The passage covering most of the segment (the better source of two
+       * holding the same passage: it comes first). */
+      for (guint k = next, best = 0; k < check->passages->len; k++)
         {
           const CheckPassage *cp = &g_array_index (check->passages, CheckPassage, k);
           const guint32 lo = MAX (seg->start, cp->alignment.a_start);
@@ -138,8 +140,11 @@ build_report (Check *check)
 
           if (cp->alignment.a_start >= seg->end)
             break;
-          if (hi > lo && 2 * (hi - lo) >= seg->end - seg->start)
-            covering = cp;
+          if (hi > lo && 2 * (hi - lo) >= seg->end - seg->start && hi - lo > best)
+            {
+              covering = cp;
+              best = hi - lo;
+            }
         }
       rs.level = _sim_refine_level (check, seg, results);
       if (covering != NULL && passage_level (check, covering) > rs.level)

@@ -6,6 +6,8 @@
  * reused paragraph comes out as one passage with one source span, bridging
  * sentences edited too much for the sentence comparison, and a summary is
  * found as one passage against the stretch of source it condenses.
+ * Passages never overlap in the article, except the same passage found in
+ * two sources that hold the same text.
  */
 #include "config.h"
 
@@ -15,6 +17,7 @@
 
 #define MAX_ALIGNED_DOCS  64      /* sources aligned per check, most matched first */
 #define REGION_MARGIN     4000    /* code points of source around its matches */
+#define ALTERNATIVE_SHARE 0.9f    /* a copy of the best source is named when this similar */
 
 typedef struct {
   guint   doc;
@@ -83,7 +86,7 @@ choose_targets (Check *check)
     {
       const Target *t = &g_array_index (targets, Target, i);
 
-      if (t->n_segments >= 2 || t->flagged)
+      if (t->n_segments >= 1 || t->flagged)
         g_array_index (targets, Target, kept++) = *t;
     }
   g_array_set_size (targets, kept);
@@ -179,6 +182,20 @@ compare_start (gconstpointer a,
   return x < y ? -1 : x > y;
 }
 
+/* Whether @p (no better than @q, sharing @overlap of the article with it)
+ * is the same passage in another source, nearly as similar. */
+static gboolean
+is_alternative (const CheckPassage *p,
+                const CheckPassage *q,
+                guint32             overlap)
+{
+  const guint32 p_len = p->alignment.a_end - p->alignment.a_start;
+  const guint32 q_len = q->alignment.a_end - q->alignment.a_start;
+
+  return p->doc != q->doc && 5 * overlap >= 4 * MAX (p_len, q_len) &&
+         p->alignment.similarity >= ALTERNATIVE_SHARE * q->alignment.similarity;
+}
+
 void
 _sim_passages_find (Check *check)
 {
@@ -205,8 +222,9 @@ _sim_passages_find (Check *check)
     }
   g_array_unref (job.targets);
 
-  /* One passage per stretch of the article: the same text found in two
-   * sources is reported against the better one. */
+  /* One passage per stretch of the article, against the best source; a
+   * source that holds the same text about as well (a copy of the best one)
+   * gets the same passage too, so both are named. */
   g_array_sort (all, compare_quality);
   for (guint i = 0; i < all->len; i++)
     {
@@ -219,7 +237,7 @@ _sim_passages_find (Check *check)
           const guint32 lo = MAX (p->alignment.a_start, q->alignment.a_start);
           const guint32 hi = MIN (p->alignment.a_end, q->alignment.a_end);
 
-          covered = hi > lo;
+          covered = hi > lo && !is_alternative (p, q, hi - lo);
         }
       if (!covered)
         g_array_append_val (check->passages, *p);

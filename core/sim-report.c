@@ -253,6 +253,27 @@ _sim_report_add_passage (SimReport        *report,
   g_array_append_val (report->passages, *passage);
 }
 
+/* Widens @p by @other of the same source. The source span grows only on a
+ * side where the article span does: inside an aligned passage, a segment's
+ * own match may be another occurrence of a common phrase. */
+static void
+absorb (SimPassage       *p,
+        const SimPassage *other)
+{
+  if (other->start < p->start)
+    {
+      p->start = other->start;
+      p->source_start = MIN (p->source_start, other->source_start);
+    }
+  if (other->end > p->end)
+    {
+      p->end = other->end;
+      p->source_end = MAX (p->source_end, other->source_end);
+    }
+  p->level = MAX (p->level, other->level);
+  p->similarity = MAX (p->similarity, other->similarity);
+}
+
 /* Whether @run (flagged segments of @p's source) belongs to the aligned
  * passage @p: it overlaps it, or follows or precedes it closely in the
  * article while going on in the same direction in the source. */
@@ -393,25 +414,45 @@ _sim_report_finish (SimReport *report)
       const SimPassage *run = &g_array_index (runs, SimPassage, r);
       SimPassage *into = NULL;
 
-      for (guint i = 0; i < n_aligned && into == NULL; i++)
-        {
-          SimPassage *p = &g_array_index (report->passages, SimPassage, i);
+      /* One it overlaps first, else one it continues. */
+      for (guint pass = 0; pass < 2 && into == NULL; pass++)
+        for (guint i = 0; i < n_aligned && into == NULL; i++)
+          {
+            SimPassage *p = &g_array_index (report->passages, SimPassage, i);
 
-          if (p->source == run->source && continues (p, run))
-            into = p;
-        }
+            if (p->source == run->source &&
+                (pass == 0 ? run->start < p->end && p->start < run->end : continues (p, run)))
+              into = p;
+          }
       if (into == NULL)
         {
           g_array_append_val (report->passages, *run);
           continue;
         }
-      into->start = MIN (into->start, run->start);
-      into->end = MAX (into->end, run->end);
-      into->source_start = MIN (into->source_start, run->source_start);
-      into->source_end = MAX (into->source_end, run->source_end);
-      into->level = MAX (into->level, run->level);
+      absorb (into, run);
     }
   g_array_sort (report->passages, compare_passages);
+  /* Passages of one source that now overlap are one, and so are passages
+   * next to each other in the article that go on forward in the source,
+   * however far (a summary condenses a source about tenfold). */
+  {
+    guint kept = 0;
+
+    for (guint i = 0; i < report->passages->len; i++)
+      {
+        const SimPassage *p = &g_array_index (report->passages, SimPassage, i);
+        SimPassage *last = kept ? &g_array_index (report->passages, SimPassage, kept - 1) : NULL;
+
+        if (last != NULL && last->source == p->source &&
+            (p->start < last->end ||
+             (p->start - last->end <= PASSAGE_ARTICLE_GAP && p->source_start >= last->source_start &&
+              p->source_start <= last->source_end + MAX (PASSAGE_SOURCE_GAP, 10 * (p->end - last->start)))))
+          absorb (last, p);
+        else
+          g_array_index (report->passages, SimPassage, kept++) = *p;
+      }
+    g_array_set_size (report->passages, kept);
+  }
 
   /* The segments of each passage: those mostly inside it. */
   for (guint i = 0, first = 0; i < report->passages->len; i++)

@@ -539,9 +539,12 @@ sim_text_decode (const char  *data,
                  guint       *out_n_repaired,
                  GError     **error)
 {
-  const gsize sample = MIN (len, 65536);
-  gsize n_controls = 0;
-  guint n_invalid;
+  gsize sample = MIN (len, 65536);
+  gsize n_controls = 0, zeros[2] = { 0, 0 };
+  guint n_invalid, n_nuls = 0;
+  const char *from = NULL;
+  gsize skip = 0;
+  g_autofree char *repaired = NULL;
   char *text;
 
   if (out_n_repaired)
@@ -550,32 +553,43 @@ sim_text_decode (const char  *data,
   if (len >= 2 && (((guchar) data[0] == 0xff && (guchar) data[1] == 0xfe) ||
                    ((guchar) data[0] == 0xfe && (guchar) data[1] == 0xff)))
     {
-      const char *from = (guchar) data[0] == 0xff ? "UTF-16LE" : "UTF-16BE";
+      from = (guchar) data[0] == 0xff ? "UTF-16LE" : "UTF-16BE";
+      skip = 2;
+    }
+  else
+    {
+      /* UTF-16 without a byte-order mark: text in the Latin range has a NUL
+       * in every other byte, on one side. */
+      for (gsize i = 0; i < sample; i++)
+        zeros[i & 1] += data[i] == 0;
+      if (sample >= 16 && sample % 2 == 0 && zeros[1] * 10 >= sample / 2 * 8 && zeros[0] * 10 <= sample / 2)
+        from = "UTF-16LE";
+      else if (sample >= 16 && sample % 2 == 0 && zeros[0] * 10 >= sample / 2 * 8 && zeros[1] * 10 <= sample / 2)
+        from = "UTF-16BE";
+    }
+  if (from != NULL)
+    {
       g_autoptr(GError) local_error = NULL;
       gsize written = 0;
 
-      text = g_convert (data + 2, len - 2, "UTF-8", from, NULL, &written, &local_error);
+      text = g_convert (data + skip, len - skip, "UTF-8", from, NULL, &written, &local_error);
       if (text == NULL)
         {
           g_set_error (error, SIM_ERROR, SIM_ERROR_BAD_ENCODING,
                        _("%s: cannot decode this UTF-16 text: %s"), name, local_error->message);
           return NULL;
         }
-      if (out_len)
-        *out_len = written;
-      return text;
+      /* A U+0000 in it is a stray NUL like any other. */
+      repaired = g_steal_pointer (&text);
+      data = repaired;
+      len = written;
+      sample = MIN (len, 65536);
     }
 
   for (gsize i = 0; i < sample; i++)
     {
       const guchar b = data[i];
 
-      if (b == 0)
-        {
-          g_set_error (error, SIM_ERROR, SIM_ERROR_NOT_TEXT,
-                       _("%s is not a text file (it contains binary data)"), name);
-          return NULL;
-        }
       if (b < 0x20 && b != '\t' && b != '\n' && b != '\r' && b != '\f' && b != '\v' && b != 0x1b)
         n_controls++;
     }
@@ -586,12 +600,35 @@ sim_text_decode (const char  *data,
       return NULL;
     }
 
+  /* A stray NUL is replaced like an invalid byte, and counted. */
+  if (memchr (data, 0, len) != NULL)
+    {
+      GString *out = g_string_sized_new (len + 16);
+
+      for (gsize i = 0; i < len; i++)
+        {
+          if (data[i] == 0)
+            {
+              g_string_append (out, "\xef\xbf\xbd");
+              n_nuls++;
+            }
+          else
+            g_string_append_c (out, data[i]);
+        }
+      g_free (repaired);
+      len = out->len;
+      repaired = g_string_free (out, FALSE);
+      data = repaired;
+    }
+  if (out_n_repaired)
+    *out_n_repaired = n_nuls;
+
   n_invalid = count_invalid_bytes (data, len);
   if (n_invalid == 0)
     {
       if (out_len)
         *out_len = len;
-      return g_strndup (data, len);
+      return repaired != NULL ? g_steal_pointer (&repaired) : g_strndup (data, len);
     }
 
   /* Mostly invalid UTF-8: most likely a legacy Chinese encoding. */
@@ -617,7 +654,7 @@ sim_text_decode (const char  *data,
 
   text = g_utf8_make_valid (data, len);
   if (out_n_repaired)
-    *out_n_repaired = n_invalid;
+    *out_n_repaired = n_invalid + n_nuls;
   if (out_len)
     *out_len = strlen (text);
   return text;

@@ -176,6 +176,32 @@ test_decode_converts_utf16_and_gb18030 (void **state)
 }
 
 static void
+test_decode_replaces_stray_nuls_and_reads_utf16_without_bom (void **state)
+{
+  /* PAN's corpus has such files: a long text with a NUL or two. */
+  static const char stray[] = "Good text\0 with a stray NUL\0 or two, in a text long enough to be a real "
+                              "document, which a couple of bad bytes must not make binary.";
+  /* "hello world, " four times, a U+0000, "ok", in UTF-16LE */
+  static const char le[] = "h\0e\0l\0l\0o\0 \0w\0o\0r\0l\0d\0,\0 \0" "h\0e\0l\0l\0o\0 \0w\0o\0r\0l\0d\0,\0 \0"
+                           "h\0e\0l\0l\0o\0 \0w\0o\0r\0l\0d\0,\0 \0" "h\0e\0l\0l\0o\0 \0w\0o\0r\0l\0d\0,\0 \0"
+                           "\0\0o\0k\0";
+  g_autoptr(GError) error = NULL;
+  guint n_repaired = 0;
+  gsize len = 0;
+  g_autofree char *a = sim_text_decode (stray, sizeof stray - 1, "pan.txt", &len, &n_repaired, &error);
+  g_autofree char *b = NULL;
+
+  assert_null (error);
+  assert_int_equal (n_repaired, 2);
+  assert_int_equal (len, sizeof stray - 1 + 2 * 2);
+  assert_true (g_str_has_prefix (a, "Good text\xef\xbf\xbd with a stray NUL\xef\xbf\xbd or two, in"));
+  b = sim_text_decode (le, sizeof le - 1, "u16", &len, &n_repaired, &error);
+  assert_null (error);
+  assert_string_equal (b, "hello world, hello world, hello world, hello world, \xef\xbf\xbdok");
+  assert_int_equal (n_repaired, 1);
+}
+
+static void
 test_has_content (void **state)
 {
   assert_false (sim_text_has_content ("", -1));
@@ -205,6 +231,7 @@ main (void)
     cmocka_unit_test (test_normalize_drops_invisible_characters),
     cmocka_unit_test (test_normalize_offsets_start_where_asked),
     cmocka_unit_test (test_decode_refuses_binary),
+    cmocka_unit_test (test_decode_replaces_stray_nuls_and_reads_utf16_without_bom),
     cmocka_unit_test (test_decode_repairs_broken_utf8),
     cmocka_unit_test (test_decode_converts_utf16_and_gb18030),
     cmocka_unit_test (test_has_content),
