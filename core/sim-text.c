@@ -453,14 +453,14 @@ sim_text_normalize (const char        *text,
   return offset - first_offset;
 }
 
-#define NAME_MAX_WORDS 8
+#define NAME_MAX_WORDS 10
 
 gboolean
 sim_units_is_name (const SimUnits *units,
                    gsize           from,
                    gsize           to)
 {
-  guint n_words = 0;
+  guint n_words = 0, n_letters = 0, n_plain = 0;
 
   /* Start at the first whole word. */
   while (from < to && !(units->flags[from] & (SIM_UNIT_WORD_START | SIM_UNIT_CJK)))
@@ -473,13 +473,16 @@ sim_units_is_name (const SimUnits *units,
         return FALSE;
       while (end < units->n && !(units->flags[end] & (SIM_UNIT_WORD_START | SIM_UNIT_CJK)))
         end++;
+      n_letters += end - u;
+      /* Lower-case words of more than three letters are the name's context
+       * ("said", "told"): a few are allowed. */
       if (end - u > 3 && !(units->flags[u] & SIM_UNIT_CAPITAL) && !g_unichar_isdigit (units->cps[u]))
-        return FALSE;
+        n_plain += end - u;
       if (++n_words > NAME_MAX_WORDS)
         return FALSE;
       u = end;
     }
-  return n_words > 0;
+  return n_words > 0 && n_plain * 5 <= n_letters;
 }
 
 gboolean

@@ -54,10 +54,11 @@ sim_units_get_end (const SimUnits *units,
 void     sim_units_init   (SimUnits *units);
 void     sim_units_reset  (SimUnits *units);
 void     sim_units_clear  (SimUnits *units);
-/* Whether units [from, to) are only a name: a few words, each of more than
- * three letters written with a capital ("World Bank President Barber
- * Conable", "Union of the Red Cross"). Text shared only in a name is no
- * evidence of copying. CJK text is never a name by this rule. */
+/* Whether units [from, to) are only a name: a few words, those of more than
+ * three letters written with a capital but for a fifth of the letters at
+ * most ("World Bank President Barber Conable", "said Buddy McIntyre of the
+ * National Weather Service"). Text shared only in a name is no evidence of
+ * copying. CJK text is never a name by this rule. */
 gboolean sim_units_is_name (const SimUnits *units,
                             gsize           from,
                             gsize           to);
