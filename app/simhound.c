@@ -10,7 +10,7 @@
 #include <gtk/gtk.h>
 #include <adwaita.h>
 
-#include "sim-level.h"
+#include "sim-tint.h"
 #include "sim-window.h"
 
 static char *store_path;
@@ -82,18 +82,7 @@ on_startup (GApplication *app)
   gtk_style_context_add_provider_for_display (gdk_display_get_default (), GTK_STYLE_PROVIDER (css),
                                               GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
   /* The legend's colours come from core's one colour table. */
-  {
-    g_autoptr(GtkCssProvider) levels = gtk_css_provider_new ();
-    g_autofree char *rules = NULL;
-
-    rules = g_strdup_printf (".legend-high { background-color: alpha(%s, %.2f); border-radius: 4px; padding: 0 6px; }\n"
-                             ".legend-medium { background-color: alpha(%s, %.2f); border-radius: 4px; padding: 0 6px; }\n",
-                             sim_level_color (SIM_LEVEL_HIGH), sim_level_tint_alpha (SIM_LEVEL_HIGH),
-                             sim_level_color (SIM_LEVEL_MEDIUM), sim_level_tint_alpha (SIM_LEVEL_MEDIUM));
-    gtk_css_provider_load_from_data (levels, rules, -1);
-    gtk_style_context_add_provider_for_display (gdk_display_get_default (), GTK_STYLE_PROVIDER (levels),
-                                                GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
-  }
+  sim_tint_install_css ();
 }
 
 static SimWindow *

@@ -8,7 +8,9 @@
 #include "sim-error.h"
 #include "sim-export.h"
 #include "sim-chart.h"
+#include "sim-compare-window.h"
 #include "sim-corpus-window.h"
+#include "sim-tint.h"
 #include "sim-window.h"
 
 #define MAX_SOURCE_ROWS 50
@@ -594,6 +596,68 @@ on_open_response (GtkNativeDialog *dialog,
 }
 
 static void
+on_compare_b_response (GtkNativeDialog *dialog,
+                       int              response,
+                       SimWindow       *self)
+{
+  const char *a_path = g_object_get_data (G_OBJECT (dialog), "a-path");
+
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr(GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
+      g_autofree char *b_path = g_file_get_path (file);
+
+      if (b_path != NULL)
+        sim_window_compare (self, a_path, b_path);
+    }
+  g_object_unref (dialog);
+}
+
+static void
+on_compare_a_response (GtkNativeDialog *dialog,
+                       int              response,
+                       SimWindow       *self)
+{
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr(GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
+      char *a_path = g_file_get_path (file);
+      GtkFileChooserNative *next;
+
+      next = gtk_file_chooser_native_new (_("Compare It With Document B"), GTK_WINDOW (self),
+                                          GTK_FILE_CHOOSER_ACTION_OPEN, _("_Compare"), _("_Cancel"));
+      g_object_set_data_full (G_OBJECT (next), "a-path", a_path, g_free);
+      g_signal_connect (next, "response", G_CALLBACK (on_compare_b_response), self);
+      gtk_native_dialog_show (GTK_NATIVE_DIALOG (next));
+    }
+  g_object_unref (dialog);
+}
+
+static void
+compare_action (GtkWidget  *widget,
+                const char *action_name,
+                GVariant   *parameter)
+{
+  SimWindow *self = SIM_WINDOW (widget);
+  GtkFileChooserNative *dialog = gtk_file_chooser_native_new (_("Choose Document A"), GTK_WINDOW (self),
+                                                              GTK_FILE_CHOOSER_ACTION_OPEN, _("_Next"), _("_Cancel"));
+
+  g_signal_connect (dialog, "response", G_CALLBACK (on_compare_a_response), self);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
+}
+
+GtkWidget *
+sim_window_compare (SimWindow  *self,
+                    const char *a_path,
+                    const char *b_path)
+{
+  SimCompareWindow *compare = sim_compare_window_new (GTK_WINDOW (self), a_path, b_path);
+
+  gtk_window_present (GTK_WINDOW (compare));
+  return GTK_WIDGET (compare);
+}
+
+static void
 open_action (GtkWidget  *widget,
              const char *action_name,
              GVariant   *parameter)
@@ -1014,6 +1078,7 @@ sim_window_class_init (SimWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.add-files", NULL, add_documents_action);
   gtk_widget_class_install_action (widget_class, "win.use-demo", NULL, use_demo_action);
   gtk_widget_class_install_action (widget_class, "win.manage-corpus", NULL, manage_corpus_action);
+  gtk_widget_class_install_action (widget_class, "win.compare", NULL, compare_action);
   gtk_widget_class_install_action (widget_class, "win.reload-corpus", NULL, reload_corpus_action);
   gtk_widget_class_install_action (widget_class, "win.next-segment", NULL, next_action);
   gtk_widget_class_install_action (widget_class, "win.previous-segment", NULL, next_action);
@@ -1026,25 +1091,13 @@ sim_window_class_init (SimWindowClass *klass)
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_F3, GDK_SHIFT_MASK, "win.previous-segment", NULL);
 }
 
-/* A level's colour behind text, from core's one colour table, at @scale of its usual opacity. */
-static const GdkRGBA *
-level_tint (SimLevel level,
-            double   scale)
-{
-  static GdkRGBA rgba[SIM_LEVEL_HIGH + 1][2];
-  GdkRGBA *c = &rgba[level][scale < 1.0];
-
-  gdk_rgba_parse (c, sim_level_color (level));
-  c->alpha = sim_level_tint_alpha (level) * scale;
-  return c;
-}
-
 static void
 sim_window_init (SimWindow *self)
 {
   GtkTextBuffer *buffer;
   GtkGesture *click;
   GtkDropTarget *drop;
+  GdkRGBA tint;
 
   gtk_widget_init_template (GTK_WIDGET (self));
   self->selected = -1;
@@ -1057,15 +1110,15 @@ sim_window_init (SimWindow *self)
 
   /* Colours that read in light and dark styles: translucent level colours. */
   buffer = gtk_text_view_get_buffer (self->editor);
-  self->tag_high = gtk_text_buffer_create_tag (buffer, "sim-high", "background-rgba",
-                                               level_tint (SIM_LEVEL_HIGH, 1.0), NULL);
-  self->tag_medium = gtk_text_buffer_create_tag (buffer, "sim-medium", "background-rgba",
-                                                 level_tint (SIM_LEVEL_MEDIUM, 1.0), NULL);
+  sim_tint_get_rgba (SIM_LEVEL_HIGH, 1.0, &tint);
+  self->tag_high = gtk_text_buffer_create_tag (buffer, "sim-high", "background-rgba", &tint, NULL);
+  sim_tint_get_rgba (SIM_LEVEL_MEDIUM, 1.0, &tint);
+  self->tag_medium = gtk_text_buffer_create_tag (buffer, "sim-medium", "background-rgba", &tint, NULL);
   self->tag_selected = gtk_text_buffer_create_tag (buffer, "sim-selected", "underline", PANGO_UNDERLINE_DOUBLE,
                                                    "weight", PANGO_WEIGHT_BOLD, NULL);
+  sim_tint_get_rgba (SIM_LEVEL_HIGH, 0.7, &tint);
   self->tag_source_match = gtk_text_buffer_create_tag (gtk_text_view_get_buffer (self->source_view), "sim-match",
-                                                       "background-rgba",
-                                                       level_tint (SIM_LEVEL_HIGH, 0.7), NULL);
+                                                       "background-rgba", &tint, NULL);
   g_signal_connect (buffer, "changed", G_CALLBACK (on_text_changed), self);
   g_signal_connect (buffer, "mark-set", G_CALLBACK (on_mark_set), self);
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->editor), GTK_ACCESSIBLE_PROPERTY_LABEL,

@@ -24,6 +24,11 @@ void        sim_window_set_text       (SimWindow      *self,
 /* Imports files and folders in the background, with progress and cancel. */
 void        sim_window_add_documents  (SimWindow         *self,
                                        const char *const *paths);
+/* Opens a window comparing @a_path with @b_path, as "Compare Two
+ * Documents…" does once both are chosen (transfer none). */
+GtkWidget  *sim_window_compare        (SimWindow      *self,
+                                       const char     *a_path,
+                                       const char     *b_path);
 /* Starts a check, as the Check button does. */
 void        sim_window_check          (SimWindow      *self);
 /* Shows @report: highlights, summary, sources, chart (what a finished check does). */

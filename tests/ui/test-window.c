@@ -20,6 +20,7 @@
 
 #include "sim-corpus.h"
 #include "sim-corpus-window.h"
+#include "sim-tint.h"
 #include "sim-window.h"
 #include "sim-test-util.h"
 
@@ -330,6 +331,7 @@ main (int argc, char **argv)
     gtk_style_context_add_provider_for_display (gdk_display_get_default (), GTK_STYLE_PROVIDER (css),
                                                 GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
   }
+  sim_tint_install_css ();
   if (argc == 7 && g_str_equal (argv[1], "--screenshot"))
     return screenshot (argv[2], argv[4], argv[6]);
   return cmocka_run_group_tests_name ("window", tests, NULL, NULL);

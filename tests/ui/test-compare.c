@@ -1,0 +1,224 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The side-by-side comparison with real widgets, under Xvfb: both texts are
+ * shown with the shared passage highlighted on both sides, the passage is
+ * listed, and a click on a passage on one side scrolls the other side to it.
+ *
+ * With --screenshot OUT.png A B it instead saves the comparison of A with B
+ * as shown in a 1200x800 window (screenshots.sh).
+ */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <string.h>
+#include <cmocka.h>
+#include <locale.h>
+#include <gtk/gtk.h>
+
+#include <glib/gi18n.h>
+
+#include "sim-compare-window.h"
+#include "sim-tint.h"
+#include "sim-test-util.h"
+
+static const char *const copied[] = {
+  "The weight of the overlying snow compresses the lower layers into dense glacial ice.",
+  "Under its own weight the ice begins to flow slowly downhill like a very thick river.",
+  "Crevasses open where the ice moves faster at the centre than along the valley walls.",
+  "Meltwater running beneath the glacier lubricates its bed and speeds up the sliding.",
+};
+
+static void
+spin_until (gboolean (*done) (gpointer), gpointer data, guint seconds)
+{
+  const gint64 deadline = g_get_monotonic_time () + seconds * G_USEC_PER_SEC;
+
+  while (!done (data) && g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, FALSE);
+}
+
+static gboolean
+compared (gpointer data)
+{
+  return !sim_compare_window_is_busy (data) && sim_compare_window_get_report (data) != NULL;
+}
+
+typedef struct {
+  GtkTextView *view;
+  guint32      offset;
+} Shown;
+
+/* Whether code point @offset of the view's text is in its visible area. */
+static gboolean
+is_shown (gpointer data)
+{
+  const Shown *s = data;
+  GdkRectangle visible, at;
+  GtkTextIter iter;
+
+  gtk_text_buffer_get_iter_at_offset (gtk_text_view_get_buffer (s->view), &iter, s->offset);
+  gtk_text_view_get_visible_rect (s->view, &visible);
+  gtk_text_view_get_iter_location (s->view, &iter, &at);
+  return visible.height > 0 && at.y >= visible.y && at.y + at.height <= visible.y + visible.height;
+}
+
+static gboolean
+has_tag (GtkTextView *view,
+         guint32      offset,
+         const char  *name)
+{
+  GtkTextBuffer *buffer = gtk_text_view_get_buffer (view);
+  GtkTextIter iter;
+
+  gtk_text_buffer_get_iter_at_offset (buffer, &iter, offset);
+  return gtk_text_iter_has_tag (&iter, gtk_text_tag_table_lookup (gtk_text_buffer_get_tag_table (buffer), name));
+}
+
+static void
+test_compare_highlights_both_sides_and_a_click_scrolls_the_other (void **state)
+{
+  g_autofree char *dir = sim_test_make_tmp_dir ();
+  g_autoptr(GString) a = g_string_new (NULL);
+  g_autoptr(GString) b = g_string_new (NULL);
+  g_autofree char *a_path = NULL, *b_path = NULL;
+  SimCompareWindow *window;
+  SimReport *report;
+  const SimPassage *p;
+  Shown shown;
+  gpointer weak;
+
+  /* Both copies sit far down their texts, so each side has to scroll. */
+  for (guint i = 0; i < 40; i++)
+    g_string_append_printf (a, "Paragraph %u of my own essay talks about the harvest festival in my village.\n\n", i);
+  for (guint i = 0; i < G_N_ELEMENTS (copied); i++)
+    g_string_append_printf (a, "%s\n", copied[i]);
+  g_string_append (a, "\nThat is all I wanted to say about the mountains.\n");
+  for (guint i = 0; i < 60; i++)
+    g_string_append_printf (b, "Section %u of the handbook lists the tools every mountaineer carries on a climb.\n", i);
+  for (guint i = 0; i < G_N_ELEMENTS (copied); i++)
+    g_string_append_printf (b, "%s ", copied[i]);
+  a_path = sim_test_write_file (dir, "essay.txt", a->str, -1);
+  b_path = sim_test_write_file (dir, "glaciers.txt", b->str, -1);
+
+  window = sim_compare_window_new (NULL, a_path, b_path);
+  weak = window;
+  g_object_add_weak_pointer (G_OBJECT (window), &weak);
+  gtk_window_set_default_size (GTK_WINDOW (window), 900, 600);
+  gtk_window_present (GTK_WINDOW (window));
+  assert_true (sim_compare_window_is_busy (window));
+  spin_until (compared, window, 30);
+  report = sim_compare_window_get_report (window);
+  assert_non_null (report);
+  assert_int_equal (sim_report_get_n_passages (report), 1);
+  assert_int_equal (sim_compare_window_get_n_rows (window), 1);
+  assert_non_null (strstr (sim_compare_window_get_summary (window), "%"));
+  p = sim_report_get_passage (report, 0);
+  assert_int_equal (p->start, g_utf8_strlen (a->str, -1) - g_utf8_strlen (strstr (a->str, copied[0]), -1));
+  assert_int_equal (p->source_start, g_utf8_strlen (b->str, -1) - g_utf8_strlen (strstr (b->str, copied[0]), -1));
+
+  /* The passage is highlighted on both sides; the writer's own text is not. */
+  assert_true (has_tag (sim_compare_window_get_view (window, SIM_COMPARE_SIDE_A), p->start + 3, "sim-high"));
+  assert_true (has_tag (sim_compare_window_get_view (window, SIM_COMPARE_SIDE_B), p->source_start + 3, "sim-high"));
+  assert_false (has_tag (sim_compare_window_get_view (window, SIM_COMPARE_SIDE_A), 5, "sim-high"));
+  assert_false (has_tag (sim_compare_window_get_view (window, SIM_COMPARE_SIDE_B), 5, "sim-high"));
+
+  /* A click on the passage in A brings B's copy into view, and back. */
+  shown.view = sim_compare_window_get_view (window, SIM_COMPARE_SIDE_B);
+  shown.offset = p->source_start;
+  spin_until (is_shown, &shown, 1);
+  assert_false (is_shown (&shown));
+  assert_false (sim_compare_window_select_at (window, SIM_COMPARE_SIDE_A, 5));
+  assert_true (sim_compare_window_select_at (window, SIM_COMPARE_SIDE_A, p->start + 10));
+  spin_until (is_shown, &shown, 10);
+  assert_true (is_shown (&shown));
+  assert_true (has_tag (shown.view, p->source_start + 3, "sim-selected"));
+
+  shown.view = sim_compare_window_get_view (window, SIM_COMPARE_SIDE_A);
+  shown.offset = p->start;
+  gtk_adjustment_set_value (gtk_scrollable_get_vadjustment (GTK_SCROLLABLE (shown.view)), 0);
+  spin_until (is_shown, &shown, 1);
+  assert_false (is_shown (&shown));
+  assert_true (sim_compare_window_select_at (window, SIM_COMPARE_SIDE_B, p->source_start + 10));
+  spin_until (is_shown, &shown, 10);
+  assert_true (is_shown (&shown));
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  for (guint i = 0; i < 100 && weak != NULL; i++)
+    g_main_context_iteration (NULL, FALSE);
+  assert_null (weak);
+  sim_test_remove_tree (dir);
+}
+
+static void
+test_compare_reports_an_unreadable_document (void **state)
+{
+  g_autofree char *dir = sim_test_make_tmp_dir ();
+  g_autofree char *a_path = sim_test_write_file (dir, "a.txt", "Some words of my own essay here.", -1);
+  g_autofree char *missing = g_build_filename (dir, "missing.txt", NULL);
+  SimCompareWindow *window = sim_compare_window_new (NULL, a_path, missing);
+
+  gtk_window_present (GTK_WINDOW (window));
+  for (gint64 end = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+       sim_compare_window_is_busy (window) && g_get_monotonic_time () < end;)
+    g_main_context_iteration (NULL, FALSE);
+  assert_false (sim_compare_window_is_busy (window));
+  assert_null (sim_compare_window_get_report (window));
+  gtk_window_destroy (GTK_WINDOW (window));
+  sim_test_remove_tree (dir);
+}
+
+/* Renders @widget as it is shown now into a PNG. */
+static int
+screenshot (const char *out,
+            const char *a_path,
+            const char *b_path)
+{
+  SimCompareWindow *window = sim_compare_window_new (NULL, a_path, b_path);
+  GtkWidget *widget = GTK_WIDGET (window);
+  GtkSnapshot *snapshot;
+  g_autoptr(GskRenderNode) node = NULL;
+  g_autoptr(GdkTexture) texture = NULL;
+  int w, h;
+
+  gtk_window_set_default_size (GTK_WINDOW (window), 1200, 800);
+  gtk_window_present (GTK_WINDOW (window));
+  spin_until (compared, window, 60);
+  if (sim_compare_window_get_report (window) && sim_report_get_n_passages (sim_compare_window_get_report (window)))
+    sim_compare_window_select_passage (window, 0);
+  for (int i = 0; i < 50; i++)
+    g_main_context_iteration (NULL, FALSE);
+  g_usleep (300000);
+  for (int i = 0; i < 100; i++)
+    g_main_context_iteration (NULL, FALSE);
+  w = gtk_widget_get_width (widget);
+  h = gtk_widget_get_height (widget);
+  snapshot = gtk_snapshot_new ();
+  gtk_snapshot_append_color (snapshot, &(GdkRGBA) { 1, 1, 1, 1 }, &GRAPHENE_RECT_INIT (0, 0, w, h));
+  GTK_WIDGET_GET_CLASS (widget)->snapshot (widget, snapshot);
+  node = gtk_snapshot_free_to_node (snapshot);
+  texture = gsk_renderer_render_texture (gtk_native_get_renderer (GTK_NATIVE (window)), node,
+                                         &GRAPHENE_RECT_INIT (0, 0, w, h));
+  return gdk_texture_save_to_png (texture, out) ? 0 : 2;
+}
+
+int
+main (int argc, char **argv)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test (test_compare_highlights_both_sides_and_a_click_scrolls_the_other),
+    cmocka_unit_test (test_compare_reports_an_unreadable_document),
+  };
+
+  setlocale (LC_ALL, "");
+  bindtextdomain (GETTEXT_PACKAGE, g_getenv ("SIMHOUND_LOCALEDIR") ? g_getenv ("SIMHOUND_LOCALEDIR") : LOCALEDIR);
+  bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
+  textdomain (GETTEXT_PACKAGE);
+  gtk_init ();
+  sim_tint_install_css ();
+  /* --screenshot OUT.png A B: the comparison of A with B as shown (screenshots.sh). */
+  if (argc == 5 && g_str_equal (argv[1], "--screenshot"))
+    return screenshot (argv[2], argv[3], argv[4]);
+  return cmocka_run_group_tests (tests, NULL, NULL);
+}

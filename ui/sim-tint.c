@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include "sim-tint.h"
+
+void
+sim_tint_get_rgba (SimLevel  level,
+                   double    scale,
+                   GdkRGBA  *out)
+{
+  gdk_rgba_parse (out, sim_level_color (level));
+  out->alpha = sim_level_tint_alpha (level) * scale;
+}
+
+void
+sim_tint_install_css (void)
+{
+  static gboolean installed;
+  g_autoptr(GtkCssProvider) css = NULL;
+  g_autofree char *rules = NULL;
+  GdkRGBA high, medium;
+  g_autofree char *high_s = NULL, *medium_s = NULL;
+
+  if (installed)
+    return;
+  installed = TRUE;
+  sim_tint_get_rgba (SIM_LEVEL_HIGH, 1.0, &high);
+  sim_tint_get_rgba (SIM_LEVEL_MEDIUM, 1.0, &medium);
+  high_s = gdk_rgba_to_string (&high);
+  medium_s = gdk_rgba_to_string (&medium);
+  rules = g_strdup_printf (".legend-high { background-color: %s; border-radius: 4px; padding: 0 6px; }\n"
+                           ".legend-medium { background-color: %s; border-radius: 4px; padding: 0 6px; }\n",
+                           high_s, medium_s);
+  css = gtk_css_provider_new ();
+  gtk_css_provider_load_from_data (css, rules, -1);
+  gtk_style_context_add_provider_for_display (gdk_display_get_default (), GTK_STYLE_PROVIDER (css),
+                                              GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
+}

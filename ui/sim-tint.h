@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Level colours behind text, from core's one colour table (sim-level.h), as
+ * GDK colours for text tags: translucent, so they read in light and dark
+ * styles alike.
+ */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "sim-level.h"
+
+G_BEGIN_DECLS
+
+/* @level's tint at @scale of its usual opacity. */
+void sim_tint_get_rgba (SimLevel  level,
+                        double    scale,
+                        GdkRGBA  *out);
+
+/* Gives the display the .legend-high and .legend-medium style classes in
+ * the same colours (once; later calls do nothing). */
+void sim_tint_install_css (void);
+
+G_END_DECLS
