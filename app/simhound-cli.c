@@ -343,9 +343,12 @@ print_report (const SimReport *report,
       seg_text = sim_report_dup_text (report, seg->start, seg->end);
       seg_line = one_line (seg_text, 160);
       src_line = one_line (m->excerpt, 160);
-      g_print ("\n[%u] %s %.0f%% %s(%s %u, %s %u–%u)%s\n    %s%s%s\n    %s← %s%s\n    %s%s%s\n",
+      g_print ("\n[%u] %s %.0f%% %s(%s%s %u, %s %u–%u)%s\n    %s%s%s\n    %s← %s%s\n    %s%s%s\n",
                ++number, seg->level == SIM_LEVEL_HIGH ? _("HIGH") : _("MEDIUM"),
-               100 * seg->similarity, dim, _("distance"), seg->distance, _("chars"),
+               100 * seg->similarity, dim,
+               /* Its level is that of the reused passage around it. */
+               seg->from_passage ? _("in a reused passage, ") : "",
+               _("distance"), seg->distance, _("chars"),
                seg->start, seg->end, reset,
                seg->level == SIM_LEVEL_HIGH ? red : yellow, seg_line, reset,
                dim, src->path, reset, dim, src_line, reset);
@@ -591,8 +594,11 @@ print_comparison (const SimReport *report,
   const char *dim = color ? "\033[2m" : "", *bold = color ? "\033[1m" : "", *reset = color ? "\033[0m" : "";
   const SimReportSource *b = sim_report_get_source (report, 0);
 
-  g_print (_("%sSimilarity %.1f%%%s — %u passages of A found in %s\n"), bold,
-           100 * sim_report_get_similarity (report), reset, sim_report_get_n_passages (report), b->path);
+  const guint n = sim_report_get_n_passages (report);
+
+  g_print (g_dngettext (GETTEXT_PACKAGE, "%sSimilarity %.1f%%%s — %u passage of A found in %s\n",
+                        "%sSimilarity %.1f%%%s — %u passages of A found in %s\n", n),
+           bold, 100 * sim_report_get_similarity (report), reset, n, b->path);
   for (guint i = 0; i < sim_report_get_n_passages (report); i++)
     {
       const SimPassage *p = sim_report_get_passage (report, i);

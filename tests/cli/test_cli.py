@@ -115,6 +115,79 @@ class CliTest(unittest.TestCase):
         self.assertGreater(report["similarity"], 0.5)
         self.assertLess(report["similarity"], 1.0)
 
+    def test_check_many_files_json_lines_and_output_dir(self):
+        self.add_docs()
+        a = self.write("in/a.txt", "My own opening line here. " + EN)
+        b = self.write("in/b.md", ZH + "\n")
+        c = self.write("in/c.txt", "Nothing copied at all in this little note of mine.")
+        missing = os.path.join(self.dir, "in", "missing.txt")
+        r = self.run_cli("check", "--json", a, "-", b, missing, c, stdin=EN.encode())
+        # One JSON object per line, in the order given; the unreadable file is
+        # reported and the rest are still checked, exit 2.
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn(b"missing.txt", r.stderr)
+        lines = r.stdout.decode().splitlines()
+        self.assertEqual(len(lines), 4)
+        reports = [json.loads(line) for line in lines]
+        self.assertEqual([x["file"] for x in reports], [a, "-", b, c])
+        self.assertGreater(reports[0]["similarity"], 0.5)
+        self.assertEqual(reports[1]["characters"], len(EN))
+        self.assertEqual(reports[1]["similarity"], 1.0)
+        self.assertGreater(reports[2]["similarity"], 0.9)
+        self.assertEqual(reports[3]["similarity"], 0.0)
+        for x in reports:
+            self.assertIn("passages", x)
+            for seg in x["segments"]:
+                self.assertIn(seg["level_from"], ("segment", "passage"))
+
+        out = os.path.join(self.dir, "results")
+        r = self.run_cli("check", "--output-dir", out, a, b, c)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(sorted(os.listdir(out)), ["a.json", "b.json", "c.json"])
+        with open(os.path.join(out, "b.json"), encoding="utf-8") as f:
+            self.assertEqual(json.load(f)["file"], b)
+        r = self.run_cli("check", "--html", os.path.join(self.dir, "x.html"), a, b)
+        self.assertEqual(r.returncode, 1)
+        r = self.run_cli("check", "-", "-", stdin=b"x")
+        self.assertEqual(r.returncode, 1)
+
+    def test_compare_two_documents(self):
+        own = "My grandmother kept bees in the orchard behind her farmhouse for forty summers. "
+        copied = ("The lighthouse keeper climbed the spiral stairs every evening before\n"
+                  "sunset. He trimmed the wick, polished the great lens and wrote the weather\n"
+                  "into a leather book. Ships passing the northern reef relied on his lamp\n"
+                  "to find the safe channel.")
+        a = self.write("a.txt", own + copied + "\n\nEvery autumn she sold jars of dark heather honey.\n")
+        b = self.write("b.txt", "A Keeper's Life\n\n" + EN + "\n")
+        r = self.run_cli("compare", "--json", a, b)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        result = json.loads(r.stdout)
+        self.assertEqual(result["a"], {"path": a, "characters": len(open(a, encoding="utf-8").read())})
+        self.assertEqual(result["b"]["path"], b)
+        # The copied paragraph is one passage, whole, whatever its line breaks.
+        self.assertEqual(len(result["passages"]), 1)
+        p = result["passages"][0]
+        self.assertEqual(p["start"], len(own))
+        self.assertEqual(p["end"], len(own) + len(copied))
+        btext = open(b, encoding="utf-8").read()
+        self.assertEqual(btext[p["source_start"]:p["source_end"]], EN)
+        self.assertEqual(p["level"], "high")
+        self.assertGreater(p["similarity"], 0.9)
+        self.assertGreater(result["similarity"], 0.5)
+        r = self.run_cli("compare", a, b)
+        self.assertEqual(r.returncode, 0)
+        self.assertIn(b"1 passage of A found in", r.stdout)
+        pdf = os.path.join(self.dir, "compare.pdf")
+        r = self.run_cli("compare", "--pdf", pdf, a, b)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(pdf, "rb") as f:
+            self.assertEqual(f.read(5), b"%PDF-")
+        r = self.run_cli("compare", a)
+        self.assertEqual(r.returncode, 1)
+        r = self.run_cli("compare", a, os.path.join(self.dir, "nope.txt"))
+        self.assertEqual(r.returncode, 2)
+        self.assertIn(b"nope.txt", r.stderr)
+
     def test_check_stdin_window_mode_and_readable_output(self):
         self.add_docs()
         r = self.run_cli("check", "--json", "--window", "13", "--max-distance", "3", "--precise", "-",
