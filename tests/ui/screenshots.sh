@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Screenshots of the main window at 1200x800, in English and in Simplified
-# Chinese: a small store from the demo corpus, a sample article with high and
-# medium segments, checked.
+# Screenshots at 1200x800, in English and in Simplified Chinese: the main
+# window (a small store from the demo corpus, a sample article with high and
+# medium segments, checked) and the side-by-side comparison of the sample
+# article with the source it copies most from.
 #
 # usage: tests/ui/screenshots.sh OUTDIR   (build in $SIMHOUND_BUILD_DIR, default build/)
 set -euo pipefail
@@ -19,6 +20,8 @@ if [ ! -d "$texts" ]; then
 fi
 "$build/app/simhound-cli" --store "$work/store.db" corpus add "$texts" >/dev/null
 python3 "$top/corpus/make-sample.py" "$texts" "$work/sample.txt" 2>/dev/null
+source=$("$build/app/simhound-cli" --store "$work/store.db" check --json "$work/sample.txt" |
+  python3 -c 'import json, sys; print(json.load(sys.stdin)["sources"][0]["document"])')
 
 export GSETTINGS_BACKEND=memory GSETTINGS_SCHEMA_DIR=$build/resources GSK_RENDERER=cairo NO_AT_BRIDGE=1
 mkdir -p "$work/locale/zh_CN/LC_MESSAGES"
@@ -29,5 +32,7 @@ for lang in en zh_CN; do
   locale=$([ $lang = zh_CN ] && echo zh_CN.UTF-8 || echo C.UTF-8)
   LANGUAGE=$lang LANG=$locale LC_ALL=$locale xvfb-run -a -s '-screen 0 1280x1024x24' \
     "$build/tests/test-window" --screenshot "$out/main-$lang.png" --text "$work/sample.txt" --store "$work/store.db"
-  echo "$out/main-$lang.png"
+  LANGUAGE=$lang LANG=$locale LC_ALL=$locale xvfb-run -a -s '-screen 0 1280x1024x24' \
+    "$build/tests/test-compare" --screenshot "$out/compare-two-$lang.png" "$work/sample.txt" "$source"
+  echo "$out/main-$lang.png $out/compare-two-$lang.png"
 done
