@@ -373,7 +373,8 @@ sim_text_normalize (const char        *text,
 
               cps[u] = folded;
               starts[u] = offset;
-              fl[u] = in_word ? 0 : SIM_UNIT_WORD_START | ((guint) (b - 'A') < 26u ? SIM_UNIT_CAPITAL : 0);
+              /* A unit that folds to another letter is a capital. */
+              fl[u] = in_word ? 0 : SIM_UNIT_WORD_START | ((folded != b) * SIM_UNIT_CAPITAL);
               u += is_unit;
               /* Control characters are invisible: they keep the word going. */
               in_word = is_unit | (in_word & ascii_invisible[b]);

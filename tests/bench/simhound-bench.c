@@ -9,7 +9,7 @@
  *   --texts  real text, one document per file (default ../shared/corpora)
  *   --demo   the demo corpus texts (default build/demo/texts)
  *   --quick  smaller sizes, for a smoke run
- *   --only fingerprint|lookup|import|check   one section
+ *   --only fingerprint|lookup|import|check|compare   one section
  */
 #include "config.h"
 
@@ -20,6 +20,7 @@
 #include <glib/gstdio.h>
 
 #include "sim-check.h"
+#include "sim-compare.h"
 #include "sim-corpus.h"
 #include "sim-parallel.h"
 #include "sim-segment.h"
@@ -434,6 +435,73 @@ bench_check_and_open (const char *tmp,
   printf ("| the same on one thread | %.1f ms |\n\n", 1000 * median (t_check1, 7));
 }
 
+/* The first @n_chars characters of @text, cut at a line end. */
+static char *
+cut_chars (const char *text,
+           glong       n_chars)
+{
+  const char *end = g_utf8_offset_to_pointer (text, MIN (n_chars, g_utf8_strlen (text, -1)));
+
+  return g_strndup (text, end - text);
+}
+
+/* Two 50,000-character documents, A half copied from B in passages of about
+ * 600 characters between passages of its own, compared as `compare` does. */
+static void
+bench_compare (const char *texts)
+{
+  static const char *const langs[][3] = {
+    { "English", "en-news-bbc", "en-debref" },
+    { "Chinese", "zh-news", "zh-handbook" },
+  };
+
+  printf ("## compare (two 50,000-character documents, one thread)\n\n");
+  printf ("| text | A characters | B characters | passages | median |\n|---|---:|---:|---:|---:|\n");
+  for (guint l = 0; l < G_N_ELEMENTS (langs); l++)
+    {
+      const char *b_folders[] = { langs[l][1], NULL }, *own_folders[] = { langs[l][2], NULL };
+      g_autoptr(GString) b_all = load_texts (texts, b_folders, 1 << 20);
+      g_autoptr(GString) own_all = load_texts (texts, own_folders, 1 << 20);
+      g_autofree char *b = NULL;
+      g_autoptr(GString) a = g_string_new (NULL);
+      SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
+      double t[7];
+      guint n_passages = 0;
+      const char *from_b, *from_own;
+
+      if (b_all->len == 0 || own_all->len == 0)
+        continue;
+      b = cut_chars (b_all->str, 50000);
+      from_b = b;
+      from_own = own_all->str;
+      while (g_utf8_strlen (a->str, -1) < 50000 && *from_b && *from_own)
+        {
+          const char *b_end = g_utf8_offset_to_pointer (from_b, MIN (600, g_utf8_strlen (from_b, -1)));
+          const char *own_end = g_utf8_offset_to_pointer (from_own, MIN (600, g_utf8_strlen (from_own, -1)));
+
+          g_string_append_len (a, from_own, own_end - from_own);
+          g_string_append (a, "\n\n");
+          g_string_append_len (a, from_b, b_end - from_b);
+          g_string_append (a, "\n\n");
+          /* Skip as much of B as was copied: the next copy comes from further on. */
+          from_b = g_utf8_offset_to_pointer (b_end, MIN (600, g_utf8_strlen (b_end, -1)));
+          from_own = own_end;
+        }
+      for (guint r = 0; r < G_N_ELEMENTS (t); r++)
+        {
+          double start = now ();
+          g_autoptr(SimReport) report = sim_compare_run (a->str, a->len, "a", b, -1, "b", &options,
+                                                         SIM_NORMALIZE_FOLD_T2S, NULL, NULL);
+
+          t[r] = now () - start;
+          n_passages = report ? sim_report_get_n_passages (report) : 0;
+        }
+      printf ("| %s | %ld | %ld | %u | %.1f ms |\n", langs[l][0], g_utf8_strlen (a->str, -1),
+              g_utf8_strlen (b, -1), n_passages, 1000 * median (t, G_N_ELEMENTS (t)));
+    }
+  printf ("\n");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -442,7 +510,7 @@ main (int argc, char **argv)
   g_autofree char *tmp = NULL;
   g_autofree char *only = NULL;
   GOptionEntry entries[] = {
-    { "only", 0, 0, G_OPTION_ARG_STRING, &only, "One section: fingerprint, lookup, import or check", "NAME" },
+    { "only", 0, 0, G_OPTION_ARG_STRING, &only, "One section: fingerprint, lookup, import, check or compare", "NAME" },
     { "texts", 0, 0, G_OPTION_ARG_FILENAME, &texts, "Real text, one document per file", "DIR" },
     { "demo", 0, 0, G_OPTION_ARG_FILENAME, &demo, "The demo corpus texts", "DIR" },
     { "quick", 0, 0, G_OPTION_ARG_NONE, &quick, "Smaller sizes", NULL },
@@ -471,6 +539,8 @@ main (int argc, char **argv)
     bench_import (tmp, demo, texts);
   if (WANTED ("check"))
     bench_check_and_open (tmp, texts);
+  if (WANTED ("compare"))
+    bench_compare (texts);
   {
     g_autofree char *a = g_build_filename (tmp, "import.db", NULL);
     g_autofree char *b = g_build_filename (tmp, "check.db", NULL);
