@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The fifth stage of a check: passages. The sources that explain at least
- * two segments (or one flagged one) are aligned with the whole article by
- * sim_align(), over the region of the source their matches fall in, so a
+ * The fifth stage of a check: passages. Every source that explains a
+ * segment (the 64 that explain most) is aligned with the article by
+ * sim_align(), over the stretches of both that its matches fall in, so a
  * reused paragraph comes out as one passage with one source span, bridging
  * sentences edited too much for the sentence comparison, and a summary is
  * found as one passage against the stretch of source it condenses.
@@ -16,7 +16,7 @@
 #include "sim-check-private.h"
 
 #define MAX_ALIGNED_DOCS  64      /* sources aligned per check, most matched first */
-#define REGION_MARGIN     4000    /* code points of source around its matches */
+#define REGION_MARGIN     4000    /* code points around what a source's matches cover */
 #define ALTERNATIVE_SHARE 0.9f    /* a copy of the best source is named when this similar */
 
 typedef struct {
@@ -25,15 +25,17 @@ typedef struct {
   float   matched;
   guint32 lo;       /* code points: the region of the source its matches fall in */
   guint32 hi;
-  gboolean flagged;
+  guint32 a_lo;     /* code points: the segments of the article it explains */
+  guint32 a_hi;
   GArray *found;    /* CheckPassage */
 } Target;
 
 typedef struct {
-  Check        *check;
-  GArray       *targets;   /* Target */
-  SimAlignText  article;
-  gint          next;
+  Check            *check;
+  GArray           *targets;      /* Target */
+  const SimSegment *sentences;    /* the article's, in order */
+  guint             n_sentences;
+  gint              next;
 } Job;
 
 static int
@@ -52,13 +54,11 @@ choose_targets (Check *check)
 {
   g_autoptr(GHashTable) slots = g_hash_table_new (NULL, NULL);
   GArray *targets = g_array_new (FALSE, FALSE, sizeof (Target));
-  guint kept = 0;
 
   for (guint s = 0; s < check->results->len; s++)
     {
       GArray *results = g_ptr_array_index (check->results, s);
       const SimSegment *seg = &g_array_index (check->segments, SimSegment, s);
-      const gboolean flagged = _sim_refine_level (check, seg, results) != SIM_LEVEL_LOW;
 
       for (guint r = 0; r < results->len; r++)
         {
@@ -68,7 +68,7 @@ choose_targets (Check *check)
 
           if (slot == 0)
             {
-              Target fresh = { v->doc, 0, 0, v->start, v->end, FALSE, NULL };
+              Target fresh = { v->doc, 0, 0, v->start, v->end, seg->start, seg->end, NULL };
 
               g_array_append_val (targets, fresh);
               slot = targets->len;
@@ -79,17 +79,10 @@ choose_targets (Check *check)
           t->matched += v->matched;
           t->lo = MIN (t->lo, v->start);
           t->hi = MAX (t->hi, v->end);
-          t->flagged |= flagged && r == 0;
+          t->a_lo = MIN (t->a_lo, seg->start);
+          t->a_hi = MAX (t->a_hi, seg->end);
         }
     }
-  for (guint i = 0; i < targets->len; i++)
-    {
-      const Target *t = &g_array_index (targets, Target, i);
-
-      if (t->n_segments >= 1 || t->flagged)
-        g_array_index (targets, Target, kept++) = *t;
-    }
-  g_array_set_size (targets, kept);
   g_array_sort (targets, compare_targets);
   if (targets->len > MAX_ALIGNED_DOCS)
     g_array_set_size (targets, MAX_ALIGNED_DOCS);
@@ -105,17 +98,32 @@ align_target (Job    *job,
   const DocCache *cache = _sim_source_cache_get (check, t->doc);
   const guint32 n_chars = cache && cache->loaded && cache->units.n > 0
                             ? sim_units_get_end (&cache->units, cache->units.n - 1) : 0;
-  const guint32 margin = REGION_MARGIN + check->units->n;
-  guint32 lo, hi;
+  guint32 lo, hi, margin;
+  guint first = 0, last;
   const char *from, *to;
   SimUnits units;
   g_autoptr(GArray) sentences = g_array_new (FALSE, FALSE, sizeof (SimSegment));
   g_autoptr(GArray) found = g_array_new (FALSE, FALSE, sizeof (SimAlignment));
-  SimAlignText source;
+  SimAlignText source, article;
 
   t->found = g_array_new (FALSE, FALSE, sizeof (CheckPassage));
-  if (n_chars == 0)
+  if (n_chars == 0 || job->n_sentences == 0)
     return;
+  /* The article's side: the sentences around the segments this source
+   * explains, so a long article is not aligned whole with every source. */
+  while (first < job->n_sentences && job->sentences[first].end + REGION_MARGIN <= t->a_lo)
+    first++;
+  for (last = first; last < job->n_sentences && job->sentences[last].start < (guint64) t->a_hi + REGION_MARGIN; last++)
+    ;
+  if (last == first)
+    return;
+  article.units = check->units;
+  article.sentences = job->sentences + first;
+  article.n_sentences = last - first;
+  article.is_whole = first == 0 && last == job->n_sentences;
+  /* The source's side: the region its matches fall in, with room for as
+   * much again as the article's side. */
+  margin = REGION_MARGIN + (job->sentences[last - 1].end - job->sentences[first].start);
   lo = t->lo > margin ? t->lo - margin : 0;
   hi = MIN ((guint64) t->hi + margin, n_chars);
   from = g_utf8_offset_to_pointer (cache->text, lo);
@@ -127,7 +135,7 @@ align_target (Job    *job,
   source.sentences = (const SimSegment *) sentences->data;
   source.n_sentences = sentences->len;
   source.is_whole = lo == 0 && hi == n_chars;
-  sim_align (&job->article, &source, found);
+  sim_align (&article, &source, found);
   for (guint i = 0; i < found->len; i++)
     {
       CheckPassage p = { g_array_index (found, SimAlignment, i), t->doc };
@@ -201,14 +209,12 @@ _sim_passages_find (Check *check)
 {
   g_autoptr(GArray) sentences = g_array_new (FALSE, FALSE, sizeof (SimSegment));
   g_autoptr(GArray) all = g_array_new (FALSE, FALSE, sizeof (CheckPassage));
-  Job job = { check, choose_targets (check), { 0 }, 0 };
+  Job job = { check, choose_targets (check), NULL, 0, 0 };
 
   check->passages = g_array_new (FALSE, FALSE, sizeof (CheckPassage));
   sim_segment_split (check->text, check->len, check->units, SIM_SEGMENT_SENTENCE, 0, sentences);
-  job.article.units = check->units;
-  job.article.sentences = (const SimSegment *) sentences->data;
-  job.article.n_sentences = sentences->len;
-  job.article.is_whole = TRUE;
+  job.sentences = (const SimSegment *) sentences->data;
+  job.n_sentences = sentences->len;
   sim_parallel_run (MIN (check->options->n_threads, MAX (job.targets->len, 1)), align_worker, &job);
   for (guint i = 0; i < job.targets->len; i++)
     {

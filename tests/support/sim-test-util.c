@@ -72,3 +72,14 @@ sim_test_shared_dir (void)
     }
   return shared;
 }
+
+void
+sim_test_spin_until (gboolean (*done) (gpointer),
+                     gpointer   data,
+                     guint      seconds)
+{
+  const gint64 deadline = g_get_monotonic_time () + seconds * G_USEC_PER_SEC;
+
+  while (!done (data) && g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, FALSE);
+}

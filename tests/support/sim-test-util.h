@@ -18,6 +18,10 @@ char       *sim_test_write_file     (const char *dir,
                                      const char *name,
                                      const char *data,
                                      gssize      len);
+/* Runs the default main context until @done (@data) or @seconds pass. */
+void        sim_test_spin_until     (gboolean  (*done) (gpointer),
+                                     gpointer    data,
+                                     guint       seconds);
 /* The shared/ folder beside the project, or NULL when absent. */
 const char *sim_test_shared_dir     (void);
 

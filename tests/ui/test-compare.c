@@ -30,15 +30,6 @@ static const char *const copied[] = {
   "Meltwater running beneath the glacier lubricates its bed and speeds up the sliding.",
 };
 
-static void
-spin_until (gboolean (*done) (gpointer), gpointer data, guint seconds)
-{
-  const gint64 deadline = g_get_monotonic_time () + seconds * G_USEC_PER_SEC;
-
-  while (!done (data) && g_get_monotonic_time () < deadline)
-    g_main_context_iteration (NULL, FALSE);
-}
-
 static gboolean
 compared (gpointer data)
 {
@@ -108,7 +99,7 @@ test_compare_highlights_both_sides_and_a_click_scrolls_the_other (void **state)
   gtk_window_set_default_size (GTK_WINDOW (window), 900, 600);
   gtk_window_present (GTK_WINDOW (window));
   assert_true (sim_compare_window_is_busy (window));
-  spin_until (compared, window, 30);
+  sim_test_spin_until (compared, window, 30);
   report = sim_compare_window_get_report (window);
   assert_non_null (report);
   assert_int_equal (sim_report_get_n_passages (report), 1);
@@ -127,21 +118,21 @@ test_compare_highlights_both_sides_and_a_click_scrolls_the_other (void **state)
   /* A click on the passage in A brings B's copy into view, and back. */
   shown.view = sim_compare_window_get_view (window, SIM_COMPARE_SIDE_B);
   shown.offset = p->source_start;
-  spin_until (is_shown, &shown, 1);
+  sim_test_spin_until (is_shown, &shown, 1);
   assert_false (is_shown (&shown));
   assert_false (sim_compare_window_select_at (window, SIM_COMPARE_SIDE_A, 5));
   assert_true (sim_compare_window_select_at (window, SIM_COMPARE_SIDE_A, p->start + 10));
-  spin_until (is_shown, &shown, 10);
+  sim_test_spin_until (is_shown, &shown, 10);
   assert_true (is_shown (&shown));
   assert_true (has_tag (shown.view, p->source_start + 3, "sim-selected"));
 
   shown.view = sim_compare_window_get_view (window, SIM_COMPARE_SIDE_A);
   shown.offset = p->start;
   gtk_adjustment_set_value (gtk_scrollable_get_vadjustment (GTK_SCROLLABLE (shown.view)), 0);
-  spin_until (is_shown, &shown, 1);
+  sim_test_spin_until (is_shown, &shown, 1);
   assert_false (is_shown (&shown));
   assert_true (sim_compare_window_select_at (window, SIM_COMPARE_SIDE_B, p->source_start + 10));
-  spin_until (is_shown, &shown, 10);
+  sim_test_spin_until (is_shown, &shown, 10);
   assert_true (is_shown (&shown));
 
   gtk_window_destroy (GTK_WINDOW (window));
@@ -184,7 +175,7 @@ screenshot (const char *out,
 
   gtk_window_set_default_size (GTK_WINDOW (window), 1200, 800);
   gtk_window_present (GTK_WINDOW (window));
-  spin_until (compared, window, 60);
+  sim_test_spin_until (compared, window, 60);
   if (sim_compare_window_get_report (window) && sim_report_get_n_passages (sim_compare_window_get_report (window)))
     sim_compare_window_select_passage (window, 0);
   for (int i = 0; i < 50; i++)

@@ -29,15 +29,6 @@
 #define ZH_COPY "街角那家茶馆已经开了六十多年，每天清晨都有老人带着鸟笼来喝茶。"
 #define OWN "My cousin prefers mountains to the sea and has never seen a lighthouse at all. "
 
-static void
-spin_until (gboolean (*done) (gpointer), gpointer data, guint seconds)
-{
-  const gint64 deadline = g_get_monotonic_time () + seconds * G_USEC_PER_SEC;
-
-  while (!done (data) && g_get_monotonic_time () < deadline)
-    g_main_context_iteration (NULL, FALSE);
-}
-
 static gboolean
 check_finished (gpointer data)
 {
@@ -101,12 +92,12 @@ test_window_checks_highlights_and_shows_sources (void **state)
 
   g_object_add_weak_pointer (G_OBJECT (window), &weak);
   gtk_window_present (GTK_WINDOW (window));
-  spin_until (mapped, window, 10);
+  sim_test_spin_until (mapped, window, 10);
   assert_string_equal (sim_window_get_page (window), "main");
   sim_window_set_text (window, text);
   sim_window_check (window);
   assert_true (sim_window_is_busy (window));
-  spin_until (check_finished, window, 60);
+  sim_test_spin_until (check_finished, window, 60);
   report = sim_window_get_report (window);
   assert_non_null (report);
 
@@ -179,7 +170,7 @@ test_window_checks_highlights_and_shows_sources (void **state)
   assert_non_null (sim_window_get_report (window));
 
   gtk_window_destroy (GTK_WINDOW (window));
-  spin_until ((gboolean (*) (gpointer)) g_main_context_pending, NULL, 0);
+  sim_test_spin_until ((gboolean (*) (gpointer)) g_main_context_pending, NULL, 0);
   for (int i = 0; i < 100 && weak != NULL; i++)
     g_main_context_iteration (NULL, FALSE);
   assert_null (weak);
@@ -229,7 +220,7 @@ test_window_imports_the_demo_corpus_and_lists_it (void **state)
   assert_string_equal (sim_window_get_page (window), "empty");
   assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.use-demo", NULL));
   assert_true (sim_window_is_busy (window));
-  spin_until (not_busy, window, 60);
+  sim_test_spin_until (not_busy, window, 60);
   assert_string_equal (sim_window_get_page (window), "main");
   /* The unreadable picture is reported in a dialog while the rest imports. */
   assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.manage-corpus", NULL));
@@ -252,7 +243,7 @@ test_window_imports_the_demo_corpus_and_lists_it (void **state)
     sim_window_add_documents (window, paths);
     assert_true (sim_window_is_busy (window));
     assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.cancel-check", NULL));
-    spin_until (not_busy, window, 60);
+    sim_test_spin_until (not_busy, window, 60);
     sim_corpus_window_reload (SIM_CORPUS_WINDOW (corpus_window));
     assert_true (sim_corpus_window_get_n_documents (SIM_CORPUS_WINDOW (corpus_window)) < 30 + 3000);
     assert_int_equal ((sim_corpus_window_get_n_documents (SIM_CORPUS_WINDOW (corpus_window)) - 30) % SIM_CORPUS_BATCH_DOCS, 0);
@@ -266,11 +257,11 @@ test_window_imports_the_demo_corpus_and_lists_it (void **state)
     assert_true (g_settings_get_boolean (settings, "fold-traditional"));
     g_settings_set_boolean (settings, "fold-traditional", FALSE);
     assert_true (sim_window_is_busy (window));
-    spin_until (not_busy, window, 60);
+    sim_test_spin_until (not_busy, window, 60);
     corpus = sim_corpus_open (store, TRUE, NULL);
     assert_int_equal (sim_corpus_get_flags (corpus), SIM_NORMALIZE_DEFAULT);
     g_settings_reset (settings, "fold-traditional");
-    spin_until (not_busy, window, 60);
+    sim_test_spin_until (not_busy, window, 60);
   }
   gtk_window_destroy (GTK_WINDOW (window));
   g_unsetenv ("SIMHOUND_DEMO_TEXTS");
@@ -290,10 +281,10 @@ screenshot (const char *out,
     return 2;
   gtk_window_set_default_size (GTK_WINDOW (window), 1200, 800);
   gtk_window_present (GTK_WINDOW (window));
-  spin_until (mapped, window, 10);
+  sim_test_spin_until (mapped, window, 10);
   sim_window_set_text (window, text);
   sim_window_check (window);
-  spin_until (check_finished, window, 120);
+  sim_test_spin_until (check_finished, window, 120);
   /* Show the source of the first high segment. */
   for (guint i = 0; sim_window_get_report (window) && i < sim_report_get_n_segments (sim_window_get_report (window)); i++)
     if (sim_report_get_segment (sim_window_get_report (window), i)->level == SIM_LEVEL_HIGH)
