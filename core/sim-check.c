@@ -11,7 +11,8 @@
 #include "sim-parallel.h"
 #include "sim-check-private.h"
 
-#define NO_DISTANCE 64
+#define NO_DISTANCE    64
+#define TIE_SIMILARITY 0.05f  /* matches this close are as good as each other */
 
 gboolean
 sim_check_options_validate (const SimCheckOptions *options,
@@ -79,6 +80,22 @@ lead_with_passage (GArray             *results,
   v.end = al->b_start + (guint32) (b_len * CLAMP ((gint64) seg->end - al->a_start, 0, a_len) / a_len);
   v.end = MAX (v.end, v.start + 1);
   g_array_prepend_val (results, v);
+}
+
+/* Whether @doc matches a segment nearly as well as its best source: a
+ * sentence found in two sources is named after the passage around it. */
+static gboolean
+matches_about_as_well (GArray *results,
+                       guint   doc)
+{
+  for (guint r = 1; r < results->len; r++)
+    {
+      const Verified *v = &g_array_index (results, Verified, r);
+
+      if (v->doc == doc)
+        return v->similarity >= g_array_index (results, Verified, 0).similarity - TIE_SIMILARITY;
+    }
+  return FALSE;
 }
 
 static SimReport *
@@ -153,6 +170,8 @@ build_report (Check *check)
           rs.from_passage = TRUE;
           lead_with_passage (results, seg, covering);
         }
+      else if (covering != NULL && matches_about_as_well (results, covering->doc))
+        lead_with_passage (results, seg, covering);
       n_keep = MIN (results->len, o->fast ? 1 : MAX (o->max_matches, 1));
       rs.start = seg->start;
       rs.end = seg->end;

@@ -96,8 +96,9 @@ align_target (Job    *job,
 {
   Check *check = job->check;
   const DocCache *cache = _sim_source_cache_get (check, t->doc);
+  /* The whole text, its last punctuation included. */
   const guint32 n_chars = cache && cache->loaded && cache->units.n > 0
-                            ? sim_units_get_end (&cache->units, cache->units.n - 1) : 0;
+                            ? g_utf8_strlen (cache->text, cache->len) : 0;
   guint32 lo, hi, margin;
   guint first = 0, last;
   const char *from, *to;

@@ -205,6 +205,71 @@ test_check_finds_copied_and_edited_sentences (void **state)
 }
 
 static void
+test_check_reports_a_hard_wrapped_copy_as_one_passage (void **state)
+{
+  Fixture *f = *state;
+  /* The four sentences of lighthouse.txt, hard-wrapped at odd places. */
+  const char *copy = "The lighthouse keeper climbed the spiral\nstairs every evening before sunset. He trimmed\n"
+                     "the wick,\npolished the great lens and wrote the weather into a leather book.\n"
+                     "Ships passing the northern\nreef relied on his lamp to find the safe channel. In forty years\n"
+                     "he never once let the light go dark,\neven during the storm of the hard winter.";
+  g_autofree char *text = g_strconcat (OWN_1, "\n\n", copy, "\n\n", OWN_1, "\n", NULL);
+  SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
+  g_autoptr(SimReport) report = check (f, text, &options);
+  const SimPassage *p;
+  const SimReportSource *src;
+  g_autofree char *stored = NULL;
+  g_autofree char *source_span = NULL;
+
+  assert_int_equal (sim_report_get_n_passages (report), 1);
+  p = sim_report_get_passage (report, 0);
+  assert_int_equal (p->start, g_utf8_strlen (OWN_1, -1) + 2);
+  assert_int_equal (p->end, g_utf8_strlen (OWN_1, -1) + 2 + g_utf8_strlen (copy, -1));
+  assert_int_equal (p->level, SIM_LEVEL_HIGH);
+  src = sim_report_get_source (report, p->source);
+  assert_string_equal (src->path, f->en_path);
+  assert_true (g_file_get_contents (f->en_path, &stored, NULL, NULL));
+  source_span = span_text (stored, p->source_start, p->source_end);
+  assert_string_equal (source_span, EN_1 " " EN_2 " " EN_3 " " EN_4);
+  /* Every segment of the copy is flagged, the short wrapped lines too. */
+  for (guint i = p->first_segment; i < p->first_segment + p->n_segments; i++)
+    assert_int_not_equal (sim_report_get_segment (report, i)->level, SIM_LEVEL_LOW);
+}
+
+static void
+test_check_does_not_flag_a_shared_name (void **state)
+{
+  g_autofree char *dir = sim_test_make_tmp_dir ();
+  g_autofree char *docs = g_build_filename (dir, "docs", NULL);
+  g_autofree char *store = g_build_filename (dir, "store.db", NULL);
+  const char *paths[] = { docs, NULL };
+  const char *article = "Delegates of the International Union Against Tuberculosis argued in Paris for weeks. "
+                        "My grandmother kept bees in the orchard behind her farmhouse.";
+  g_autoptr(SimCorpus) corpus = NULL;
+  g_autoptr(SimCorpusSnapshot) snapshot = NULL;
+  g_autoptr(SimImportResult) result = NULL;
+  g_autoptr(SimReport) report = NULL;
+  SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
+
+  g_free (sim_test_write_file (docs, "hospital.txt",
+                               "A grant from the International Union Against Tuberculosis paid for the new wing. "
+                               "The architect chose red brick and tall windows to let in the sun.\n", -1));
+  corpus = sim_corpus_open (store, FALSE, NULL);
+  result = sim_corpus_add (corpus, paths, NULL, NULL, NULL, NULL);
+  assert_int_equal (result->n_added, 1);
+  snapshot = sim_corpus_ref_snapshot (corpus);
+  report = sim_check_run (snapshot, article, -1, &options, NULL, NULL, NULL, NULL);
+  assert_non_null (report);
+  /* The name is found in the source, but a name is not copied text. */
+  assert_true (sim_report_get_n_segments (report) >= 1);
+  assert_true (sim_report_get_segment (report, 0)->n_matches >= 1);
+  for (guint i = 0; i < sim_report_get_n_segments (report); i++)
+    assert_int_equal (sim_report_get_segment (report, i)->level, SIM_LEVEL_LOW);
+  assert_int_equal (sim_report_get_n_passages (report), 0);
+  sim_test_remove_tree (dir);
+}
+
+static void
 test_check_splits_a_copy_run_into_own_words (void **state)
 {
   Fixture *f = *state;
@@ -493,6 +558,8 @@ main (void)
   const struct CMUnitTest tests[] = {
     cmocka_unit_test_setup_teardown (test_check_finds_copied_and_edited_sentences, setup, teardown),
     cmocka_unit_test_setup_teardown (test_check_splits_a_copy_run_into_own_words, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_check_reports_a_hard_wrapped_copy_as_one_passage, setup, teardown),
+    cmocka_unit_test (test_check_does_not_flag_a_shared_name),
     cmocka_unit_test_setup_teardown (test_check_window_mode_finds_copies_however_windows_fall, setup, teardown),
     cmocka_unit_test_setup_teardown (test_check_window_mode_works_for_english_papers, setup, teardown),
     cmocka_unit_test_setup_teardown (test_check_fast_keeps_one_source_precise_keeps_the_best, setup, teardown),
