@@ -155,6 +155,13 @@ corpus_add (int argc, char **argv)
   if (!quiet)
     for (guint i = 0; i < result->failures->len; i++)
       g_printerr ("  %s\n", (const char *) g_ptr_array_index (result->failures, i));
+  /* Nothing of what was asked for is in the store: that is a failure. */
+  if (result->n_added + result->n_updated + result->n_unchanged == 0)
+    {
+      g_printerr (result->n_failed > 0 ? _("simhound-cli: no document could be added\n")
+                                       : _("simhound-cli: no documents found to add\n"));
+      return EXIT_ERROR;
+    }
   return EXIT_OK;
 }
 
@@ -181,7 +188,14 @@ corpus_list (int argc, char **argv)
   if (argc > 1)
     return usage_error (context, _("corpus list takes no arguments"));
 
-  corpus = sim_corpus_open (resolve_store (), FALSE, &error);
+  /* Listing never creates a store, and reads one it may not write. */
+  if (!g_file_test (resolve_store (), G_FILE_TEST_EXISTS))
+    {
+      g_printerr (_("simhound-cli: no store at %s: add reference documents first with "
+                    "“simhound-cli corpus add PATH”\n"), resolve_store ());
+      return EXIT_ERROR;
+    }
+  corpus = sim_corpus_open (resolve_store (), access (resolve_store (), W_OK) != 0, &error);
   if (corpus == NULL || (docs = sim_corpus_list (corpus, &error)) == NULL)
     return fail (error);
   if (docs->len > 0)

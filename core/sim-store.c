@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sqlite3.h>
 #include <gio/gio.h>
@@ -145,6 +146,7 @@ sim_store_open (const char  *path,
   if (!read_only)
     {
       g_autofree char *dir = g_path_get_dirname (path);
+      int fd;
 
       if (g_mkdir_with_parents (dir, 0700) != 0)
         {
@@ -154,6 +156,11 @@ sim_store_open (const char  *path,
                        _("Cannot create the folder %s for the store: %s"), dir, g_strerror (saved));
           return NULL;
         }
+      /* A new store holds other people's essays: only its owner may read it
+       * (SQLite gives its -wal and -shm files the same permissions). */
+      fd = g_open (path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+      if (fd >= 0)
+        g_close (fd, NULL);
     }
 
   store = g_new0 (SimStore, 1);

@@ -255,6 +255,40 @@ class CliTest(unittest.TestCase):
         self.assertIn(b"failed 2", r.stdout)
         self.assertIn(b"picture.png is not a text file", r.stderr)
 
+    def test_corpus_add_skips_pipes_and_outside_links_and_fails_when_nothing_is_added(self):
+        outside = self.write("private/passwd.txt", "root secret words that must stay private\n")
+        os.symlink(outside, os.path.join(self.docs, "link.txt"))
+        os.symlink(os.path.join(self.docs, "lighthouse.txt"), os.path.join(self.docs, "zh", "inside.txt"))
+        os.mkfifo(os.path.join(self.docs, "pipe"))
+        r = self.run_cli("corpus", "add", self.docs)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        # lighthouse, teahouse and the link that stays inside the folder
+        self.assertIn(b"Added 3", r.stdout)
+        self.assertIn(b"link.txt: skipped: a link to a file outside the folder", r.stderr)
+        self.assertIn(b"pipe: skipped: not a regular file (a named pipe)", r.stderr)
+        listing = self.run_cli("corpus", "list").stdout
+        self.assertNotIn(b"passwd", listing)
+        self.assertNotIn(b"link.txt", listing)
+        # Nothing added at all: exit 2.
+        r = self.run_cli("corpus", "add", self.write("bad/x.png", b"\x89PNG\r\n\x1a\n\x00\x00\x00\x00"))
+        self.assertEqual(r.returncode, 2)
+        self.assertIn(b"no document could be added", r.stderr)
+        os.makedirs(os.path.join(self.dir, "empty"))
+        r = self.run_cli("corpus", "add", os.path.join(self.dir, "empty"))
+        self.assertEqual(r.returncode, 2)
+        self.assertIn(b"no documents found", r.stderr)
+
+    def test_new_store_is_private_and_list_never_creates_one(self):
+        store = os.path.join(self.dir, "new", "sub", "store.db")
+        r = self.run_cli("--store", store, "corpus", "list")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn(store.encode(), r.stderr)
+        self.assertFalse(os.path.exists(store))
+        r = self.run_cli("--store", store, "corpus", "add", self.docs)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(os.stat(store).st_mode & 0o777, 0o600)
+        self.assertEqual(os.stat(os.path.dirname(store)).st_mode & 0o777, 0o700)
+
     def test_corpus_set_fold_traditional(self):
         self.add_docs()
         traditional = "街角那家茶館已經開了六十多年，每天清晨都有老人帶著鳥籠來喝茶。"
