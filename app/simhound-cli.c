@@ -67,6 +67,30 @@ usage_error (GOptionContext *context,
   return EXIT_USAGE;
 }
 
+/* @text made safe for a terminal: control characters (escape sequences
+ * that could clear the screen or retitle the window, a newline in a file
+ * name) are shown as \\xNN or \\u{NNNN}; invalid UTF-8 as in
+ * g_filename_display_name(). (transfer full) */
+static char *
+for_terminal (const char *text)
+{
+  g_autofree char *valid = g_utf8_make_valid (text, -1);
+  GString *out = g_string_sized_new (strlen (valid));
+
+  for (const char *p = valid; *p; p = g_utf8_next_char (p))
+    {
+      const gunichar c = g_utf8_get_char (p);
+
+      if (c < 0x20 || c == 0x7f)
+        g_string_append_printf (out, "\\x%02x", c);
+      else if ((c >= 0x80 && c < 0xa0) || c == 0x2028 || c == 0x2029)
+        g_string_append_printf (out, "\\u{%04x}", c);
+      else
+        g_string_append_unichar (out, c);
+    }
+  return g_string_free (out, FALSE);
+}
+
 static const char *
 resolve_store (void)
 {
@@ -205,9 +229,10 @@ corpus_list (int argc, char **argv)
       const SimStoreDocument *doc = g_ptr_array_index (docs, i);
       g_autofree char *size = g_format_size (doc->n_bytes);
       g_autofree char *when = format_time (doc->updated_at);
+      g_autofree char *path = for_terminal (doc->path);
 
       g_print ("%6" G_GINT64_FORMAT "  %9" G_GINT64_FORMAT "  %10s  %-16s  %s\n",
-               doc->id, doc->n_segments, size, when, doc->path);
+               doc->id, doc->n_segments, size, when, path);
       n_bytes += doc->n_bytes;
       n_segments += doc->n_segments;
       last = MAX (last, doc->updated_at);
@@ -322,7 +347,11 @@ one_line (const char *text,
     }
   if (g_utf8_strlen (text, -1) > max_chars)
     g_string_append (s, "…");
-  return g_string_free (g_steal_pointer (&s), FALSE);
+  {
+    g_autofree char *raw = g_string_free (g_steal_pointer (&s), FALSE);
+
+    return for_terminal (raw);
+  }
 }
 
 static void
@@ -348,7 +377,7 @@ print_report (const SimReport *report,
       const SimReportSegment *seg = sim_report_get_segment (report, i);
       const SimMatch *m;
       const SimReportSource *src;
-      g_autofree char *seg_text = NULL, *seg_line = NULL, *src_line = NULL;
+      g_autofree char *seg_text = NULL, *seg_line = NULL, *src_line = NULL, *src_path = NULL;
 
       if (seg->level == SIM_LEVEL_LOW || seg->n_matches == 0)
         continue;
@@ -357,6 +386,7 @@ print_report (const SimReport *report,
       seg_text = sim_report_dup_text (report, seg->start, seg->end);
       seg_line = one_line (seg_text, 160);
       src_line = one_line (m->excerpt, 160);
+      src_path = for_terminal (src->path);
       g_print ("\n[%u] %s %.0f%% %s(%s%s %u, %s %u–%u)%s\n    %s%s%s\n    %s← %s%s\n    %s%s%s\n",
                ++number, seg->level == SIM_LEVEL_HIGH ? _("HIGH") : _("MEDIUM"),
                100 * seg->similarity, dim,
@@ -365,7 +395,7 @@ print_report (const SimReport *report,
                _("distance"), seg->distance, _("chars"),
                seg->start, seg->end, reset,
                seg->level == SIM_LEVEL_HIGH ? red : yellow, seg_line, reset,
-               dim, src->path, reset, dim, src_line, reset);
+               dim, src_path, reset, dim, src_line, reset);
     }
 
   if (sim_report_get_n_sources (report) > 0 && number > 0)
@@ -374,10 +404,12 @@ print_report (const SimReport *report,
       for (guint i = 0; i < sim_report_get_n_sources (report); i++)
         {
           const SimReportSource *src = sim_report_get_source (report, i);
+          g_autofree char *path = NULL;
 
           if (src->n_segments == 0)
             continue;
-          g_print ("  %5.1f%%  %3u  %s\n", 100 * src->share, src->n_segments, src->path);
+          path = for_terminal (src->path);
+          g_print ("  %5.1f%%  %3u  %s\n", 100 * src->share, src->n_segments, path);
         }
     }
 }
@@ -610,9 +642,11 @@ print_comparison (const SimReport *report,
 
   const guint n = sim_report_get_n_passages (report);
 
+  g_autofree char *b_path = for_terminal (b->path);
+
   g_print (g_dngettext (GETTEXT_PACKAGE, "%sSimilarity %.1f%%%s — %u passage of A found in %s\n",
                         "%sSimilarity %.1f%%%s — %u passages of A found in %s\n", n),
-           bold, 100 * sim_report_get_similarity (report), reset, n, b->path);
+           bold, 100 * sim_report_get_similarity (report), reset, n, b_path);
   for (guint i = 0; i < sim_report_get_n_passages (report); i++)
     {
       const SimPassage *p = sim_report_get_passage (report, i);

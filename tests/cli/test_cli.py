@@ -289,6 +289,18 @@ class CliTest(unittest.TestCase):
         self.assertEqual(os.stat(store).st_mode & 0o777, 0o600)
         self.assertEqual(os.stat(os.path.dirname(store)).st_mode & 0o777, 0o700)
 
+    def test_terminal_output_escapes_control_characters(self):
+        name = "docs/evil\x1b]0;pwned\x07name.txt"
+        self.write(name, "The lighthouse keeper climbed the spiral stairs every evening before sunset.\x1b[2J\n")
+        self.add_docs()
+        essay = self.write("essay.txt", "\x1b[2JThe lighthouse keeper climbed the spiral stairs every evening before sunset.")
+        for args in (("corpus", "list"), ("check", essay)):
+            r = self.run_cli(*args)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertNotIn(b"\x1b", r.stdout)
+            self.assertNotIn(b"\x07", r.stdout)
+        self.assertIn(b"evil\\x1b]0;pwned\\x07name.txt", self.run_cli("corpus", "list").stdout)
+
     def test_corpus_set_fold_traditional(self):
         self.add_docs()
         traditional = "街角那家茶館已經開了六十多年，每天清晨都有老人帶著鳥籠來喝茶。"
