@@ -660,7 +660,7 @@ prepare_item (ImportJob        *job,
   XXH128_hash_t h;
   gsize n_windows = 0, n_units = 0;
 
-  if (!g_file_get_contents (item->path, &data, &len, &error))
+  if ((data = sim_text_read_file (item->path, &len, &error)) == NULL)
     {
       item->message = g_strdup (error->message);
       return ITEM_FAILED;

@@ -181,6 +181,31 @@ sim_store_open (const char  *path,
   if (rc == SQLITE_ROW)
     user_version = sqlite3_column_int (stmt, 0);
   sqlite3_finalize (stmt);
+  if (read_only && (rc & 0xff) == SQLITE_READONLY)
+    {
+      /* A store in WAL mode that we may not write (a read-only file or
+       * folder) cannot get its shared-memory file: read it as a file that
+       * does not change under us. */
+      g_autofree char *uri = g_filename_to_uri (path, NULL, NULL);
+      g_autofree char *immutable = uri ? g_strconcat (uri, "?immutable=1", NULL) : NULL;
+
+      sqlite3_close (store->db);
+      store->db = NULL;
+      rc = immutable ? sqlite3_open_v2 (immutable, &store->db, flags | SQLITE_OPEN_URI | SQLITE_OPEN_FULLMUTEX, NULL)
+                     : SQLITE_CANTOPEN;
+      if (rc != SQLITE_OK)
+        {
+          set_sqlite_error (store, rc, _("opening"), error);
+          return NULL;
+        }
+      stmt = prepare (store, "PRAGMA user_version", error);
+      if (stmt == NULL)
+        return NULL;
+      rc = sqlite3_step (stmt);
+      if (rc == SQLITE_ROW)
+        user_version = sqlite3_column_int (stmt, 0);
+      sqlite3_finalize (stmt);
+    }
   if (rc != SQLITE_ROW)
     {
       set_sqlite_error (store, rc, _("reading the format version"), error);
@@ -212,7 +237,8 @@ sim_store_open (const char  *path,
       if (!exec (store, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", error))
         return NULL;
     }
-  if (!exec (store, "PRAGMA foreign_keys=ON;", error))
+  /* Removed documents leave no readable text behind in free pages. */
+  if (!exec (store, "PRAGMA foreign_keys=ON; PRAGMA secure_delete=ON;", error))
     return NULL;
   if (user_version == 0 && !read_only)
     {

@@ -10,6 +10,7 @@
 
 #include <string.h>
 #include <glib/gi18n-lib.h>
+#include <glib/gstdio.h>
 #include <opencc/opencc.h>
 
 #include "sim-error.h"
@@ -665,6 +666,26 @@ sim_text_decode (const char  *data,
 }
 
 char *
+sim_text_read_file (const char  *path,
+                    gsize       *out_len,
+                    GError     **error)
+{
+  GStatBuf st;
+  char *data = NULL;
+
+  if (g_stat (path, &st) == 0 && S_ISREG (st.st_mode) && st.st_size > SIM_TEXT_MAX_FILE_BYTES)
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT,
+                   _("%s is too large (%.0f MB; the limit for one document is %d MB)"), path,
+                   st.st_size / 1048576.0, SIM_TEXT_MAX_FILE_BYTES >> 20);
+      return NULL;
+    }
+  if (!g_file_get_contents (path, &data, out_len, error))
+    return NULL;
+  return data;
+}
+
+char *
 sim_text_load_file (const char  *path,
                     gsize       *out_len,
                     guint       *out_n_repaired,
@@ -673,7 +694,7 @@ sim_text_load_file (const char  *path,
   g_autofree char *data = NULL;
   gsize len = 0;
 
-  if (!g_file_get_contents (path, &data, &len, error))
+  if ((data = sim_text_read_file (path, &len, error)) == NULL)
     return NULL;
   return sim_text_decode (data, len, path, out_len, out_n_repaired, error);
 }

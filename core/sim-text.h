@@ -89,7 +89,18 @@ char    *sim_text_decode    (const char  *data,
                              guint       *out_n_repaired,
                              GError     **error);
 
-/* Reads and decodes a file. (transfer full) */
+/* The largest file read as one document: 50 MB. Larger ones are refused
+ * before they are read, so memory stays bounded. */
+#define SIM_TEXT_MAX_FILE_BYTES (50 << 20)
+
+/* Reads a file's bytes, refusing one larger than SIM_TEXT_MAX_FILE_BYTES
+ * with SIM_ERROR_INVALID_ARGUMENT (the message names the file and the
+ * limit). (transfer full) */
+char    *sim_text_read_file (const char  *path,
+                             gsize       *out_len,
+                             GError     **error);
+
+/* Reads (as sim_text_read_file()) and decodes a file. (transfer full) */
 char    *sim_text_load_file (const char  *path,
                              gsize       *out_len,
                              guint       *out_n_repaired,

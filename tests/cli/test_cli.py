@@ -301,6 +301,43 @@ class CliTest(unittest.TestCase):
             self.assertNotIn(b"\x07", r.stdout)
         self.assertIn(b"evil\\x1b]0;pwned\\x07name.txt", self.run_cli("corpus", "list").stdout)
 
+    def test_removed_text_is_gone_and_huge_files_are_refused(self):
+        self.write("docs/private.txt", "ZQXJ a private essay marker ZQXJ " * 100 + "\n")
+        self.add_docs()
+        with open(self.store, "rb") as f:
+            self.assertIn(b"ZQXJ", f.read())
+        r = self.run_cli("corpus", "remove", os.path.join(self.docs, "private.txt"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        for suffix in ("", "-wal"):
+            if os.path.exists(self.store + suffix):
+                with open(self.store + suffix, "rb") as f:
+                    self.assertNotIn(b"ZQXJ", f.read(), suffix)
+        big = os.path.join(self.dir, "big", "huge.txt")
+        os.makedirs(os.path.dirname(big))
+        with open(big, "wb") as f:
+            f.truncate(51 << 20)   # sparse: refused before it is read
+        for args in (("corpus", "add", big), ("check", big)):
+            r = self.run_cli(*args)
+            self.assertEqual(r.returncode, 2)
+            self.assertIn(b"huge.txt is too large", r.stderr)
+            self.assertIn(b"50 MB", r.stderr)
+
+    def test_read_only_store_can_be_listed_and_checked(self):
+        self.add_docs()
+        essay = self.write("essay.txt", EN)
+        os.chmod(self.store, 0o444)
+        os.chmod(self.dir, 0o555)
+        # root may write anyway: run as nobody, who may only read.
+        as_reader = (lambda: os.setuid(65534)) if os.geteuid() == 0 else None
+        try:
+            for args in (("corpus", "list"), ("check", "--json", essay)):
+                r = subprocess.run([CLI, *args], capture_output=True, env=self.env, timeout=120,
+                                   preexec_fn=as_reader)
+                self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertGreater(json.loads(r.stdout)["similarity"], 0.9)
+        finally:
+            os.chmod(self.dir, 0o755)
+
     def test_corpus_set_fold_traditional(self):
         self.add_docs()
         traditional = "街角那家茶館已經開了六十多年，每天清晨都有老人帶著鳥籠來喝茶。"
