@@ -12,6 +12,7 @@
 #define SUMMARY_RATIO     0.5f   /* A this much shorter than B: a summary */
 #define MAX_POSTINGS      4000   /* a word in more sentences than this says nothing */
 #define MAX_CHAIN         4096   /* seeds of one passage put in order (quadratic) */
+#define MAX_SEEDS_PER_SENTENCE 8 /* partners kept for one sentence of A */
 #define REORDER           3      /* sentences a reordered pair may stray from the chain */
 #define FOREIGN_SHARE     0.2f   /* a sentence sharing less of its weight with the source is foreign */
 #define FOREIGN_MIN_WORDS 4      /* shorter sentences are never called foreign */
@@ -228,6 +229,32 @@ typedef struct {
   float weight;
 } Posting;
 
+/* Best partner first: higher cosine, then nearer the expected sentence. */
+static int
+compare_partners (gconstpointer a,
+                  gconstpointer b,
+                  gpointer      data)
+{
+  const Seed *x = a, *y = b;
+  const gint expected = *(const guint *) data;
+  const guint dx = ABS ((gint) x->j - expected), dy = ABS ((gint) y->j - expected);
+
+  if (x->cosine != y->cosine)
+    return x->cosine > y->cosine ? -1 : 1;
+  return dx < dy ? -1 : dx > dy;
+}
+
+static int
+compare_seeds (gconstpointer a,
+               gconstpointer b)
+{
+  const Seed *x = a, *y = b;
+
+  if (x->i != y->i)
+    return x->i < y->i ? -1 : 1;
+  return x->j < y->j ? -1 : x->j > y->j;
+}
+
 /* Sentence pairs similar as bags of words: an inverted index of B's words,
  * so only pairs that share a word are ever scored. */
 static GArray *
@@ -242,6 +269,8 @@ find_seeds (const Side *a,
   g_autofree double *dot = g_new0 (double, MAX (nb, 1));
   g_autofree guint *shared = g_new0 (guint, MAX (nb, 1));
   g_autoptr(GArray) touched = g_array_new (FALSE, FALSE, sizeof (guint));
+  g_autoptr(GArray) mine = g_array_new (FALSE, FALSE, sizeof (Seed));
+  guint expected = 0;
 
   for (guint j = 0; j < nb; j++)
     {
@@ -284,6 +313,7 @@ find_seeds (const Side *a,
               dot[post->sentence] += (double) e->weight * post->weight;
             }
         }
+      g_array_set_size (mine, 0);
       for (guint t = 0; t < touched->len; t++)
         {
           const guint j = g_array_index (touched, guint, t);
@@ -295,12 +325,31 @@ find_seeds (const Side *a,
             {
               Seed s = { i, j, cosine };
 
-              g_array_append_val (seeds, s);
+              g_array_append_val (mine, s);
             }
           dot[j] = 0;
           shared[j] = 0;
         }
+      /* A sentence repeated all over B keeps only its best partners, those
+       * nearest where the previous sentence's went first: memory and time
+       * stay bounded, and a copy still follows its neighbours. */
+      if (mine->len > MAX_SEEDS_PER_SENTENCE)
+        {
+          g_array_sort_with_data (mine, compare_partners, &expected);
+          g_array_set_size (mine, MAX_SEEDS_PER_SENTENCE);
+        }
+      if (mine->len > 0)
+        {
+          guint best = 0;
+
+          for (guint k = 1; k < mine->len; k++)
+            if (g_array_index (mine, Seed, k).cosine > g_array_index (mine, Seed, best).cosine)
+              best = k;
+          expected = g_array_index (mine, Seed, best).j + 1;
+        }
+      g_array_append_vals (seeds, mine->data, mine->len);
     }
+  g_array_sort (seeds, compare_seeds);
   return seeds;
 }
 
@@ -390,7 +439,7 @@ score_fragment (const Side *a,
 }
 
 /* Keeps the seeds of @group (sorted by A, then B) that go forward in both
- * texts together, the heaviest such chain: a reused passage keeps its order
+ * texts together, the heaviest such chain (one pair per sentence of A): a reused passage keeps its order
  * (words may be shuffled, sentences are not), so a pair that runs against
  * it is a topical echo that would only stretch the passage. */
 static void
@@ -411,7 +460,7 @@ keep_in_order (GArray *group)
       best[k] = seeds[k].cosine;
       prev[k] = G_MAXUINT;
       for (guint m = 0; m < k; m++)
-        if (seeds[m].i <= seeds[k].i && seeds[m].j <= seeds[k].j && best[m] + seeds[k].cosine > best[k])
+        if (seeds[m].i < seeds[k].i && seeds[m].j <= seeds[k].j && best[m] + seeds[k].cosine > best[k])
           {
             best[k] = best[m] + seeds[k].cosine;
             prev[k] = m;

@@ -7,6 +7,8 @@
  */
 #include "config.h"
 
+#include <stdlib.h>
+
 #include "sim-parallel.h"
 #include "sim-check-private.h"
 
@@ -36,7 +38,6 @@ lookup_worker (gpointer data)
     {
       const gint c = g_atomic_int_add (&check->next, 1);
       g_autoptr(GArray) ids = g_array_new (FALSE, FALSE, sizeof (guint32));
-      guint64 fps[CHUNK];
       guint32 ends[CHUNK];
       GArray *hits;
       guint end;
@@ -44,19 +45,25 @@ lookup_worker (gpointer data)
       if (c >= (gint) n_chunks || g_cancellable_is_cancelled (check->cancellable))
         break;
       hits = g_ptr_array_index (check->chunk_hits, c);
-      end = MIN ((c + 1) * CHUNK, check->windows->len);
-      for (guint w = c * CHUNK; w < end; w++)
-        fps[w - c * CHUNK] = g_array_index (check->windows, SimAnchor, w).simhash;
-      g_array_set_size (ids, 0);
-      sim_band_index_lookup_many (check->index, fps, end - c * CHUNK, check->options->max_distance,
-                                  ids, ends);
-      for (guint w = c * CHUNK, j = 0; w < end; w++)
-        for (; j < ends[w - c * CHUNK]; j++)
-          {
-            Hit hit = { w, g_array_index (ids, guint32, j) };
+      end = MIN ((c + 1) * CHUNK, check->n_keys);
+      sim_band_index_lookup_many (check->index, check->keys + c * CHUNK, end - c * CHUNK,
+                                  check->options->max_distance, ids, ends);
+      for (guint k = c * CHUNK, j = 0; k < end; k++)
+        {
+          const guint32 n = ends[k - c * CHUNK] - j;
 
-            g_array_append_val (hits, hit);
-          }
+          /* A window found everywhere is boilerplate: it says nothing about
+           * the source, and its hits are never kept (memory stays bounded
+           * by MAX_WINDOW_HITS per distinct window). */
+          if (n <= MAX_WINDOW_HITS)
+            for (guint32 i = j; i < j + n; i++)
+              {
+                Hit hit = { k, g_array_index (ids, guint32, i) };
+
+                g_array_append_val (hits, hit);
+              }
+          j += n;
+        }
       _sim_check_report_progress (check, end - c * CHUNK);
     }
 }
@@ -132,12 +139,11 @@ _sim_candidates_for (Check            *check,
       const SimAnchor *win = &g_array_index (check->windows, SimAnchor, w);
       const gint64 q_start = check->units->src_start[win->unit_start];
 
+      const guint32 k = check->window_keys[w];
+
       if (win->unit_start >= seg->unit_end)
         break;
-      /* A window found everywhere is boilerplate: it says nothing about the source. */
-      if (check->first_hit[w + 1] - check->first_hit[w] > MAX_WINDOW_HITS)
-        continue;
-      for (guint h = check->first_hit[w]; h < check->first_hit[w + 1]; h++)
+      for (guint h = check->first_hit[k]; h < check->first_hit[k + 1]; h++)
         {
           const guint32 fp = g_array_index (check->hits, Hit, h).fp;
           const gint64 start = (gint64) fp_starts[fp] - (q_start - (gint64) seg->start);
@@ -154,7 +160,7 @@ static void
 collect_hits (Check *check)
 {
   check->hits = g_array_new (FALSE, FALSE, sizeof (Hit));
-  check->first_hit = g_new0 (guint, check->windows->len + 1);
+  check->first_hit = g_new0 (guint, check->n_keys + 1);
   for (guint c = 0; c < check->chunk_hits->len; c++)
     {
       GArray *chunk = g_ptr_array_index (check->chunk_hits, c);
@@ -162,9 +168,9 @@ collect_hits (Check *check)
       g_array_append_vals (check->hits, chunk->data, chunk->len);
     }
   for (guint i = 0; i < check->hits->len; i++)
-    check->first_hit[g_array_index (check->hits, Hit, i).window + 1]++;
-  for (guint w = 0; w < check->windows->len; w++)
-    check->first_hit[w + 1] += check->first_hit[w];
+    check->first_hit[g_array_index (check->hits, Hit, i).key + 1]++;
+  for (guint k = 0; k < check->n_keys; k++)
+    check->first_hit[k + 1] += check->first_hit[k];
 }
 
 /* Finds every segment's candidates once: verification starts from the same list. */
@@ -181,11 +187,57 @@ collect_candidates (Check *check)
     }
 }
 
+static int
+compare_u64 (gconstpointer a,
+             gconstpointer b)
+{
+  const guint64 x = *(const guint64 *) a, y = *(const guint64 *) b;
+
+  return x < y ? -1 : x > y;
+}
+
+/* The distinct SimHashes of the windows, and each window's among them. */
+static void
+collect_keys (Check *check)
+{
+  const guint n = check->windows->len;
+  guint m = 0;
+
+  check->keys = g_new (guint64, MAX (n, 1));
+  check->window_keys = g_new (guint32, MAX (n, 1));
+  for (guint w = 0; w < n; w++)
+    check->keys[w] = g_array_index (check->windows, SimAnchor, w).simhash;
+  qsort (check->keys, n, sizeof (guint64), compare_u64);
+  for (guint i = 0; i < n; i++)
+    if (m == 0 || check->keys[m - 1] != check->keys[i])
+      check->keys[m++] = check->keys[i];
+  check->n_keys = m;
+  for (guint w = 0; w < n; w++)
+    {
+      const guint64 fp = g_array_index (check->windows, SimAnchor, w).simhash;
+      guint lo = 0, hi = m;
+
+      while (lo < hi)
+        {
+          const guint mid = lo + (hi - lo) / 2;
+
+          if (check->keys[mid] < fp)
+            lo = mid + 1;
+          else
+            hi = mid;
+        }
+      check->window_keys[w] = lo;
+    }
+}
+
 void
 _sim_candidates_lookup (Check *check)
 {
-  const guint n_chunks = (check->windows->len + CHUNK - 1) / CHUNK;
+  guint n_chunks;
 
+  collect_keys (check);
+  n_chunks = (check->n_keys + CHUNK - 1) / CHUNK;
+  check->total += check->n_keys;
   check->chunk_hits = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
   for (guint c = 0; c < n_chunks; c++)
     g_ptr_array_add (check->chunk_hits, g_array_new (FALSE, FALSE, sizeof (Hit)));

@@ -28,8 +28,8 @@
 G_BEGIN_DECLS
 
 typedef struct {
-  guint32 window;
-  guint32 fp;
+  guint32 key;     /* distinct window SimHash (check->keys) */
+  guint32 fp;      /* stored fingerprint found for it */
 } Hit;
 
 typedef struct {
@@ -90,10 +90,14 @@ typedef struct {
   const guint64         *features;
   GArray                *segments;      /* SimSegment */
   GArray                *windows;       /* SimAnchor */
-  /* candidates: lookups, per chunk of windows */
-  GPtrArray             *chunk_hits;    /* GArray of Hit per chunk */
-  GArray                *hits;          /* Hit, ordered by window */
-  guint                 *first_hit;     /* hits of window w: [first_hit[w], first_hit[w + 1]) */
+  /* candidates: each distinct window SimHash looked up once (a repeated
+   * sentence repeats its windows), per chunk of them */
+  guint64               *keys;          /* distinct SimHashes of the windows, sorted */
+  guint                  n_keys;
+  guint32               *window_keys;   /* each window's index into keys */
+  GPtrArray             *chunk_hits;    /* GArray of Hit per chunk of keys */
+  GArray                *hits;          /* Hit, ordered by key; none for a boilerplate key */
+  guint                 *first_hit;     /* hits of key k: [first_hit[k], first_hit[k + 1]) */
   GPtrArray             *seg_cands;     /* GArray of Candidate per segment, found once */
   /* source cache: documents the candidates point into */
   GHashTable            *doc_slots;     /* doc index -> DocCache index + 1 */

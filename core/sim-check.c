@@ -223,6 +223,8 @@ check_clear (Check *check)
   _sim_source_cache_clear (check);
   g_clear_pointer (&check->hits, g_array_unref);
   g_clear_pointer (&check->first_hit, g_free);
+  g_clear_pointer (&check->keys, g_free);
+  g_clear_pointer (&check->window_keys, g_free);
   g_clear_pointer (&check->pieces, g_ptr_array_unref);
   g_clear_pointer (&check->seg_cands, g_ptr_array_unref);
   g_clear_pointer (&check->results, g_ptr_array_unref);
@@ -303,7 +305,7 @@ check_run (SimCorpusSnapshot     *snapshot,
   sim_segment_split (text, len, check.units, SIM_SEGMENT_SENTENCE, opts.window, check.segments);
   check.windows = g_array_new (FALSE, FALSE, sizeof (SimAnchor));
   sim_fingerprinter_windows (fp, FALSE, check.windows);
-  check.total = check.windows->len + check.segments->len;
+  check.total = check.segments->len;  /* and the distinct windows, once counted */
 
   _sim_candidates_lookup (&check);
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
