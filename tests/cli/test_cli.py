@@ -338,6 +338,22 @@ class CliTest(unittest.TestCase):
         finally:
             os.chmod(self.dir, 0o755)
 
+    def test_repeated_text_keeps_memory_and_time_bounded(self):
+        sentence = "The committee shall meet on the first Monday of every month at the town hall. "
+        self.write("docs/form.txt", sentence * 20000)
+        self.add_docs()
+        article = self.write("article.txt", sentence * 2000)
+        limit = None
+        if "ASAN_OPTIONS" not in os.environ:   # AddressSanitizer reserves terabytes of address space
+            import resource
+            limit = lambda: resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+        r = subprocess.run([CLI, "check", "--json", article], capture_output=True, env=self.env,
+                           timeout=60, preexec_fn=limit)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        report = json.loads(r.stdout)
+        self.assertEqual(report["counts"]["high"], 2000)
+        self.assertTrue(all(p["document"].endswith("form.txt") for p in report["passages"]))
+
     def test_corpus_set_fold_traditional(self):
         self.add_docs()
         traditional = "街角那家茶館已經開了六十多年，每天清晨都有老人帶著鳥籠來喝茶。"
