@@ -64,11 +64,12 @@ typedef struct {
 } CheckPassage;
 
 typedef struct {
-  char     *text;
-  gsize     len;
-  SimUnits  units;
-  guint64  *features;
-  gboolean  loaded;
+  char         *text;
+  gsize         len;
+  SimTextIndex  index;     /* code points of text to bytes */
+  SimUnits      units;
+  guint64      *features;
+  gboolean      loaded;
 } DocCache;
 
 typedef struct {

@@ -182,8 +182,8 @@ build_report (Check *check)
           const Verified *v = &g_array_index (results, Verified, j);
           const SimCorpusDoc *doc = sim_corpus_snapshot_get_doc (check->snapshot, v->doc);
           DocCache *cache = _sim_source_cache_get (check, v->doc);
-          const char *from = g_utf8_offset_to_pointer (cache->text, v->start);
-          const char *to = g_utf8_offset_to_pointer (from, v->end - v->start);
+          const char *from = sim_text_index_pointer (&cache->index, v->start);
+          const char *to = sim_text_index_pointer (&cache->index, v->end);
           guint32 end = v->end;
           SimMatch m = { 0 };
 

@@ -10,15 +10,14 @@
 #include "sim-error.h"
 #include "sim-compare.h"
 
-/* One side: its valid text, units, sentences, and the byte offset of every
- * code point (so excerpts cost no scan from the start). */
+/* One side: its valid text, units, sentences, and an index of its code
+ * points (so excerpts cost no scan from the start). */
 typedef struct {
-  char     *text;
-  gsize     len;
-  SimUnits  units;
-  GArray   *sentences;  /* SimSegment */
-  guint32  *bytes;      /* n_chars + 1 entries */
-  guint32   n_chars;
+  char         *text;
+  gsize         len;
+  SimUnits      units;
+  GArray       *sentences;  /* SimSegment */
+  SimTextIndex  index;
 } Side;
 
 static gboolean
@@ -31,8 +30,6 @@ side_load (Side              *side,
            guint              window,
            GError           **error)
 {
-  guint32 n = 0;
-
   if (len < 0)
     len = strlen (text);
   side->text = g_utf8_validate_len (text, len, NULL) ? g_strndup (text, len) : g_utf8_make_valid (text, len);
@@ -47,11 +44,7 @@ side_load (Side              *side,
     }
   sim_text_normalize (side->text, side->len, 0, flags, &side->units);
   sim_segment_split (side->text, side->len, &side->units, mode, window, side->sentences);
-  side->bytes = g_new (guint32, side->len + 1);
-  for (const char *p = side->text; p < side->text + side->len; p = g_utf8_next_char (p))
-    side->bytes[n++] = p - side->text;
-  side->bytes[n] = side->len;
-  side->n_chars = n;
+  sim_text_index_init (&side->index, side->text, side->len);
   return TRUE;
 }
 
@@ -61,7 +54,7 @@ side_clear (Side *side)
   g_free (side->text);
   sim_units_clear (&side->units);
   g_clear_pointer (&side->sentences, g_array_unref);
-  g_free (side->bytes);
+  sim_text_index_clear (&side->index);
 }
 
 static SimLevel
@@ -198,11 +191,15 @@ sim_compare_run (const char            *a,
         m.source = source;
         m.start = covering->b_start + (guint32) (b_span * from);
         m.end = MAX (covering->b_start + (guint32) lround (b_span * to), m.start + 1);
-        m.end = MIN (m.end, sb.n_chars);
+        m.end = MIN (m.end, sb.index.n_chars);
         m.start = MIN (m.start, m.end);
         m.similarity = covering->similarity;
         m.distance = 64;
-        m.excerpt = g_strndup (sb.text + sb.bytes[m.start], sb.bytes[m.end] - sb.bytes[m.start]);
+        {
+          const char *from = sim_text_index_pointer (&sb.index, m.start);
+
+          m.excerpt = g_strndup (from, sim_text_index_pointer (&sb.index, m.end) - from);
+        }
       }
       rs.level = alignment_level (covering, options);
       rs.similarity = covering->similarity;

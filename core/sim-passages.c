@@ -97,8 +97,7 @@ align_target (Job    *job,
   Check *check = job->check;
   const DocCache *cache = _sim_source_cache_get (check, t->doc);
   /* The whole text, its last punctuation included. */
-  const guint32 n_chars = cache && cache->loaded && cache->units.n > 0
-                            ? g_utf8_strlen (cache->text, cache->len) : 0;
+  const guint32 n_chars = cache && cache->loaded && cache->units.n > 0 ? cache->index.n_chars : 0;
   guint32 lo, hi, margin;
   guint first = 0, last;
   const char *from, *to;
@@ -127,8 +126,8 @@ align_target (Job    *job,
   margin = REGION_MARGIN + (job->sentences[last - 1].end - job->sentences[first].start);
   lo = t->lo > margin ? t->lo - margin : 0;
   hi = MIN ((guint64) t->hi + margin, n_chars);
-  from = g_utf8_offset_to_pointer (cache->text, lo);
-  to = g_utf8_offset_to_pointer (from, hi - lo);
+  from = sim_text_index_pointer (&cache->index, lo);
+  to = sim_text_index_pointer (&cache->index, hi);
   sim_units_init (&units);
   sim_text_normalize (from, to - from, 0, sim_corpus_snapshot_get_flags (check->snapshot), &units);
   sim_segment_split (from, to - from, &units, SIM_SEGMENT_SENTENCE, 0, sentences);

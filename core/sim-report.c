@@ -6,6 +6,7 @@
 #include <string.h>
 #include <json-glib/json-glib.h>
 
+#include "sim-text.h"
 #include "sim-report.h"
 
 /* Consecutive segments join one passage when their sources are this close. */
@@ -18,6 +19,7 @@ struct _SimReport {
   gint               ref_count;
   char              *text;
   guint32            n_chars;
+  SimTextIndex       index;      /* code points of text to bytes */
   SimReportSettings  settings;
   char              *store;      /* owns settings.store */
   GArray            *segments;   /* SimReportSegment */
@@ -37,7 +39,8 @@ _sim_report_new (const char              *text,
 
   report->ref_count = 1;
   report->text = g_strndup (text, len);
-  report->n_chars = g_utf8_strlen (report->text, -1);
+  sim_text_index_init (&report->index, report->text, strlen (report->text));
+  report->n_chars = report->index.n_chars;
   report->settings = *settings;
   report->store = g_strdup (settings->store);
   report->settings.store = report->store;
@@ -74,6 +77,7 @@ sim_report_unref (SimReport *report)
   g_array_unref (report->passages);
   g_array_unref (report->sources);
   g_free (report->store);
+  sim_text_index_clear (&report->index);
   g_free (report->text);
   g_free (report);
 }
@@ -168,8 +172,8 @@ sim_report_dup_text (const SimReport *report,
   const char *from, *to;
 
   g_return_val_if_fail (start <= end && end <= report->n_chars, NULL);
-  from = g_utf8_offset_to_pointer (report->text, start);
-  to = g_utf8_offset_to_pointer (from, end - start);
+  from = sim_text_index_pointer (&report->index, start);
+  to = sim_text_index_pointer (&report->index, end);
   return g_strndup (from, to - from);
 }
 

@@ -60,6 +60,7 @@ normalize_worker (gpointer data)
       cache = &g_array_index (check->docs, DocCache, i);
       if (cache->text == NULL)
         continue;
+      sim_text_index_init (&cache->index, cache->text, cache->len);
       sim_units_init (&cache->units);
       sim_text_normalize (cache->text, cache->len, 0, sim_corpus_snapshot_get_flags (check->snapshot),
                           &cache->units);
@@ -109,7 +110,10 @@ _sim_source_cache_clear (Check *check)
           g_free (cache->text);
           g_free (cache->features);
           if (cache->loaded)
-            sim_units_clear (&cache->units);
+            {
+              sim_units_clear (&cache->units);
+              sim_text_index_clear (&cache->index);
+            }
         }
       g_clear_pointer (&check->docs, g_array_unref);
     }

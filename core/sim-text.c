@@ -698,3 +698,47 @@ sim_text_load_file (const char  *path,
     return NULL;
   return sim_text_decode (data, len, path, out_len, out_n_repaired, error);
 }
+
+#define INDEX_STEP 64
+
+void
+sim_text_index_init (SimTextIndex *index,
+                     const char   *text,
+                     gsize         len)
+{
+  GArray *samples = g_array_new (FALSE, FALSE, sizeof (guint32));
+  gsize n = 0;
+
+  g_assert (len <= G_MAXUINT32);
+  for (const char *p = text; p < text + len; p = g_utf8_next_char (p), n++)
+    if (n % INDEX_STEP == 0)
+      {
+        guint32 at = p - text;
+
+        g_array_append_val (samples, at);
+      }
+  index->text = text;
+  index->len = len;
+  index->n_chars = n;
+  index->samples = (guint32 *) g_array_free (samples, FALSE);
+}
+
+void
+sim_text_index_clear (SimTextIndex *index)
+{
+  g_clear_pointer (&index->samples, g_free);
+}
+
+const char *
+sim_text_index_pointer (const SimTextIndex *index,
+                        gsize               offset)
+{
+  const char *p;
+
+  if (offset >= index->n_chars)
+    return index->text + index->len;
+  p = index->text + index->samples[offset / INDEX_STEP];
+  for (gsize i = offset % INDEX_STEP; i > 0; i--)
+    p = g_utf8_next_char (p);
+  return p;
+}

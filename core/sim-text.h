@@ -110,6 +110,24 @@ char    *sim_text_load_file (const char  *path,
 gboolean sim_text_has_content (const char *text,
                                gssize      len);
 
+/* Code points to bytes in one step: the byte offset of every 64th code
+ * point of a valid UTF-8 text, so finding any code point walks at most 63
+ * characters. Immutable once built: any thread may read it. */
+typedef struct {
+  const char *text;      /* borrowed: must outlive the index */
+  gsize       len;
+  gsize       n_chars;
+  guint32    *samples;   /* byte offset of code point 64 * i */
+} SimTextIndex;
+
+void         sim_text_index_init    (SimTextIndex       *index,
+                                     const char         *text,
+                                     gsize               len);
+void         sim_text_index_clear   (SimTextIndex       *index);
+/* The position of code point @offset (clamped to the text's end). */
+const char  *sim_text_index_pointer (const SimTextIndex *index,
+                                     gsize               offset);
+
 /* Byte offset of code point @offset in valid UTF-8 @text of @len bytes. */
 gsize    sim_text_byte_offset (const char *text,
                                gsize       len,
