@@ -294,6 +294,28 @@ corpus_set (int argc, char **argv)
 }
 
 static int
+corpus_rebuild (int argc, char **argv)
+{
+  g_autoptr(GOptionContext) context = g_option_context_new (_("— recompute every fingerprint from the stored texts"));
+  g_autoptr(GError) error = NULL;
+
+  g_option_context_add_main_entries (context, store_entries, GETTEXT_PACKAGE);
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    return usage_error (context, error->message);
+  if (argc > 1)
+    return usage_error (context, _("corpus rebuild takes no arguments"));
+  if (!g_file_test (resolve_store (), G_FILE_TEST_EXISTS))
+    {
+      g_printerr (_("simhound-cli: no store at %s\n"), resolve_store ());
+      return EXIT_ERROR;
+    }
+  if (!sim_corpus_rebuild (resolve_store (), &error))
+    return fail (error);
+  g_print (_("Rebuilt the fingerprints of %s\n"), resolve_store ());
+  return EXIT_OK;
+}
+
+static int
 corpus_command (int argc, char **argv)
 {
   if (argc >= 2 && g_str_equal (argv[1], "add"))
@@ -304,7 +326,9 @@ corpus_command (int argc, char **argv)
     return corpus_remove (argc - 1, argv + 1);
   if (argc >= 2 && g_str_equal (argv[1], "set"))
     return corpus_set (argc - 1, argv + 1);
-  g_printerr (_("Usage: simhound-cli corpus add|list|remove|set …\n"));
+  if (argc >= 2 && g_str_equal (argv[1], "rebuild"))
+    return corpus_rebuild (argc - 1, argv + 1);
+  g_printerr (_("Usage: simhound-cli corpus add|list|remove|set|rebuild …\n"));
   return EXIT_USAGE;
 }
 
@@ -727,6 +751,7 @@ print_usage (FILE *out)
              "  simhound-cli corpus add PATH…          add files and folders (recursive)\n"
              "  simhound-cli corpus list               documents, segments, size, last update\n"
              "  simhound-cli corpus remove ID|PATH…    remove documents\n"
+             "  simhound-cli corpus rebuild            recompute the fingerprints (mends a damaged store)\n"
              "  simhound-cli corpus set fold-traditional on|off\n"
              "                                         fold traditional Chinese to simplified (default on)\n"
              "  simhound-cli check [OPTION…] FILE…|-   check articles against the corpus\n"

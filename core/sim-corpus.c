@@ -211,6 +211,7 @@ snapshot_build_index (SimCorpusSnapshot *snapshot)
 typedef struct {
   SimCorpusSnapshot *snapshot;
   guint              doc;
+  gint64             damaged;   /* a document whose fingerprints are damaged, or 0 */
 } LoadState;
 
 static gboolean
@@ -231,6 +232,23 @@ load_segments_cb (gint64         id,
   if (state->doc >= snapshot->docs->len ||
       g_array_index (snapshot->docs, SimCorpusDoc, state->doc).id != id)
     return TRUE; /* fingerprints without a document: cannot happen with foreign keys on */
+  /* Whole 16-byte windows, starting inside the document. */
+  if (len % 16 != 0)
+    {
+      state->damaged = id;
+      return FALSE;
+    }
+  for (gsize i = 0; i < n; i++)
+    {
+      guint32 start;
+
+      memcpy (&start, p + 16 * i + 8, 4);
+      if (GUINT32_FROM_LE (start) > g_array_index (snapshot->docs, SimCorpusDoc, state->doc).n_chars)
+        {
+          state->damaged = id;
+          return FALSE;
+        }
+    }
 
   base = snapshot->fps->len;
   g_array_set_size (snapshot->fps, base + n);
@@ -257,7 +275,7 @@ snapshot_load (SimStore           *store,
 {
   g_autoptr(SimCorpusSnapshot) snapshot = snapshot_new (sim_store_get_path (store), flags);
   g_autoptr(GPtrArray) docs = sim_store_list (store, error);
-  LoadState state = { snapshot, 0 };
+  LoadState state = { snapshot, 0, 0 };
   guint32 *counts = NULL;
   guint32 n_docs = 0;
 
@@ -276,7 +294,14 @@ snapshot_load (SimStore           *store,
     }
   if (!sim_store_foreach_segments (store, load_segments_cb, &state, error))
     return NULL;
-  if (!sim_store_load_df (store, &counts, &n_docs, error))
+  if (state.damaged != 0)
+    {
+      g_autofree char *what = g_strdup_printf (_("the fingerprints of document %lld"), (long long) state.damaged);
+
+      sim_store_set_damaged (store, what, error);
+      return NULL;
+    }
+  if (!sim_store_load_df (store, SIM_DF_BUCKETS, &counts, &n_docs, error))
     return NULL;
   snapshot->weights = sim_weights_new (counts, n_docs);
   snapshot_build_index (snapshot);
@@ -433,6 +458,25 @@ corpus_rebuild (SimCorpus  *corpus,
 fail:
   sim_store_rollback (corpus->store);
   return FALSE;
+}
+
+gboolean
+sim_corpus_rebuild (const char  *path,
+                    GError     **error)
+{
+  SimCorpus corpus = { 0 };
+  g_autofree char *normalize = NULL;
+  gboolean ok;
+
+  corpus.store = sim_store_open (path, FALSE, error);
+  if (corpus.store == NULL)
+    return FALSE;
+  normalize = sim_store_dup_meta (corpus.store, "normalize", NULL);
+  corpus.flags = normalize == NULL || g_str_equal (normalize, "t2s") ? SIM_NORMALIZE_FOLD_T2S
+                                                                     : SIM_NORMALIZE_DEFAULT;
+  ok = corpus_rebuild (&corpus, error);
+  sim_store_free (corpus.store);
+  return ok;
 }
 
 SimCorpus *
@@ -880,7 +924,7 @@ sim_corpus_add (SimCorpus          *corpus,
       g_hash_table_insert (existing, doc->path, doc->content_hash);
       g_hash_table_insert (existing_ids, doc->path, doc);
     }
-  if (!sim_store_load_df (corpus->store, &counts, &n_docs, error))
+  if (!sim_store_load_df (corpus->store, SIM_DF_BUCKETS, &counts, &n_docs, error))
     return NULL;
   if (counts == NULL)
     counts = g_new0 (guint32, SIM_DF_BUCKETS);
@@ -1108,7 +1152,7 @@ sim_corpus_remove (SimCorpus          *corpus,
         }
     }
 
-  if (!sim_store_load_df (corpus->store, &counts, &n_docs, error))
+  if (!sim_store_load_df (corpus->store, SIM_DF_BUCKETS, &counts, &n_docs, error))
     return FALSE;
   if (!sim_store_begin (corpus->store, error))
     return FALSE;

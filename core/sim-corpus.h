@@ -72,6 +72,12 @@ SimNormalizeFlags  sim_corpus_get_flags       (const SimCorpus   *corpus);
 gboolean           sim_corpus_set_flags       (SimCorpus         *corpus,
                                                SimNormalizeFlags  flags,
                                                GError           **error);
+/* Recomputes every fingerprint and the feature statistics of the store at
+ * @path from its stored text, in one transaction, without loading them
+ * first: what mends a store whose fingerprints or statistics are damaged
+ * (a damaged text stays an error, naming the document). */
+gboolean           sim_corpus_rebuild         (const char        *path,
+                                               GError           **error);
 /* TRUE when fingerprints were rebuilt on open (feature version changed). */
 gboolean           sim_corpus_was_rebuilt     (const SimCorpus   *corpus);
 

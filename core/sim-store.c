@@ -533,8 +533,18 @@ sim_store_dup_text (SimStore  *store,
   if (rc == SQLITE_ROW)
     {
       gsize len = sqlite3_column_bytes (stmt, 0);
-      char *text = g_strndup ((const char *) sqlite3_column_text (stmt, 0), len);
+      const char *body = (const char *) sqlite3_column_text (stmt, 0);
+      char *text;
 
+      /* Every stored text was valid UTF-8 without a NUL when it was added. */
+      if (body == NULL || !g_utf8_validate_len (body, len, NULL) || memchr (body, 0, len) != NULL)
+        {
+          g_autofree char *what = g_strdup_printf (_("the text of document %lld"), (long long) id);
+
+          sim_store_set_damaged (store, what, error);
+          return NULL;
+        }
+      text = g_strndup (body, len);
       if (out_len)
         *out_len = len;
       return text;
@@ -568,7 +578,18 @@ sim_store_foreach_segments (SimStore             *store,
 }
 
 gboolean
+sim_store_set_damaged (SimStore    *store,
+                       const char  *what,
+                       GError     **error)
+{
+  g_set_error (error, SIM_ERROR, SIM_ERROR_STORE_CORRUPT,
+               _("The store %s is damaged (%s): run “simhound-cli corpus rebuild”"), store->path, what);
+  return FALSE;
+}
+
+gboolean
 sim_store_load_df (SimStore  *store,
+                   gsize      n_buckets,
                    guint32  **out_counts,
                    guint32   *out_n_docs,
                    GError   **error)
@@ -585,6 +606,9 @@ sim_store_load_df (SimStore  *store,
     {
       gsize len = sqlite3_column_bytes (stmt, 1);
 
+      /* Read as an array of n_buckets counts: any other size is damage. */
+      if (len != n_buckets * sizeof (guint32) || sqlite3_column_int64 (stmt, 0) < 0)
+        return sim_store_set_damaged (store, _("feature statistics of the wrong size"), error);
       *out_n_docs = sqlite3_column_int64 (stmt, 0);
       *out_counts = g_memdup2 (sqlite3_column_blob (stmt, 1), len);
       return TRUE;

@@ -110,10 +110,16 @@ gboolean  sim_store_foreach_segments (SimStore            *store,
                                       GError             **error);
 
 /* Document frequencies: @n_buckets counts (transfer full) or NULL when none
- * are stored yet. */
+ * are stored yet. A blob of another size is SIM_ERROR_STORE_CORRUPT. */
 gboolean  sim_store_load_df     (SimStore          *store,
+                                 gsize              n_buckets,
                                  guint32          **out_counts,
                                  guint32           *out_n_docs,
+                                 GError           **error);
+/* Sets SIM_ERROR_STORE_CORRUPT: the store is damaged in @what, and the
+ * message says how to mend it. Returns FALSE. */
+gboolean  sim_store_set_damaged (SimStore          *store,
+                                 const char        *what,
                                  GError           **error);
 gboolean  sim_store_save_df     (SimStore          *store,
                                  const guint32     *counts,

@@ -354,6 +354,37 @@ class CliTest(unittest.TestCase):
         self.assertEqual(report["counts"]["high"], 2000)
         self.assertTrue(all(p["document"].endswith("form.txt") for p in report["passages"]))
 
+    def test_damaged_store_is_reported_and_rebuilt(self):
+        import sqlite3
+        self.add_docs()
+        essay = self.write("essay.txt", EN)
+
+        def damage(sql):
+            db = sqlite3.connect(self.store)
+            db.execute(sql)
+            db.commit()
+            db.close()
+
+        for sql in ("UPDATE df SET counts = x'0102'",
+                    "UPDATE segments SET data = x'01020304050607'",
+                    "UPDATE segments SET data = x'0102030405060708ffffff7f00000000'"):
+            damage(sql)
+            for args in (("check", essay), ("corpus", "list")):
+                r = self.run_cli(*args)
+                self.assertEqual(r.returncode, 2, (sql, args, r.stdout))
+                self.assertIn(b"is damaged", r.stderr)
+                self.assertIn("simhound-cli corpus rebuild".encode(), r.stderr)
+            r = self.run_cli("corpus", "rebuild")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            r = self.run_cli("check", "--json", essay)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(json.loads(r.stdout)["similarity"], 1.0)
+        # A damaged text cannot be rebuilt: the error names it.
+        damage("UPDATE texts SET body = x'ff00fe' WHERE doc_id = (SELECT min(doc_id) FROM texts)")
+        r = self.run_cli("corpus", "rebuild")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn(b"is damaged (the text of document", r.stderr)
+
     def test_corpus_set_fold_traditional(self):
         self.add_docs()
         traditional = "街角那家茶館已經開了六十多年，每天清晨都有老人帶著鳥籠來喝茶。"
