@@ -126,6 +126,23 @@ sim_store_document_free (SimStoreDocument *doc)
   g_free (doc);
 }
 
+/* PRAGMA user_version into @out; the SQLite result code (SQLITE_ROW when read). */
+static int
+read_user_version (SimStore *store,
+                   int      *out)
+{
+  sqlite3_stmt *stmt = NULL;
+  int rc = sqlite3_prepare_v2 (store->db, "PRAGMA user_version", -1, &stmt, NULL);
+
+  if (rc != SQLITE_OK)
+    return rc;
+  rc = sqlite3_step (stmt);
+  if (rc == SQLITE_ROW)
+    *out = sqlite3_column_int (stmt, 0);
+  sqlite3_finalize (stmt);
+  return rc;
+}
+
 SimStore *
 sim_store_open (const char  *path,
                 gboolean     read_only,
@@ -174,13 +191,7 @@ sim_store_open (const char  *path,
   sqlite3_busy_timeout (store->db, 10000);
   sqlite3_extended_result_codes (store->db, 1);
 
-  stmt = prepare (store, "PRAGMA user_version", error);
-  if (stmt == NULL)
-    return NULL;
-  rc = sqlite3_step (stmt);
-  if (rc == SQLITE_ROW)
-    user_version = sqlite3_column_int (stmt, 0);
-  sqlite3_finalize (stmt);
+  rc = read_user_version (store, &user_version);
   if (read_only && (rc & 0xff) == SQLITE_READONLY)
     {
       /* A store in WAL mode that we may not write (a read-only file or
@@ -198,13 +209,7 @@ sim_store_open (const char  *path,
           set_sqlite_error (store, rc, _("opening"), error);
           return NULL;
         }
-      stmt = prepare (store, "PRAGMA user_version", error);
-      if (stmt == NULL)
-        return NULL;
-      rc = sqlite3_step (stmt);
-      if (rc == SQLITE_ROW)
-        user_version = sqlite3_column_int (stmt, 0);
-      sqlite3_finalize (stmt);
+      rc = read_user_version (store, &user_version);
     }
   if (rc != SQLITE_ROW)
     {
