@@ -52,7 +52,7 @@ describe_segment (const SimReport        *report,
 
   return g_strdup_printf (_("%s similarity %.0f%% (fingerprint distance %u) with %s"),
                           seg->level == SIM_LEVEL_HIGH ? _("High") : _("Medium"),
-                          100 * seg->similarity, seg->distance, src->path);
+                          100 * seg->similarity, seg->distance, src->display_path);
 }
 
 /* The chart as SVG: every segment along the article, and the histogram. */
@@ -186,7 +186,7 @@ sim_export_html (const SimReport *report)
                               _("distance"), m->distance);
       append_escaped (out, src->title);
       g_string_append (out, " — ");
-      append_escaped (out, src->path);
+      append_escaped (out, src->display_path);
       g_string_append (out, "</div><div class=\"excerpt\">");
       append_escaped (out, m->excerpt);
       g_string_append (out, "</div></li>\n");
@@ -203,7 +203,7 @@ sim_export_html (const SimReport *report)
       g_string_append_printf (out, "<tr><td>%.1f%%</td><td>%u</td><td>", 100 * src->share, src->n_segments);
       append_escaped (out, src->title);
       g_string_append (out, "</td><td>");
-      append_escaped (out, src->path);
+      append_escaped (out, src->display_path);
       g_string_append (out, "</td></tr>\n");
     }
   g_string_append (out, "</table>\n</body></html>\n");
@@ -440,7 +440,7 @@ sim_export_pdf_file (const SimReport *report,
                                         "<span foreground=\"#555\">%.0f%% · %s %u · %s — %s</span>\n%s",
                                         ++number, sim_level_tint (seg->level),
                                         inner, 100 * m->similarity, _("distance"), m->distance,
-                                        src->title, src->path, m->excerpt);
+                                        src->title, src->display_path, m->excerpt);
         pdf_markup (&pdf, item, "Sans 9");
       }
   }

@@ -70,6 +70,7 @@ sim_report_unref (SimReport *report)
       SimReportSource *source = &g_array_index (report->sources, SimReportSource, i);
 
       g_free (source->path);
+      g_free (source->display_path);
       g_free (source->title);
     }
   g_array_unref (report->segments);
@@ -211,7 +212,8 @@ _sim_report_add_source (SimReport  *report,
       return i;
   source.doc_id = doc_id;
   source.path = g_strdup (path);
-  source.title = g_strdup (title);
+  source.display_path = g_filename_display_name (path);
+  source.title = g_utf8_make_valid (title, -1);
   g_array_append_val (report->sources, source);
   return report->sources->len - 1;
 }
@@ -581,7 +583,7 @@ sim_report_to_json (const SimReport *report,
 
           json_builder_begin_object (b);
           json_builder_set_member_name (b, "document");
-          json_builder_add_string_value (b, src->path);
+          json_builder_add_string_value (b, src->display_path);
           json_builder_set_member_name (b, "doc_id");
           json_builder_add_int_value (b, src->doc_id);
           json_builder_set_member_name (b, "start");
@@ -618,7 +620,7 @@ sim_report_to_json (const SimReport *report,
       json_builder_set_member_name (b, "segments");
       json_builder_add_int_value (b, p->n_segments);
       json_builder_set_member_name (b, "document");
-      json_builder_add_string_value (b, src->path);
+      json_builder_add_string_value (b, src->display_path);
       json_builder_set_member_name (b, "doc_id");
       json_builder_add_int_value (b, src->doc_id);
       json_builder_set_member_name (b, "source_start");
@@ -637,7 +639,7 @@ sim_report_to_json (const SimReport *report,
 
       json_builder_begin_object (b);
       json_builder_set_member_name (b, "document");
-      json_builder_add_string_value (b, src->path);
+      json_builder_add_string_value (b, src->display_path);
       json_builder_set_member_name (b, "doc_id");
       json_builder_add_int_value (b, src->doc_id);
       json_builder_set_member_name (b, "title");

@@ -50,8 +50,9 @@ typedef struct {
 
 typedef struct {
   gint64   doc_id;
-  char    *path;
-  char    *title;
+  char    *path;          /* as stored: the file name's bytes */
+  char    *display_path;  /* the same as valid UTF-8 (g_filename_display_name), for JSON, HTML, PDF */
+  char    *title;         /* valid UTF-8 */
   guint    n_segments;  /* flagged segments whose best match is this source */
   guint32  n_chars;     /* article characters in those segments */
   float    share;       /* n_chars / the article's characters in segments */

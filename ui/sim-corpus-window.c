@@ -59,7 +59,7 @@ column_text (const SimStoreDocument *doc,
       }
     case COLUMN_PATH:
     default:
-      return g_strdup (doc->path);
+      return g_filename_display_name (doc->path);
     }
 }
 

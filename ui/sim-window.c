@@ -135,7 +135,7 @@ show_source (SimWindow *self,
   m = sim_report_get_match (self->report, seg->first_match);
   src = sim_report_get_source (self->report, m->source);
   gtk_label_set_text (self->source_title_label, src->title);
-  gtk_label_set_text (self->source_path_label, src->path);
+  gtk_label_set_text (self->source_path_label, src->display_path);
   info = g_strdup_printf (_("Similarity %.0f%% · fingerprint distance %u · characters %u–%u"),
                           100 * m->similarity, m->distance, m->start, m->end);
   gtk_label_set_text (self->source_info_label, info);
@@ -195,7 +195,7 @@ make_source_row (const SimReportSource *src)
   gtk_label_set_ellipsize (GTK_LABEL (title), PANGO_ELLIPSIZE_END);
   gtk_label_set_xalign (GTK_LABEL (title), 0);
   gtk_widget_set_hexpand (title, TRUE);
-  gtk_widget_set_tooltip_text (box, src->path);
+  gtk_widget_set_tooltip_text (box, src->display_path);
   gtk_box_append (GTK_BOX (box), gtk_label_new (share));
   gtk_box_append (GTK_BOX (box), title);
   gtk_box_append (GTK_BOX (box), gtk_label_new (count));

@@ -385,6 +385,29 @@ class CliTest(unittest.TestCase):
         self.assertEqual(r.returncode, 2)
         self.assertIn(b"is damaged (the text of document", r.stderr)
 
+    def test_file_names_that_are_not_utf8_keep_reports_valid(self):
+        name = os.path.join(self.docs.encode(), b"caf\xe9-\x1b.txt")
+        with open(name, "wb") as f:
+            f.write(EN.encode() + b"\n")
+        self.add_docs()
+        essay = self.write("essay.txt", "Ships passing the northern reef relied on his lamp to find the safe channel.")
+        html = os.path.join(self.dir, "r.html")
+        pdf = os.path.join(self.dir, "r.pdf")
+        r = self.run_cli("check", "--json", "--html", html, "--pdf", pdf, essay)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        report = json.loads(r.stdout.decode("utf-8"))   # strict: the JSON is valid UTF-8
+        docs = {s["document"] for s in report["sources"]}
+        self.assertTrue(any("caf\ufffd-\x1b.txt" in d for d in docs), docs)
+        with open(html, "rb") as f:
+            f.read().decode("utf-8")
+        if shutil.which("pdftotext"):
+            text = subprocess.run(["pdftotext", pdf, "-"], capture_output=True).stdout.decode("utf-8")
+            self.assertIn("caf\ufffd", text)
+        r = self.run_cli("corpus", "list")
+        self.assertEqual(r.returncode, 0)
+        r.stdout.decode("utf-8")
+        self.assertNotIn(b"\x1b", r.stdout)
+
     def test_corpus_set_fold_traditional(self):
         self.add_docs()
         traditional = "街角那家茶館已經開了六十多年，每天清晨都有老人帶著鳥籠來喝茶。"
