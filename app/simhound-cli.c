@@ -32,10 +32,29 @@ static volatile sig_atomic_t interrupted;
 static GCancellable *cancellable;
 static char *store_path;
 
+/* Set while a command only reads: then a signal ends the process at once
+ * (a report being built or printed has nothing to keep, and files are
+ * written whole or not at all). While the store is written, a signal only
+ * cancels, so the current batch is rolled back cleanly. */
+static volatile sig_atomic_t exit_on_signal;
+static char *partial_pdf;  /* a PDF being written: removed if a signal ends the process */
+
 static void
 on_sigint (int sig)
 {
+  static const char message[] = "simhound-cli: interrupted\n";
+
   interrupted = 1;
+  if (exit_on_signal)
+    {
+      if (partial_pdf != NULL)
+        unlink (partial_pdf);
+      if (write (STDERR_FILENO, message, sizeof message - 1) < 0)
+        {
+          /* nothing more to do */
+        }
+      _exit (EXIT_INTERRUPTED);
+    }
 }
 
 static void
@@ -577,6 +596,8 @@ check_command (int argc, char **argv)
       return usage_error (context, _("- (standard input) may be given only once"));
   if (argc > 2 && (html_path || pdf_path))
     return usage_error (context, _("--html and --pdf take one FILE at a time"));
+  if (pdf_path != NULL)
+    partial_pdf = g_strconcat (pdf_path, SIM_EXPORT_PARTIAL_SUFFIX, NULL);
   if (fast && precise)
     return usage_error (context, _("--fast and --precise exclude each other"));
   if (window >= 0)
@@ -719,6 +740,8 @@ compare_command (int argc, char **argv)
     options.medium_threshold = medium;
   if (!sim_check_options_validate (&options, &error))
     return usage_error (context, error->message);
+  if (pdf_path != NULL)
+    partial_pdf = g_strconcat (pdf_path, SIM_EXPORT_PARTIAL_SUFFIX, NULL);
   if ((a = load_input (argv[1], &a_len, &error)) == NULL ||
       (b = load_input (argv[2], &b_len, &error)) == NULL)
     return fail (error);
@@ -811,9 +834,15 @@ main (int argc, char **argv)
   else if (argc >= 2 && g_str_equal (argv[1], "corpus"))
     status = corpus_command (argc - 1, argv + 1);
   else if (argc >= 2 && g_str_equal (argv[1], "check"))
-    status = check_command (argc - 1, argv + 1);
+    {
+      exit_on_signal = 1;
+      status = check_command (argc - 1, argv + 1);
+    }
   else if (argc >= 2 && g_str_equal (argv[1], "compare"))
-    status = compare_command (argc - 1, argv + 1);
+    {
+      exit_on_signal = 1;
+      status = compare_command (argc - 1, argv + 1);
+    }
   else
     {
       print_usage (stderr);

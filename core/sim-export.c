@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "config.h"
 
+#include <errno.h>
 #include <math.h>
 #include <string.h>
 #include <cairo.h>
 #include <cairo-pdf.h>
 #include <pango/pangocairo.h>
 #include <glib/gi18n-lib.h>
+#include <glib/gstdio.h>
 
 #include "sim-error.h"
 #include "sim-export.h"
@@ -350,7 +352,10 @@ sim_export_pdf_file (const SimReport *report,
                      const char      *path,
                      GError         **error)
 {
-  cairo_surface_t *surface = cairo_pdf_surface_create (path, PAGE_W, PAGE_H);
+  /* Written beside the target and renamed when whole: an interrupted or
+   * failed export leaves no half-written PDF under the name asked for. */
+  g_autofree char *partial = g_strconcat (path, SIM_EXPORT_PARTIAL_SUFFIX, NULL);
+  cairo_surface_t *surface = cairo_pdf_surface_create (partial, PAGE_W, PAGE_H);
   const SimReportSettings *s = sim_report_get_settings (report);
   g_autoptr(GString) markup = g_string_new (NULL);
   Pdf pdf;
@@ -454,6 +459,16 @@ sim_export_pdf_file (const SimReport *report,
     {
       g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_FAILED, _("Cannot write %s: %s"), path,
                    cairo_status_to_string (status));
+      g_unlink (partial);
+      return FALSE;
+    }
+  if (g_rename (partial, path) != 0)
+    {
+      int saved = errno;
+
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved), _("Cannot write %s: %s"), path,
+                   g_strerror (saved));
+      g_unlink (partial);
       return FALSE;
     }
   return TRUE;

@@ -14,6 +14,8 @@
 G_BEGIN_DECLS
 
 #define SIM_CHART_BINS 10
+/* A PDF is written to its name with this suffix, then renamed when whole. */
+#define SIM_EXPORT_PARTIAL_SUFFIX ".part"
 
 /* Segments per similarity band [i/10, (i+1)/10), the last band closed, and
  * the level colour of each band under the report's thresholds. */

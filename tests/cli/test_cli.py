@@ -408,6 +408,28 @@ class CliTest(unittest.TestCase):
         r.stdout.decode("utf-8")
         self.assertNotIn(b"\x1b", r.stdout)
 
+    def test_signal_during_a_long_check_and_report_ends_it_within_a_second(self):
+        import signal
+        import time
+        self.add_docs()
+        article = self.write("long.txt", "".join(
+            "Paragraph %d of my essay is about the harvest festival. %s\n\n" % (i, EN) for i in range(5000)))
+        pdf = os.path.join(self.dir, "long.pdf")
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            p = subprocess.Popen([CLI, "check", "--pdf", pdf, article], stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.PIPE, env=self.env)
+            time.sleep(1.5)
+            self.assertIsNone(p.poll(), "the check finished before the signal: make the article longer")
+            sent = time.monotonic()
+            p.send_signal(sig)
+            p.wait(timeout=30)
+            self.assertLess(time.monotonic() - sent, 1.0)
+            self.assertEqual(p.returncode, 3)
+            self.assertIn(b"interrupted", p.stderr.read())
+            p.stderr.close()
+            self.assertFalse(os.path.exists(pdf))
+            self.assertFalse(os.path.exists(pdf + ".part"))
+
     def test_corpus_set_fold_traditional(self):
         self.add_docs()
         traditional = "街角那家茶館已經開了六十多年，每天清晨都有老人帶著鳥籠來喝茶。"
