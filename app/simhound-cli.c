@@ -152,6 +152,16 @@ on_import_progress (guint64     done,
   }
 }
 
+/* Another writer holds the store: say so once, and wait unless interrupted. */
+static gboolean
+on_store_busy (int      n_tries,
+               gpointer user_data)
+{
+  if (n_tries == 0)
+    g_printerr (_("Waiting for another import or removal on this store to finish…\n"));
+  return !interrupted;
+}
+
 static int
 corpus_add (int argc, char **argv)
 {
@@ -177,6 +187,7 @@ corpus_add (int argc, char **argv)
   corpus = sim_corpus_open (resolve_store (), FALSE, &error);
   if (corpus == NULL)
     return fail (error);
+  sim_store_set_busy_func (sim_corpus_get_store (corpus), on_store_busy, NULL);
   started = g_get_monotonic_time ();
   result = sim_corpus_add (corpus, (const char *const *) argv + 1, on_import_progress, &progress,
                            cancellable, &error);
@@ -281,8 +292,10 @@ corpus_remove (int argc, char **argv)
     return usage_error (context, _("corpus remove needs at least one id or path"));
 
   corpus = sim_corpus_open (resolve_store (), FALSE, &error);
-  if (corpus == NULL ||
-      !sim_corpus_remove (corpus, (const char *const *) argv + 1, &n_removed, &error))
+  if (corpus == NULL)
+    return fail (error);
+  sim_store_set_busy_func (sim_corpus_get_store (corpus), on_store_busy, NULL);
+  if (!sim_corpus_remove (corpus, (const char *const *) argv + 1, &n_removed, &error))
     return fail (error);
   g_print (_("Removed %u documents\n"), n_removed);
   return EXIT_OK;

@@ -421,15 +421,19 @@ static gboolean
 corpus_rebuild (SimCorpus  *corpus,
                 GError    **error)
 {
-  g_autoptr(GPtrArray) docs = sim_store_list (corpus->store, error);
+  g_autoptr(GPtrArray) docs = NULL;
   g_autoptr(SimFingerprinter) fp = sim_fingerprinter_new (corpus->flags);
   g_autofree guint32 *counts = g_new0 (guint32, SIM_DF_BUCKETS);
   g_autofree char *version = g_strdup_printf ("%d", SIM_FEATURE_VERSION);
   g_autofree char *seed = g_strdup_printf ("%" G_GINT64_MODIFIER "x", SIM_FINGERPRINT_SEED);
   g_autofree char *flags = flags_string (corpus->flags);
 
-  if (docs == NULL || !sim_store_begin (corpus->store, error))
+  /* The documents are listed under the write lock: none added meanwhile is missed. */
+  if (!sim_store_begin (corpus->store, error))
     return FALSE;
+  docs = sim_store_list (corpus->store, error);
+  if (docs == NULL)
+    goto fail;
   for (guint i = 0; i < docs->len; i++)
     {
       const SimStoreDocument *doc = g_ptr_array_index (docs, i);
@@ -888,7 +892,6 @@ sim_corpus_add (SimCorpus          *corpus,
   g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GPtrArray) existing_docs = NULL;
   g_autoptr(GHashTable) existing = g_hash_table_new (g_str_hash, g_str_equal);
-  g_autoptr(GHashTable) existing_ids = g_hash_table_new (g_str_hash, g_str_equal);
   g_autoptr(SimFingerprinter) fp = NULL;
   g_autofree guint32 *counts = NULL;
   g_autofree char *version = g_strdup_printf ("%d", SIM_FEATURE_VERSION);
@@ -914,6 +917,8 @@ sim_corpus_add (SimCorpus          *corpus,
     }
   result->n_failed = result->failures->len;
 
+  /* Only a hint, to skip reading unchanged files: each batch looks again
+   * under the write lock. */
   existing_docs = sim_store_list (corpus->store, error);
   if (existing_docs == NULL)
     return NULL;
@@ -922,13 +927,8 @@ sim_corpus_add (SimCorpus          *corpus,
       SimStoreDocument *doc = g_ptr_array_index (existing_docs, i);
 
       g_hash_table_insert (existing, doc->path, doc->content_hash);
-      g_hash_table_insert (existing_ids, doc->path, doc);
     }
-  if (!sim_store_load_df (corpus->store, SIM_DF_BUCKETS, &counts, &n_docs, error))
-    return NULL;
-  if (counts == NULL)
-    counts = g_new0 (guint32, SIM_DF_BUCKETS);
-
+  /* The statistics are read in each batch's transaction, below. */
   job.items = g_ptr_array_new_with_free_func ((GDestroyNotify) item_free);
   for (guint i = 0; i < files->len; i++)
     {
@@ -993,25 +993,55 @@ sim_corpus_add (SimCorpus          *corpus,
           case ITEM_CHANGED:
             if (!in_transaction)
               {
+                /* BEGIN IMMEDIATE holds the write lock: what this batch
+                 * builds on is read under it, so another writer's batches
+                 * (an import, a removal) are never overwritten. */
+                g_clear_pointer (&counts, g_free);
                 if (!sim_store_begin (corpus->store, error))
                   {
                     ok = FALSE;
                     break;
                   }
                 in_transaction = TRUE;
-              }
-            if (item->state == ITEM_CHANGED)
-              {
-                SimStoreDocument *old = g_hash_table_lookup (existing_ids, item->path);
-
-                if (!df_remove_document (corpus, fp, counts, old->id, error) ||
-                    !sim_store_delete (corpus->store, old->id, error))
+                if (!sim_store_load_df (corpus->store, SIM_DF_BUCKETS, &counts, &n_docs, error))
                   {
                     ok = FALSE;
                     break;
                   }
-                n_docs--;
+                if (counts == NULL)
+                  counts = g_new0 (guint32, SIM_DF_BUCKETS);
               }
+            {
+              gint64 old_id = 0;
+              g_autofree char *old_hash = NULL;
+              g_autoptr(GError) local_error = NULL;
+
+              if (sim_store_find_path (corpus->store, item->path, &old_id, &old_hash, &local_error))
+                {
+                  if (g_str_equal (old_hash, item->doc->content_hash))
+                    {
+                      /* Another writer stored this very file meanwhile. */
+                      result->n_unchanged++;
+                      goto written;
+                    }
+                  if (!df_remove_document (corpus, fp, counts, old_id, error) ||
+                      !sim_store_delete (corpus->store, old_id, error))
+                    {
+                      ok = FALSE;
+                      break;
+                    }
+                  n_docs--;
+                  item->state = ITEM_CHANGED;
+                }
+              else if (local_error != NULL)
+                {
+                  g_propagate_error (error, g_steal_pointer (&local_error));
+                  ok = FALSE;
+                  break;
+                }
+              else
+                item->state = ITEM_NEW;  /* removed by another writer meanwhile */
+            }
             if (!sim_store_insert (corpus->store, item->doc, item->text, item->text_len,
                                    g_bytes_get_data (item->packed, NULL),
                                    g_bytes_get_size (item->packed), error))
@@ -1028,6 +1058,7 @@ sim_corpus_add (SimCorpus          *corpus,
             result->n_bytes += item->text_len;
             batch_docs++;
             batch_bytes += item->text_len;
+          written:
             break;
           default:
             g_assert_not_reached ();
@@ -1104,13 +1135,20 @@ sim_corpus_remove (SimCorpus          *corpus,
                    GError            **error)
 {
   g_autoptr(GArray) ids = g_array_new (FALSE, FALSE, sizeof (gint64));
-  g_autoptr(GPtrArray) docs = sim_store_list (corpus->store, error);
+  g_autoptr(GPtrArray) docs = NULL;
   g_autoptr(SimFingerprinter) fp = sim_fingerprinter_new (corpus->flags);
   g_autofree guint32 *counts = NULL;
   guint32 n_docs = 0;
 
-  if (docs == NULL)
+  /* Everything the removal depends on is read under the write lock. */
+  if (!sim_store_begin (corpus->store, error))
     return FALSE;
+  docs = sim_store_list (corpus->store, error);
+  if (docs == NULL)
+    {
+      sim_store_rollback (corpus->store);
+      return FALSE;
+    }
   for (guint i = 0; ids_or_paths[i] != NULL; i++)
     {
       const char *arg = ids_or_paths[i];
@@ -1148,14 +1186,16 @@ sim_corpus_remove (SimCorpus          *corpus,
         {
           g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
                        _("%s is not in the corpus (use an id or a path from “corpus list”)"), arg);
+          sim_store_rollback (corpus->store);
           return FALSE;
         }
     }
 
   if (!sim_store_load_df (corpus->store, SIM_DF_BUCKETS, &counts, &n_docs, error))
-    return FALSE;
-  if (!sim_store_begin (corpus->store, error))
-    return FALSE;
+    {
+      sim_store_rollback (corpus->store);
+      return FALSE;
+    }
   for (guint i = 0; i < ids->len; i++)
     {
       const gint64 id = g_array_index (ids, gint64, i);

@@ -13,8 +13,10 @@
 #include "sim-store.h"
 
 struct _SimStore {
-  sqlite3 *db;
-  char    *path;
+  sqlite3          *db;
+  char             *path;
+  SimStoreBusyFunc  busy_func;   /* NULL: give up after 10 s */
+  gpointer          busy_data;
 };
 
 static const char schema[] =
@@ -486,40 +488,69 @@ sim_store_delete (SimStore  *store,
   return step_done (store, stmt, "removing a document", error);
 }
 
+#define DOCUMENT_COLUMNS "id, path, title, content_hash, n_bytes, n_chars, n_segments, " \
+                         "modified_at, added_at, updated_at"
+
+static SimStoreDocument *
+document_from_row (sqlite3_stmt *stmt)
+{
+  SimStoreDocument *doc = g_new0 (SimStoreDocument, 1);
+
+  doc->id = sqlite3_column_int64 (stmt, 0);
+  doc->path = g_strdup ((const char *) sqlite3_column_text (stmt, 1));
+  doc->title = g_strdup ((const char *) sqlite3_column_text (stmt, 2));
+  doc->content_hash = g_strdup ((const char *) sqlite3_column_text (stmt, 3));
+  doc->n_bytes = sqlite3_column_int64 (stmt, 4);
+  doc->n_chars = sqlite3_column_int64 (stmt, 5);
+  doc->n_segments = sqlite3_column_int64 (stmt, 6);
+  doc->modified_at = sqlite3_column_int64 (stmt, 7);
+  doc->added_at = sqlite3_column_int64 (stmt, 8);
+  doc->updated_at = sqlite3_column_int64 (stmt, 9);
+  return doc;
+}
+
 GPtrArray *
 sim_store_list (SimStore  *store,
                 GError   **error)
 {
   g_autoptr(sqlite3_stmt) stmt =
-    prepare (store, "SELECT id, path, title, content_hash, n_bytes, n_chars, n_segments,"
-                    " modified_at, added_at, updated_at FROM documents ORDER BY id", error);
+    prepare (store, "SELECT " DOCUMENT_COLUMNS " FROM documents ORDER BY id", error);
   g_autoptr(GPtrArray) docs = g_ptr_array_new_with_free_func ((GDestroyNotify) sim_store_document_free);
   int rc;
 
   if (stmt == NULL)
     return NULL;
   while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
-    {
-      SimStoreDocument *doc = g_new0 (SimStoreDocument, 1);
-
-      doc->id = sqlite3_column_int64 (stmt, 0);
-      doc->path = g_strdup ((const char *) sqlite3_column_text (stmt, 1));
-      doc->title = g_strdup ((const char *) sqlite3_column_text (stmt, 2));
-      doc->content_hash = g_strdup ((const char *) sqlite3_column_text (stmt, 3));
-      doc->n_bytes = sqlite3_column_int64 (stmt, 4);
-      doc->n_chars = sqlite3_column_int64 (stmt, 5);
-      doc->n_segments = sqlite3_column_int64 (stmt, 6);
-      doc->modified_at = sqlite3_column_int64 (stmt, 7);
-      doc->added_at = sqlite3_column_int64 (stmt, 8);
-      doc->updated_at = sqlite3_column_int64 (stmt, 9);
-      g_ptr_array_add (docs, doc);
-    }
+    g_ptr_array_add (docs, document_from_row (stmt));
   if (rc != SQLITE_DONE)
     {
       set_sqlite_error (store, rc, "listing documents", error);
       return NULL;
     }
   return g_steal_pointer (&docs);
+}
+
+static int
+on_busy (void *data,
+         int   n_tries)
+{
+  SimStore *store = data;
+
+  /* Another writer holds the store: say so once, then wait for it. */
+  return store->busy_func (n_tries, store->busy_data) ? (g_usleep (50000), 1) : 0;
+}
+
+void
+sim_store_set_busy_func (SimStore         *store,
+                         SimStoreBusyFunc  func,
+                         gpointer          user_data)
+{
+  store->busy_func = func;
+  store->busy_data = user_data;
+  if (func != NULL)
+    sqlite3_busy_handler (store->db, on_busy, store);
+  else
+    sqlite3_busy_timeout (store->db, 10000);
 }
 
 char *

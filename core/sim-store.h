@@ -91,6 +91,17 @@ gboolean  sim_store_update_segments (SimStore      *store,
                                      GError       **error);
 
 /* (element-type SimStoreDocument) (transfer full), ordered by id. */
+/* Called while another connection holds the store's write lock, @n_tries
+ * counting from 0: return TRUE to keep waiting (50 ms more), FALSE to fail
+ * with "database is locked". */
+typedef gboolean (*SimStoreBusyFunc) (int      n_tries,
+                                      gpointer user_data);
+/* Waits for other writers through @func instead of failing after 10 s
+ * (NULL restores the 10 s). */
+void      sim_store_set_busy_func (SimStore         *store,
+                                   SimStoreBusyFunc  func,
+                                   gpointer          user_data);
+
 GPtrArray *sim_store_list       (SimStore          *store,
                                  GError           **error);
 /* (transfer full): the stored text of a document. */

@@ -430,6 +430,51 @@ class CliTest(unittest.TestCase):
             self.assertFalse(os.path.exists(pdf))
             self.assertFalse(os.path.exists(pdf + ".part"))
 
+    def test_two_writers_at_once_leave_the_store_as_a_fresh_build(self):
+        import sqlite3
+
+        def make(folder, n):
+            for i in range(n):
+                words = " ".join("w%dx%d" % (i, k) for k in range(40))
+                self.write("%s/doc%03d.txt" % (folder, i),
+                           "Document %d of %s. %s. %s\n" % (i, folder, words, EN))
+        make("one", 150)
+        make("two", 150)
+        one, two = os.path.join(self.dir, "one"), os.path.join(self.dir, "two")
+
+        def state(store):
+            db = sqlite3.connect(store)
+            paths = sorted(r[0] for r in db.execute("SELECT path FROM documents"))
+            df = db.execute("SELECT n_docs, counts FROM df").fetchone()
+            db.close()
+            return paths, df
+
+        # The same folder twice and another one, all at once; then a removal
+        # racing a re-import of changed files.
+        procs = [subprocess.Popen([CLI, "corpus", "add", folder], stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, env=self.env) for folder in (one, one, two)]
+        for p in procs:
+            out, err = p.communicate(timeout=120)
+            self.assertEqual(p.returncode, 0, err)
+        for i in range(0, 150, 3):
+            self.write("two/doc%03d.txt" % i, "Changed %d. %s\n" % (i, ZH))
+        procs = [subprocess.Popen([CLI, "corpus", "add", two], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                  env=self.env),
+                 subprocess.Popen([CLI, "corpus", "remove", one], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                  env=self.env)]
+        for p in procs:
+            out, err = p.communicate(timeout=120)
+            self.assertEqual(p.returncode, 0, err)
+
+        fresh = os.path.join(self.dir, "fresh.db")
+        r = self.run_cli("--store", fresh, "corpus", "add", two)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        got, expected = state(self.store), state(fresh)
+        self.assertEqual(len(got[0]), 150)
+        self.assertEqual(got[0], expected[0])
+        self.assertEqual(got[1][0], expected[1][0])
+        self.assertEqual(got[1][1], expected[1][1])   # the document frequencies, bucket by bucket
+
     def test_corpus_set_fold_traditional(self):
         self.add_docs()
         traditional = "街角那家茶館已經開了六十多年，每天清晨都有老人帶著鳥籠來喝茶。"
