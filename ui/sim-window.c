@@ -406,10 +406,12 @@ sim_window_is_busy (SimWindow *self)
 /* --------------------------------------------------------------- import */
 
 typedef struct {
-  char  *store_path;
-  GStrv  paths;
-  gint   done;  /* atomics: latest progress */
-  gint   total;
+  char         *store_path;
+  GStrv         paths;
+  gint          done;     /* atomics: latest progress */
+  gint          total;
+  gint          waiting;  /* another writer holds the store */
+  GCancellable *cancellable;  /* borrowed from the task, for the import thread */
 } ImportJob;
 
 static void
@@ -428,8 +430,21 @@ import_progress (guint64     done,
 {
   ImportJob *job = user_data;
 
+  g_atomic_int_set (&job->waiting, 0);
   g_atomic_int_set (&job->done, done);
   g_atomic_int_set (&job->total, total);
+}
+
+/* The import thread waits for another writer (the CLI, another window)
+ * for as long as it takes, unless cancelled; the window says so. */
+static gboolean
+import_busy (int      n_tries,
+             gpointer user_data)
+{
+  ImportJob *job = user_data;
+
+  g_atomic_int_set (&job->waiting, 1);
+  return !g_cancellable_is_cancelled (job->cancellable);
 }
 
 static void
@@ -444,8 +459,12 @@ import_thread (GTask        *task,
   g_autoptr(SimCorpus) corpus = sim_corpus_open (job->store_path, FALSE, &error);
   SimImportResult *result = NULL;
 
+  job->cancellable = cancellable;
   if (corpus != NULL)
-    result = sim_corpus_add (corpus, (const char *const *) job->paths, import_progress, job, cancellable, &error);
+    {
+      sim_store_set_busy_func (sim_corpus_get_store (corpus), import_busy, job);
+      result = sim_corpus_add (corpus, (const char *const *) job->paths, import_progress, job, cancellable, &error);
+    }
   if (result == NULL)
     g_task_return_error (task, error);
   else
@@ -463,7 +482,9 @@ poll_import (gpointer user_data)
 
   if (g_task_get_completed (task))
     return G_SOURCE_REMOVE;
-  text = g_strdup_printf (_("Adding %d of %d"), g_atomic_int_get (&job->done), total);
+  text = g_atomic_int_get (&job->waiting)
+           ? g_strdup (_("Waiting for another import or removal on this store to finish…"))
+           : g_strdup_printf (_("Adding %d of %d"), g_atomic_int_get (&job->done), total);
   gtk_progress_bar_set_text (self->progress_bar, text);
   gtk_progress_bar_set_fraction (self->progress_bar, total ? (double) job->done / total : 0);
   return G_SOURCE_CONTINUE;
@@ -1155,6 +1176,12 @@ const char *
 sim_window_get_summary (SimWindow *self)
 {
   return gtk_label_get_text (self->summary_label);
+}
+
+const char *
+sim_window_get_progress_text (SimWindow *self)
+{
+  return gtk_progress_bar_get_text (self->progress_bar);
 }
 
 const char *

@@ -46,6 +46,7 @@ const char    *sim_window_get_summary      (SimWindow  *self);
 const char    *sim_window_get_source_path  (SimWindow  *self);
 GtkWidget     *sim_window_get_chart        (SimWindow  *self);
 const char    *sim_window_get_page         (SimWindow  *self);
+const char    *sim_window_get_progress_text (SimWindow *self);
 GtkWidget     *sim_window_get_corpus_window (SimWindow *self); /* NULL unless open */
 
 G_END_DECLS

@@ -57,6 +57,14 @@ render (GtkWidget *widget)
                                       &GRAPHENE_RECT_INIT (0, 0, w, h));
 }
 
+static gboolean
+is_waiting (gpointer data)
+{
+  const char *text = sim_window_get_progress_text (data);
+
+  return text != NULL && g_str_has_prefix (text, "Waiting for another import");
+}
+
 static char *
 make_store (const char *dir)
 {
@@ -198,6 +206,50 @@ not_busy (gpointer data)
 /* From the empty state, "Use the demo corpus" imports in the background and
  * the corpus manager lists what was imported. */
 static void
+test_window_waits_for_another_writer_and_says_so (void **state)
+{
+  g_autofree char *dir = sim_test_make_tmp_dir ();
+  g_autofree char *store_path = make_store (dir);
+  g_autofree char *more = g_build_filename (dir, "more", NULL);
+  const char *paths[] = { more, NULL };
+  g_autoptr(SimStore) other = NULL;
+  SimWindow *window;
+
+  for (guint i = 0; i < 5; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("more-%u.txt", i);
+      g_autofree char *text = g_strdup_printf ("Another document %u about the mill on the river and its %u wheels.", i, i + 2);
+
+      g_free (sim_test_write_file (more, name, text, -1));
+    }
+  window = sim_window_new (NULL, store_path);
+  gtk_window_present (GTK_WINDOW (window));
+  /* Another writer (the CLI, another window) holds the store. */
+  other = sim_store_open (store_path, FALSE, NULL);
+  assert_non_null (other);
+  assert_true (sim_store_begin (other, NULL));
+  sim_window_add_documents (window, paths);
+  sim_test_spin_until (is_waiting, window, 20);
+  assert_true (is_waiting (window));
+  assert_true (sim_window_is_busy (window));
+  /* It lets go after longer than SQLite's own 10 s would have waited. */
+  for (gint64 end = g_get_monotonic_time () + 11 * G_USEC_PER_SEC; g_get_monotonic_time () < end;)
+    g_main_context_iteration (NULL, FALSE);
+  assert_true (sim_window_is_busy (window));
+  sim_store_rollback (other);
+  sim_test_spin_until (not_busy, window, 30);
+  assert_false (sim_window_is_busy (window));
+  {
+    g_autoptr(SimCorpus) corpus = sim_corpus_open (store_path, TRUE, NULL);
+    g_autoptr(SimCorpusSnapshot) snapshot = sim_corpus_ref_snapshot (corpus);
+
+    assert_int_equal (sim_corpus_snapshot_get_n_docs (snapshot), 2 + 5);
+  }
+  gtk_window_destroy (GTK_WINDOW (window));
+  sim_test_remove_tree (dir);
+}
+
+static void
 test_window_imports_the_demo_corpus_and_lists_it (void **state)
 {
   g_autofree char *dir = sim_test_make_tmp_dir ();
@@ -308,6 +360,7 @@ main (int argc, char **argv)
     cmocka_unit_test (test_window_checks_highlights_and_shows_sources),
     cmocka_unit_test (test_window_shows_the_empty_state_without_a_corpus),
     cmocka_unit_test (test_window_imports_the_demo_corpus_and_lists_it),
+    cmocka_unit_test (test_window_waits_for_another_writer_and_says_so),
   };
 
   setlocale (LC_ALL, "");
