@@ -166,7 +166,8 @@ side_build (const SimAlignText *text,
 
       g_array_set_size (tokens, 0);
       tokenize (text->units, text->sentences[s].unit_start, text->sentences[s].unit_end, tokens, NULL);
-      qsort (tokens->data, tokens->len, sizeof (guint64), compare_tokens);
+      if (tokens->len > 1)
+        qsort (tokens->data, tokens->len, sizeof (guint64), compare_tokens);
       for (guint i = 0; i < tokens->len; i++)
         {
           const guint64 t = g_array_index (tokens, guint64, i);
