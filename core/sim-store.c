@@ -498,7 +498,7 @@ document_from_row (sqlite3_stmt *stmt)
 
   doc->id = sqlite3_column_int64 (stmt, 0);
   doc->path = g_strdup ((const char *) sqlite3_column_text (stmt, 1));
-  doc->title = g_strdup ((const char *) sqlite3_column_text (stmt, 2));
+  doc->title = g_strdup (sqlite3_column_text (stmt, 2) ? (const char *) sqlite3_column_text (stmt, 2) : "");
   doc->content_hash = g_strdup ((const char *) sqlite3_column_text (stmt, 3));
   doc->n_bytes = sqlite3_column_int64 (stmt, 4);
   doc->n_chars = sqlite3_column_int64 (stmt, 5);
@@ -521,7 +521,17 @@ sim_store_list (SimStore  *store,
   if (stmt == NULL)
     return NULL;
   while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
-    g_ptr_array_add (docs, document_from_row (stmt));
+    {
+      SimStoreDocument *doc = document_from_row (stmt);
+
+      g_ptr_array_add (docs, doc);
+      /* Columns declared NOT NULL can still read as NULL from damaged pages. */
+      if (doc->path == NULL || doc->content_hash == NULL)
+        {
+          sim_store_set_damaged (store, _("the list of documents"), error);
+          return NULL;
+        }
+    }
   if (rc != SQLITE_DONE)
     {
       set_sqlite_error (store, rc, "listing documents", error);

@@ -134,6 +134,42 @@ test_store_refuses_a_newer_format (void **state)
   assert_true (g_error_matches (error, SIM_ERROR, SIM_ERROR_STORE_TOO_NEW));
 }
 
+/* A row whose NOT NULL column reads as NULL (a damaged page) is refused, not
+ * handed on: the fuzzer found a crash when a document's path came back NULL. */
+static void
+test_store_refuses_a_document_row_without_path (void **state)
+{
+  g_autofree char *path = g_build_filename (*state, "store.db", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SimStore) store = sim_store_open (path, FALSE, NULL);
+  g_autoptr(SimStoreDocument) doc = make_doc ("/a.txt");
+  g_autoptr(GPtrArray) docs = NULL;
+  sqlite3 *db = NULL;
+
+  assert_true (sim_store_begin (store, NULL));
+  assert_true (sim_store_insert (store, doc, "x", 1, "", 0, NULL));
+  assert_true (sim_store_commit (store, NULL));
+  g_clear_pointer (&store, sim_store_free);
+
+  assert_int_equal (sqlite3_open (path, &db), SQLITE_OK);
+  assert_int_equal (sqlite3_exec (db,
+                                  "PRAGMA writable_schema = ON;"
+                                  "UPDATE sqlite_schema SET sql = replace (sql, 'path TEXT NOT NULL UNIQUE', 'path TEXT UNIQUE')"
+                                  "  WHERE name = 'documents';",
+                                  NULL, NULL, NULL), SQLITE_OK);
+  sqlite3_close (db);
+  assert_int_equal (sqlite3_open (path, &db), SQLITE_OK);
+  assert_int_equal (sqlite3_exec (db, "UPDATE documents SET path = NULL;", NULL, NULL, NULL), SQLITE_OK);
+  sqlite3_close (db);
+
+  store = sim_store_open (path, TRUE, &error);
+  assert_non_null (store);
+  docs = sim_store_list (store, &error);
+  assert_null (docs);
+  assert_true (g_error_matches (error, SIM_ERROR, SIM_ERROR_STORE_CORRUPT));
+  assert_non_null (strstr (error->message, "rebuild"));
+}
+
 static void
 test_store_full_disk_loses_only_the_failed_transaction (void **state)
 {
@@ -184,6 +220,7 @@ main (void)
     cmocka_unit_test_setup_teardown (test_store_refuses_a_file_that_is_not_a_store, setup, teardown),
     cmocka_unit_test_setup_teardown (test_store_refuses_a_newer_format, setup, teardown),
     cmocka_unit_test_setup_teardown (test_store_full_disk_loses_only_the_failed_transaction, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_store_refuses_a_document_row_without_path, setup, teardown),
     cmocka_unit_test_setup_teardown (test_store_read_only_open_of_missing_store_fails, setup, teardown),
   };
 
