@@ -249,7 +249,7 @@ corpus_list (int argc, char **argv)
                     "“simhound-cli corpus add PATH”\n"), resolve_store ());
       return EXIT_ERROR;
     }
-  corpus = sim_corpus_open (resolve_store (), access (resolve_store (), W_OK) != 0, &error);
+  corpus = sim_corpus_open (resolve_store (), sim_store_path_is_read_only (resolve_store ()), &error);
   if (corpus == NULL || (docs = sim_corpus_list (corpus, &error)) == NULL)
     return fail (error);
   if (docs->len > 0)
@@ -639,7 +639,7 @@ check_command (int argc, char **argv)
                     "“simhound-cli corpus add PATH”\n"), resolve_store ());
       return EXIT_ERROR;
     }
-  corpus = sim_corpus_open (resolve_store (), access (resolve_store (), W_OK) != 0, &error);
+  corpus = sim_corpus_open (resolve_store (), sim_store_path_is_read_only (resolve_store ()), &error);
   if (corpus == NULL)
     return fail (error);
   snapshot = sim_corpus_ref_snapshot (corpus);

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sqlite3.h>
+#include <unistd.h>
 #include <gio/gio.h>
 #include <glib/gi18n-lib.h>
 #include <glib/gstdio.h>
@@ -143,6 +144,14 @@ read_user_version (SimStore *store,
     *out = sqlite3_column_int (stmt, 0);
   sqlite3_finalize (stmt);
   return rc;
+}
+
+gboolean
+sim_store_path_is_read_only (const char *path)
+{
+  g_autofree char *dir = g_path_get_dirname (path);
+
+  return g_file_test (path, G_FILE_TEST_EXISTS) && (access (path, W_OK) != 0 || access (dir, W_OK) != 0);
 }
 
 SimStore *

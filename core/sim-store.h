@@ -41,6 +41,9 @@ SimStore *sim_store_open        (const char        *path,
                                  gboolean           read_only,
                                  GError           **error);
 void      sim_store_free        (SimStore          *store);
+/* TRUE when a store exists at @path and this user may not write it (the
+ * file, or the folder SQLite keeps its journal in): open it read-only. */
+gboolean  sim_store_path_is_read_only (const char  *path);
 const char *sim_store_get_path  (const SimStore    *store);
 /* Caps the file at @bytes (SQLite's max_page_count): a full disk, on purpose. */
 gboolean  sim_store_set_size_limit (SimStore       *store,

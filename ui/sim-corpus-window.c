@@ -14,9 +14,12 @@ struct _SimCorpusWindow {
   GtkColumnView     *column_view;
   GtkLabel          *summary_label;
   GtkButton         *remove_button;
+  GtkButton         *add_button;
+  GtkButton         *add_files_button;
 
   /* owned */
   char              *store_path;
+  gboolean           read_only;  /* list only: the store may not be changed */
   GListStore        *documents;  /* SimDocumentRow */
   GtkMultiSelection *selection;
   GCancellable      *cancellable;
@@ -132,6 +135,10 @@ sim_corpus_window_reload (SimCorpusWindow *self)
   size = g_format_size (n_bytes);
   if (error != NULL)
     summary = g_strdup_printf (_("The store %s cannot be read: %s"), self->store_path, error->message);
+  else if (self->read_only)
+    summary = g_strdup_printf (_("%u documents, %s, %lld segments — stored in %s, which is read-only: "
+                                 "documents cannot be added or removed"), rows->len, size,
+                               (long long) n_segments, self->store_path);
   else
     summary = g_strdup_printf (_("%u documents, %s, %lld segments — stored in %s"), rows->len, size,
                                (long long) n_segments, self->store_path);
@@ -152,7 +159,7 @@ on_selection_changed (GtkSelectionModel *model,
 {
   g_autoptr(GtkBitset) selected = gtk_selection_model_get_selection (model);
 
-  gtk_widget_set_sensitive (GTK_WIDGET (self->remove_button), !gtk_bitset_is_empty (selected));
+  gtk_widget_set_sensitive (GTK_WIDGET (self->remove_button), !self->read_only && !gtk_bitset_is_empty (selected));
 }
 
 static void
@@ -252,6 +259,8 @@ on_drop (GtkDropTarget   *target,
 {
   g_autoptr(GPtrArray) paths = g_ptr_array_new_with_free_func (g_free);
 
+  if (self->read_only)
+    return FALSE;
   for (GSList *l = g_value_get_boxed (value); l; l = l->next)
     {
       char *path = g_file_get_path (l->data);
@@ -300,6 +309,8 @@ sim_corpus_window_class_init (SimCorpusWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SimCorpusWindow, column_view);
   gtk_widget_class_bind_template_child (widget_class, SimCorpusWindow, summary_label);
   gtk_widget_class_bind_template_child (widget_class, SimCorpusWindow, remove_button);
+  gtk_widget_class_bind_template_child (widget_class, SimCorpusWindow, add_button);
+  gtk_widget_class_bind_template_child (widget_class, SimCorpusWindow, add_files_button);
   gtk_widget_class_bind_template_callback (widget_class, on_remove_clicked);
   gtk_widget_class_bind_template_callback (widget_class, on_add_clicked);
   gtk_widget_class_bind_template_callback (widget_class, on_add_files_clicked);
@@ -329,11 +340,15 @@ sim_corpus_window_init (SimCorpusWindow *self)
 
 GtkWidget *
 sim_corpus_window_new (GtkWindow  *parent,
-                       const char *store_path)
+                       const char *store_path,
+                       gboolean    read_only)
 {
   SimCorpusWindow *self = g_object_new (SIM_TYPE_CORPUS_WINDOW, "transient-for", parent, NULL);
 
   self->store_path = g_strdup (store_path);
+  self->read_only = read_only;
+  gtk_widget_set_sensitive (GTK_WIDGET (self->add_button), !read_only);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->add_files_button), !read_only);
   sim_corpus_window_reload (self);
   return GTK_WIDGET (self);
 }

@@ -16,8 +16,10 @@ G_BEGIN_DECLS
 #define SIM_TYPE_CORPUS_WINDOW (sim_corpus_window_get_type ())
 G_DECLARE_FINAL_TYPE (SimCorpusWindow, sim_corpus_window, SIM, CORPUS_WINDOW, GtkWindow)
 
+/* @read_only: list the documents, offer no edits. */
 GtkWidget *sim_corpus_window_new     (GtkWindow  *parent,
-                                      const char *store_path);
+                                      const char *store_path,
+                                      gboolean    read_only);
 /* Reads the document list again (after an import). */
 void       sim_corpus_window_reload  (SimCorpusWindow *self);
 guint      sim_corpus_window_get_n_documents (SimCorpusWindow *self);

@@ -20,6 +20,7 @@ struct _SimWindow {
 
   /* template children */
   GtkStack          *stack;
+  GtkLabel          *read_only_label;
   GtkTextView       *editor;
   GtkDropDown       *mode_dropdown;
   GtkSpinButton     *window_spin;
@@ -51,6 +52,7 @@ struct _SimWindow {
   gboolean           stale;       /* the text changed since the report */
   gboolean           previews_valid; /* the text is still the one being checked */
   gboolean           busy;
+  gboolean           read_only;   /* the store may be read, not changed */
 };
 
 G_DEFINE_FINAL_TYPE (SimWindow, sim_window, GTK_TYPE_APPLICATION_WINDOW)
@@ -82,8 +84,21 @@ static void
 load_corpus (SimWindow *self)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(SimCorpus) corpus = sim_corpus_open (self->store_path, FALSE, &error);
+  g_autoptr(SimCorpus) corpus = NULL;
 
+  /* A store this user may not write (a teacher's shared corpus, a
+   * read-only disk) is still checked against; only its edits are off. */
+  self->read_only = sim_store_path_is_read_only (self->store_path);
+  corpus = sim_corpus_open (self->store_path, self->read_only, &error);
+  if (self->read_only)
+    {
+      g_autofree char *name = g_filename_display_name (self->store_path);
+      g_autofree char *text = g_strdup_printf (_("The reference corpus %s is read-only: you can check against it, "
+                                                 "but not add or remove documents."), name);
+
+      gtk_label_set_text (self->read_only_label, text);
+    }
+  gtk_widget_set_visible (GTK_WIDGET (self->read_only_label), self->read_only);
   g_clear_pointer (&self->snapshot, sim_corpus_snapshot_unref);
   if (corpus == NULL)
     {
@@ -530,7 +545,7 @@ sim_window_add_documents (SimWindow         *self,
   g_autoptr(GTask) task = NULL;
   ImportJob *job;
 
-  if (self->busy)
+  if (self->busy || self->read_only)
     return;
   /* Cancel (the button or Escape) stops the import after its current batch. */
   g_clear_object (&self->cancellable);
@@ -590,6 +605,12 @@ on_fold_changed (GSettings  *settings,
 {
   g_autoptr(GTask) task = NULL;
 
+  if (self->read_only && !self->busy)
+    {
+      /* The store keeps its own setting: show it again. */
+      load_corpus (self);
+      return;
+    }
   if (self->busy || self->snapshot == NULL)
     return;
   task = g_task_new (self, NULL, on_rebuilt, NULL);
@@ -762,7 +783,7 @@ manage_corpus_action (GtkWidget  *widget,
 
   if (self->corpus_window == NULL)
     {
-      self->corpus_window = sim_corpus_window_new (GTK_WINDOW (self), self->store_path);
+      self->corpus_window = sim_corpus_window_new (GTK_WINDOW (self), self->store_path, self->read_only);
       g_object_add_weak_pointer (G_OBJECT (self->corpus_window), (gpointer *) &self->corpus_window);
       g_signal_connect_object (self->corpus_window, "add-paths", G_CALLBACK (sim_window_add_documents),
                                self, G_CONNECT_SWAPPED);
@@ -867,9 +888,9 @@ update_actions (SimWindow *self)
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.check", has_corpus && !self->busy);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.cancel-check", self->busy);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.export", self->report != NULL && !self->busy);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.add-documents", !self->busy);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.add-files", !self->busy);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.use-demo", !self->busy);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.add-documents", !self->busy && !self->read_only);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.add-files", !self->busy && !self->read_only);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.use-demo", !self->busy && !self->read_only);
 }
 
 /* ---------------------------------------------------------------- input */
@@ -1075,6 +1096,7 @@ sim_window_class_init (SimWindowClass *klass)
   g_type_ensure (SIM_TYPE_CHART);
   gtk_widget_class_set_template_from_resource (widget_class, "/org/simhound/Simhound/ui/sim-window.ui");
   gtk_widget_class_bind_template_child (widget_class, SimWindow, stack);
+  gtk_widget_class_bind_template_child (widget_class, SimWindow, read_only_label);
   gtk_widget_class_bind_template_child (widget_class, SimWindow, editor);
   gtk_widget_class_bind_template_child (widget_class, SimWindow, mode_dropdown);
   gtk_widget_class_bind_template_child (widget_class, SimWindow, window_spin);
@@ -1176,6 +1198,12 @@ const char *
 sim_window_get_summary (SimWindow *self)
 {
   return gtk_label_get_text (self->summary_label);
+}
+
+const char *
+sim_window_get_read_only_message (SimWindow *self)
+{
+  return gtk_widget_get_visible (GTK_WIDGET (self->read_only_label)) ? gtk_label_get_text (self->read_only_label) : NULL;
 }
 
 const char *

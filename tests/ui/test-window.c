@@ -13,9 +13,11 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 #include <locale.h>
 #include <glib/gi18n.h>
+#include <glib/gstdio.h>
 #include <gtk/gtk.h>
 
 #include "sim-corpus.h"
@@ -320,6 +322,75 @@ test_window_imports_the_demo_corpus_and_lists_it (void **state)
   sim_test_remove_tree (dir);
 }
 
+/* Run in a child as a user who may only read the store (root may write
+ * anything, so as root the child runs as nobody): the window checks against
+ * it, says it is read-only, and offers no edits. */
+static int
+read_only_case (const char *store)
+{
+  SimWindow *window = sim_window_new (NULL, store);
+  const char *paths[] = { store, NULL };
+  GtkWidget *corpus_window;
+
+  gtk_window_present (GTK_WINDOW (window));
+  sim_test_spin_until (mapped, window, 10);
+  g_assert_cmpstr (sim_window_get_page (window), ==, "main");
+  g_assert_nonnull (sim_window_get_read_only_message (window));
+  g_assert_nonnull (strstr (sim_window_get_read_only_message (window), "read-only"));
+  sim_window_add_documents (window, paths);
+  g_assert_false (sim_window_is_busy (window));
+  sim_window_set_text (window, OWN EN_COPY);
+  sim_window_check (window);
+  sim_test_spin_until (check_finished, window, 60);
+  g_assert_nonnull (sim_window_get_report (window));
+  g_assert_cmpfloat (sim_report_get_similarity (sim_window_get_report (window)), >, 0.4);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.manage-corpus", NULL));
+  corpus_window = sim_window_get_corpus_window (window);
+  g_assert_cmpuint (sim_corpus_window_get_n_documents (SIM_CORPUS_WINDOW (corpus_window)), ==, 2);
+  gtk_window_destroy (GTK_WINDOW (window));
+  return 0;
+}
+
+static void
+as_reader (gpointer data)
+{
+  if (geteuid () == 0 && setgid (65534) == 0)
+    (void) !setuid (65534);
+}
+
+static void
+test_window_uses_a_read_only_store (void **state)
+{
+  g_autofree char *dir = sim_test_make_tmp_dir ();
+  g_autofree char *store = make_store (dir);
+  g_autofree char *xauth = NULL;
+  g_autofree char *self_path = g_file_read_link ("/proc/self/exe", NULL);
+  g_auto(GStrv) env = g_get_environ ();
+  const char *argv[] = { self_path, "--read-only-store", store, NULL };
+  g_autoptr(GError) error = NULL;
+  int status = -1;
+
+  /* The child, maybe another user, must reach the display and the store. */
+  if (g_getenv ("XAUTHORITY") != NULL)
+    {
+      g_autofree char *cookie = NULL;
+      gsize len = 0;
+
+      assert_true (g_file_get_contents (g_getenv ("XAUTHORITY"), &cookie, &len, NULL));
+      xauth = sim_test_write_file (dir, "Xauthority", cookie, len);
+      assert_int_equal (g_chmod (xauth, 0644), 0);
+      env = g_environ_setenv (env, "XAUTHORITY", xauth, TRUE);
+    }
+  env = g_environ_setenv (env, "HOME", dir, TRUE);
+  env = g_environ_setenv (env, "XDG_RUNTIME_DIR", dir, TRUE);
+  assert_int_equal (g_chmod (store, 0444), 0);
+  assert_int_equal (g_chmod (dir, 0555), 0);
+  assert_true (g_spawn_sync (NULL, (char **) argv, env, G_SPAWN_DEFAULT, as_reader, NULL, NULL, NULL, &status, &error));
+  assert_int_equal (g_chmod (dir, 0755), 0);
+  assert_true (g_spawn_check_wait_status (status, &error));
+  sim_test_remove_tree (dir);
+}
+
 static int
 screenshot (const char *out,
             const char *text_path,
@@ -361,6 +432,7 @@ main (int argc, char **argv)
     cmocka_unit_test (test_window_shows_the_empty_state_without_a_corpus),
     cmocka_unit_test (test_window_imports_the_demo_corpus_and_lists_it),
     cmocka_unit_test (test_window_waits_for_another_writer_and_says_so),
+    cmocka_unit_test (test_window_uses_a_read_only_store),
   };
 
   setlocale (LC_ALL, "");
@@ -376,6 +448,8 @@ main (int argc, char **argv)
                                                 GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
   }
   sim_tint_install_css ();
+  if (argc == 3 && g_str_equal (argv[1], "--read-only-store"))
+    return read_only_case (argv[2]);
   if (argc == 7 && g_str_equal (argv[1], "--screenshot"))
     return screenshot (argv[2], argv[4], argv[6]);
   return cmocka_run_group_tests_name ("window", tests, NULL, NULL);
