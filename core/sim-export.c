@@ -244,8 +244,9 @@ sim_export_html_file (const SimReport *report,
 #define MARGIN   50.0
 
 typedef struct {
-  cairo_t *cr;
-  double   y;
+  cairo_t      *cr;
+  PangoContext *context;  /* one for every layout: a context per layout cost seconds */
+  double        y;
 } Pdf;
 
 static void
@@ -259,13 +260,14 @@ pdf_new_page_if_needed (Pdf    *pdf,
     }
 }
 
-/* Lays out Pango markup across pages, line by line. */
+/* Lays out Pango markup across pages, line by line, then @space points. */
 static void
-pdf_markup (Pdf        *pdf,
-            const char *markup,
-            const char *font)
+pdf_markup_spaced (Pdf        *pdf,
+                   const char *markup,
+                   const char *font,
+                   double      space)
 {
-  g_autoptr(PangoLayout) layout = pango_cairo_create_layout (pdf->cr);
+  g_autoptr(PangoLayout) layout = pango_layout_new (pdf->context);
   PangoFontDescription *desc = pango_font_description_from_string (font);
   PangoLayoutIter *iter;
 
@@ -294,7 +296,90 @@ pdf_markup (Pdf        *pdf,
     }
   while (pango_layout_iter_next_line (iter));
   pango_layout_iter_free (iter);
-  pdf->y += 6;
+  pdf->y += space;
+}
+
+static void
+pdf_markup (Pdf        *pdf,
+            const char *markup,
+            const char *font)
+{
+  pdf_markup_spaced (pdf, markup, font, 6);
+}
+
+/* The article flows into the PDF one paragraph at a time: Pango's cost
+ * grows with the square of one layout's text (a 1 MB article in one layout
+ * took 8 s), so a paragraph is one layout, and a paragraph longer than
+ * FLOW_MAX_BYTES is cut after a sentence or a space. */
+#define FLOW_MAX_BYTES 4096
+
+typedef struct {
+  Pdf        *pdf;
+  GString    *markup;
+  gsize       n_text;  /* bytes of text in @markup */
+  const char *tint;    /* of the open span, or NULL */
+} Flow;
+
+static void
+flow_break (Flow *flow)
+{
+  if (flow->tint)
+    g_string_append (flow->markup, "</span>");
+  pdf_markup_spaced (flow->pdf, flow->markup->str, "Sans 10", 0);
+  g_string_truncate (flow->markup, 0);
+  flow->n_text = 0;
+  if (flow->tint)
+    g_string_append_printf (flow->markup, "<span background=\"%s\">", flow->tint);
+}
+
+static void
+flow_piece (Flow       *flow,
+            const char *text,
+            gsize       len)
+{
+  g_autofree char *e = g_markup_escape_text (text, len);
+
+  g_string_append (flow->markup, e);
+  flow->n_text += len;
+}
+
+static void
+flow_text (Flow       *flow,
+           const char *text)
+{
+  while (*text)
+    {
+      const char *nl = strchr (text, '\n');
+      gsize len = nl ? (gsize) (nl - text) : strlen (text);
+
+      /* A long paragraph is cut at its last sentence end (or space) before the limit. */
+      while (flow->n_text + len > FLOW_MAX_BYTES)
+        {
+          gsize room = FLOW_MAX_BYTES > flow->n_text ? FLOW_MAX_BYTES - flow->n_text : 0, cut = 0;
+
+          for (gsize i = room; i > 0 && cut == 0; i--)
+            if (text[i - 1] == ' ' && i >= 2 && strchr (".!?", text[i - 2]))
+              cut = i;
+          for (gsize i = room; i > 0 && cut == 0; i--)
+            if (text[i - 1] == ' ')
+              cut = i;
+          if (cut == 0)
+            cut = g_utf8_find_prev_char (text, text + MAX (room, 1)) - text;
+          if (cut == 0 && flow->n_text == 0)
+            cut = g_utf8_next_char (text) - text;
+          flow_piece (flow, text, cut);
+          flow_break (flow);
+          text += cut;
+          len -= cut;
+        }
+      flow_piece (flow, text, len);
+      text += len;
+      if (*text == '\n')
+        {
+          flow_break (flow);
+          text++;
+        }
+    }
 }
 
 static void
@@ -370,6 +455,7 @@ sim_export_pdf_file (const SimReport *report,
       return FALSE;
     }
   pdf.cr = cairo_create (surface);
+  pdf.context = pango_cairo_create_context (pdf.cr);
   pdf.y = MARGIN;
   cairo_set_source_rgb (pdf.cr, 0, 0, 0);
 
@@ -391,37 +477,34 @@ sim_export_pdf_file (const SimReport *report,
   pdf_chart (&pdf, report);
 
   /* The article, with flagged segments highlighted in their level colours. */
-  for (guint i = 0; i < sim_report_get_n_segments (report); i++)
-    {
-      const SimReportSegment *seg = sim_report_get_segment (report, i);
-      g_autofree char *before = NULL, *inner = NULL;
-
-      if (seg->level == SIM_LEVEL_LOW || seg->n_matches == 0)
-        continue;
-      before = sim_report_dup_text (report, at, seg->start);
-      inner = sim_report_dup_text (report, seg->start, seg->end);
-      {
-        g_autofree char *e = g_markup_escape_text (before, -1);
-
-        g_string_append (markup, e);
-      }
-      g_string_append_printf (markup, "<span background=\"%s\">",
-                              sim_level_tint (seg->level));
-      {
-        g_autofree char *e = g_markup_escape_text (inner, -1);
-
-        g_string_append (markup, e);
-      }
-      g_string_append (markup, "</span>");
-      at = seg->end;
-    }
   {
-    g_autofree char *rest = sim_report_dup_text (report, at, sim_report_get_n_chars (report));
-    g_autofree char *e = g_markup_escape_text (rest, -1);
+    Flow flow = { &pdf, markup, 0, NULL };
 
-    g_string_append (markup, e);
+    for (guint i = 0; i < sim_report_get_n_segments (report); i++)
+      {
+        const SimReportSegment *seg = sim_report_get_segment (report, i);
+        g_autofree char *before = NULL, *inner = NULL;
+
+        if (seg->level == SIM_LEVEL_LOW || seg->n_matches == 0)
+          continue;
+        before = sim_report_dup_text (report, at, seg->start);
+        inner = sim_report_dup_text (report, seg->start, seg->end);
+        flow_text (&flow, before);
+        flow.tint = sim_level_tint (seg->level);
+        g_string_append_printf (markup, "<span background=\"%s\">", flow.tint);
+        flow_text (&flow, inner);
+        g_string_append (markup, "</span>");
+        flow.tint = NULL;
+        at = seg->end;
+      }
+    {
+      g_autofree char *rest = sim_report_dup_text (report, at, sim_report_get_n_chars (report));
+
+      flow_text (&flow, rest);
+      flow_break (&flow);
+      pdf.y += 6;
+    }
   }
-  pdf_markup (&pdf, markup->str, "Sans 10");
 
   /* Every flagged segment and its source. */
   {
@@ -451,6 +534,7 @@ sim_export_pdf_file (const SimReport *report,
   }
 
   cairo_show_page (pdf.cr);
+  g_object_unref (pdf.context);
   cairo_destroy (pdf.cr);
   cairo_surface_finish (surface);
   status = cairo_surface_status (surface);

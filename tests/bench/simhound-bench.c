@@ -10,6 +10,9 @@
  *   --demo   the demo corpus texts (default build/demo/texts)
  *   --quick  smaller sizes, for a smoke run
  *   --only fingerprint|lookup|import|check|compare   one section
+ *   --store S --article F   only: open S (median of 5) and check F against
+ *                           it warm (median of 7); one line of figures, for
+ *                           tests/bench/growth.py
  */
 #include "config.h"
 
@@ -502,6 +505,52 @@ bench_compare (const char *texts)
   printf ("\n");
 }
 
+/* One line for growth.py: open and warm-check times against an existing store. */
+static int
+measure_store (const char *store,
+               const char *article_path)
+{
+  g_autofree char *article = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SimCorpus) corpus = NULL;
+  g_autoptr(SimCorpusSnapshot) snapshot = NULL;
+  SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
+  double t_open[5], t_check[7];
+  float similarity = 0;
+
+  if (!g_file_get_contents (article_path, &article, NULL, &error))
+    {
+      g_printerr ("%s\n", error->message);
+      return 1;
+    }
+  for (guint r = 0; r < G_N_ELEMENTS (t_open); r++)
+    {
+      double start = now ();
+      SimCorpus *c = sim_corpus_open (store, TRUE, &error);
+
+      t_open[r] = now () - start;
+      if (c == NULL)
+        {
+          g_printerr ("%s\n", error->message);
+          return 1;
+        }
+      sim_corpus_free (c);
+    }
+  corpus = sim_corpus_open (store, TRUE, NULL);
+  snapshot = sim_corpus_ref_snapshot (corpus);
+  for (guint r = 0; r < G_N_ELEMENTS (t_check); r++)
+    {
+      double start = now ();
+      g_autoptr(SimReport) report = sim_check_run (snapshot, article, -1, &options, NULL, NULL, NULL, NULL);
+
+      t_check[r] = now () - start;
+      similarity = sim_report_get_similarity (report);
+    }
+  printf ("open_ms=%.1f check_ms=%.1f similarity=%.3f\n", 1000 * median (t_open, 5),
+          1000 * median (t_check, 7), similarity);
+  return 0;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -509,7 +558,11 @@ main (int argc, char **argv)
   g_autofree char *demo = g_strdup ("build/demo/texts");
   g_autofree char *tmp = NULL;
   g_autofree char *only = NULL;
+  g_autofree char *store = NULL;
+  g_autofree char *article = NULL;
   GOptionEntry entries[] = {
+    { "store", 0, 0, G_OPTION_ARG_FILENAME, &store, "Only measure open and warm check against this store", "S" },
+    { "article", 0, 0, G_OPTION_ARG_FILENAME, &article, "The article checked against --store", "F" },
     { "only", 0, 0, G_OPTION_ARG_STRING, &only, "One section: fingerprint, lookup, import, check or compare", "NAME" },
     { "texts", 0, 0, G_OPTION_ARG_FILENAME, &texts, "Real text, one document per file", "DIR" },
     { "demo", 0, 0, G_OPTION_ARG_FILENAME, &demo, "The demo corpus texts", "DIR" },
@@ -525,6 +578,8 @@ main (int argc, char **argv)
       g_printerr ("%s\n", error->message);
       return 1;
     }
+  if (store != NULL && article != NULL)
+    return measure_store (store, article);
   tmp = g_dir_make_tmp ("simhound-bench-XXXXXX", NULL);
   printf ("# Simhound benchmarks\n\n%s, %u cores; texts from %s\n\n", quick ? "quick run" : "full run",
           g_get_num_processors (), g_file_test (texts, G_FILE_TEST_IS_DIR) ? texts : demo);

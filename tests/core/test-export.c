@@ -132,6 +132,60 @@ test_pdf_holds_flagged_segments_and_sources (void **state)
   assert_non_null (strstr (error->message, "/nonexistent/dir/report.html"));
 }
 
+/* A long article flows paragraph by paragraph (one Pango layout for a whole
+ * 1 MB article took seconds): nothing of it is lost, neither the many short
+ * paragraphs nor one paragraph longer than a layout's share. */
+static void
+test_pdf_keeps_every_paragraph_of_a_long_article (void **state)
+{
+  Fixture *f = *state;
+  g_autofree char *store = g_build_filename (f->dir, "store.db", NULL);
+  g_autofree char *pdf = g_build_filename (f->dir, "long.pdf", NULL);
+  g_autofree char *pdftotext = g_find_program_in_path ("pdftotext");
+  g_autoptr(SimCorpus) corpus = sim_corpus_open (store, TRUE, NULL);
+  g_autoptr(SimCorpusSnapshot) snapshot = sim_corpus_ref_snapshot (corpus);
+  g_autoptr(GString) article = g_string_new (NULL);
+  g_autoptr(SimReport) report = NULL;
+  g_autoptr(GError) error = NULL;
+  SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
+  g_autofree char *out = NULL, *flat = NULL;
+  int status = 0;
+
+  for (guint i = 0; i < 300; i++)
+    g_string_append_printf (article, "Paragraph %u tells of harbour %u.\n", i, i * 7);
+  for (guint i = 0; i < 1500; i++)
+    g_string_append_printf (article, "word%u ", i);
+  g_string_append (article, "lastword. " COPIED "\n");
+  report = sim_check_run (snapshot, article->str, -1, &options, NULL, NULL, NULL, NULL);
+  assert_non_null (report);
+  assert_true (sim_export_pdf_file (report, pdf, &error));
+  if (pdftotext == NULL)
+    {
+      g_test_message ("pdftotext not installed: PDF text not checked");
+      skip ();
+    }
+  {
+    const char *argv[] = { pdftotext, pdf, "-", NULL };
+
+    assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, NULL, &status, &error));
+  }
+  {
+    g_auto(GStrv) lines = g_strsplit_set (out, "\n", -1);
+
+    flat = g_strjoinv (" ", lines);
+  }
+  assert_non_null (strstr (flat, "Paragraph 0 tells of harbour 0."));
+  assert_non_null (strstr (flat, "Paragraph 299 tells of harbour 2093."));
+  for (guint i = 0; i < 1500; i += 97)
+    {
+      g_autofree char *word = g_strdup_printf (" word%u ", i);
+
+      assert_non_null (strstr (flat, word));
+    }
+  assert_non_null (strstr (flat, "lastword."));
+  assert_non_null (strstr (flat, "relied on his lamp"));
+}
+
 int
 main (void)
 {
@@ -139,6 +193,7 @@ main (void)
     cmocka_unit_test (test_histogram_counts_every_segment),
     cmocka_unit_test (test_html_is_self_contained_and_escaped),
     cmocka_unit_test (test_pdf_holds_flagged_segments_and_sources),
+    cmocka_unit_test (test_pdf_keeps_every_paragraph_of_a_long_article),
   };
 
   return cmocka_run_group_tests_name ("export", tests, setup, teardown);

@@ -1,0 +1,282 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Whole-process benchmarks: how the store grows, and large inputs.
+
+usage: growth.py [--sizes 10,100,1000] [--texts ../shared/corpora]
+                 [--work /tmp/simhound-growth] [--cli build/app/simhound-cli]
+                 [--bench build/tests/bench/simhound-bench] [--only growth|large]
+
+Growth: for each size (MB of text), a synthetic corpus is made from the real
+texts by a seeded recipe (below), imported with `corpus add`, and measured:
+import MB/s and peak memory, store bytes per text byte, open time and warm
+check of a 10,000-character article (simhound-bench --store, medians in one
+process), and the whole `check` process cold (page cache dropped when the
+machine lets us) and warm, with its peak memory.
+
+Large inputs: a 1 MB article (check, and the text, JSON, HTML and PDF reports,
+each a whole process), a 100 KB article against one 10 MB source, and repeated
+text (a sentence 20,000 times in the corpus and 2,000 times in the article).
+
+Recipe (seed 2026): the paragraphs of every .txt under the en-* and zh-*
+folders of --texts are pooled; one paragraph in ten is held out for the
+articles' own text. A synthetic document is 4-40 KB of pool paragraphs in
+random order, each with 15% of its words (English) or characters (Chinese)
+replaced by random ones drawn from the pool, so documents are distinct and
+have real statistics. Corpora are kept under --work and reused.
+
+Prints Markdown; every figure is from this one run.
+"""
+import argparse
+import os
+import random
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+SEED = 2026
+CJK = re.compile(r"[\u3400-\u9fff]")
+
+
+def load_pool(texts):
+    paragraphs = []
+    for folder in sorted(os.listdir(texts)):
+        if not (folder.startswith("en-") or folder.startswith("zh-")):
+            continue
+        for root, _, files in sorted(os.walk(os.path.join(texts, folder))):
+            for name in sorted(files):
+                if name.endswith(".txt"):
+                    with open(os.path.join(root, name), encoding="utf-8", errors="replace") as f:
+                        for p in re.split(r"\n\s*\n", f.read()):
+                            p = p.strip()
+                            if len(p) >= 80:
+                                paragraphs.append(p)
+    rng = random.Random(SEED)
+    rng.shuffle(paragraphs)
+    held = paragraphs[::10]
+    pool = [p for i, p in enumerate(paragraphs) if i % 10]
+    words = [w for p in pool[:5000] for w in p.split() if w.isalpha()]
+    chars = [c for p in pool[:5000] for c in p if CJK.match(c)]
+    return pool, held, words, chars
+
+
+def mutate(p, rng, words, chars):
+    if CJK.search(p):
+        return "".join(rng.choice(chars) if CJK.match(c) and rng.random() < 0.15 else c for c in p)
+    return " ".join(rng.choice(words) if rng.random() < 0.15 else w for w in p.split(" "))
+
+
+def make_corpus(work, size_mb, pool, words, chars):
+    folder = os.path.join(work, f"corpus-{size_mb}mb")
+    done = os.path.join(folder, ".done")
+    if os.path.exists(done):
+        return folder, int(open(done).read())
+    shutil.rmtree(folder, ignore_errors=True)
+    rng = random.Random(SEED + size_mb)
+    target, total, n = size_mb << 20, 0, 0
+    while total < target:
+        sub = os.path.join(folder, f"{n // 1000:04d}")
+        os.makedirs(sub, exist_ok=True)
+        want = rng.randint(4 << 10, 40 << 10)
+        parts, size = [], 0
+        while size < want:
+            p = mutate(rng.choice(pool), rng, words, chars)
+            parts.append(p)
+            size += len(p.encode()) + 2
+        text = "\n\n".join(parts) + "\n"
+        with open(os.path.join(sub, f"doc-{n:07d}.txt"), "w", encoding="utf-8") as f:
+            f.write(text)
+        total += len(text.encode())
+        n += 1
+    with open(done, "w") as f:
+        f.write(str(total))
+    return folder, total
+
+
+def make_article(folder, held, n_chars, rng):
+    """Half copied from corpus documents (whole paragraphs), half held-out text."""
+    docs = []
+    for root, _, files in os.walk(folder):
+        docs += [os.path.join(root, f) for f in files if f.endswith(".txt")]
+    docs.sort()
+    out, length = [], 0
+    while length < n_chars:
+        if len(out) % 2 == 0:
+            with open(rng.choice(docs), encoding="utf-8") as f:
+                p = rng.choice(f.read().split("\n\n")).strip()
+        else:
+            p = rng.choice(held)
+        out.append(p)
+        length += len(p)
+    return "\n\n".join(out)[:n_chars]
+
+
+def timed(cmd, env=None, stdin=None):
+    """Wall seconds, peak resident MB, completed process."""
+    start = time.monotonic()
+    r = subprocess.run(["/usr/bin/time", "-f", "%M", *cmd], capture_output=True, env=env, stdin=stdin)
+    wall = time.monotonic() - start
+    try:
+        peak = int(r.stderr.decode().strip().splitlines()[-1]) / 1024
+    except (ValueError, IndexError):
+        peak = float("nan")
+    return wall, peak, r
+
+
+def drop_caches():
+    try:
+        subprocess.run(["sync"], check=True)
+        with open("/proc/sys/vm/drop_caches", "w") as f:
+            f.write("3\n")
+        return True
+    except OSError:
+        return False
+
+
+def store_bytes(store):
+    return sum(os.path.getsize(store + s) for s in ("", "-wal") if os.path.exists(store + s))
+
+
+def growth(args, pool, held, words, chars):
+    rows = []
+    for size in args.sizes:
+        folder, text_bytes = make_corpus(args.work, size, pool, words, chars)
+        store = os.path.join(args.work, f"store-{size}mb.db")
+        for s in ("", "-wal", "-shm"):
+            if os.path.exists(store + s):
+                os.remove(store + s)
+        wall, add_peak, r = timed([args.cli, "--store", store, "corpus", "add", folder])
+        if r.returncode != 0:
+            sys.exit(f"corpus add failed: {r.stderr.decode()[-500:]}")
+        article = os.path.join(args.work, f"article-{size}mb.txt")
+        with open(article, "w", encoding="utf-8") as f:
+            f.write(make_article(folder, held, 10000, random.Random(SEED)))
+        out = subprocess.run([args.bench, "--store", store, "--article", article],
+                             capture_output=True, text=True, check=True).stdout
+        figures = dict(kv.split("=") for kv in out.split())
+        cold = drop_caches()
+        cold_wall, cold_peak, r = timed([args.cli, "--store", store, "check", "--json", article])
+        if r.returncode != 0:
+            sys.exit(f"check failed: {r.stderr.decode()[-500:]}")
+        warm = [timed([args.cli, "--store", store, "check", "--json", article]) for _ in range(3)]
+        rows.append((size, text_bytes, len(os.listdir(folder)), wall, add_peak, store_bytes(store),
+                     figures, cold, cold_wall, cold_peak,
+                     statistics.median(w[0] for w in warm), max(w[1] for w in warm)))
+    print("## Growth of the store (whole processes)\n")
+    print("| corpus | documents | `corpus add` MB/s | add peak MB | store bytes / text byte | "
+          "open ms | check ms, warm, in process | `check` process cold s | `check` process warm s | "
+          "check peak MB | similarity |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for (size, text_bytes, n_dirs, wall, add_peak, sbytes, fig, cold, cold_wall, cold_peak,
+         warm_wall, warm_peak) in rows:
+        n_docs = sum(len(files) for _, _, files in os.walk(os.path.join(args.work, f"corpus-{size}mb"))) - 1
+        print(f"| {text_bytes / 1e6:.0f} MB | {n_docs} | {text_bytes / 1e6 / wall:.1f} | {add_peak:.0f} | "
+              f"{sbytes / text_bytes:.2f} | {float(fig['open_ms']):.0f} | {float(fig['check_ms']):.1f} | "
+              f"{cold_wall:.2f}{'' if cold else ' (cache not dropped)'} | {warm_wall:.2f} | "
+              f"{max(cold_peak, warm_peak):.0f} | {float(fig['similarity']):.2f} |")
+    if len(rows) > 1:
+        first, last = rows[0], rows[-1]
+        print(f"\nFrom {first[0]} MB to {last[0]} MB of corpus: warm check "
+              f"{float(last[6]['check_ms']) / float(first[6]['check_ms']):.1f}x, open "
+              f"{float(last[6]['open_ms']) / float(first[6]['open_ms']):.1f}x, check peak memory "
+              f"{max(last[9], last[11]) / max(first[9], first[11]):.1f}x.")
+    print()
+
+
+def large(args, pool, held, words, chars):
+    work = os.path.join(args.work, "large")
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    rng = random.Random(SEED)
+    folder, _ = make_corpus(args.work, 10, pool, words, chars)
+    store = os.path.join(args.work, "store-10mb.db")
+    if not os.path.exists(store):
+        subprocess.run([args.cli, "--store", store, "corpus", "add", folder], check=True, capture_output=True)
+    article = os.path.join(work, "article-1mb.txt")
+    with open(article, "w", encoding="utf-8") as f:
+        f.write(make_article(folder, held, 1 << 20, rng))
+    print("## Large inputs (whole processes, medians of 3)\n")
+    print("| what | seconds | peak MB | target |")
+    print("|---|---:|---:|---|")
+
+    def row(what, cmd, target, n=3):
+        runs = [timed(cmd) for _ in range(n)]
+        if any(r[2].returncode not in (0,) for r in runs):
+            sys.exit(f"{what} failed: {runs[0][2].stderr.decode()[-500:]}")
+        wall = statistics.median(r[0] for r in runs)
+        print(f"| {what} | {wall:.2f} | {max(r[1] for r in runs):.0f} | {target} |")
+        return wall
+
+    base = [args.cli, "--store", store, "check"]
+    n_chars = len(open(article, encoding="utf-8").read())
+    t_json = row(f"check a {n_chars}-character article against the 10 MB corpus, JSON", base + ["--json", article], "< 3 s")
+    t_text = row("the same, text report", base + [article], "")
+    t_html = row("the same, HTML report", base + ["--html", os.path.join(work, "r.html"), article], "")
+    t_pdf = row("the same, PDF report", base + ["--pdf", os.path.join(work, "r.pdf"), article], "")
+    print(f"| text / HTML / PDF report alone (minus the JSON run) | "
+          f"{t_text - t_json:.2f} / {t_html - t_json:.2f} / {t_pdf - t_json:.2f} | | < 2 s each |")
+
+    source_dir = os.path.join(work, "source")
+    os.makedirs(source_dir)
+    paragraphs, size = [], 0
+    while size < 10 << 20:
+        p = mutate(rng.choice(pool), rng, words, chars)
+        paragraphs.append(p)
+        size += len(p.encode()) + 2
+    with open(os.path.join(source_dir, "big.txt"), "w", encoding="utf-8") as f:
+        f.write("\n\n".join(paragraphs))
+    one = os.path.join(work, "one.db")
+    subprocess.run([args.cli, "--store", one, "corpus", "add", source_dir], check=True, capture_output=True)
+    small = os.path.join(work, "article-100kb.txt")
+    out, length = [], 0
+    while length < 100000:
+        p = paragraphs[rng.randrange(len(paragraphs))] if len(out) % 2 == 0 else rng.choice(held)
+        out.append(p)
+        length += len(p)
+    with open(small, "w", encoding="utf-8") as f:
+        f.write("\n\n".join(out)[:100000])
+    row("check a 100,000-character article against one 10 MB source, JSON",
+        [args.cli, "--store", one, "check", "--json", small], "< 3 s")
+
+    rep_dir = os.path.join(work, "form")
+    os.makedirs(rep_dir)
+    sentence = "The committee shall meet on the first Monday of every month at the town hall. "
+    with open(os.path.join(rep_dir, "form.txt"), "w") as f:
+        f.write(sentence * 20000)
+    rep = os.path.join(work, "rep.db")
+    subprocess.run([args.cli, "--store", rep, "corpus", "add", rep_dir], check=True, capture_output=True)
+    rep_article = os.path.join(work, "rep.txt")
+    with open(rep_article, "w") as f:
+        f.write(sentence * 2000)
+    row("a sentence 2,000 times in the article and 20,000 times in the corpus, JSON",
+        [args.cli, "--store", rep, "check", "--json", rep_article], "< 10 s, < 500 MB")
+    print()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sizes", default="10,100", help="MB of corpus text, comma-separated (1000 for 1 GB)")
+    ap.add_argument("--texts", default=os.environ.get("SIMHOUND_SHARED_DIR", "../shared") + "/corpora")
+    ap.add_argument("--work", default="/tmp/simhound-growth")
+    ap.add_argument("--cli", default="build/app/simhound-cli")
+    ap.add_argument("--bench", default="build/tests/bench/simhound-bench")
+    ap.add_argument("--only", choices=("growth", "large"))
+    args = ap.parse_args()
+    args.sizes = [int(s) for s in args.sizes.split(",")]
+    if not os.path.isdir(args.texts):
+        print(f"skipped: {args.texts} not found")
+        return
+    os.makedirs(args.work, exist_ok=True)
+    pool, held, words, chars = load_pool(args.texts)
+    print(f"# Whole-process benchmarks\n\n{os.cpu_count()} cores; synthetic corpora from {args.texts} "
+          f"(seed {SEED}), kept in {args.work}\n")
+    if args.only in (None, "growth"):
+        growth(args, pool, held, words, chars)
+    if args.only in (None, "large"):
+        large(args, pool, held, words, chars)
+
+
+if __name__ == "__main__":
+    main()
