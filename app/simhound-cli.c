@@ -18,6 +18,7 @@
 #include "sim-check.h"
 #include "sim-compare.h"
 #include "sim-corpus.h"
+#include "sim-document.h"
 #include "sim-error.h"
 #include "sim-export.h"
 
@@ -508,6 +509,7 @@ check_one (SimCorpusSnapshot     *snapshot,
   g_autofree char *text = NULL;
   gsize len = 0;
   guint n_repaired = 0;
+  SimFormat format = SIM_FORMAT_TEXT;
 
   if (g_str_equal (name, "-"))
     {
@@ -517,10 +519,10 @@ check_one (SimCorpusSnapshot     *snapshot,
       g_io_channel_set_encoding (in, NULL, NULL);
       if (g_io_channel_read_to_end (in, &data, &len, &error) != G_IO_STATUS_NORMAL)
         return fail (error);
-      text = sim_text_decode (data, len, _("standard input"), &len, &n_repaired, &error);
+      text = sim_document_extract (data, len, _("standard input"), &format, &len, &n_repaired, &error);
     }
   else
-    text = sim_text_load_file (name, &len, &n_repaired, &error);
+    text = sim_document_load (name, &format, &len, &n_repaired, &error);
   if (text == NULL)
     return fail (error);
   if (n_repaired > 0)
@@ -534,6 +536,7 @@ check_one (SimCorpusSnapshot     *snapshot,
         g_prefix_error (&error, "%s: ", name);
       return fail (error);
     }
+  sim_report_set_format (report, sim_format_to_string (format));
   if ((html_path && !sim_export_html_file (report, html_path, &error)) ||
       (pdf_path && !sim_export_pdf_file (report, pdf_path, &error)))
     return fail (error);
@@ -680,10 +683,10 @@ load_input (const char  *name,
       g_io_channel_set_encoding (in, NULL, NULL);
       if (g_io_channel_read_to_end (in, &data, len, error) != G_IO_STATUS_NORMAL)
         return NULL;
-      text = sim_text_decode (data, *len, _("standard input"), len, &n_repaired, error);
+      text = sim_document_extract (data, *len, _("standard input"), NULL, len, &n_repaired, error);
     }
   else
-    text = sim_text_load_file (name, len, &n_repaired, error);
+    text = sim_document_load (name, NULL, len, &n_repaired, error);
   if (text != NULL && n_repaired > 0)
     g_printerr (_("simhound-cli: %s: %u invalid UTF-8 bytes were replaced with U+FFFD; "
                   "offsets refer to the repaired text\n"), name, n_repaired);
@@ -779,6 +782,40 @@ compare_command (int argc, char **argv)
 
 /* ----------------------------------------------------------------- main */
 
+/* simhound-cli text FILE|-: exactly the text check and corpus add see, so
+ * any offset of a report can be looked up. On a terminal, control
+ * characters other than line ends and tabs are shown escaped. */
+static int
+text_command (int    argc,
+              char **argv)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+  gsize len = 0;
+
+  if (argc != 2)
+    {
+      g_printerr ("%s", _("Usage: simhound-cli text FILE|-\n"));
+      return EXIT_USAGE;
+    }
+  if ((text = load_input (argv[1], &len, &error)) == NULL)
+    return fail (error);
+  if (isatty (STDOUT_FILENO))
+    {
+      g_auto(GStrv) lines = g_strsplit (text, "\n", -1);
+
+      for (guint i = 0; lines[i]; i++)
+        {
+          g_autofree char *shown = for_terminal (lines[i]);
+
+          g_print (lines[i + 1] ? "%s\n" : "%s", shown);
+        }
+    }
+  else if (fwrite (text, 1, len, stdout) != len)
+    return EXIT_ERROR;
+  return EXIT_OK;
+}
+
 static void
 print_usage (FILE *out)
 {
@@ -792,6 +829,8 @@ print_usage (FILE *out)
              "                                         fold traditional Chinese to simplified (default on)\n"
              "  simhound-cli check [OPTION…] FILE…|-   check articles against the corpus\n"
              "  simhound-cli compare [OPTION…] A B     compare two documents, without a corpus\n"
+             "  simhound-cli text FILE|-               the text read from a file (.txt, .md, .html, .docx,\n"
+             "                                         .odt, .pdf, .doc), as check and corpus add see it\n"
              "\n"
              "Every command takes --store PATH (default: $SIMHOUND_STORE, else\n"
              "$XDG_DATA_HOME/simhound/corpus.db); “simhound-cli COMMAND --help” lists its options.\n"
@@ -850,6 +889,11 @@ main (int argc, char **argv)
     {
       exit_on_signal = 1;
       status = check_command (argc - 1, argv + 1);
+    }
+  else if (argc >= 2 && g_str_equal (argv[1], "text"))
+    {
+      exit_on_signal = 1;
+      status = text_command (argc - 1, argv + 1);
     }
   else if (argc >= 2 && g_str_equal (argv[1], "compare"))
     {

@@ -10,6 +10,7 @@
 #include "sim-error.h"
 #include "sim-parallel.h"
 #include "sim-corpus.h"
+#include "sim-document.h"
 
 #define BATCH_BYTES  (16 << 20)
 #define DF_SHIFT     (64 - 20)
@@ -721,7 +722,7 @@ prepare_item (ImportJob        *job,
       return ITEM_UNCHANGED;
     }
 
-  item->text = sim_text_decode (data, len, item->path, &item->text_len, NULL, &error);
+  item->text = sim_document_extract (data, len, item->path, NULL, &item->text_len, NULL, &error);
   if (item->text == NULL)
     {
       item->message = g_strdup (error->message);

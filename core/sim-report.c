@@ -22,6 +22,7 @@ struct _SimReport {
   SimTextIndex       index;      /* code points of text to bytes */
   SimReportSettings  settings;
   char              *store;      /* owns settings.store */
+  char              *format;     /* of the article's file, or NULL: text */
   GArray            *segments;   /* SimReportSegment */
   GArray            *matches;    /* SimMatch */
   GArray            *passages;   /* SimPassage */
@@ -78,6 +79,7 @@ sim_report_unref (SimReport *report)
   g_array_unref (report->passages);
   g_array_unref (report->sources);
   g_free (report->store);
+  g_free (report->format);
   sim_text_index_clear (&report->index);
   g_free (report->text);
   g_free (report);
@@ -493,6 +495,20 @@ round3 (float x)
   return (double) lrintf (x * 1000.0f) / 1000.0;
 }
 
+void
+sim_report_set_format (SimReport  *report,
+                       const char *format)
+{
+  g_free (report->format);
+  report->format = g_strdup (format);
+}
+
+const char *
+sim_report_get_format (const SimReport *report)
+{
+  return report->format ? report->format : "text";
+}
+
 char *
 sim_report_to_json (const SimReport *report,
                     const char      *file,
@@ -512,6 +528,8 @@ sim_report_to_json (const SimReport *report,
       json_builder_set_member_name (b, "file");
       json_builder_add_string_value (b, display);
     }
+  json_builder_set_member_name (b, "format");
+  json_builder_add_string_value (b, sim_report_get_format (report));
   json_builder_set_member_name (b, "settings");
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "mode");

@@ -103,6 +103,12 @@ char       *sim_report_dup_text           (const SimReport *report,
 gint        sim_report_find_segment       (const SimReport *report,
                                            guint32          offset);
 
+/* The format the article was read from ("text" unless set; see
+ * sim_format_to_string()), named in the JSON. Set it before sharing the report. */
+void        sim_report_set_format         (SimReport       *report,
+                                           const char      *format);
+const char *sim_report_get_format         (const SimReport *report);
+
 /* The JSON document of `simhound-cli check --json` (schema in the README),
  * with a "file" member first when @file is not NULL; on one line unless
  * @pretty. (transfer full) */

@@ -4,6 +4,7 @@
 #include <glib/gi18n.h>
 
 #include "sim-compare.h"
+#include "sim-document.h"
 #include "sim-export.h"
 #include "sim-tint.h"
 #include "sim-compare-window.h"
@@ -66,9 +67,9 @@ compare_thread (GTask        *task,
   gsize a_len = 0, b_len = 0;
   GError *error = NULL;
 
-  a = sim_text_load_file (job->a_path, &a_len, NULL, &error);
+  a = sim_document_load (job->a_path, NULL, &a_len, NULL, &error);
   if (a != NULL)
-    job->b_text = sim_text_load_file (job->b_path, &b_len, NULL, &error);
+    job->b_text = sim_document_load (job->b_path, NULL, &b_len, NULL, &error);
   if (job->b_text != NULL)
     job->report = sim_compare_run (a, a_len, job->a_path, job->b_text, b_len, job->b_path, &options,
                                    SIM_NORMALIZE_FOLD_T2S, cancellable, &error);

@@ -5,6 +5,7 @@
 
 #include "sim-check.h"
 #include "sim-corpus.h"
+#include "sim-document.h"
 #include "sim-error.h"
 #include "sim-export.h"
 #include "sim-chart.h"
@@ -908,7 +909,7 @@ sim_window_open_file (SimWindow *self,
 {
   g_autofree char *path = g_file_get_path (file);
   g_autoptr(GError) error = NULL;
-  g_autofree char *text = path ? sim_text_load_file (path, NULL, NULL, &error) : NULL;
+  g_autofree char *text = path ? sim_document_load (path, NULL, NULL, NULL, &error) : NULL;
 
   if (text == NULL)
     {

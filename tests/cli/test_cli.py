@@ -151,6 +151,46 @@ class CliTest(unittest.TestCase):
         r = self.run_cli("check", "-", "-", stdin=b"x")
         self.assertEqual(r.returncode, 1)
 
+    def docx(self, name, paragraphs):
+        import zipfile
+        path = os.path.join(self.dir, name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        body = "".join(f"<w:p><w:r><w:t>{p}</w:t></w:r></w:p>" for p in paragraphs)
+        with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+            z.writestr("[Content_Types].xml", "<Types/>")
+            z.writestr("word/document.xml",
+                       '<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main">'
+                       f"<w:body>{body}</w:body></w:document>")
+        return path
+
+    def test_documents_in_other_formats_are_read_by_content(self):
+        # An HTML page named .txt, a DOCX source, and `text` shows what check sees.
+        html = self.write("page.txt", "<!DOCTYPE html><html><head><script>var x;</script></head>"
+                                      f"<body><nav>Menu</nav><p>{EN}</p></body></html>")
+        r = self.run_cli("text", html)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.decode(), EN + "\n")
+        self.docx("docs/essay.docx", ["Essay", ZH])
+        self.add_docs()
+        r = self.run_cli("corpus", "list")
+        self.assertIn(b"essay.docx", r.stdout)
+        article = self.docx("article.docx", ["My own words first, about the mountains I grew up in.", ZH])
+        r = self.run_cli("check", "--json", article)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        report = json.loads(r.stdout)
+        self.assertEqual(report["format"], "docx")
+        text = self.run_cli("text", article).stdout.decode()
+        self.assertEqual(report["characters"], len(text))
+        flagged = [p for p in report["passages"] if p["level"] == "high"]
+        self.assertTrue(flagged)
+        self.assertIn(text[flagged[0]["start"]:flagged[0]["end"]].strip()[:10], ZH)
+        r = self.run_cli("check", "--json", html)
+        self.assertEqual(json.loads(r.stdout)["format"], "html")
+        # A damaged one is refused by name; the rest of a folder imports.
+        self.write("docs/broken.docx", b"PK\x03\x04 not really a zip")
+        r = self.run_cli("corpus", "add", self.docs)
+        self.assertIn(b"broken.docx", r.stderr)
+
     def test_compare_two_documents(self):
         own = "My grandmother kept bees in the orchard behind her farmhouse for forty summers. "
         copied = ("The lighthouse keeper climbed the spiral stairs every evening before\n"

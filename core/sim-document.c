@@ -1,0 +1,775 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define _GNU_SOURCE /* memmem */
+#include "config.h"
+
+#include <string.h>
+#include <archive.h>
+#include <archive_entry.h>
+#include <glib/gi18n-lib.h>
+#include <glib/gstdio.h>
+#include <libxml/HTMLparser.h>
+#include <libxml/parser.h>
+#include <libxml/tree.h>
+#include <poppler.h>
+
+#include "sim-document.h"
+#include "sim-error.h"
+#include "sim-text.h"
+
+/* A zip member is read into memory at most this large: a zip bomb stops here. */
+#define MAX_MEMBER_BYTES (64u << 20)
+
+static const char *const format_names[] = { "text", "markdown", "html", "docx", "odt", "pdf", "doc" };
+
+const char *
+sim_format_to_string (SimFormat format)
+{
+  g_return_val_if_fail ((guint) format < G_N_ELEMENTS (format_names), "text");
+  return format_names[format];
+}
+
+static gboolean
+has_extension (const char *name,
+               const char *const *extensions)
+{
+  g_autofree char *lower = g_ascii_strdown (name ? name : "", -1);
+
+  for (guint i = 0; extensions[i]; i++)
+    if (g_str_has_suffix (lower, extensions[i]))
+      return TRUE;
+  return FALSE;
+}
+
+/* Looks for @needle in the first @limit bytes, ignoring ASCII case. */
+static gboolean
+starts_with_markup (const char *data,
+                    gsize       len)
+{
+  gsize i = 0;
+
+  if (len >= 3 && memcmp (data, "\xef\xbb\xbf", 3) == 0)
+    i = 3;
+  while (i < len && g_ascii_isspace (data[i]))
+    i++;
+  return (len - i >= 9 && g_ascii_strncasecmp (data + i, "<!doctype", 9) == 0 &&
+          len - i >= 14 && g_ascii_strncasecmp (data + i + 9, " html", 5) == 0) ||
+         (len - i >= 5 && g_ascii_strncasecmp (data + i, "<html", 5) == 0);
+}
+
+/* The names of a zip's members decide what it holds. */
+static SimFormat
+detect_zip (const char *data,
+            gsize       len)
+{
+  struct archive *a = archive_read_new ();
+  struct archive_entry *entry;
+  SimFormat format = SIM_FORMAT_TEXT; /* not a document we know */
+
+  archive_read_support_format_zip (a);
+  if (archive_read_open_memory (a, data, len) == ARCHIVE_OK)
+    while (archive_read_next_header (a, &entry) == ARCHIVE_OK)
+      {
+        const char *name = archive_entry_pathname (entry);
+
+        if (g_strcmp0 (name, "word/document.xml") == 0)
+          {
+            format = SIM_FORMAT_DOCX;
+            break;
+          }
+        if (g_strcmp0 (name, "content.xml") == 0)
+          {
+            format = SIM_FORMAT_ODT;
+            break;
+          }
+      }
+  archive_read_free (a);
+  return format;
+}
+
+SimFormat
+sim_document_detect (const char *data,
+                     gsize       len,
+                     const char *name)
+{
+  static const char *const html[] = { ".html", ".htm", ".xhtml", NULL };
+  static const char *const markdown[] = { ".md", ".markdown", NULL };
+
+  if (len >= 5 && memcmp (data, "%PDF-", 5) == 0)
+    return SIM_FORMAT_PDF;
+  if (len >= 4 && memcmp (data, "PK\3\4", 4) == 0)
+    {
+      SimFormat format = detect_zip (data, len);
+
+      /* A zip that is no document: "binary" when decoded as text. */
+      return format;
+    }
+  if (len >= 8 && memcmp (data, "\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", 8) == 0)
+    return SIM_FORMAT_DOC;
+  if (has_extension (name, html) || starts_with_markup (data, MIN (len, 1024)))
+    return SIM_FORMAT_HTML;
+  if (has_extension (name, markdown))
+    return SIM_FORMAT_MARKDOWN;
+  return SIM_FORMAT_TEXT;
+}
+
+/* ------------------------------------------------------------ text out */
+
+/* Text as it is extracted: runs of spaces collapse, and breaks between
+ * blocks are at most one blank line. */
+typedef struct {
+  GString *s;
+  gboolean pre;  /* inside <pre>: whitespace kept */
+} Out;
+
+static void
+out_break (Out  *out,
+           guint n_newlines)
+{
+  gsize have = 0;
+
+  while (out->s->len > 0 && out->s->str[out->s->len - 1] == ' ')
+    g_string_truncate (out->s, out->s->len - 1);
+  if (out->s->len == 0)
+    return;
+  while (have < out->s->len && out->s->str[out->s->len - 1 - have] == '\n')
+    have++;
+  for (; have < n_newlines; have++)
+    g_string_append_c (out->s, '\n');
+}
+
+static void
+out_text (Out        *out,
+          const char *text,
+          gssize      len)
+{
+  const char *end = text + (len < 0 ? (gssize) strlen (text) : len);
+
+  if (out->pre)
+    {
+      g_string_append_len (out->s, text, end - text);
+      return;
+    }
+  for (const char *p = text; p < end; p++)
+    {
+      if (g_ascii_isspace (*p))
+        {
+          /* One space, and none at the start of a line. */
+          if (out->s->len > 0 && out->s->str[out->s->len - 1] != ' ' && out->s->str[out->s->len - 1] != '\n')
+            g_string_append_c (out->s, ' ');
+        }
+      else
+        g_string_append_c (out->s, *p);
+    }
+}
+
+static char *
+out_finish (Out   *out,
+            gsize *out_len)
+{
+  while (out->s->len > 0 && g_ascii_isspace (out->s->str[out->s->len - 1]))
+    g_string_truncate (out->s, out->s->len - 1);
+  if (out->s->len > 0)
+    g_string_append_c (out->s, '\n');
+  if (out_len)
+    *out_len = out->s->len;
+  return g_string_free (g_steal_pointer (&out->s), FALSE);
+}
+
+/* ----------------------------------------------------------------- HTML */
+
+static gboolean
+name_in (const xmlChar      *name,
+         const char *const  *names)
+{
+  for (guint i = 0; names[i]; i++)
+    if (g_ascii_strcasecmp ((const char *) name, names[i]) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+static void
+html_walk (Out       *out,
+           xmlNode   *node,
+           guint      depth)
+{
+  static const char *const dropped[] = { "script", "style", "nav", "noscript", "template", "head", "svg",
+                                         "math", "iframe", "object", "button", "select", NULL };
+  static const char *const paragraphs[] = { "p", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote", "pre",
+                                            "table", "ul", "ol", "dl", "figure", "hr", "section",
+                                            "article", "header", "footer", "aside", "main", "address",
+                                            "form", "fieldset", "details", "center", NULL };
+  static const char *const lines[] = { "div", "li", "tr", "dt", "dd", "figcaption", "caption", "summary",
+                                       "option", "legend", "body", NULL };
+
+  if (depth > 256) /* deeper than any real page: a hostile one */
+    return;
+  for (xmlNode *n = node; n; n = n->next)
+    {
+      if (n->type == XML_TEXT_NODE || n->type == XML_CDATA_SECTION_NODE)
+        {
+          out_text (out, (const char *) n->content, -1);
+          continue;
+        }
+      if (n->type != XML_ELEMENT_NODE)
+        continue;
+      if (name_in (n->name, dropped))
+        continue;
+      if (g_ascii_strcasecmp ((const char *) n->name, "br") == 0)
+        {
+          out_break (out, 1);
+          continue;
+        }
+      {
+        const gboolean para = name_in (n->name, paragraphs), line = name_in (n->name, lines);
+        const gboolean cell = g_ascii_strcasecmp ((const char *) n->name, "td") == 0 ||
+                              g_ascii_strcasecmp ((const char *) n->name, "th") == 0;
+        const gboolean pre = g_ascii_strcasecmp ((const char *) n->name, "pre") == 0;
+        const gboolean was_pre = out->pre;
+
+        if (para)
+          out_break (out, 2);
+        else if (line)
+          out_break (out, 1);
+        if (pre)
+          out->pre = TRUE;
+        html_walk (out, n->children, depth + 1);
+        out->pre = was_pre;
+        if (para)
+          out_break (out, 2);
+        else if (line)
+          out_break (out, 1);
+        else if (cell)
+          out_text (out, " ", 1);
+      }
+    }
+}
+
+static gboolean
+declares_charset (const char *data,
+                  gsize       len)
+{
+  g_autofree char *head = g_ascii_strdown (data, MIN (len, 4096));
+
+  return strstr (head, "charset") != NULL || strstr (head, "encoding=") != NULL ||
+         (len >= 2 && ((guchar) data[0] == 0xff || (guchar) data[0] == 0xfe));
+}
+
+static char *
+extract_html (const char  *data,
+              gsize        len,
+              const char  *name,
+              gsize       *out_len,
+              GError     **error)
+{
+  /* Without a declared charset libxml2 assumes Latin-1: valid UTF-8 is UTF-8. */
+  const char *encoding = !declares_charset (data, len) && g_utf8_validate (data, MIN (len, G_MAXSSIZE), NULL)
+                           ? "UTF-8" : NULL;
+  htmlDocPtr doc = htmlReadMemory (data, (int) len, NULL, encoding,
+                                   HTML_PARSE_RECOVER | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING |
+                                   HTML_PARSE_NONET | HTML_PARSE_COMPACT);
+  Out out = { g_string_new (NULL), FALSE };
+  char *text;
+
+  if (doc == NULL)
+    {
+      g_string_free (out.s, TRUE);
+      g_set_error (error, SIM_ERROR, SIM_ERROR_BAD_ENCODING, _("%s could not be read as HTML"), name);
+      return NULL;
+    }
+  html_walk (&out, xmlDocGetRootElement (doc), 0);
+  xmlFreeDoc (doc);
+  text = out_finish (&out, out_len);
+  return text;
+}
+
+/* ------------------------------------------------------------ DOCX, ODT */
+
+/* The bytes of zip member @member, or NULL (with @error when the member is
+ * too large or the zip damaged; without when it is absent). */
+static GBytes *
+zip_member (const char  *data,
+            gsize        len,
+            const char  *member,
+            const char  *name,
+            GError     **error)
+{
+  struct archive *a = archive_read_new ();
+  struct archive_entry *entry;
+  GBytes *bytes = NULL;
+  int rc;
+
+  archive_read_support_format_zip (a);
+  if (archive_read_open_memory (a, data, len) != ARCHIVE_OK)
+    goto damaged;
+  while ((rc = archive_read_next_header (a, &entry)) == ARCHIVE_OK)
+    {
+      g_autoptr(GByteArray) buf = NULL;
+      char chunk[65536];
+      la_ssize_t n;
+
+      if (g_strcmp0 (archive_entry_pathname (entry), member) != 0)
+        continue;
+      buf = g_byte_array_new ();
+      while ((n = archive_read_data (a, chunk, sizeof chunk)) > 0)
+        {
+          if (buf->len + (gsize) n > MAX_MEMBER_BYTES)
+            {
+              g_set_error (error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT,
+                           _("%s is too large: its %s unpacks to more than %u MB"), name, member,
+                           MAX_MEMBER_BYTES >> 20);
+              archive_read_free (a);
+              return NULL;
+            }
+          g_byte_array_append (buf, (const guint8 *) chunk, n);
+        }
+      if (n < 0)
+        goto damaged;
+      bytes = g_byte_array_free_to_bytes (g_steal_pointer (&buf));
+      break;
+    }
+  if (bytes == NULL && rc != ARCHIVE_EOF && rc != ARCHIVE_OK)
+    goto damaged;
+  archive_read_free (a);
+  return bytes;
+
+damaged:
+  g_set_error (error, SIM_ERROR, SIM_ERROR_NOT_TEXT, _("%s is damaged: %s"), name,
+               archive_error_string (a) ? archive_error_string (a) : _("not a readable zip file"));
+  archive_read_free (a);
+  return NULL;
+}
+
+static xmlDocPtr
+parse_xml (GBytes      *bytes,
+           const char  *name,
+           GError     **error)
+{
+  gsize len = 0;
+  const char *data = g_bytes_get_data (bytes, &len);
+  /* No network, no external entities; libxml2 caps entity expansion itself. */
+  xmlDocPtr doc = len <= G_MAXINT ? xmlReadMemory (data, (int) len, NULL, NULL,
+                                                   XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING)
+                                  : NULL;
+
+  if (doc == NULL)
+    g_set_error (error, SIM_ERROR, SIM_ERROR_NOT_TEXT, _("%s is damaged: its XML cannot be read"), name);
+  return doc;
+}
+
+static gboolean
+is (const xmlNode *n,
+    const char    *local)
+{
+  return n->type == XML_ELEMENT_NODE && strcmp ((const char *) n->name, local) == 0;
+}
+
+static void
+docx_walk (Out     *out,
+           xmlNode *node,
+           guint    depth)
+{
+  if (depth > 256)
+    return;
+  for (xmlNode *n = node; n; n = n->next)
+    {
+      if (n->type != XML_ELEMENT_NODE)
+        continue;
+      /* Tracked deletions, field codes, the fallback copy of a drawing. */
+      if (is (n, "del") || is (n, "delText") || is (n, "instrText") || is (n, "Fallback") ||
+          is (n, "commentReference"))
+        continue;
+      if (is (n, "t"))
+        {
+          xmlChar *t = xmlNodeGetContent (n);
+
+          /* w:t keeps its spaces (xml:space="preserve"). */
+          if (t)
+            g_string_append (out->s, (const char *) t);
+          xmlFree (t);
+          continue;
+        }
+      if (is (n, "tab"))
+        g_string_append_c (out->s, '\t');
+      else if (is (n, "br") || is (n, "cr"))
+        out_break (out, 1);
+      docx_walk (out, n->children, depth + 1);
+      if (is (n, "p"))
+        out_break (out, 2);
+    }
+}
+
+static void
+odt_walk (Out     *out,
+          xmlNode *node,
+          guint    depth)
+{
+  if (depth > 256)
+    return;
+  for (xmlNode *n = node; n; n = n->next)
+    {
+      if (n->type == XML_TEXT_NODE)
+        {
+          g_string_append (out->s, (const char *) n->content);
+          continue;
+        }
+      if (n->type != XML_ELEMENT_NODE)
+        continue;
+      /* Tracked changes (deleted text lives there), comments, note numbers. */
+      if (is (n, "tracked-changes") || is (n, "annotation") || is (n, "note-citation") ||
+          is (n, "sequence-decls") || is (n, "variable-decls"))
+        continue;
+      if (is (n, "s"))
+        {
+          xmlChar *c = xmlGetProp (n, (const xmlChar *) "c");
+          const guint count = c ? CLAMP (atoi ((const char *) c), 1, 1000) : 1;
+
+          for (guint i = 0; i < count; i++)
+            g_string_append_c (out->s, ' ');
+          xmlFree (c);
+          continue;
+        }
+      if (is (n, "tab"))
+        g_string_append_c (out->s, '\t');
+      else if (is (n, "line-break"))
+        out_break (out, 1);
+      if (is (n, "p") || is (n, "h"))
+        out_break (out, 2);
+      odt_walk (out, n->children, depth + 1);
+      if (is (n, "p") || is (n, "h"))
+        out_break (out, 2);
+    }
+}
+
+static char *
+extract_office (const char  *data,
+                gsize        len,
+                const char  *name,
+                SimFormat    format,
+                gsize       *out_len,
+                GError     **error)
+{
+  const char *main_member = format == SIM_FORMAT_DOCX ? "word/document.xml" : "content.xml";
+  g_autoptr(GBytes) body = zip_member (data, len, main_member, name, error);
+  Out out = { g_string_new (NULL), FALSE };
+  xmlDocPtr doc;
+
+  if (body == NULL)
+    {
+      if (error && *error == NULL)
+        g_set_error (error, SIM_ERROR, SIM_ERROR_NOT_TEXT, _("%s is damaged: %s is missing"), name, main_member);
+      g_string_free (out.s, TRUE);
+      return NULL;
+    }
+  if ((doc = parse_xml (body, name, error)) == NULL)
+    {
+      g_string_free (out.s, TRUE);
+      return NULL;
+    }
+  if (format == SIM_FORMAT_DOCX)
+    docx_walk (&out, xmlDocGetRootElement (doc), 0);
+  else
+    odt_walk (&out, xmlDocGetRootElement (doc), 0);
+  xmlFreeDoc (doc);
+
+  /* DOCX keeps its footnotes apart: they follow the text. */
+  if (format == SIM_FORMAT_DOCX)
+    {
+      g_autoptr(GError) local_error = NULL;
+      g_autoptr(GBytes) notes = zip_member (data, len, "word/footnotes.xml", name, &local_error);
+      xmlDocPtr ndoc = notes ? parse_xml (notes, name, NULL) : NULL;
+
+      if (ndoc != NULL)
+        {
+          for (xmlNode *n = xmlDocGetRootElement (ndoc)->children; n; n = n->next)
+            {
+              xmlChar *type = is (n, "footnote") ? xmlGetProp (n, (const xmlChar *) "type") : NULL;
+
+              /* The separator lines are not notes. */
+              if (is (n, "footnote") && type == NULL)
+                docx_walk (&out, n->children, 1);
+              xmlFree (type);
+            }
+          xmlFreeDoc (ndoc);
+        }
+    }
+  return out_finish (&out, out_len);
+}
+
+/* ------------------------------------------------------------------ PDF */
+
+/* A line as a header or footer key: digits (page numbers) do not count. */
+static char *
+running_key (const char *line)
+{
+  GString *s = g_string_new (NULL);
+
+  for (const char *p = line; *p; p++)
+    if (!g_ascii_isdigit (*p) && !g_ascii_isspace (*p))
+      g_string_append_c (s, *p);
+  return g_string_free (s, FALSE);
+}
+
+#define RUNNING_LINES 2 /* lines at the top and at the bottom of a page that may repeat */
+
+static char *
+extract_pdf (const char  *data,
+             gsize        len,
+             const char  *name,
+             gsize       *out_len,
+             GError     **error)
+{
+  g_autoptr(GBytes) bytes = g_bytes_new_static (data, len);
+  g_autoptr(GError) local_error = NULL;
+  PopplerDocument *doc = poppler_document_new_from_bytes (bytes, NULL, &local_error);
+  g_autoptr(GPtrArray) pages = g_ptr_array_new_with_free_func ((GDestroyNotify) g_strfreev);
+  g_autoptr(GHashTable) counts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  GString *s;
+  int n_pages;
+
+  if (doc == NULL)
+    {
+      if (g_error_matches (local_error, POPPLER_ERROR, POPPLER_ERROR_ENCRYPTED))
+        g_set_error (error, SIM_ERROR, SIM_ERROR_NOT_TEXT,
+                     _("%s is encrypted: save it without a password and try again"), name);
+      else
+        g_set_error (error, SIM_ERROR, SIM_ERROR_NOT_TEXT, _("%s is a damaged PDF: %s"), name,
+                     local_error ? local_error->message : "");
+      return NULL;
+    }
+  n_pages = poppler_document_get_n_pages (doc);
+  for (int i = 0; i < n_pages; i++)
+    {
+      PopplerPage *page = poppler_document_get_page (doc, i);
+      g_autofree char *text = page ? poppler_page_get_text (page) : NULL;
+      char **lines = g_strsplit (text ? text : "", "\n", -1);
+      const guint n = g_strv_length (lines);
+      g_autoptr(GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+
+      for (guint j = 0; j < n; j++)
+        if (j < RUNNING_LINES || j + RUNNING_LINES >= n)
+          {
+            char *key = running_key (lines[j]);
+
+            if (*key && !g_hash_table_contains (seen, key))
+              {
+                g_hash_table_add (seen, key);
+                g_hash_table_insert (counts, g_strdup (key),
+                                     GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (counts, key)) + 1));
+              }
+            else
+              g_free (key);
+          }
+      g_ptr_array_add (pages, lines);
+      g_clear_object (&page);
+    }
+  g_object_unref (doc);
+
+  s = g_string_new (NULL);
+  for (guint i = 0; i < pages->len; i++)
+    {
+      char **lines = g_ptr_array_index (pages, i);
+      const guint n = g_strv_length (lines);
+
+      for (guint j = 0; j < n; j++)
+        {
+          const char *line = lines[j];
+          gsize l;
+
+          /* A line at the top or bottom of most pages (at least three) is a
+           * running header or footer, not text. */
+          if (j < RUNNING_LINES || j + RUNNING_LINES >= n)
+            {
+              g_autofree char *key = running_key (line);
+              const guint count = GPOINTER_TO_UINT (g_hash_table_lookup (counts, key));
+
+              if (*key && n_pages >= 3 && count >= 3 && 2 * count >= (guint) n_pages)
+                continue;
+              /* A page number: "7", "- 7 -", "Page 7", "7 / 12", "第 7 页". */
+              if (strpbrk (line, "0123456789") != NULL && g_utf8_strlen (key, -1) <= 4)
+                continue;
+            }
+          g_string_append (s, line);
+          l = s->len;
+          /* "exam-\nple" is "example" again; "well-\nKnown" keeps its hyphen. */
+          if (l >= 2 && s->str[l - 1] == '-' && g_unichar_isalpha (g_utf8_get_char (g_utf8_prev_char (s->str + l - 1))) &&
+              j + 1 < n && g_unichar_islower (g_utf8_get_char (lines[j + 1])))
+            g_string_truncate (s, l - 1);
+          else
+            g_string_append_c (s, '\n');
+        }
+    }
+  if (!sim_text_has_content (s->str, s->len))
+    {
+      g_string_free (s, TRUE);
+      g_set_error (error, SIM_ERROR, SIM_ERROR_NOT_TEXT, _("%s has no text layer (scanned?)"), name);
+      return NULL;
+    }
+  if (out_len)
+    *out_len = s->len;
+  return g_string_free (s, FALSE);
+}
+
+/* ------------------------------------------------------------- Markdown */
+
+static char *
+extract_markdown (const char *text,
+                  gsize      *out_len)
+{
+  static const struct { const char *pattern; const char *replacement; } rules[] = {
+    { "^[ \\t]*(```|~~~).*$", "" },                                 /* code fences */
+    { "^[ \\t]{0,3}#{1,6}[ \\t]+(.*?)[ \\t#]*$", "\\1" },           /* headings */
+    { "^[ \\t]{0,3}(-{3,}|\\*{3,}|_{3,})[ \\t]*$", "" },            /* rules */
+    { "^[ \\t]{0,3}\\[[^\\]]+\\]:[ \\t]+\\S.*$", "" },              /* link definitions */
+    { "^[ \\t]*(>[ \\t]?)+", "" },                                  /* block quotes */
+    { "^[ \\t]*([-*+]|\\d{1,9}[.)])[ \\t]+(\\[[ xX]\\][ \\t]+)?", "" }, /* list items */
+    { "!\\[([^\\]]*)\\]\\([^)]*\\)", "\\1" },                      /* images: their text */
+    { "\\[([^\\]]+)\\]\\([^)]*\\)", "\\1" },                       /* links: their text */
+    { "\\[([^\\]]+)\\]\\[[^\\]]*\\]", "\\1" },
+    { "(\\*\\*|__)(?=\\S)(.+?)(?<=\\S)\\1", "\\2" },               /* strong */
+    { "(?<![\\w*])\\*(?=\\S)(.+?)(?<=\\S)\\*(?![\\w*])", "\\1" },  /* emphasis */
+    { "(?<!\\w)_(?=\\S)(.+?)(?<=\\S)_(?!\\w)", "\\1" },
+    { "~~(.+?)~~", "\\1" },
+    { "`+([^`]+)`+", "\\1" },                                      /* code spans */
+    { "</?[A-Za-z][^>\\n]*>", "" },                                 /* inline HTML */
+  };
+  char *out = g_strdup (text);
+
+  for (guint i = 0; i < G_N_ELEMENTS (rules); i++)
+    {
+      g_autoptr(GRegex) re = g_regex_new (rules[i].pattern, G_REGEX_MULTILINE | G_REGEX_OPTIMIZE, 0, NULL);
+      char *next;
+
+      g_assert (re != NULL);
+      next = g_regex_replace (re, out, -1, 0, rules[i].replacement, 0, NULL);
+      if (next != NULL)
+        {
+          g_free (out);
+          out = next;
+        }
+    }
+  if (out_len)
+    *out_len = strlen (out);
+  return out;
+}
+
+/* ---------------------------------------------------------------- .doc */
+
+static char *
+extract_doc (const char  *data,
+             gsize        len,
+             const char  *name,
+             gsize       *out_len,
+             GError     **error)
+{
+  static const char encrypted[] = "E\0n\0c\0r\0y\0p\0t\0e\0d\0P\0a\0c\0k\0a\0g\0e";
+  g_autofree char *catdoc = g_find_program_in_path ("catdoc");
+  g_autofree char *tmp = NULL;
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+  int fd, status = 0;
+
+  /* An encrypted DOCX or ODT is an OLE file holding an EncryptedPackage. */
+  if (memmem (data, len, encrypted, sizeof encrypted - 1) != NULL)
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_NOT_TEXT,
+                   _("%s is encrypted: save it without a password and try again"), name);
+      return NULL;
+    }
+  if (catdoc == NULL)
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_NOT_TEXT,
+                   _("%s is a legacy Word document (.doc): install the catdoc package to read it, "
+                     "or save it as .docx"), name);
+      return NULL;
+    }
+  fd = g_file_open_tmp ("simhound-XXXXXX.doc", &tmp, error);
+  if (fd < 0)
+    return NULL;
+  if (!g_file_set_contents_full (tmp, data, len, G_FILE_SET_CONTENTS_NONE, 0600, error))
+    {
+      g_close (fd, NULL);
+      g_unlink (tmp);
+      return NULL;
+    }
+  g_close (fd, NULL);
+  {
+    const char *argv[] = { catdoc, "-d", "utf-8", "-w", tmp, NULL };
+    gboolean ok = g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &status, error);
+
+    g_unlink (tmp);
+    if (!ok)
+      return NULL;
+  }
+  if (!g_spawn_check_wait_status (status, NULL) || out == NULL)
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_NOT_TEXT, _("%s could not be read by catdoc: %s"), name,
+                   err ? g_strstrip (err) : "");
+      return NULL;
+    }
+  return sim_text_decode (out, strlen (out), name, out_len, NULL, error);
+}
+
+/* -------------------------------------------------------------- entries */
+
+char *
+sim_document_extract (const char  *data,
+                      gsize        len,
+                      const char  *name,
+                      SimFormat   *out_format,
+                      gsize       *out_len,
+                      guint       *out_n_repaired,
+                      GError     **error)
+{
+  const SimFormat format = sim_document_detect (data, len, name);
+  g_autofree char *text = NULL;
+  gsize text_len = 0;
+
+  if (out_format)
+    *out_format = format;
+  if (out_n_repaired)
+    *out_n_repaired = 0;
+  switch (format)
+    {
+    case SIM_FORMAT_TEXT:
+      return sim_text_decode (data, len, name, out_len, out_n_repaired, error);
+    case SIM_FORMAT_MARKDOWN:
+      {
+        g_autofree char *plain = sim_text_decode (data, len, name, NULL, out_n_repaired, error);
+
+        return plain ? extract_markdown (plain, out_len) : NULL;
+      }
+    case SIM_FORMAT_HTML:
+      text = extract_html (data, len, name, &text_len, error);
+      break;
+    case SIM_FORMAT_DOCX:
+    case SIM_FORMAT_ODT:
+      text = extract_office (data, len, name, format, &text_len, error);
+      break;
+    case SIM_FORMAT_PDF:
+      text = extract_pdf (data, len, name, &text_len, error);
+      break;
+    case SIM_FORMAT_DOC:
+      return extract_doc (data, len, name, out_len, error);
+    default:
+      g_assert_not_reached ();
+    }
+  if (text == NULL)
+    return NULL;
+  /* The libraries give UTF-8; a damaged file may still hold odd bytes or NULs. */
+  return sim_text_decode (text, text_len, name, out_len, out_n_repaired, error);
+}
+
+char *
+sim_document_load (const char  *path,
+                   SimFormat   *out_format,
+                   gsize       *out_len,
+                   guint       *out_n_repaired,
+                   GError     **error)
+{
+  g_autofree char *data = NULL;
+  gsize len = 0;
+
+  if ((data = sim_text_read_file (path, &len, error)) == NULL)
+    return NULL;
+  return sim_document_extract (data, len, path, out_format, out_len, out_n_repaired, error);
+}

@@ -1,0 +1,467 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Documents: every format gives its text, recognised by content; what is not
+ * text (markup, deleted revisions, running headers, scripts) is left out;
+ * damaged, encrypted, scanned and bomb files are refused with a clear error;
+ * and one essay checks alike whatever format it comes in.
+ *
+ * The DOCX, ODT and PDF fixtures are made here: zips with libarchive, PDFs
+ * with cairo and Pango (as the PDF export does), so no office suite is needed.
+ */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <math.h>
+#include <string.h>
+#include <cmocka.h>
+#include <archive.h>
+#include <archive_entry.h>
+#include <cairo.h>
+#include <cairo-pdf.h>
+#include <pango/pangocairo.h>
+#include <glib.h>
+
+#include "sim-check.h"
+#include "sim-document.h"
+#include "sim-error.h"
+#include "sim-test-util.h"
+
+#define ESSAY_1 "The lighthouse keeper climbed the spiral stairs every evening to light the great lamp."
+#define ESSAY_2 "Ships passing the northern reef relied on his lamp to find the safe channel into the harbour."
+#define ESSAY_3 "In forty years he never once let the light go dark, even during the storms of the hardest winter."
+
+static int
+setup (void **state)
+{
+  *state = sim_test_make_tmp_dir ();
+  return 0;
+}
+
+static int
+teardown (void **state)
+{
+  sim_test_remove_tree (*state);
+  g_free (*state);
+  return 0;
+}
+
+/* A zip of (name, content) pairs; a content of NULL is @big_size spaces. */
+static char *
+make_zip (const char        *dir,
+          const char        *file,
+          const char *const *members,
+          gsize              big_size)
+{
+  char *path = g_build_filename (dir, file, NULL);
+  struct archive *a = archive_write_new ();
+
+  assert_int_equal (archive_write_set_format_zip (a), ARCHIVE_OK);
+  assert_int_equal (archive_write_set_options (a, "zip:compression=deflate"), ARCHIVE_OK);
+  assert_int_equal (archive_write_open_filename (a, path), ARCHIVE_OK);
+  for (guint i = 0; members[i]; i += 2)
+    {
+      struct archive_entry *e = archive_entry_new ();
+      const gsize size = members[i + 1] ? strlen (members[i + 1]) : big_size;
+
+      archive_entry_set_pathname (e, members[i]);
+      archive_entry_set_size (e, size);
+      archive_entry_set_filetype (e, AE_IFREG);
+      archive_entry_set_perm (e, 0644);
+      assert_int_equal (archive_write_header (a, e), ARCHIVE_OK);
+      if (members[i + 1])
+        assert_int_equal (archive_write_data (a, members[i + 1], size), (la_ssize_t) size);
+      else
+        {
+          g_autofree char *spaces = g_malloc (1 << 20);
+
+          memset (spaces, ' ', 1 << 20);
+          for (gsize done = 0; done < size; done += 1 << 20)
+            assert_true (archive_write_data (a, spaces, MIN (1 << 20, size - done)) > 0);
+        }
+      archive_entry_free (e);
+    }
+  assert_int_equal (archive_write_close (a), ARCHIVE_OK);
+  archive_write_free (a);
+  return path;
+}
+
+#define W "xmlns:w=\"http://schemas.openxmlformats.org/wordprocessingml/2006/main\""
+
+static char *
+make_docx (const char *dir)
+{
+  const char *members[] = {
+    "[Content_Types].xml", "<?xml version=\"1.0\"?><Types/>",
+    "word/document.xml",
+    "<?xml version=\"1.0\" encoding=\"UTF-8\"?><w:document " W "><w:body>"
+    "<w:p><w:pPr><w:pStyle w:val=\"Heading1\"/></w:pPr><w:r><w:t>The Keeper</w:t></w:r></w:p>"
+    "<w:p><w:r><w:t xml:space=\"preserve\">The lighthouse keeper climbed the spiral </w:t></w:r>"
+    "<w:del><w:r><w:delText>DELETEDWORDS </w:delText></w:r></w:del>"
+    "<w:r><w:t>stairs every evening to light the great lamp.</w:t></w:r>"
+    "<w:r><w:fldChar w:fldCharType=\"begin\"/></w:r><w:r><w:instrText>PAGEREF FIELDCODE</w:instrText></w:r>"
+    "<w:r><w:t xml:space=\"preserve\"> " ESSAY_2 "</w:t></w:r><w:r><w:footnoteReference w:id=\"1\"/></w:r></w:p>"
+    "<w:tbl><w:tr><w:tc><w:p><w:r><w:t>" ESSAY_3 "</w:t></w:r></w:p></w:tc></w:tr></w:tbl>"
+    "</w:body></w:document>",
+    "word/footnotes.xml",
+    "<?xml version=\"1.0\"?><w:footnotes " W ">"
+    "<w:footnote w:type=\"separator\" w:id=\"-1\"><w:p><w:r><w:separator/></w:r></w:p></w:footnote>"
+    "<w:footnote w:id=\"1\"><w:p><w:r><w:t>A footnote about the reef.</w:t></w:r></w:p></w:footnote>"
+    "</w:footnotes>",
+    NULL
+  };
+
+  return make_zip (dir, "essay.docx", members, 0);
+}
+
+static char *
+make_odt (const char *dir)
+{
+  const char *members[] = {
+    "mimetype", "application/vnd.oasis.opendocument.text",
+    "content.xml",
+    "<?xml version=\"1.0\" encoding=\"UTF-8\"?>"
+    "<office:document-content xmlns:office=\"urn:oasis:names:tc:opendocument:xmlns:office:1.0\" "
+    "xmlns:text=\"urn:oasis:names:tc:opendocument:xmlns:text:1.0\"><office:body><office:text>"
+    "<text:tracked-changes><text:changed-region><text:deletion><text:p>DELETEDWORDS</text:p>"
+    "</text:deletion></text:changed-region></text:tracked-changes>"
+    "<text:h text:outline-level=\"1\">The Keeper</text:h>"
+    "<text:p>The lighthouse keeper climbed the spiral<text:s/>stairs every evening to light the great lamp. "
+    ESSAY_2 "<office:annotation><text:p>COMMENTTEXT</text:p></office:annotation></text:p>"
+    "<text:p>" ESSAY_3 "</text:p>"
+    "</office:text></office:body></office:document-content>",
+    NULL
+  };
+
+  return make_zip (dir, "essay.odt", members, 0);
+}
+
+/* A PDF of @text set in paragraphs over pages with a page number on each
+ * page, as a word processor prints it, and a running header if @header. */
+static char *
+make_pdf (const char *dir,
+          const char *file,
+          const char *text,
+          gboolean    with_text,
+          gboolean    header)
+{
+  char *path = g_build_filename (dir, file, NULL);
+  cairo_surface_t *surface = cairo_pdf_surface_create (path, 300, 300);
+  cairo_t *cr = cairo_create (surface);
+  PangoLayout *layout = pango_cairo_create_layout (cr);
+  PangoFontDescription *desc = pango_font_description_from_string ("Sans 9");
+  int page = 1;
+
+  pango_layout_set_font_description (layout, desc);
+  pango_layout_set_width (layout, 240 * PANGO_SCALE);
+  pango_layout_set_wrap (layout, PANGO_WRAP_WORD);
+  if (!with_text)
+    {
+      /* A scan: a picture of a page, no text layer. */
+      cairo_set_source_rgb (cr, 0.2, 0.2, 0.2);
+      for (int y = 40; y < 260; y += 12)
+        cairo_rectangle (cr, 30, y, 240, 6);
+      cairo_fill (cr);
+      cairo_show_page (cr);
+    }
+  else
+    {
+      g_auto(GStrv) paragraphs = g_strsplit (text, "\n\n", -1);
+      double y = 40;
+
+      for (guint i = 0; paragraphs[i]; i++)
+        {
+          int h;
+
+          pango_layout_set_text (layout, paragraphs[i], -1);
+          pango_layout_get_pixel_size (layout, NULL, &h);
+          if (y + h > 250)
+            {
+              g_autofree char *number = g_strdup_printf ("%d", page++);
+
+              pango_layout_set_text (layout, header ? "Journal of Lighthouse Studies" : "", -1);
+              cairo_move_to (cr, 30, 15);
+              pango_cairo_show_layout (cr, layout);
+              pango_layout_set_text (layout, number, -1);
+              cairo_move_to (cr, 140, 270);
+              pango_cairo_show_layout (cr, layout);
+              cairo_show_page (cr);
+              y = 40;
+              pango_layout_set_text (layout, paragraphs[i], -1);
+            }
+          cairo_move_to (cr, 30, y);
+          pango_cairo_show_layout (cr, layout);
+          y += h + 8;
+        }
+      {
+        g_autofree char *number = g_strdup_printf ("%d", page);
+
+        pango_layout_set_text (layout, header ? "Journal of Lighthouse Studies" : "", -1);
+        cairo_move_to (cr, 30, 15);
+        pango_cairo_show_layout (cr, layout);
+        pango_layout_set_text (layout, number, -1);
+        cairo_move_to (cr, 140, 270);
+        pango_cairo_show_layout (cr, layout);
+      }
+      cairo_show_page (cr);
+    }
+  pango_font_description_free (desc);
+  g_object_unref (layout);
+  cairo_destroy (cr);
+  cairo_surface_finish (surface);
+  assert_int_equal (cairo_surface_status (surface), CAIRO_STATUS_SUCCESS);
+  cairo_surface_destroy (surface);
+  return path;
+}
+
+static char *
+load (const char *path,
+      SimFormat   expected)
+{
+  g_autoptr(GError) error = NULL;
+  SimFormat format = -1;
+  char *text = sim_document_load (path, &format, NULL, NULL, &error);
+
+  if (text == NULL)
+    fail_msg ("%s: %s", path, error->message);
+  assert_int_equal (format, expected);
+  assert_true (g_utf8_validate (text, -1, NULL));
+  return text;
+}
+
+static void
+test_docx_paragraphs_tables_footnotes_without_deletions (void **state)
+{
+  g_autofree char *path = make_docx (*state);
+  g_autofree char *text = load (path, SIM_FORMAT_DOCX);
+
+  assert_non_null (strstr (text, "The Keeper\n\n"));
+  assert_non_null (strstr (text, "climbed the spiral stairs every evening"));
+  assert_non_null (strstr (text, ESSAY_2));
+  assert_non_null (strstr (text, ESSAY_3));
+  assert_non_null (strstr (text, "A footnote about the reef."));
+  assert_null (strstr (text, "DELETEDWORDS"));
+  assert_null (strstr (text, "FIELDCODE"));
+  assert_null (strstr (text, "<w:"));
+}
+
+static void
+test_odt_paragraphs_without_changes_or_comments (void **state)
+{
+  g_autofree char *path = make_odt (*state);
+  g_autofree char *text = load (path, SIM_FORMAT_ODT);
+
+  assert_non_null (strstr (text, "The Keeper\n\n"));
+  assert_non_null (strstr (text, "climbed the spiral stairs every evening"));
+  assert_non_null (strstr (text, ESSAY_3));
+  assert_null (strstr (text, "DELETEDWORDS"));
+  assert_null (strstr (text, "COMMENTTEXT"));
+}
+
+static void
+test_html_visible_text_only (void **state)
+{
+  g_autofree char *path = sim_test_write_file (*state, "page.htm",
+    "<!DOCTYPE html><html><head><meta charset=\"windows-1252\"><title>x</title>"
+    "<style>p { color: red }</style><script>var secret = 1;</script></head><body>"
+    "<nav><a href=\"/\">Home</a> <a href=\"/menu\">Menu</a></nav>"
+    "<h1>Caf\xe9 &amp; Keeper</h1><p>The lighthouse keeper climbed the\n   spiral stairs.</p>"
+    "<ul><li>one</li><li>two</li></ul></body></html>", -1);
+  g_autofree char *text = load (path, SIM_FORMAT_HTML);
+
+  assert_string_equal (text, "Café & Keeper\n\nThe lighthouse keeper climbed the spiral stairs.\n\none\ntwo\n");
+}
+
+static void
+test_html_recognised_by_content_and_utf8_without_charset (void **state)
+{
+  g_autofree char *path = sim_test_write_file (*state, "page.txt",
+                                               "  <html><body><p>中文段落。</p><p>Café</p></body></html>", -1);
+  g_autofree char *text = load (path, SIM_FORMAT_HTML);
+
+  assert_string_equal (text, "中文段落。\n\nCafé\n");
+}
+
+static void
+test_markdown_markup_dropped (void **state)
+{
+  g_autofree char *path = sim_test_write_file (*state, "notes.md",
+    "# The Keeper\n\nHe **climbed** the *spiral* stairs, see [the map](http://x.org/m) and `lamp`, "
+    "not snake_case_name.\n\n> quoted\n- item\n", -1);
+  g_autofree char *text = load (path, SIM_FORMAT_MARKDOWN);
+
+  assert_string_equal (text, "The Keeper\n\nHe climbed the spiral stairs, see the map and lamp, "
+                             "not snake_case_name.\n\nquoted\nitem\n");
+}
+
+static void
+test_pdf_reading_order_without_running_headers (void **state)
+{
+  g_autoptr(GString) essay = g_string_new (NULL);
+  g_autofree char *path = NULL;
+  g_autofree char *text = NULL;
+  g_autofree char *flat = NULL;
+
+  static const char *const names[] = { "zero", "one", "two", "three", "four", "five", "six", "seven",
+                                       "eight", "nine", "ten", "eleven" };
+
+  for (guint i = 0; i < 12; i++)
+    g_string_append_printf (essay, "%sParagraph %s. " ESSAY_1 " " ESSAY_2, i ? "\n\n" : "", names[i]);
+  path = make_pdf (*state, "essay.pdf", essay->str, TRUE, TRUE);
+  text = load (path, SIM_FORMAT_PDF);
+  flat = g_strdelimit (g_strdup (text), "\n", ' ');
+  assert_null (strstr (text, "Journal of Lighthouse Studies"));
+  assert_non_null (strstr (flat, "Paragraph zero. The lighthouse keeper"));
+  assert_non_null (strstr (flat, "Paragraph eleven. The lighthouse keeper"));
+  assert_true (strstr (flat, "Paragraph three.") < strstr (flat, "Paragraph four."));
+  /* The page numbers are gone: no line is only digits. */
+  {
+    g_auto(GStrv) lines = g_strsplit (text, "\n", -1);
+
+    for (guint i = 0; lines[i]; i++)
+      assert_false (lines[i][0] != '\0' && strspn (lines[i], "0123456789 ") == strlen (lines[i]));
+  }
+  assert_non_null (strstr (flat, "find the safe channel into the harbour"));
+}
+
+static void
+test_refused_files_say_why (void **state)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *scan = make_pdf (*state, "scan.pdf", NULL, FALSE, FALSE);
+  g_autofree char *docx = make_docx (*state);
+  g_autofree char *damaged = NULL;
+  g_autofree char *bomb = NULL;
+  g_autofree char *contents = NULL;
+  gsize len = 0;
+
+  assert_null (sim_document_load (scan, NULL, NULL, NULL, &error));
+  assert_true (g_error_matches (error, SIM_ERROR, SIM_ERROR_NOT_TEXT));
+  assert_non_null (strstr (error->message, "no text layer (scanned?)"));
+  assert_non_null (strstr (error->message, "scan.pdf"));
+  g_clear_error (&error);
+
+  /* Half a DOCX (a download cut short). */
+  assert_true (g_file_get_contents (docx, &contents, &len, NULL));
+  damaged = sim_test_write_file (*state, "cut.docx", contents, len / 2);
+  assert_null (sim_document_load (damaged, NULL, NULL, NULL, &error));
+  assert_non_null (strstr (error->message, "cut.docx"));
+  assert_non_null (strstr (error->message, "damaged"));
+  g_clear_error (&error);
+
+  /* 200 MB of spaces in a zip of a few hundred KB: refused at 64 MB. */
+  {
+    const char *members[] = { "word/document.xml", NULL, NULL };
+
+    bomb = make_zip (*state, "bomb.docx", members, 200u << 20);
+  }
+  assert_null (sim_document_load (bomb, NULL, NULL, NULL, &error));
+  assert_true (g_error_matches (error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT));
+  assert_non_null (strstr (error->message, "bomb.docx"));
+  g_clear_error (&error);
+
+  /* A zip that is no document, and a damaged PDF. */
+  {
+    const char *members[] = { "photo.jpg", "\xff\xd8\xff\xe0 not really", NULL };
+    g_autofree char *zip = make_zip (*state, "photos.zip", members, 0);
+
+    assert_null (sim_document_load (zip, NULL, NULL, NULL, &error));
+    assert_true (g_error_matches (error, SIM_ERROR, SIM_ERROR_NOT_TEXT));
+    g_clear_error (&error);
+  }
+  {
+    g_autofree char *pdf = sim_test_write_file (*state, "bad.pdf", "%PDF-1.4\n1 0 obj garbage", -1);
+
+    assert_null (sim_document_load (pdf, NULL, NULL, NULL, &error));
+    assert_non_null (strstr (error->message, "bad.pdf"));
+    g_clear_error (&error);
+  }
+}
+
+/* One essay found alike in every format: similarity within 3 points of the
+ * plain text's, and nothing of the markup flagged. */
+static void
+test_every_format_checks_like_the_text (void **state)
+{
+  const char *dir = *state;
+  g_autofree char *docs = g_build_filename (dir, "docs", NULL);
+  g_autofree char *store = g_build_filename (dir, "store.db", NULL);
+  g_autoptr(SimCorpus) corpus = NULL;
+  g_autoptr(SimCorpusSnapshot) snapshot = NULL;
+  g_autoptr(SimImportResult) result = NULL;
+  const char *paths[] = { docs, NULL };
+  const char *own = "My own opening lines say that I grew up far from the sea, in a town of farms and mills.";
+  g_autofree char *plain = g_strdup_printf ("%s\n\n%s %s\n\n%s\n", own, ESSAY_1, ESSAY_2, ESSAY_3);
+  g_autofree char *html = g_strdup_printf ("<html><body><nav>Site menu</nav><p>%s</p><p>%s %s</p><p>%s</p>"
+                                           "<script>var tracking = 'abc';</script></body></html>",
+                                           own, ESSAY_1, ESSAY_2, ESSAY_3);
+  g_autofree char *md = g_strdup_printf ("## %s\n\n**%s** %s\n\n- %s\n", own, ESSAY_1, ESSAY_2, ESSAY_3);
+  g_autofree char *docx_xml = g_strdup_printf ("<?xml version=\"1.0\"?><w:document " W "><w:body>"
+                                               "<w:p><w:r><w:t>%s</w:t></w:r></w:p>"
+                                               "<w:p><w:r><w:t xml:space=\"preserve\">%s </w:t></w:r><w:r><w:t>%s</w:t></w:r></w:p>"
+                                               "<w:p><w:r><w:t>%s</w:t></w:r></w:p></w:body></w:document>",
+                                               own, ESSAY_1, ESSAY_2, ESSAY_3);
+  const char *docx_members[] = { "word/document.xml", docx_xml, NULL };
+  g_autofree char *files[6] = {
+    sim_test_write_file (dir, "essay.txt", plain, -1),
+    sim_test_write_file (dir, "essay.html", html, -1),
+    sim_test_write_file (dir, "essay.md", md, -1),
+    make_zip (dir, "essay.docx", docx_members, 0),
+    make_pdf (dir, "essay.pdf", plain, TRUE, FALSE),
+    NULL,
+  };
+  SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
+  double base = -1;
+
+  g_free (sim_test_write_file (docs, "source.txt",
+                               "The Keeper\n\n" ESSAY_1 " " ESSAY_2 " " ESSAY_3 "\n\nAn unrelated closing remark.\n", -1));
+  corpus = sim_corpus_open (store, FALSE, NULL);
+  result = sim_corpus_add (corpus, paths, NULL, NULL, NULL, NULL);
+  assert_int_equal (result->n_added, 1);
+  snapshot = sim_corpus_ref_snapshot (corpus);
+  for (guint i = 0; files[i]; i++)
+    {
+      g_autoptr(GError) error = NULL;
+      gsize len = 0;
+      g_autofree char *text = sim_document_load (files[i], NULL, &len, NULL, &error);
+      g_autoptr(SimReport) report = NULL;
+
+      assert_non_null (text);
+      report = sim_check_run (snapshot, text, len, &options, NULL, NULL, NULL, &error);
+      assert_non_null (report);
+      assert_true (sim_report_get_n_passages (report) >= 1);
+      if (base < 0)
+        {
+          base = sim_report_get_similarity (report);
+          assert_true (base > 0.5 && base < 0.95);
+        }
+      else if (fabs (sim_report_get_similarity (report) - base) > 0.03)
+        fail_msg ("%s: similarity %.3f, the text's %.3f", files[i], sim_report_get_similarity (report), base);
+      for (guint p = 0; p < sim_report_get_n_passages (report); p++)
+        {
+          const SimPassage *passage = sim_report_get_passage (report, p);
+          g_autofree char *span = sim_report_dup_text (report, passage->start, passage->end);
+
+          assert_null (strstr (span, "tracking"));
+          assert_null (strstr (span, "menu"));
+        }
+    }
+}
+
+int
+main (void)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test_setup_teardown (test_docx_paragraphs_tables_footnotes_without_deletions, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_odt_paragraphs_without_changes_or_comments, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_html_visible_text_only, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_html_recognised_by_content_and_utf8_without_charset, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_markdown_markup_dropped, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_pdf_reading_order_without_running_headers, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_refused_files_say_why, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_every_format_checks_like_the_text, setup, teardown),
+  };
+
+  return cmocka_run_group_tests_name ("document", tests, NULL, NULL);
+}
