@@ -175,6 +175,28 @@ out_finish (Out   *out,
   return g_string_free (g_steal_pointer (&out->s), FALSE);
 }
 
+/* libxml2 reports a damaged file on stderr unless told not to; the caller
+ * gets our own error instead. The handlers are per thread. */
+static void
+silent (void       *ctx,
+        const char *msg,
+        ...)
+{
+}
+
+static void
+silent_structured (void        *ctx,
+                   xmlErrorPtr  error)
+{
+}
+
+static void
+quiet_libxml (void)
+{
+  xmlSetGenericErrorFunc (NULL, silent);
+  xmlSetStructuredErrorFunc (NULL, silent_structured);
+}
+
 /* ----------------------------------------------------------------- HTML */
 
 static gboolean
@@ -724,6 +746,7 @@ sim_document_extract (const char  *data,
   g_autofree char *text = NULL;
   gsize text_len = 0;
 
+  quiet_libxml ();
   if (out_format)
     *out_format = format;
   if (out_n_repaired)

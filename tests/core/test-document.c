@@ -403,7 +403,7 @@ test_every_format_checks_like_the_text (void **state)
                                                "<w:p><w:r><w:t>%s</w:t></w:r></w:p></w:body></w:document>",
                                                own, ESSAY_1, ESSAY_2, ESSAY_3);
   const char *docx_members[] = { "word/document.xml", docx_xml, NULL };
-  g_autofree char *files[6] = {
+  char *files[6] = {
     sim_test_write_file (dir, "essay.txt", plain, -1),
     sim_test_write_file (dir, "essay.html", html, -1),
     sim_test_write_file (dir, "essay.md", md, -1),
@@ -447,6 +447,8 @@ test_every_format_checks_like_the_text (void **state)
           assert_null (strstr (span, "menu"));
         }
     }
+  for (guint i = 0; files[i]; i++)
+    g_free (files[i]);
 }
 
 int

@@ -8,8 +8,12 @@
  * and compared; and bytes of a real store file are damaged before it is
  * opened and checked against. Nothing may crash; errors are fine.
  *
- * SIMHOUND_FUZZ_ITERATIONS=N runs longer (default 400 texts; an eighth as many stores);
- * SIMHOUND_FUZZ_SEED=S another sequence; SIMHOUND_FUZZ_ONLY=store only the stores.
+ * Documents (DOCX, ODT, PDF, HTML, Markdown) are damaged the same way and
+ * extracted: a damaged file is an error, never a crash.
+ *
+ * SIMHOUND_FUZZ_ITERATIONS=N runs longer (default 400 texts and documents; an
+ * eighth as many stores); SIMHOUND_FUZZ_SEED=S another sequence;
+ * SIMHOUND_FUZZ_ONLY=store|documents only those.
  */
 #include "config.h"
 
@@ -21,11 +25,16 @@
 #include <cmocka.h>
 #include <glib.h>
 #include <glib/gstdio.h>
+#include <archive.h>
+#include <archive_entry.h>
+#include <cairo.h>
+#include <cairo-pdf.h>
 
 #include "sim-align.h"
 #include "sim-check.h"
 #include "sim-compare.h"
 #include "sim-corpus.h"
+#include "sim-document.h"
 #include "sim-test-util.h"
 
 /* Seeds with their lengths: some hold NULs. */
@@ -161,7 +170,7 @@ static void
 test_fuzz_decode_normalise_segment_align (void **state)
 {
   g_autoptr(GRand) rand = g_rand_new_with_seed (seed_value ());
-  const guint n = g_strcmp0 (g_getenv ("SIMHOUND_FUZZ_ONLY"), "store") == 0 ? 0 : iterations (400);
+  const guint n = g_getenv ("SIMHOUND_FUZZ_ONLY") != NULL ? 0 : iterations (400);
 
   for (guint it = 0; it < n; it++)
     {
@@ -192,7 +201,7 @@ test_fuzz_damaged_store_files (void **state)
   const char *paths[] = { docs, NULL };
   g_autofree char *bytes = NULL;
   gsize n_bytes = 0;
-  const guint n = iterations (400) / 8 + 1;
+  const guint n = g_strcmp0 (g_getenv ("SIMHOUND_FUZZ_ONLY"), "documents") == 0 ? 0 : iterations (400) / 8 + 1;
 
   g_free (sim_test_write_file (docs, "a.txt", seeds[0].data, -1));
   g_free (sim_test_write_file (docs, "b.txt", seeds[1].data, -1));
@@ -243,12 +252,145 @@ test_fuzz_damaged_store_files (void **state)
   sim_test_remove_tree (dir);
 }
 
+/* A zip in memory of (name, content) pairs. */
+static GBytes *
+zip_bytes (const char *const *members)
+{
+  gsize size = 1 << 16, used = 0;
+  char *buf = g_malloc (size);
+  struct archive *a = archive_write_new ();
+
+  archive_write_set_format_zip (a);
+  archive_write_set_options (a, "zip:compression=deflate");
+  assert_int_equal (archive_write_open_memory (a, buf, size, &used), ARCHIVE_OK);
+  for (guint i = 0; members[i]; i += 2)
+    {
+      struct archive_entry *e = archive_entry_new ();
+
+      archive_entry_set_pathname (e, members[i]);
+      archive_entry_set_size (e, strlen (members[i + 1]));
+      archive_entry_set_filetype (e, AE_IFREG);
+      archive_entry_set_perm (e, 0644);
+      archive_write_header (a, e);
+      archive_write_data (a, members[i + 1], strlen (members[i + 1]));
+      archive_entry_free (e);
+    }
+  archive_write_close (a);
+  archive_write_free (a);
+  return g_bytes_new_take (buf, used);
+}
+
+static cairo_status_t
+append_bytes (void                *closure,
+              const unsigned char *data,
+              unsigned int         length)
+{
+  g_byte_array_append (closure, data, length);
+  return CAIRO_STATUS_SUCCESS;
+}
+
+static GBytes *
+pdf_bytes (void)
+{
+  GByteArray *out = g_byte_array_new ();
+  cairo_surface_t *surface = cairo_pdf_surface_create_for_stream (append_bytes, out, 200, 200);
+  cairo_t *cr = cairo_create (surface);
+
+  for (int page = 0; page < 3; page++)
+    {
+      cairo_move_to (cr, 20, 20);
+      cairo_show_text (cr, "Running header");
+      cairo_move_to (cr, 20, 60);
+      cairo_show_text (cr, "The lighthouse keeper climbed the");
+      cairo_move_to (cr, 20, 80);
+      cairo_show_text (cr, "spiral stairs every eve-");
+      cairo_move_to (cr, 20, 100);
+      cairo_show_text (cr, "ning before sunset.");
+      cairo_move_to (cr, 100, 190);
+      cairo_show_text (cr, page == 0 ? "1" : page == 1 ? "2" : "3");
+      cairo_show_page (cr);
+    }
+  cairo_destroy (cr);
+  cairo_surface_destroy (surface);
+  return g_byte_array_free_to_bytes (out);
+}
+
+static void
+test_fuzz_documents (void **state)
+{
+  g_autoptr(GRand) rand = g_rand_new_with_seed (seed_value () + 2);
+  const char *docx[] = {
+    "word/document.xml",
+    "<?xml version=\"1.0\"?><w:document xmlns:w=\"http://schemas.openxmlformats.org/wordprocessingml/2006/main\">"
+    "<w:body><w:p><w:r><w:t>The keeper</w:t></w:r><w:del><w:r><w:delText>gone</w:delText></w:r></w:del></w:p>"
+    "<w:tbl><w:tr><w:tc><w:p><w:r><w:t>街角那家茶馆</w:t><w:tab/><w:br/></w:r></w:p></w:tc></w:tr></w:tbl>"
+    "</w:body></w:document>",
+    "word/footnotes.xml",
+    "<w:footnotes xmlns:w=\"http://schemas.openxmlformats.org/wordprocessingml/2006/main\">"
+    "<w:footnote w:id=\"1\"><w:p><w:r><w:t>A note.</w:t></w:r></w:p></w:footnote></w:footnotes>",
+    NULL
+  };
+  const char *odt[] = {
+    "mimetype", "application/vnd.oasis.opendocument.text",
+    "content.xml",
+    "<office:document-content xmlns:office=\"urn:oasis:names:tc:opendocument:xmlns:office:1.0\" "
+    "xmlns:text=\"urn:oasis:names:tc:opendocument:xmlns:text:1.0\"><office:body><office:text>"
+    "<text:h>Title</text:h><text:p>One<text:s text:c=\"3\"/>two<text:tab/><text:line-break/>three</text:p>"
+    "</office:text></office:body></office:document-content>",
+    NULL
+  };
+  static const char html[] =
+    "<!DOCTYPE html><html><head><meta charset=\"gb2312\"><script>x()</script></head><body><nav>m</nav>"
+    "<h1>T&amp;t</h1><p>One <b>two</b><br>three</p><pre>  kept  </pre><table><tr><td>a<td>b</table></body></html>";
+  static const char markdown[] = "# Title\n\n**bold** _it_ [l](u) `c` ![i](p)\n> q\n- a\n1. b\n```\ncode\n```\n";
+  g_autoptr(GBytes) seeds_docx = zip_bytes (docx);
+  g_autoptr(GBytes) seeds_odt = zip_bytes (odt);
+  g_autoptr(GBytes) seeds_pdf = pdf_bytes ();
+  g_autoptr(GBytes) seeds_html = g_bytes_new_static (html, sizeof html - 1);
+  g_autoptr(GBytes) seeds_md = g_bytes_new_static (markdown, sizeof markdown - 1);
+  GBytes *docs[] = { seeds_docx, seeds_odt, seeds_pdf, seeds_html, seeds_md };
+  const char *names[] = { "a.docx", "a.odt", "a.pdf", "a.html", "a.md" };
+  const guint n = g_getenv ("SIMHOUND_FUZZ_ONLY") && g_strcmp0 (g_getenv ("SIMHOUND_FUZZ_ONLY"), "documents") != 0
+                    ? 0 : iterations (400);
+
+  /* The seeds themselves are read. */
+  for (guint k = 0; k < G_N_ELEMENTS (docs); k++)
+    {
+      gsize len = 0;
+      const char *data = g_bytes_get_data (docs[k], &len);
+      g_autoptr(GError) error = NULL;
+      g_autofree char *text = sim_document_extract (data, len, names[k], NULL, NULL, NULL, &error);
+
+      if (text == NULL)
+        fail_msg ("%s: %s", names[k], error->message);
+    }
+  for (guint it = 0; it < n; it++)
+    {
+      const guint k = it % G_N_ELEMENTS (docs);
+      gsize len = 0;
+      const char *data = g_bytes_get_data (docs[k], &len);
+      g_autoptr(GArray) damaged = mutate (rand, data, len);
+      g_autoptr(GError) error = NULL;
+      gsize text_len = 0;
+      g_autofree char *text = sim_document_extract (damaged->data, damaged->len, names[k], NULL, &text_len, NULL, &error);
+
+      if (text == NULL)
+        assert_non_null (error);
+      else
+        {
+          assert_true (g_utf8_validate (text, text_len, NULL));
+          assert_null (memchr (text, 0, text_len));
+        }
+    }
+}
+
 int
 main (void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test (test_fuzz_decode_normalise_segment_align),
     cmocka_unit_test (test_fuzz_damaged_store_files),
+    cmocka_unit_test (test_fuzz_documents),
   };
 
   return cmocka_run_group_tests (tests, NULL, NULL);
