@@ -86,9 +86,10 @@ class CliTest(unittest.TestCase):
         r = self.run_cli("check", "--json", path)
         self.assertEqual(r.returncode, 0, r.stderr)
         report = json.loads(r.stdout)
-        for key in ("settings", "corpus", "similarity", "segments", "passages", "sources"):
+        for key in ("settings", "corpus", "format", "similarity", "segments", "passages", "sources"):
             self.assertIn(key, report)
         self.assertEqual(report["settings"]["mode"], "sentence")
+        self.assertEqual(report["format"], "text")
         self.assertEqual(report["settings"]["max_distance"], 3)
         self.assertEqual(report["corpus"]["documents"], 2)
         segs = report["segments"]
