@@ -19,6 +19,7 @@
 #include "sim-compare.h"
 #include "sim-corpus.h"
 #include "sim-document.h"
+#include "sim-exclude.h"
 #include "sim-error.h"
 #include "sim-export.h"
 
@@ -428,6 +429,14 @@ print_report (const SimReport *report,
            settings->n_documents, settings->mode, settings->fast ? "fast" : "precise");
   if (settings->n_documents == 0)
     g_print (_("The corpus is empty: add reference documents with “simhound-cli corpus add PATH”.\n"));
+  {
+    const SimRatios *r = sim_report_get_ratios (report);
+
+    g_print (_("Total %.1f%%, without quotes %.1f%%, without references %.1f%%, without both %.1f%%; "
+               "largest single source %.1f%%\n"),
+             100 * r->total, 100 * r->excluding_quotes, 100 * r->excluding_references,
+             100 * r->excluding_both, 100 * r->largest_source);
+  }
 
   for (guint i = 0; i < sim_report_get_n_segments (report); i++)
     {
@@ -435,6 +444,7 @@ print_report (const SimReport *report,
       const SimMatch *m;
       const SimReportSource *src;
       g_autofree char *seg_text = NULL, *seg_line = NULL, *src_line = NULL, *src_path = NULL;
+      gboolean excluded;
 
       if (seg->level == SIM_LEVEL_LOW || seg->n_matches == 0)
         continue;
@@ -444,14 +454,17 @@ print_report (const SimReport *report,
       seg_line = one_line (seg_text, 160);
       src_line = one_line (m->excerpt, 160);
       src_path = for_terminal (src->path);
-      g_print ("\n[%u] %s %.0f%% %s(%s%s %u, %s %u–%u)%s\n    %s%s%s\n    %s← %s%s\n    %s%s%s\n",
+      excluded = sim_report_is_segment_excluded (report, i);
+      g_print ("\n[%u] %s %.0f%% %s(%s%s%s %u, %s %u–%u)%s\n    %s%s%s\n    %s← %s%s\n    %s%s%s\n",
                ++number, seg->level == SIM_LEVEL_HIGH ? _("HIGH") : _("MEDIUM"),
                100 * seg->similarity, dim,
+               /* Left out by the chosen exclusions: shown, not counted. */
+               excluded ? _("excluded, ") : "",
                /* Its level is that of the reused passage around it. */
                seg->from_passage ? _("in a reused passage, ") : "",
                _("distance"), seg->distance, _("chars"),
                seg->start, seg->end, reset,
-               seg->level == SIM_LEVEL_HIGH ? red : yellow, seg_line, reset,
+               excluded ? dim : seg->level == SIM_LEVEL_HIGH ? red : yellow, seg_line, reset,
                dim, src_path, reset, dim, src_line, reset);
     }
 
@@ -492,12 +505,44 @@ parse_mode (const char       *option_name,
   return TRUE;
 }
 
+/* The text of a file, or of standard input for "-". (transfer full) */
+static char *
+load_input (const char  *name,
+            SimFormat   *format,
+            gsize       *len,
+            GError     **error)
+{
+  guint n_repaired = 0;
+  gsize n = 0;
+  char *text;
+
+  if (g_str_equal (name, "-"))
+    {
+      g_autoptr(GIOChannel) in = g_io_channel_unix_new (STDIN_FILENO);
+      g_autofree char *data = NULL;
+
+      g_io_channel_set_encoding (in, NULL, NULL);
+      if (g_io_channel_read_to_end (in, &data, &n, error) != G_IO_STATUS_NORMAL)
+        return NULL;
+      text = sim_document_extract (data, n, _("standard input"), format, &n, &n_repaired, error);
+    }
+  else
+    text = sim_document_load (name, format, &n, &n_repaired, error);
+  if (len != NULL)
+    *len = n;
+  if (text != NULL && n_repaired > 0)
+    g_printerr (_("simhound-cli: %s: %u invalid UTF-8 bytes were replaced with U+FFFD; "
+                  "offsets refer to the repaired text\n"), name, n_repaired);
+  return text;
+}
+
 /* Checks one input: @name is a path or "-". With @batch, a JSON report is
  * one line (JSON Lines) and a text report starts with the file's name. */
 static int
 check_one (SimCorpusSnapshot     *snapshot,
            const char            *name,
            const SimCheckOptions *options,
+           const SimExclusions   *exclusions,
            gboolean               json,
            gboolean               batch,
            const char            *output_dir,
@@ -508,26 +553,10 @@ check_one (SimCorpusSnapshot     *snapshot,
   g_autoptr(SimReport) report = NULL;
   g_autofree char *text = NULL;
   gsize len = 0;
-  guint n_repaired = 0;
   SimFormat format = SIM_FORMAT_TEXT;
 
-  if (g_str_equal (name, "-"))
-    {
-      g_autoptr(GIOChannel) in = g_io_channel_unix_new (STDIN_FILENO);
-      g_autofree char *data = NULL;
-
-      g_io_channel_set_encoding (in, NULL, NULL);
-      if (g_io_channel_read_to_end (in, &data, &len, &error) != G_IO_STATUS_NORMAL)
-        return fail (error);
-      text = sim_document_extract (data, len, _("standard input"), &format, &len, &n_repaired, &error);
-    }
-  else
-    text = sim_document_load (name, &format, &len, &n_repaired, &error);
-  if (text == NULL)
+  if ((text = load_input (name, &format, &len, &error)) == NULL)
     return fail (error);
-  if (n_repaired > 0)
-    g_printerr (_("simhound-cli: %s: %u invalid UTF-8 bytes were replaced with U+FFFD; "
-                  "offsets refer to the repaired text\n"), name, n_repaired);
 
   report = sim_check_run (snapshot, text, len, options, on_check_progress, NULL, cancellable, &error);
   if (report == NULL)
@@ -537,6 +566,8 @@ check_one (SimCorpusSnapshot     *snapshot,
       return fail (error);
     }
   sim_report_set_format (report, sim_format_to_string (format));
+  if (!sim_exclude_apply (report, exclusions, &error))
+    return fail (error);
   if ((html_path && !sim_export_html_file (report, html_path, &error)) ||
       (pdf_path && !sim_export_pdf_file (report, pdf_path, &error)))
     return fail (error);
@@ -582,8 +613,19 @@ check_command (int argc, char **argv)
   g_autofree char *html_path = NULL, *pdf_path = NULL, *output_dir = NULL;
   int window = -1, max_distance = -1, threads = 0, failed = EXIT_OK;
   double high = -1, medium = -1;
+  gboolean exclude_quotes = FALSE, exclude_references = FALSE;
+  int exclude_small = 0;
+  g_auto(GStrv) exclude_sources = NULL;
+  g_autofree char *template_path = NULL, *template_text = NULL;
+  g_autoptr(GArray) source_ids = g_array_new (FALSE, FALSE, sizeof (gint64));
+  SimExclusions exclusions = SIM_EXCLUSIONS_INIT;
   GOptionEntry entries[] = {
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print the report as JSON"), NULL },
+    { "exclude-quotes", 0, 0, G_OPTION_ARG_NONE, &exclude_quotes, N_("Leave quoted text out of the similarity"), NULL },
+    { "exclude-references", 0, 0, G_OPTION_ARG_NONE, &exclude_references, N_("Leave the reference section out of the similarity"), NULL },
+    { "exclude-small", 0, 0, G_OPTION_ARG_INT, &exclude_small, N_("Do not flag passages of fewer than N words (2N CJK characters)"), N_("N") },
+    { "exclude-source", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &exclude_sources, N_("Do not flag passages from this corpus document (repeatable)"), N_("ID|PATH") },
+    { "template", 0, 0, G_OPTION_ARG_FILENAME, &template_path, N_("The assignment's own text: its passages are never flagged"), N_("FILE") },
     { "mode", 0, 0, G_OPTION_ARG_CALLBACK, parse_mode, N_("Segments: sentence (default) or window"), N_("MODE") },
     { "window", 0, 0, G_OPTION_ARG_INT, &window, N_("Window size in characters (default 30; 13 for papers); implies --mode window"), N_("N") },
     { "max-distance", 'k', 0, G_OPTION_ARG_INT, &max_distance, N_("Hamming distance bound of the SimHash lookup (default 3)"), N_("K") },
@@ -642,10 +684,49 @@ check_command (int argc, char **argv)
                     "“simhound-cli corpus add PATH”\n"), resolve_store ());
       return EXIT_ERROR;
     }
+  if (exclude_small < 0)
+    return usage_error (context, _("--exclude-small must not be negative"));
+  if (template_path != NULL && (template_text = load_input (template_path, NULL, NULL, &error)) == NULL)
+    return fail (error);
   corpus = sim_corpus_open (resolve_store (), sim_store_path_is_read_only (resolve_store ()), &error);
   if (corpus == NULL)
     return fail (error);
   snapshot = sim_corpus_ref_snapshot (corpus);
+  /* An excluded source is a document id or a stored path. */
+  for (guint i = 0; exclude_sources && exclude_sources[i]; i++)
+    {
+      const char *arg = exclude_sources[i];
+      g_autofree char *abs = g_canonicalize_filename (arg, NULL);
+      char *end = NULL;
+      const gint64 id = g_ascii_strtoll (arg, &end, 10);
+      gboolean found = FALSE;
+
+      for (guint d = 0; d < sim_corpus_snapshot_get_n_docs (snapshot); d++)
+        {
+          const SimCorpusDoc *doc = sim_corpus_snapshot_get_doc (snapshot, d);
+
+          if ((end != arg && *end == '\0' && doc->id == id) || g_str_equal (doc->path, abs))
+            {
+              g_array_append_val (source_ids, doc->id);
+              found = TRUE;
+            }
+        }
+      if (!found)
+        {
+          g_autofree char *shown = for_terminal (arg);
+
+          g_printerr (_("simhound-cli: --exclude-source %s: no such document in the corpus "
+                        "(“simhound-cli corpus list” shows ids and paths)\n"), shown);
+          return EXIT_ERROR;
+        }
+    }
+  exclusions.quotes = exclude_quotes;
+  exclusions.references = exclude_references;
+  exclusions.small_words = exclude_small;
+  exclusions.source_ids = (const gint64 *) source_ids->data;
+  exclusions.n_source_ids = source_ids->len;
+  exclusions.template_text = template_text;
+  exclusions.flags = sim_corpus_snapshot_get_flags (snapshot);
   if (output_dir != NULL && g_mkdir_with_parents (output_dir, 0755) != 0)
     {
       g_printerr (_("simhound-cli: cannot create %s: %s\n"), output_dir, g_strerror (errno));
@@ -655,7 +736,7 @@ check_command (int argc, char **argv)
   /* The store is opened once for every file. */
   for (int f = 1; f < argc; f++)
     {
-      int status = check_one (snapshot, argv[f], &options, json, argc > 2, output_dir, html_path, pdf_path);
+      int status = check_one (snapshot, argv[f], &options, &exclusions, json, argc > 2, output_dir, html_path, pdf_path);
 
       if (status == EXIT_INTERRUPTED)
         return status;
@@ -667,31 +748,6 @@ check_command (int argc, char **argv)
 
 /* -------------------------------------------------------------- compare */
 
-static char *
-load_input (const char  *name,
-            gsize       *len,
-            GError     **error)
-{
-  guint n_repaired = 0;
-  char *text;
-
-  if (g_str_equal (name, "-"))
-    {
-      g_autoptr(GIOChannel) in = g_io_channel_unix_new (STDIN_FILENO);
-      g_autofree char *data = NULL;
-
-      g_io_channel_set_encoding (in, NULL, NULL);
-      if (g_io_channel_read_to_end (in, &data, len, error) != G_IO_STATUS_NORMAL)
-        return NULL;
-      text = sim_document_extract (data, *len, _("standard input"), NULL, len, &n_repaired, error);
-    }
-  else
-    text = sim_document_load (name, NULL, len, &n_repaired, error);
-  if (text != NULL && n_repaired > 0)
-    g_printerr (_("simhound-cli: %s: %u invalid UTF-8 bytes were replaced with U+FFFD; "
-                  "offsets refer to the repaired text\n"), name, n_repaired);
-  return text;
-}
 
 static void
 print_comparison (const SimReport *report,
@@ -758,8 +814,8 @@ compare_command (int argc, char **argv)
     return usage_error (context, error->message);
   if (pdf_path != NULL)
     partial_pdf = g_strconcat (pdf_path, SIM_EXPORT_PARTIAL_SUFFIX, NULL);
-  if ((a = load_input (argv[1], &a_len, &error)) == NULL ||
-      (b = load_input (argv[2], &b_len, &error)) == NULL)
+  if ((a = load_input (argv[1], NULL, &a_len, &error)) == NULL ||
+      (b = load_input (argv[2], NULL, &b_len, &error)) == NULL)
     return fail (error);
   report = sim_compare_run (a, a_len, argv[1], b, b_len, argv[2], &options,
                             keep_traditional ? SIM_NORMALIZE_DEFAULT : SIM_NORMALIZE_FOLD_T2S,
@@ -798,7 +854,7 @@ text_command (int    argc,
       g_printerr ("%s", _("Usage: simhound-cli text FILE|-\n"));
       return EXIT_USAGE;
     }
-  if ((text = load_input (argv[1], &len, &error)) == NULL)
+  if ((text = load_input (argv[1], NULL, &len, &error)) == NULL)
     return fail (error);
   if (isatty (STDOUT_FILENO))
     {

@@ -111,8 +111,10 @@ sim_export_html (const SimReport *report)
                         "table{border-collapse:collapse}td,th{padding:.2em .8em;text-align:left;border-bottom:1px solid #eee}\n"
                         ".source{color:#555;font-size:.9em}.excerpt{background:#f6f5f4;padding:.3em .6em}\n"
                         "@media print{mark{-webkit-print-color-adjust:exact;print-color-adjust:exact}}\n");
-  g_string_append_printf (out, "mark.high{background:%s}mark.medium{background:%s}\n",
-                          sim_level_tint (SIM_LEVEL_HIGH), sim_level_tint (SIM_LEVEL_MEDIUM));
+  g_string_append_printf (out, "mark.high{background:%s}mark.medium{background:%s}"
+                          "mark.excluded{background:%s;color:#5e5c64}\n",
+                          sim_level_tint (SIM_LEVEL_HIGH), sim_level_tint (SIM_LEVEL_MEDIUM),
+                          sim_level_excluded_tint ());
   g_string_append (out, "</style></head><body>\n<h1>");
   append_escaped (out, _("Similarity report"));
   g_string_append_printf (out, "</h1>\n<p><strong>%.1f%%</strong> ", 100 * sim_report_get_similarity (report));
@@ -121,6 +123,27 @@ sim_export_html (const SimReport *report)
                           _("high"), sim_report_count_level (report, SIM_LEVEL_HIGH),
                           _("medium"), sim_report_count_level (report, SIM_LEVEL_MEDIUM),
                           _("low"), sim_report_count_level (report, SIM_LEVEL_LOW));
+  {
+    const SimRatios *r = sim_report_get_ratios (report);
+
+    g_string_append_printf (out, "<table class=\"ratios\">\n<tr><th>%s</th><td>%.1f%%</td></tr>\n"
+                            "<tr><th>%s</th><td>%.1f%%</td></tr>\n<tr><th>%s</th><td>%.1f%%</td></tr>\n"
+                            "<tr><th>%s</th><td>%.1f%%</td></tr>\n<tr><th>%s</th><td>%.1f%%</td></tr>\n</table>\n",
+                            _("Total similarity"), 100 * r->total,
+                            _("Excluding quotations"), 100 * r->excluding_quotes,
+                            _("Excluding the references"), 100 * r->excluding_references,
+                            _("Excluding both"), 100 * r->excluding_both,
+                            _("Largest single source"), 100 * r->largest_source);
+    if (sim_report_get_n_excluded (report) > 0)
+      {
+        g_string_append (out, "<p><mark class=\"excluded\">");
+        append_escaped (out, _("Greyed"));
+        g_string_append (out, "</mark> ");
+        append_escaped (out, _("text is left out of the similarity (quotations, references, small matches, "
+                               "excluded sources or the assignment's own text)."));
+        g_string_append (out, "</p>\n");
+      }
+  }
 
   g_string_append (out, "<h2>");
   append_escaped (out, _("Settings"));
@@ -154,7 +177,9 @@ sim_export_html (const SimReport *report)
       inner = sim_report_dup_text (report, seg->start, seg->end);
       title = describe_segment (report, seg);
       append_escaped (out, before);
-      g_string_append_printf (out, "<mark class=\"%s\" id=\"s%u\" title=\"", sim_level_to_string (seg->level), ++number);
+      g_string_append_printf (out, "<mark class=\"%s\" id=\"s%u\" title=\"",
+                              sim_report_is_segment_excluded (report, i) ? "excluded" : sim_level_to_string (seg->level),
+                              ++number);
       append_escaped (out, title);
       g_string_append (out, "\">");
       append_escaped (out, inner);
@@ -182,7 +207,7 @@ sim_export_html (const SimReport *report)
       src = sim_report_get_source (report, m->source);
       inner = sim_report_dup_text (report, seg->start, seg->end);
       g_string_append_printf (out, "<li id=\"f%u\"><mark class=\"%s\">", ++listed,
-                              sim_level_to_string (seg->level));
+                              sim_report_is_segment_excluded (report, i) ? "excluded" : sim_level_to_string (seg->level));
       append_escaped (out, inner);
       g_string_append_printf (out, "</mark><div class=\"source\">%.0f%% · %s %u · ", 100 * m->similarity,
                               _("distance"), m->distance);
@@ -470,8 +495,16 @@ sim_export_pdf_file (const SimReport *report,
       g_str_equal (s->mode, "window") ? _("window") : _("sentence"), s->max_distance,
       s->fast ? _("fast") : _("precise"), s->high_threshold, s->medium_threshold, s->n_documents, s->store);
 
+    const SimRatios *r = sim_report_get_ratios (report);
+    g_autofree char *ratios = g_markup_printf_escaped (
+      _("Total %.1f%%, excluding quotations %.1f%%, excluding the references %.1f%%, excluding both %.1f%%; "
+        "largest single source %.1f%%."),
+      100 * r->total, 100 * r->excluding_quotes, 100 * r->excluding_references, 100 * r->excluding_both,
+      100 * r->largest_source);
+
     pdf_markup (&pdf, title, "Sans 18");
     pdf_markup (&pdf, summary, "Sans 10");
+    pdf_markup (&pdf, ratios, "Sans 9");
     pdf_markup (&pdf, settings, "Sans 8");
   }
   pdf_chart (&pdf, report);
@@ -490,7 +523,7 @@ sim_export_pdf_file (const SimReport *report,
         before = sim_report_dup_text (report, at, seg->start);
         inner = sim_report_dup_text (report, seg->start, seg->end);
         flow_text (&flow, before);
-        flow.tint = sim_level_tint (seg->level);
+        flow.tint = sim_report_is_segment_excluded (report, i) ? sim_level_excluded_tint () : sim_level_tint (seg->level);
         g_string_append_printf (markup, "<span background=\"%s\">", flow.tint);
         flow_text (&flow, inner);
         g_string_append (markup, "</span>");
@@ -526,7 +559,8 @@ sim_export_pdf_file (const SimReport *report,
         inner = sim_report_dup_text (report, seg->start, seg->end);
         item = g_markup_printf_escaped ("%u. <span background=\"%s\">%s</span>\n"
                                         "<span foreground=\"#555\">%.0f%% · %s %u · %s — %s</span>\n%s",
-                                        ++number, sim_level_tint (seg->level),
+                                        ++number, sim_report_is_segment_excluded (report, i)
+                                                    ? sim_level_excluded_tint () : sim_level_tint (seg->level),
                                         inner, 100 * m->similarity, _("distance"), m->distance,
                                         src->title, src->display_path, m->excerpt);
         pdf_markup (&pdf, item, "Sans 9");

@@ -70,3 +70,9 @@ sim_level_tint (SimLevel level)
 {
   return levels[MIN (level, SIM_LEVEL_HIGH)].tint;
 }
+
+const char *
+sim_level_excluded_tint (void)
+{
+  return "#deddda";
+}

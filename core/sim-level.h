@@ -42,5 +42,8 @@ const char *sim_level_color        (SimLevel level);
 double      sim_level_tint_alpha   (SimLevel level);
 /* The same tint flattened onto white, as "#rrggbb", for print. */
 const char *sim_level_tint         (SimLevel level);
+/* The tint of a flagged stretch that the chosen exclusions leave out
+ * (a quote, the references): shown greyed, not hidden. */
+const char *sim_level_excluded_tint (void);
 
 G_END_DECLS

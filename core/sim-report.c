@@ -27,7 +27,10 @@ struct _SimReport {
   GArray            *matches;    /* SimMatch */
   GArray            *passages;   /* SimPassage */
   GArray            *sources;    /* SimReportSource */
-  float              similarity;
+  float              similarity;  /* the headline: with the chosen exclusions */
+  SimRatios          ratios;
+  GArray            *excluded;    /* SimExcludedSpan */
+  guint8            *segment_excluded; /* per segment, or NULL */
   guint              counts[3];
 };
 
@@ -49,6 +52,7 @@ _sim_report_new (const char              *text,
   report->matches = g_array_new (FALSE, FALSE, sizeof (SimMatch));
   report->passages = g_array_new (FALSE, FALSE, sizeof (SimPassage));
   report->sources = g_array_new (FALSE, FALSE, sizeof (SimReportSource));
+  report->excluded = g_array_new (FALSE, FALSE, sizeof (SimExcludedSpan));
   return report;
 }
 
@@ -80,6 +84,8 @@ sim_report_unref (SimReport *report)
   g_array_unref (report->sources);
   g_free (report->store);
   g_free (report->format);
+  g_array_unref (report->excluded);
+  g_free (report->segment_excluded);
   sim_text_index_clear (&report->index);
   g_free (report->text);
   g_free (report);
@@ -107,6 +113,57 @@ float
 sim_report_get_similarity (const SimReport *report)
 {
   return report->similarity;
+}
+
+static const char *const reason_names[] = { "quote", "references", "small", "source", "template" };
+
+const char *
+sim_excluded_reason_to_string (SimExcludedReason reason)
+{
+  g_return_val_if_fail ((guint) reason < G_N_ELEMENTS (reason_names), "");
+  return reason_names[reason];
+}
+
+const SimRatios *
+sim_report_get_ratios (const SimReport *report)
+{
+  return &report->ratios;
+}
+
+guint
+sim_report_get_n_excluded (const SimReport *report)
+{
+  return report->excluded->len;
+}
+
+const SimExcludedSpan *
+sim_report_get_excluded (const SimReport *report,
+                         guint            index)
+{
+  g_return_val_if_fail (index < report->excluded->len, NULL);
+  return &g_array_index (report->excluded, SimExcludedSpan, index);
+}
+
+gboolean
+sim_report_is_segment_excluded (const SimReport *report,
+                                guint            index)
+{
+  return report->segment_excluded != NULL && index < report->segments->len && report->segment_excluded[index];
+}
+
+void
+_sim_report_set_exclusions (SimReport       *report,
+                            GArray          *spans,
+                            const SimRatios *ratios,
+                            float            similarity,
+                            guint8          *segment_excluded)
+{
+  g_array_unref (report->excluded);
+  report->excluded = spans;
+  report->ratios = *ratios;
+  report->similarity = similarity;
+  g_free (report->segment_excluded);
+  report->segment_excluded = segment_excluded;
 }
 
 guint
@@ -342,6 +399,12 @@ _sim_report_finish (SimReport *report)
         }
     }
   report->similarity = total ? (float) flagged / total : 0.0f;
+  /* Until exclusions are applied (sim-exclude.h), every figure is the total. */
+  report->ratios = (SimRatios) { report->similarity, report->similarity, report->similarity,
+                                 report->similarity, 0 };
+  for (guint i = 0; i < n_sources && total > 0; i++)
+    report->ratios.largest_source = MAX (report->ratios.largest_source,
+                                         (float) g_array_index (report->sources, SimReportSource, i).n_chars / total);
   for (guint i = 0; i < n_sources; i++)
     {
       SimReportSource *source = &g_array_index (report->sources, SimReportSource, i);
@@ -564,6 +627,35 @@ sim_report_to_json (const SimReport *report,
   json_builder_add_int_value (b, report->n_chars);
   json_builder_set_member_name (b, "similarity");
   json_builder_add_double_value (b, round3 (report->similarity));
+  json_builder_set_member_name (b, "ratios");
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "total");
+  json_builder_add_double_value (b, round3 (report->ratios.total));
+  json_builder_set_member_name (b, "excluding_quotes");
+  json_builder_add_double_value (b, round3 (report->ratios.excluding_quotes));
+  json_builder_set_member_name (b, "excluding_references");
+  json_builder_add_double_value (b, round3 (report->ratios.excluding_references));
+  json_builder_set_member_name (b, "excluding_both");
+  json_builder_add_double_value (b, round3 (report->ratios.excluding_both));
+  json_builder_set_member_name (b, "largest_source");
+  json_builder_add_double_value (b, round3 (report->ratios.largest_source));
+  json_builder_end_object (b);
+  json_builder_set_member_name (b, "excluded");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < report->excluded->len; i++)
+    {
+      const SimExcludedSpan *x = &g_array_index (report->excluded, SimExcludedSpan, i);
+
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "start");
+      json_builder_add_int_value (b, x->start);
+      json_builder_set_member_name (b, "end");
+      json_builder_add_int_value (b, x->end);
+      json_builder_set_member_name (b, "reason");
+      json_builder_add_string_value (b, sim_excluded_reason_to_string (x->reason));
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
   json_builder_set_member_name (b, "counts");
   json_builder_begin_object (b);
   for (SimLevel level = SIM_LEVEL_LOW; level <= SIM_LEVEL_HIGH; level++)

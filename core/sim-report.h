@@ -72,6 +72,36 @@ typedef struct {
   gsize       n_fingerprints;
 } SimReportSettings;
 
+/* Why a stretch of the article does not count (sim-exclude.h decides). */
+typedef enum {
+  SIM_EXCLUDED_QUOTE,       /* inside quotation marks */
+  SIM_EXCLUDED_REFERENCES,  /* the reference section */
+  SIM_EXCLUDED_SMALL,       /* a passage shorter than asked */
+  SIM_EXCLUDED_SOURCE,      /* from a source left out (the student's own earlier work) */
+  SIM_EXCLUDED_TEMPLATE,    /* the assignment's own text */
+} SimExcludedReason;
+
+typedef struct {
+  guint32           start;  /* code points into the article */
+  guint32           end;
+  SimExcludedReason reason;
+} SimExcludedSpan;
+
+/* The figures schools use, each a share of the article's segment
+ * characters (0..1). Passages left out as small, from an excluded source or
+ * from the template never count; quotes and references are left out as the
+ * names say. */
+typedef struct {
+  float total;
+  float excluding_quotes;
+  float excluding_references;
+  float excluding_both;
+  float largest_source;     /* of any one source, with the chosen exclusions */
+} SimRatios;
+
+/* "quote", "references", "small", "source", "template": as in the JSON. */
+const char *sim_excluded_reason_to_string (SimExcludedReason reason);
+
 typedef struct _SimReport SimReport;
 
 SimReport  *sim_report_ref                (SimReport       *report);
@@ -79,8 +109,17 @@ void        sim_report_unref              (SimReport       *report);
 const char *sim_report_get_text           (const SimReport *report);
 guint32     sim_report_get_n_chars        (const SimReport *report);
 const SimReportSettings *sim_report_get_settings (const SimReport *report);
-/* Share of the article's segment characters in high and medium segments. */
+/* Share of the article's segment characters in high and medium segments,
+ * less what the chosen exclusions leave out: the headline figure. */
 float       sim_report_get_similarity     (const SimReport *report);
+const SimRatios *sim_report_get_ratios    (const SimReport *report);
+/* The spans the chosen exclusions leave out, in article order. */
+guint       sim_report_get_n_excluded     (const SimReport *report);
+const SimExcludedSpan *sim_report_get_excluded (const SimReport *report,
+                                                guint            index);
+/* TRUE when flagged segment @index is wholly left out (shown greyed). */
+gboolean    sim_report_is_segment_excluded (const SimReport *report,
+                                            guint            index);
 guint       sim_report_get_n_segments     (const SimReport *report);
 const SimReportSegment *sim_report_get_segment (const SimReport *report,
                                                 guint            index);
@@ -115,6 +154,14 @@ const char *sim_report_get_format         (const SimReport *report);
 char       *sim_report_to_json            (const SimReport *report,
                                            const char      *file,
                                            gboolean         pretty);
+
+/* For sim-exclude only: the spans left out (transfer full), the figures,
+ * and which segments are wholly left out (transfer full, one byte each). */
+void        _sim_report_set_exclusions    (SimReport        *report,
+                                           GArray           *spans,
+                                           const SimRatios  *ratios,
+                                           float             similarity,
+                                           guint8           *segment_excluded);
 
 /* For the checker only: building a report. */
 SimReport  *_sim_report_new               (const char              *text,

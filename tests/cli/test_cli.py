@@ -192,6 +192,37 @@ class CliTest(unittest.TestCase):
         r = self.run_cli("corpus", "add", self.docs)
         self.assertIn(b"broken.docx", r.stderr)
 
+    def test_exclusions_and_ratios(self):
+        copy = "The lighthouse keeper climbed the spiral stairs every evening to light the great lamp."
+        ref = "Smith, J. (2001). A history of lighthouses on the northern coast. Harbour Press, London."
+        self.write("docs/source.txt", copy + "\n\n" + ref + "\n")
+        self.add_docs()
+        essay = self.write("essay.txt", "My own introduction talks about the mountains where I grew up, far from any coast or sea.\n\n"
+                                        f"As one historian put it, \u201c{copy}\u201d\n\nReferences\n\n{ref}\n")
+        plain = json.loads(self.run_cli("check", "--json", essay).stdout)
+        ratios = plain["ratios"]
+        self.assertEqual(set(ratios), {"total", "excluding_quotes", "excluding_references",
+                                       "excluding_both", "largest_source"})
+        self.assertEqual(plain["similarity"], ratios["total"])
+        self.assertEqual(plain["excluded"], [])
+        self.assertLess(ratios["excluding_both"], ratios["excluding_quotes"])
+        r = self.run_cli("check", "--json", "--exclude-quotes", "--exclude-references", essay)
+        both = json.loads(r.stdout)
+        self.assertEqual(both["similarity"], ratios["excluding_both"])
+        self.assertEqual([x["reason"] for x in both["excluded"]], ["quote", "references"])
+        text = open(essay, encoding="utf-8").read()
+        self.assertTrue(text[both["excluded"][1]["start"]:].startswith("References"))
+        r = self.run_cli("check", "--json", "--exclude-source", os.path.join(self.docs, "source.txt"), essay)
+        self.assertEqual(json.loads(r.stdout)["similarity"], 0)
+        r = self.run_cli("check", "--exclude-source", "/no/such/doc.txt", essay)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn(b"no such document", r.stderr)
+        template = self.write("assignment.txt", "Assignment.\n\nMy own introduction talks about the mountains where I grew up, far from any coast or sea.\n")
+        r = self.run_cli("check", "--json", "--template", template, essay)
+        self.assertIn("template", [x["reason"] for x in json.loads(r.stdout)["excluded"]])
+        r = self.run_cli("check", essay)
+        self.assertIn(b"without quotes", r.stdout)
+
     def test_compare_two_documents(self):
         own = "My grandmother kept bees in the orchard behind her farmhouse for forty summers. "
         copied = ("The lighthouse keeper climbed the spiral stairs every evening before\n"
