@@ -7,6 +7,7 @@
 #include "sim-corpus.h"
 #include "sim-document.h"
 #include "sim-error.h"
+#include "sim-exclude.h"
 #include "sim-export.h"
 #include "sim-chart.h"
 #include "sim-compare-window.h"
@@ -26,6 +27,8 @@ struct _SimWindow {
   GtkDropDown       *mode_dropdown;
   GtkSpinButton     *window_spin;
   GtkCheckButton    *fast_check;
+  GtkCheckButton    *exclude_quotes_check;
+  GtkCheckButton    *exclude_references_check;
   GtkButton         *check_button;
   GtkButton         *cancel_button;
   GtkProgressBar    *progress_bar;
@@ -46,6 +49,7 @@ struct _SimWindow {
   GCancellable      *cancellable; /* of the running check or import */
   GtkTextTag        *tag_high;
   GtkTextTag        *tag_medium;
+  GtkTextTag        *tag_excluded;
   GtkTextTag        *tag_selected;
   GtkTextTag        *tag_source_match;
   GtkWidget         *corpus_window; /* weak: the corpus manager while it is open */
@@ -218,6 +222,16 @@ make_source_row (const SimReportSource *src)
   return box;
 }
 
+static void
+on_exclusions_changed (GSettings  *settings,
+                       const char *key,
+                       SimWindow  *self)
+{
+  /* Recomputed on the report shown: no new lookup. */
+  if (self->report != NULL && !self->stale && !self->busy)
+    sim_window_show_report (self, self->report);
+}
+
 void
 sim_window_show_report (SimWindow *self,
                         SimReport *report)
@@ -227,8 +241,17 @@ sim_window_show_report (SimWindow *self,
   g_autofree char *summary = NULL, *counts = NULL;
   GtkWidget *child;
 
-  g_clear_pointer (&self->report, sim_report_unref);
-  self->report = sim_report_ref (report);
+  SimExclusions exclusions = SIM_EXCLUSIONS_INIT;
+
+  /* The choices apply to this report at once: no lookup is repeated. */
+  exclusions.quotes = g_settings_get_boolean (self->settings, "exclude-quotes");
+  exclusions.references = g_settings_get_boolean (self->settings, "exclude-references");
+  sim_exclude_apply (report, &exclusions, NULL);
+  if (self->report != report)
+    {
+      g_clear_pointer (&self->report, sim_report_unref);
+      self->report = sim_report_ref (report);
+    }
   self->stale = FALSE;
   self->selected = -1;
   gtk_widget_remove_css_class (GTK_WIDGET (self->summary_label), "stale");
@@ -236,6 +259,7 @@ sim_window_show_report (SimWindow *self,
   gtk_text_buffer_get_bounds (buffer, &start, &end);
   gtk_text_buffer_remove_tag (buffer, self->tag_high, &start, &end);
   gtk_text_buffer_remove_tag (buffer, self->tag_medium, &start, &end);
+  gtk_text_buffer_remove_tag (buffer, self->tag_excluded, &start, &end);
   gtk_text_buffer_remove_tag (buffer, self->tag_selected, &start, &end);
   /* Offsets from the start iterator of each segment: a forward walk. */
   gtk_text_buffer_get_start_iter (buffer, &start);
@@ -251,14 +275,44 @@ sim_window_show_report (SimWindow *self,
       gtk_text_buffer_apply_tag (buffer, seg->level == SIM_LEVEL_HIGH ? self->tag_high : self->tag_medium,
                                  &start, &end);
     }
+  /* What the chosen exclusions leave out of flagged text is greyed, not hidden. */
+  for (guint x = 0, i = 0; x < sim_report_get_n_excluded (report); x++)
+    {
+      const SimExcludedSpan *span = sim_report_get_excluded (report, x);
+
+      while (i < sim_report_get_n_segments (report) && sim_report_get_segment (report, i)->end <= span->start)
+        i++;
+      for (guint j = i; j < sim_report_get_n_segments (report); j++)
+        {
+          const SimReportSegment *seg = sim_report_get_segment (report, j);
+
+          if (seg->start >= span->end)
+            break;
+          if (seg->level == SIM_LEVEL_LOW)
+            continue;
+          gtk_text_buffer_get_iter_at_offset (buffer, &start, MAX (seg->start, span->start));
+          gtk_text_buffer_get_iter_at_offset (buffer, &end, MIN (seg->end, span->end));
+          gtk_text_buffer_remove_tag (buffer, self->tag_high, &start, &end);
+          gtk_text_buffer_remove_tag (buffer, self->tag_medium, &start, &end);
+          gtk_text_buffer_apply_tag (buffer, self->tag_excluded, &start, &end);
+        }
+    }
 
   summary = g_strdup_printf (_("%.1f%% similar"), 100 * sim_report_get_similarity (report));
   gtk_label_set_text (self->summary_label, summary);
-  counts = g_strdup_printf (_("%u high, %u medium and %u low segments, against %u documents"),
-                            sim_report_count_level (report, SIM_LEVEL_HIGH),
-                            sim_report_count_level (report, SIM_LEVEL_MEDIUM),
-                            sim_report_count_level (report, SIM_LEVEL_LOW),
-                            sim_report_get_settings (report)->n_documents);
+  {
+    const SimRatios *r = sim_report_get_ratios (report);
+
+    counts = g_strdup_printf (_("%u high, %u medium and %u low segments, against %u documents\n"
+                                "Total %.1f%% · without quotes %.1f%% · without references %.1f%% · "
+                                "largest source %.1f%%"),
+                              sim_report_count_level (report, SIM_LEVEL_HIGH),
+                              sim_report_count_level (report, SIM_LEVEL_MEDIUM),
+                              sim_report_count_level (report, SIM_LEVEL_LOW),
+                              sim_report_get_settings (report)->n_documents,
+                              100 * r->total, 100 * r->excluding_quotes, 100 * r->excluding_references,
+                              100 * r->largest_source);
+  }
   gtk_label_set_text (self->counts_label, counts);
 
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->sources_list))) != NULL)
@@ -1102,6 +1156,8 @@ sim_window_class_init (SimWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SimWindow, mode_dropdown);
   gtk_widget_class_bind_template_child (widget_class, SimWindow, window_spin);
   gtk_widget_class_bind_template_child (widget_class, SimWindow, fast_check);
+  gtk_widget_class_bind_template_child (widget_class, SimWindow, exclude_quotes_check);
+  gtk_widget_class_bind_template_child (widget_class, SimWindow, exclude_references_check);
   gtk_widget_class_bind_template_child (widget_class, SimWindow, check_button);
   gtk_widget_class_bind_template_child (widget_class, SimWindow, cancel_button);
   gtk_widget_class_bind_template_child (widget_class, SimWindow, progress_bar);
@@ -1150,6 +1206,11 @@ sim_window_init (SimWindow *self)
                                 G_SETTINGS_BIND_DEFAULT, mode_get, mode_set, NULL, NULL);
   g_settings_bind (self->settings, "window-size", self->window_spin, "value", G_SETTINGS_BIND_DEFAULT);
   g_settings_bind (self->settings, "fast", self->fast_check, "active", G_SETTINGS_BIND_DEFAULT);
+  g_settings_bind (self->settings, "exclude-quotes", self->exclude_quotes_check, "active", G_SETTINGS_BIND_DEFAULT);
+  g_settings_bind (self->settings, "exclude-references", self->exclude_references_check, "active",
+                   G_SETTINGS_BIND_DEFAULT);
+  g_signal_connect (self->settings, "changed::exclude-quotes", G_CALLBACK (on_exclusions_changed), self);
+  g_signal_connect (self->settings, "changed::exclude-references", G_CALLBACK (on_exclusions_changed), self);
   g_signal_connect (self->settings, "changed::fold-traditional", G_CALLBACK (on_fold_changed), self);
 
   /* Colours that read in light and dark styles: translucent level colours. */
@@ -1158,6 +1219,13 @@ sim_window_init (SimWindow *self)
   self->tag_high = gtk_text_buffer_create_tag (buffer, "sim-high", "background-rgba", &tint, NULL);
   sim_tint_get_rgba (SIM_LEVEL_MEDIUM, 1.0, &tint);
   self->tag_medium = gtk_text_buffer_create_tag (buffer, "sim-medium", "background-rgba", &tint, NULL);
+  {
+    GdkRGBA grey;
+
+    gdk_rgba_parse (&grey, sim_level_excluded_tint ());
+    self->tag_excluded = gtk_text_buffer_create_tag (buffer, "sim-excluded", "background-rgba", &grey,
+                                                     "foreground", "#5e5c64", NULL);
+  }
   self->tag_selected = gtk_text_buffer_create_tag (buffer, "sim-selected", "underline", PANGO_UNDERLINE_DOUBLE,
                                                    "weight", PANGO_WEIGHT_BOLD, NULL);
   sim_tint_get_rgba (SIM_LEVEL_HIGH, 0.7, &tint);

@@ -322,6 +322,49 @@ test_window_imports_the_demo_corpus_and_lists_it (void **state)
   sim_test_remove_tree (dir);
 }
 
+/* Leaving quotations out greys them and lowers the figure at once, without
+ * a new check; taking the choice back restores both. */
+static void
+test_window_leaves_out_quotes_without_a_new_check (void **state)
+{
+  g_autofree char *dir = sim_test_make_tmp_dir ();
+  g_autofree char *store = make_store (dir);
+  g_autoptr(GSettings) settings = g_settings_new ("org.simhound.Simhound");
+  SimWindow *window = sim_window_new (NULL, store);
+  const char *text = OWN "As he wrote, “" EN_COPY "” " EN_EDIT;
+  GtkTextTagTable *tags;
+  GtkTextIter iter;
+  SimReport *report;
+  float before;
+
+  gtk_window_present (GTK_WINDOW (window));
+  sim_test_spin_until (mapped, window, 10);
+  sim_window_set_text (window, text);
+  sim_window_check (window);
+  sim_test_spin_until (check_finished, window, 60);
+  report = sim_window_get_report (window);
+  before = sim_report_get_similarity (report);
+  assert_true (before > 0.3);
+  tags = gtk_text_buffer_get_tag_table (sim_window_get_buffer (window));
+  gtk_text_buffer_get_iter_at_offset (sim_window_get_buffer (window), &iter,
+                                      g_utf8_strlen (OWN "As he wrote, “", -1) + 5);
+  assert_true (gtk_text_iter_has_tag (&iter, gtk_text_tag_table_lookup (tags, "sim-high")));
+
+  g_settings_set_boolean (settings, "exclude-quotes", TRUE);
+  assert_true (sim_window_get_report (window) == report);   /* the same report: no new check */
+  assert_true (sim_report_get_similarity (report) < before - 0.2);
+  assert_true (gtk_text_iter_has_tag (&iter, gtk_text_tag_table_lookup (tags, "sim-excluded")));
+  assert_false (gtk_text_iter_has_tag (&iter, gtk_text_tag_table_lookup (tags, "sim-high")));
+  assert_non_null (strstr (sim_window_get_summary (window),
+                           g_strdup_printf ("%.1f%%", 100 * sim_report_get_similarity (report))));
+
+  g_settings_reset (settings, "exclude-quotes");
+  assert_float_equal (sim_report_get_similarity (report), before, 1e-6);
+  assert_true (gtk_text_iter_has_tag (&iter, gtk_text_tag_table_lookup (tags, "sim-high")));
+  gtk_window_destroy (GTK_WINDOW (window));
+  sim_test_remove_tree (dir);
+}
+
 /* Run in a child as a user who may only read the store (root may write
  * anything, so as root the child runs as nobody): the window checks against
  * it, says it is read-only, and offers no edits. */
@@ -433,6 +476,7 @@ main (int argc, char **argv)
     cmocka_unit_test (test_window_imports_the_demo_corpus_and_lists_it),
     cmocka_unit_test (test_window_waits_for_another_writer_and_says_so),
     cmocka_unit_test (test_window_uses_a_read_only_store),
+    cmocka_unit_test (test_window_leaves_out_quotes_without_a_new_check),
   };
 
   setlocale (LC_ALL, "");
