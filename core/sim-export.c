@@ -481,6 +481,16 @@ sim_export_pdf_file (const SimReport *report,
     }
   pdf.cr = cairo_create (surface);
   pdf.context = pango_cairo_create_context (pdf.cr);
+  /* Han characters take the Simplified Chinese forms (Noto Sans CJK SC, not
+   * the Japanese variant fontconfig picks by default) unless the reader's
+   * language wants other forms. */
+  {
+    const char *lang = pango_language_to_string (pango_language_get_default ());
+
+    if (!g_str_has_prefix (lang, "ja") && !g_str_has_prefix (lang, "ko") &&
+        !g_str_has_prefix (lang, "zh-tw") && !g_str_has_prefix (lang, "zh-hk"))
+      pango_context_set_language (pdf.context, pango_language_from_string ("zh-cn"));
+  }
   pdf.y = MARGIN;
   cairo_set_source_rgb (pdf.cr, 0, 0, 0);
 

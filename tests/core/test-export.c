@@ -128,6 +128,17 @@ test_pdf_holds_flagged_segments_and_sources (void **state)
   assert_non_null (strstr (flat, "relied on his lamp"));
   assert_non_null (strstr (flat, "街角那家茶馆"));          /* CJK glyphs are in the PDF */
   assert_non_null (strstr (flat, "tea.txt"));               /* and the sources */
+  /* Chinese is set in the Simplified Chinese variant of the CJK font. */
+  {
+    g_autofree char *pdffonts = g_find_program_in_path ("pdffonts");
+    g_autofree char *fonts = NULL;
+    const char *argv[] = { pdffonts, pdf, NULL };
+
+    assert_non_null (pdffonts);
+    assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &fonts, NULL, &status, &error));
+    assert_non_null (strstr (fonts, "CJKsc"));
+    assert_null (strstr (fonts, "CJKjp"));
+  }
   assert_false (sim_export_html_file (f->report, "/nonexistent/dir/report.html", &error));
   assert_non_null (strstr (error->message, "/nonexistent/dir/report.html"));
 }
