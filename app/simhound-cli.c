@@ -18,6 +18,7 @@
 #include "sim-check.h"
 #include "sim-compare.h"
 #include "sim-corpus.h"
+#include "sim-cross.h"
 #include "sim-document.h"
 #include "sim-exclude.h"
 #include "sim-error.h"
@@ -872,6 +873,137 @@ text_command (int    argc,
   return EXIT_OK;
 }
 
+/* ---------------------------------------------------------------- cross */
+
+static int
+compare_strings (gconstpointer a,
+                 gconstpointer b)
+{
+  return strcmp (*(const char *const *) a, *(const char *const *) b);
+}
+
+/* Regular files under @path (itself if a file), hidden entries skipped, in
+ * name order. */
+static void
+collect_files (const char *path,
+               GPtrArray  *out,
+               guint       depth)
+{
+  g_autoptr(GDir) dir = NULL;
+  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  const char *name;
+
+  if (!g_file_test (path, G_FILE_TEST_IS_DIR))
+    {
+      g_ptr_array_add (out, g_strdup (path));
+      return;
+    }
+  if (depth > 64 || (dir = g_dir_open (path, 0, NULL)) == NULL)
+    return;
+  while ((name = g_dir_read_name (dir)) != NULL)
+    if (name[0] != '.')
+      g_ptr_array_add (names, g_build_filename (path, name, NULL));
+  g_ptr_array_sort (names, compare_strings);
+  for (guint i = 0; i < names->len; i++)
+    {
+      const char *child = g_ptr_array_index (names, i);
+
+      if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
+        collect_files (child, out, depth + 1);
+      else if (g_file_test (child, G_FILE_TEST_IS_REGULAR))
+        g_ptr_array_add (out, g_strdup (child));
+    }
+}
+
+/* simhound-cli cross FILE|DIR…: every pair of the documents that shares
+ * passages, largest first, without a corpus and without adding them. */
+static int
+cross_command (int argc, char **argv)
+{
+  g_autoptr(GOptionContext) context = g_option_context_new (_("FILE|DIR… — compare every pair of documents"));
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) paths = g_ptr_array_new ();
+  g_autoptr(GPtrArray) texts = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) formats = g_ptr_array_new ();
+  g_autoptr(GArray) lens = g_array_new (FALSE, FALSE, sizeof (gsize));
+  g_autoptr(GArray) n_chars = g_array_new (FALSE, FALSE, sizeof (guint32));
+  g_autoptr(GArray) pairs = NULL;
+  gboolean json = FALSE, keep_traditional = FALSE;
+  SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
+  int status = EXIT_OK;
+  GOptionEntry entries[] = {
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print the pairs as JSON"), NULL },
+    { "keep-traditional", 0, 0, G_OPTION_ARG_NONE, &keep_traditional, N_("Tell traditional and simplified Chinese apart"), NULL },
+    { NULL }
+  };
+
+  g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    return usage_error (context, error->message);
+  if (argc < 2)
+    return usage_error (context, _("cross needs the documents: files or folders"));
+  for (int i = 1; i < argc; i++)
+    collect_files (argv[i], files, 0);
+  for (guint i = 0; i < files->len; i++)
+    {
+      g_autoptr(GError) local_error = NULL;
+      SimFormat format = SIM_FORMAT_TEXT;
+      gsize len = 0;
+      char *text = sim_document_load (g_ptr_array_index (files, i), &format, &len, NULL, &local_error);
+      guint32 chars;
+
+      poll_interrupt ();
+      if (interrupted)
+        return EXIT_INTERRUPTED;
+      if (text == NULL)
+        {
+          g_autofree char *shown = for_terminal (local_error->message);
+
+          g_printerr ("simhound-cli: %s\n", shown);
+          status = EXIT_ERROR;
+          continue;
+        }
+      chars = g_utf8_strlen (text, len);
+      g_ptr_array_add (paths, g_ptr_array_index (files, i));
+      g_ptr_array_add (texts, text);
+      g_ptr_array_add (formats, (gpointer) sim_format_to_string (format));
+      g_array_append_val (lens, len);
+      g_array_append_val (n_chars, chars);
+    }
+  if (texts->len < 2)
+    {
+      g_printerr ("%s", _("simhound-cli: cross needs at least two readable documents\n"));
+      return EXIT_ERROR;
+    }
+  pairs = sim_cross_run ((const char *const *) texts->pdata, (const gsize *) lens->data,
+                         (const char *const *) paths->pdata, texts->len, &options,
+                         keep_traditional ? SIM_NORMALIZE_DEFAULT : SIM_NORMALIZE_FOLD_T2S, cancellable, &error);
+  if (pairs == NULL)
+    return fail (error);
+  if (json)
+    {
+      g_autofree char *out = sim_cross_to_json (pairs, (const char *const *) paths->pdata,
+                                                (const char *const *) formats->pdata,
+                                                (const guint32 *) n_chars->data, texts->len);
+
+      g_print ("%s\n", out);
+      return status;
+    }
+  g_print (_("%u pairs of %u documents share passages\n"), pairs->len, texts->len);
+  for (guint i = 0; i < pairs->len; i++)
+    {
+      const SimCrossPair *pair = &g_array_index (pairs, SimCrossPair, i);
+      g_autofree char *a = for_terminal (g_ptr_array_index (paths, pair->a));
+      g_autofree char *b = for_terminal (g_ptr_array_index (paths, pair->b));
+
+      g_print (_("  %5.1f%% of %s  ↔  %5.1f%% of %s  (%u characters, %u passages)\n"),
+               100 * pair->share_a, a, 100 * pair->share_b, b, pair->shared_a,
+               pair->passages->len);
+    }
+  return status;
+}
+
 static void
 print_usage (FILE *out)
 {
@@ -885,6 +1017,7 @@ print_usage (FILE *out)
              "                                         fold traditional Chinese to simplified (default on)\n"
              "  simhound-cli check [OPTION…] FILE…|-   check articles against the corpus\n"
              "  simhound-cli compare [OPTION…] A B     compare two documents, without a corpus\n"
+             "  simhound-cli cross FILE|DIR…           every pair of the documents that shares passages\n"
              "  simhound-cli text FILE|-               the text read from a file (.txt, .md, .html, .docx,\n"
              "                                         .odt, .pdf, .doc), as check and corpus add see it\n"
              "\n"
@@ -945,6 +1078,11 @@ main (int argc, char **argv)
     {
       exit_on_signal = 1;
       status = check_command (argc - 1, argv + 1);
+    }
+  else if (argc >= 2 && g_str_equal (argv[1], "cross"))
+    {
+      exit_on_signal = 1;
+      status = cross_command (argc - 1, argv + 1);
     }
   else if (argc >= 2 && g_str_equal (argv[1], "text"))
     {

@@ -67,52 +67,42 @@ alignment_level (const SimAlignment    *al,
   return al->n_seeds >= 2 ? MAX (level, SIM_LEVEL_MEDIUM) : level;
 }
 
-SimReport *
-sim_compare_run (const char            *a,
-                 gssize                 a_len,
-                 const char            *a_name,
-                 const char            *b,
-                 gssize                 b_len,
-                 const char            *b_name,
-                 const SimCheckOptions *options,
-                 SimNormalizeFlags      flags,
-                 GCancellable          *cancellable,
-                 GError               **error)
+/* Aligns prepared side A (on its sentences) with B and builds the report:
+ * its segments are A's sentences, or its windows in window mode. */
+static SimReport *
+compare_sides (const Side            *sa,
+               const Side            *sb,
+               const char            *b_name,
+               const SimCheckOptions *options,
+               SimNormalizeFlags      flags,
+               GCancellable          *cancellable,
+               GError               **error)
 {
-  Side sa = { 0 }, sb = { 0 };
   g_autoptr(GArray) found = g_array_new (FALSE, FALSE, sizeof (SimAlignment));
-  g_autoptr(GArray) a_sentences = NULL;
+  g_autoptr(GArray) a_segments = NULL;
+  const GArray *segments = sa->sentences;
   SimReportSettings settings = { 0 };
   SimReport *report = NULL;
   SimAlignText ta, tb;
   guint source, next = 0;
   g_autofree char *title = NULL;
 
-  g_return_val_if_fail (a != NULL && b != NULL && options != NULL, NULL);
-  if (!sim_check_options_validate (options, error))
-    return NULL;
-  if (!side_load (&sa, a, a_len, a_name, flags, options->mode, options->window, error) ||
-      !side_load (&sb, b, b_len, b_name, flags, SIM_SEGMENT_SENTENCE, 0, error))
-    goto out;
-  if (g_cancellable_set_error_if_cancelled (cancellable, error))
-    goto out;
-
-  /* A is aligned on its sentences, whatever the report's segments are. */
   if (options->mode == SIM_SEGMENT_WINDOW)
     {
-      a_sentences = g_array_new (FALSE, FALSE, sizeof (SimSegment));
-      sim_segment_split (sa.text, sa.len, &sa.units, SIM_SEGMENT_SENTENCE, 0, a_sentences);
+      a_segments = g_array_new (FALSE, FALSE, sizeof (SimSegment));
+      sim_segment_split (sa->text, sa->len, &sa->units, SIM_SEGMENT_WINDOW, options->window, a_segments);
+      segments = a_segments;
     }
-  ta.units = &sa.units;
-  ta.sentences = (const SimSegment *) (a_sentences ? a_sentences : sa.sentences)->data;
-  ta.n_sentences = (a_sentences ? a_sentences : sa.sentences)->len;
-  tb.units = &sb.units;
-  tb.sentences = (const SimSegment *) sb.sentences->data;
-  tb.n_sentences = sb.sentences->len;
+  ta.units = &sa->units;
+  ta.sentences = (const SimSegment *) sa->sentences->data;
+  ta.n_sentences = sa->sentences->len;
+  tb.units = &sb->units;
+  tb.sentences = (const SimSegment *) sb->sentences->data;
+  tb.n_sentences = sb->sentences->len;
   ta.is_whole = tb.is_whole = TRUE;
   sim_align (&ta, &tb, found);
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
-    goto out;
+    return NULL;
 
   settings.mode = options->mode == SIM_SEGMENT_WINDOW ? "window" : "sentence";
   settings.window = options->window;
@@ -124,7 +114,7 @@ sim_compare_run (const char            *a,
   settings.feature_version = SIM_FEATURE_VERSION;
   settings.store = "";
   settings.n_documents = 1;
-  report = _sim_report_new (sa.text, sa.len, &settings);
+  report = _sim_report_new (sa->text, sa->len, &settings);
   title = g_path_get_basename (b_name);
   source = _sim_report_add_source (report, 1, b_name, title);
 
@@ -155,9 +145,9 @@ sim_compare_run (const char            *a,
 
   /* Each segment takes the passage covering most of it, and the part of B
    * that corresponds to it. */
-  for (guint i = 0; i < sa.sentences->len; i++)
+  for (guint i = 0; i < segments->len; i++)
     {
-      const SimSegment *seg = &g_array_index (sa.sentences, SimSegment, i);
+      const SimSegment *seg = &g_array_index (segments, SimSegment, i);
       const SimAlignment *covering = NULL;
       SimReportSegment rs = { 0 };
       SimMatch m = { 0 };
@@ -191,14 +181,14 @@ sim_compare_run (const char            *a,
         m.source = source;
         m.start = covering->b_start + (guint32) (b_span * from);
         m.end = MAX (covering->b_start + (guint32) lround (b_span * to), m.start + 1);
-        m.end = MIN (m.end, sb.index.n_chars);
+        m.end = MIN (m.end, sb->index.n_chars);
         m.start = MIN (m.start, m.end);
         m.similarity = covering->similarity;
         m.distance = 64;
         {
-          const char *from = sim_text_index_pointer (&sb.index, m.start);
+          const char *from = sim_text_index_pointer (&sb->index, m.start);
 
-          m.excerpt = g_strndup (from, sim_text_index_pointer (&sb.index, m.end) - from);
+          m.excerpt = g_strndup (from, sim_text_index_pointer (&sb->index, m.end) - from);
         }
       }
       rs.level = alignment_level (covering, options);
@@ -207,11 +197,79 @@ sim_compare_run (const char            *a,
       _sim_report_add_segment (report, &rs, &m, 1);
     }
   _sim_report_finish (report);
-
-out:
-  side_clear (&sa);
-  side_clear (&sb);
   return report;
+}
+
+SimReport *
+sim_compare_run (const char            *a,
+                 gssize                 a_len,
+                 const char            *a_name,
+                 const char            *b,
+                 gssize                 b_len,
+                 const char            *b_name,
+                 const SimCheckOptions *options,
+                 SimNormalizeFlags      flags,
+                 GCancellable          *cancellable,
+                 GError               **error)
+{
+  g_autoptr(SimCompareText) ta = NULL;
+  g_autoptr(SimCompareText) tb = NULL;
+
+  g_return_val_if_fail (a != NULL && b != NULL && options != NULL, NULL);
+  if (!sim_check_options_validate (options, error))
+    return NULL;
+  if ((ta = sim_compare_text_new (a, a_len, a_name, flags, error)) == NULL ||
+      (tb = sim_compare_text_new (b, b_len, b_name, flags, error)) == NULL)
+    return NULL;
+  return sim_compare_run_texts (ta, tb, options, cancellable, error);
+}
+
+struct _SimCompareText {
+  Side              side;
+  char             *name;
+  SimNormalizeFlags flags;
+};
+
+SimCompareText *
+sim_compare_text_new (const char         *text,
+                      gssize              len,
+                      const char         *name,
+                      SimNormalizeFlags   flags,
+                      GError            **error)
+{
+  SimCompareText *t = g_new0 (SimCompareText, 1);
+
+  t->name = g_strdup (name);
+  t->flags = flags;
+  if (!side_load (&t->side, text, len, name, flags, SIM_SEGMENT_SENTENCE, 0, error))
+    {
+      sim_compare_text_free (t);
+      return NULL;
+    }
+  return t;
+}
+
+void
+sim_compare_text_free (SimCompareText *text)
+{
+  if (text == NULL)
+    return;
+  side_clear (&text->side);
+  g_free (text->name);
+  g_free (text);
+}
+
+SimReport *
+sim_compare_run_texts (const SimCompareText  *a,
+                       const SimCompareText  *b,
+                       const SimCheckOptions *options,
+                       GCancellable          *cancellable,
+                       GError               **error)
+{
+  g_return_val_if_fail (a != NULL && b != NULL && options != NULL, NULL);
+  if (!sim_check_options_validate (options, error))
+    return NULL;
+  return compare_sides (&a->side, &b->side, b->name, options, a->flags, cancellable, error);
 }
 
 static double

@@ -34,6 +34,26 @@ SimReport *sim_compare_run     (const char            *a,
                                 GCancellable          *cancellable,
                                 GError               **error);
 
+/* A text prepared once (normalised, split into sentences, indexed) for
+ * comparing with many others, as `cross` does. Immutable: any thread. */
+typedef struct _SimCompareText SimCompareText;
+
+/* Fails with SIM_ERROR_EMPTY when @text has no letters, digits or CJK. */
+SimCompareText *sim_compare_text_new  (const char            *text,
+                                       gssize                 len,
+                                       const char            *name,
+                                       SimNormalizeFlags      flags,
+                                       GError               **error);
+void            sim_compare_text_free (SimCompareText        *text);
+/* sim_compare_run() on prepared texts (normalised with A's flags). */
+SimReport      *sim_compare_run_texts (const SimCompareText  *a,
+                                       const SimCompareText  *b,
+                                       const SimCheckOptions *options,
+                                       GCancellable          *cancellable,
+                                       GError               **error);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimCompareText, sim_compare_text_free)
+
 /* The JSON of `simhound-cli compare --json`: {"a": {"path", "characters"},
  * "b": {...}, "similarity", "passages": [{"start", "end", "source_start",
  * "source_end", "level", "similarity"}]}. (transfer full) */

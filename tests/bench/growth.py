@@ -13,6 +13,9 @@ check of a 10,000-character article (simhound-bench --store, medians in one
 process), and the whole `check` process cold (page cache dropped when the
 machine lets us) and warm, with its peak memory.
 
+Cross: 2,000 essays of 5,000 characters cut from distinct real text, 50 of
+them with a planted copy of another, checked against each other.
+
 Large inputs: a 1 MB article (check, and the text, JSON, HTML and PDF reports,
 each a whole process), a 100 KB article against one 10 MB source, and repeated
 text (a sentence 20,000 times in the corpus and 2,000 times in the article).
@@ -255,6 +258,62 @@ def large(args, pool, held, words, chars):
     print()
 
 
+CLASS_FOLDERS = ("en-news-bbc", "zh-news", "zh-sohu-news", "en-kjv")
+
+
+def make_class(work, texts, n=2000, chars=5000, n_planted=50):
+    """n essays of `chars` characters cut from distinct real text (paragraphs
+    sharing any 40-character stretch with an earlier one dropped, so essays
+    share nothing by accident), and n_planted essays whose last 40% is copied
+    from another essay's middle. Returns the folder and the planted pairs."""
+    folder = os.path.join(work, f"class-{n}")
+    shutil.rmtree(folder, ignore_errors=True)
+    os.makedirs(folder)
+    seen, clean = set(), []
+    for name in CLASS_FOLDERS:
+        for root, _, files in sorted(os.walk(os.path.join(texts, name))):
+            for f in sorted(files):
+                with open(os.path.join(root, f), encoding="utf-8", errors="replace") as fh:
+                    for p in re.split(r"\n\s*\n", fh.read()):
+                        norm = re.sub(r"\s+", " ", p.strip())
+                        shingles = {norm[i:i + 40] for i in range(0, max(1, len(norm) - 40), 10)}
+                        if len(norm) >= 80 and not shingles & seen:
+                            seen |= shingles
+                            clean.append(p.strip())
+    rng = random.Random(SEED)
+    rng.shuffle(clean)
+    blob = "\n\n".join(clean)
+    chars = min(chars, len(blob) // n)
+    essays = [blob[i * chars:(i + 1) * chars] for i in range(n)]
+    planted = []
+    for _ in range(n_planted):
+        a, b = rng.sample(range(n), 2)
+        essays[a] = essays[a][:chars * 6 // 10] + "\n\n" + essays[b][chars // 5:chars * 3 // 5]
+        planted.append((min(a, b), max(a, b)))
+    for i, e in enumerate(essays):
+        with open(os.path.join(folder, f"essay-{i:04d}.txt"), "w", encoding="utf-8") as f:
+            f.write(e + "\n")
+    return folder, planted, chars
+
+
+def cross(args):
+    folder, planted, chars = make_class(args.work, args.texts)
+    print(f"## A class checked against itself (`simhound-cli cross`, whole process, median of 3)\n")
+    runs = [timed([args.cli, "cross", "--json", folder]) for _ in range(3)]
+    if runs[0][2].returncode != 0:
+        sys.exit(f"cross failed: {runs[0][2].stderr.decode()[-500:]}")
+    import json
+    result = json.loads(runs[0][2].stdout)
+    names = {os.path.basename(d["path"]): i for i, d in enumerate(result["documents"])}
+    found = {tuple(sorted((names[os.path.basename(p["a"])], names[os.path.basename(p["b"])])))
+             for p in result["pairs"]}
+    hit = sum(p in found for p in planted)
+    print("| essays | characters each | seconds | peak MB | pairs reported | planted copies found |")
+    print("|---:|---:|---:|---:|---:|---:|")
+    print(f"| {len(result['documents'])} | {chars} | {statistics.median(r[0] for r in runs):.2f} | "
+          f"{max(r[1] for r in runs):.0f} | {len(result['pairs'])} | {hit} of {len(planted)} |\n")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="10,100", help="MB of corpus text, comma-separated (1000 for 1 GB)")
@@ -262,7 +321,7 @@ def main():
     ap.add_argument("--work", default="/tmp/simhound-growth")
     ap.add_argument("--cli", default="build/app/simhound-cli")
     ap.add_argument("--bench", default="build/tests/bench/simhound-bench")
-    ap.add_argument("--only", choices=("growth", "large"))
+    ap.add_argument("--only", choices=("growth", "large", "cross"))
     args = ap.parse_args()
     args.sizes = [int(s) for s in args.sizes.split(",")]
     if not os.path.isdir(args.texts):
@@ -276,6 +335,8 @@ def main():
         growth(args, pool, held, words, chars)
     if args.only in (None, "large"):
         large(args, pool, held, words, chars)
+    if args.only in (None, "cross"):
+        cross(args)
 
 
 if __name__ == "__main__":

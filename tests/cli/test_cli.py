@@ -223,6 +223,32 @@ class CliTest(unittest.TestCase):
         r = self.run_cli("check", essay)
         self.assertIn(b"without quotes", r.stdout)
 
+    def test_cross_checks_a_class_against_itself(self):
+        own = ["My grandmother grew tomatoes behind the house and sold them at the Saturday market.",
+               "The river froze early that year, and the children skated from the mill to the bridge.",
+               "Our school band practised every Thursday evening, and the drummer was always late."]
+        self.docx("class/anna.docx", [own[0], EN])
+        self.write("class/ben.txt", own[1] + "\n\n" + EN + "\n")
+        self.write("class/cleo.txt", own[2] + "\n")
+        self.write("class/.hidden.txt", EN)
+        r = self.run_cli("cross", "--json", os.path.join(self.dir, "class"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        result = json.loads(r.stdout)
+        self.assertEqual([os.path.basename(d["path"]) for d in result["documents"]],
+                         ["anna.docx", "ben.txt", "cleo.txt"])
+        self.assertEqual(result["documents"][0]["format"], "docx")
+        self.assertEqual(len(result["pairs"]), 1)
+        pair = result["pairs"][0]
+        self.assertTrue(pair["a"].endswith("anna.docx") and pair["b"].endswith("ben.txt"))
+        self.assertGreater(pair["share_a"], 0.5)
+        text_b = open(os.path.join(self.dir, "class/ben.txt"), encoding="utf-8").read()
+        p = pair["passages"][0]
+        self.assertIn("lighthouse keeper", text_b[p["source_start"]:p["source_end"]])
+        r = self.run_cli("cross", os.path.join(self.dir, "class"))
+        self.assertIn(b"1 pairs of 3 documents", r.stdout)
+        r = self.run_cli("cross", os.path.join(self.dir, "class/cleo.txt"))
+        self.assertEqual(r.returncode, 2)
+
     def test_compare_two_documents(self):
         own = "My grandmother kept bees in the orchard behind her farmhouse for forty summers. "
         copied = ("The lighthouse keeper climbed the spiral stairs every evening before\n"

@@ -1,0 +1,453 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <stdlib.h>
+#include <math.h>
+#include <string.h>
+#include <json-glib/json-glib.h>
+
+#include "sim-cross.h"
+#include "sim-fingerprint.h"
+#include "sim-parallel.h"
+
+typedef struct {
+  guint64 hash;
+  guint32 doc;
+} Held;
+
+typedef struct {
+  guint64 hash;
+  guint32 start;  /* code points */
+  guint32 end;
+} Window;
+
+typedef struct {
+  const char *const     *texts;
+  const gsize           *lens;
+  const char *const     *names;
+  guint                  n;
+  const SimCheckOptions *options;
+  SimNormalizeFlags      flags;
+  GCancellable          *cancellable;
+  GArray               **windows;  /* per document: distinct window hashes (guint64) */
+  GArray               **spans;    /* per document: Window, in text order */
+  GArray               **common;   /* per document: guint64 start << 32 | end of commonplace windows */
+  SimCompareText       **prepared; /* per document in a candidate pair, else NULL */
+  gint                   next;     /* work counter */
+  GArray                *pairs;    /* SimCrossPair candidates, filled in by the aligners */
+} Cross;
+
+static int
+compare_u64 (const void *a,
+             const void *b)
+{
+  const guint64 x = *(const guint64 *) a, y = *(const guint64 *) b;
+
+  return x < y ? -1 : x > y;
+}
+
+static int
+compare_held (const void *a,
+              const void *b)
+{
+  const Held *x = a, *y = b;
+
+  if (x->hash != y->hash)
+    return x->hash < y->hash ? -1 : 1;
+  return x->doc < y->doc ? -1 : x->doc > y->doc;
+}
+
+static void
+fingerprint_worker (gpointer data)
+{
+  Cross *cross = data;
+  g_autoptr(SimFingerprinter) fp = sim_fingerprinter_new (cross->flags);
+  g_autoptr(GArray) anchors = g_array_new (FALSE, FALSE, sizeof (SimAnchor));
+  gint i;
+
+  while ((i = g_atomic_int_add (&cross->next, 1)) < (gint) cross->n)
+    {
+      GArray *hashes = g_array_new (FALSE, FALSE, sizeof (guint64));
+
+      if (g_cancellable_is_cancelled (cross->cancellable))
+        break;
+      g_array_set_size (anchors, 0);
+      {
+        const SimUnits *units = sim_fingerprinter_load (fp, cross->texts[i], cross->lens[i]);
+        GArray *spans = g_array_sized_new (FALSE, FALSE, sizeof (Window), 0);
+
+        sim_fingerprinter_windows (fp, TRUE, anchors);
+        for (guint k = 0; k < anchors->len; k++)
+          {
+            const SimAnchor *an = &g_array_index (anchors, SimAnchor, k);
+            Window w = { an->simhash, units->src_start[an->unit_start], sim_units_get_end (units, an->unit_end - 1) };
+
+            g_array_append_val (hashes, an->simhash);
+            g_array_append_val (spans, w);
+          }
+        cross->spans[i] = spans;
+      }
+      /* Each window counts once per document. */
+      qsort (hashes->data, hashes->len, sizeof (guint64), compare_u64);
+      {
+        guint w = 0;
+
+        for (guint k = 0; k < hashes->len; k++)
+          if (k == 0 || g_array_index (hashes, guint64, k) != g_array_index (hashes, guint64, w - 1))
+            g_array_index (hashes, guint64, w++) = g_array_index (hashes, guint64, k);
+        g_array_set_size (hashes, w);
+      }
+      cross->windows[i] = hashes;
+    }
+}
+
+/* Prepares every document that takes part in a candidate pair, once. */
+static void
+prepare_worker (gpointer data)
+{
+  Cross *cross = data;
+  gint i;
+
+  while ((i = g_atomic_int_add (&cross->next, 1)) < (gint) cross->n)
+    if (cross->prepared[i] == GINT_TO_POINTER (1))
+      cross->prepared[i] = sim_compare_text_new (cross->texts[i], cross->lens[i], cross->names[i], cross->flags, NULL);
+}
+
+/* Characters covered by the union of [starts[i], ends[i]). */
+static guint32
+union_length (GArray *spans)
+{
+  guint32 covered = 0, reach = 0;
+
+  g_array_sort (spans, compare_u64);
+  for (guint i = 0; i < spans->len; i++)
+    {
+      const guint64 s = g_array_index (spans, guint64, i);
+      const guint32 start = s >> 32, end = s & 0xffffffffu;
+
+      if (end > MAX (start, reach))
+        covered += end - MAX (start, reach);
+      reach = MAX (reach, end);
+    }
+  return covered;
+}
+
+/* Characters of [start, end) inside the intervals of @common (sorted). */
+static guint32
+covered (GArray  *common,
+         guint32  start,
+         guint32  end)
+{
+  g_autoptr(GArray) parts = g_array_new (FALSE, FALSE, sizeof (guint64));
+
+  for (guint i = 0; common && i < common->len; i++)
+    {
+      const guint64 w = g_array_index (common, guint64, i);
+      const guint32 lo = MAX (w >> 32, start), hi = MIN (w & 0xffffffffu, end);
+
+      if ((w >> 32) >= end)
+        break;
+      if (hi > lo)
+        {
+          const guint64 part = (guint64) lo << 32 | hi;
+
+          g_array_append_val (parts, part);
+        }
+    }
+  return union_length (parts);
+}
+
+static void
+align_worker (gpointer data)
+{
+  Cross *cross = data;
+  gint i;
+
+  while ((i = g_atomic_int_add (&cross->next, 1)) < (gint) cross->pairs->len)
+    {
+      SimCrossPair *pair = &g_array_index (cross->pairs, SimCrossPair, i);
+      g_autoptr(GArray) in_a = g_array_new (FALSE, FALSE, sizeof (guint64));
+      g_autoptr(GArray) in_b = g_array_new (FALSE, FALSE, sizeof (guint64));
+      SimReport *report;
+
+      if (g_cancellable_is_cancelled (cross->cancellable))
+        break;
+      if (cross->prepared[pair->a] == NULL || cross->prepared[pair->b] == NULL)
+        continue;
+      report = sim_compare_run_texts (cross->prepared[pair->a], cross->prepared[pair->b], cross->options, NULL, NULL);
+      if (report == NULL)
+        continue;
+      pair->passages = g_array_new (FALSE, FALSE, sizeof (SimPassage));
+      for (guint p = 0; p < sim_report_get_n_passages (report); p++)
+        {
+          const SimPassage *passage = sim_report_get_passage (report, p);
+          const guint64 a = (guint64) passage->start << 32 | passage->end;
+          const guint64 b = (guint64) passage->source_start << 32 | passage->source_end;
+
+          if (passage->level == SIM_LEVEL_LOW ||
+              2 * covered (cross->common[pair->a], passage->start, passage->end) >= passage->end - passage->start)
+            continue;
+          g_array_append_val (pair->passages, *passage);
+          g_array_append_val (in_a, a);
+          g_array_append_val (in_b, b);
+        }
+      pair->report = report;
+      pair->shared_a = union_length (in_a);
+      pair->shared_b = union_length (in_b);
+    }
+}
+
+static int
+compare_pairs (const void *a,
+               const void *b)
+{
+  const SimCrossPair *x = a, *y = b;
+  const guint64 sx = (guint64) x->shared_a + x->shared_b, sy = (guint64) y->shared_a + y->shared_b;
+
+  if (sx != sy)
+    return sx > sy ? -1 : 1;
+  return x->a != y->a ? (x->a < y->a ? -1 : 1) : (x->b < y->b ? -1 : x->b > y->b);
+}
+
+static void
+clear_pair (gpointer data)
+{
+  g_clear_pointer (&((SimCrossPair *) data)->report, sim_report_unref);
+  g_clear_pointer (&((SimCrossPair *) data)->passages, g_array_unref);
+}
+
+GArray *
+sim_cross_run (const char *const     *texts,
+               const gsize           *lens,
+               const char *const     *names,
+               guint                  n,
+               const SimCheckOptions *options,
+               SimNormalizeFlags      flags,
+               GCancellable          *cancellable,
+               GError               **error)
+{
+  Cross cross = { .texts = texts, .lens = lens, .names = names, .n = n, .options = options,
+                  .flags = flags, .cancellable = cancellable };
+  g_autoptr(GArray) held = g_array_new (FALSE, FALSE, sizeof (Held));
+  g_autoptr(GArray) shared = g_array_new (FALSE, FALSE, sizeof (guint64));
+  g_autoptr(GArray) commonplaces = g_array_new (FALSE, FALSE, sizeof (guint64));
+  const guint max_holders = MIN (SIM_CROSS_MAX_HOLDERS, MAX (2, n / 4));
+  GArray *pairs = g_array_new (FALSE, TRUE, sizeof (SimCrossPair));
+  const guint n_threads = options->n_threads ? options->n_threads : sim_parallel_default_threads ();
+  g_array_set_clear_func (pairs, clear_pair);
+  if (!sim_check_options_validate (options, error))
+    {
+      g_array_unref (pairs);
+      return NULL;
+    }
+
+  /* 1. Each document's distinct windows. */
+  cross.windows = g_new0 (GArray *, MAX (n, 1));
+  cross.spans = g_new0 (GArray *, MAX (n, 1));
+  cross.common = g_new0 (GArray *, MAX (n, 1));
+  sim_parallel_run (n_threads, fingerprint_worker, &cross);
+  for (guint i = 0; i < n; i++)
+    if (cross.windows[i] != NULL)
+      for (guint k = 0; k < cross.windows[i]->len; k++)
+        {
+          Held h = { g_array_index (cross.windows[i], guint64, k), i };
+
+          g_array_append_val (held, h);
+        }
+  for (guint i = 0; i < n; i++)
+    if (cross.windows[i] != NULL)
+      g_array_unref (cross.windows[i]);
+  g_free (cross.windows);
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    {
+      g_array_unref (pairs);
+      return NULL;
+    }
+
+  /* 2. Documents holding the same window: candidate pairs, counted by
+   * sorting the pair of every shared window. */
+  qsort (held->data, held->len, sizeof (Held), compare_held);
+  for (guint i = 0; i < held->len;)
+    {
+      guint j = i;
+
+      while (j < held->len && g_array_index (held, Held, j).hash == g_array_index (held, Held, i).hash)
+        j++;
+      if (j - i > max_holders)
+        {
+          const guint64 hash = g_array_index (held, Held, i).hash;
+
+          g_array_append_val (commonplaces, hash);
+        }
+      else if (j - i >= 2)
+        for (guint x = i; x < j; x++)
+          for (guint y = x + 1; y < j; y++)
+            {
+              const guint64 k = (guint64) g_array_index (held, Held, x).doc << 32 | g_array_index (held, Held, y).doc;
+
+              g_array_append_val (shared, k);
+            }
+      i = j;
+    }
+  g_clear_pointer (&held, g_array_unref);
+  /* Each document's commonplace windows, as spans of its text. */
+  for (guint i = 0; i < n; i++)
+    {
+      GArray *spans = cross.spans[i];
+
+      for (guint k = 0; spans && commonplaces->len > 0 && k < spans->len; k++)
+        {
+          const Window *w = &g_array_index (spans, Window, k);
+
+          if (bsearch (&w->hash, commonplaces->data, commonplaces->len, sizeof (guint64), compare_u64))
+            {
+              const guint64 span = (guint64) w->start << 32 | w->end;
+
+              if (cross.common[i] == NULL)
+                cross.common[i] = g_array_new (FALSE, FALSE, sizeof (guint64));
+              g_array_append_val (cross.common[i], span);
+            }
+        }
+      if (cross.common[i] != NULL)
+        g_array_sort (cross.common[i], compare_u64);
+      g_clear_pointer (&cross.spans[i], g_array_unref);
+    }
+  g_free (cross.spans);
+  qsort (shared->data, shared->len, sizeof (guint64), compare_u64);
+  for (guint i = 0; i < shared->len;)
+    {
+      guint j = i;
+
+      while (j < shared->len && g_array_index (shared, guint64, j) == g_array_index (shared, guint64, i))
+        j++;
+      if (j - i >= SIM_CROSS_MIN_SHARED)
+        {
+          SimCrossPair pair = { 0 };
+
+          pair.a = g_array_index (shared, guint64, i) >> 32;
+          pair.b = g_array_index (shared, guint64, i) & 0xffffffffu;
+          g_array_append_val (pairs, pair);
+        }
+      i = j;
+    }
+
+  /* 3. Prepare the texts of the candidates once, then align the pairs, in parallel. */
+  cross.prepared = g_new0 (SimCompareText *, MAX (n, 1));
+  for (guint i = 0; i < pairs->len; i++)
+    {
+      const SimCrossPair *pair = &g_array_index (pairs, SimCrossPair, i);
+
+      cross.prepared[pair->a] = cross.prepared[pair->b] = GINT_TO_POINTER (1);
+    }
+  cross.next = 0;
+  sim_parallel_run (n_threads, prepare_worker, &cross);
+  cross.pairs = pairs;
+  cross.next = 0;
+  sim_parallel_run (n_threads, align_worker, &cross);
+  for (guint i = 0; i < n; i++)
+    if (cross.prepared[i] != GINT_TO_POINTER (1))
+      sim_compare_text_free (cross.prepared[i]);
+  g_free (cross.prepared);
+  for (guint i = 0; i < n; i++)
+    g_clear_pointer (&cross.common[i], g_array_unref);
+  g_free (cross.common);
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    {
+      g_array_unref (pairs);
+      return NULL;
+    }
+  for (guint i = 0; i < pairs->len;)
+    {
+      SimCrossPair *pair = &g_array_index (pairs, SimCrossPair, i);
+
+      if (pair->shared_a == 0)
+        {
+          g_array_remove_index_fast (pairs, i);
+          continue;
+        }
+      pair->share_a = (float) pair->shared_a / MAX (sim_report_get_n_chars (pair->report), 1);
+      pair->share_b = (float) pair->shared_b / MAX (g_utf8_strlen (texts[pair->b], lens[pair->b]), 1);
+      i++;
+    }
+  qsort (pairs->data, pairs->len, sizeof (SimCrossPair), compare_pairs);
+  return pairs;
+}
+
+char *
+sim_cross_to_json (GArray            *pairs,
+                   const char *const *paths,
+                   const char *const *formats,
+                   const guint32     *n_chars,
+                   guint              n)
+{
+  g_autoptr(JsonBuilder) b = json_builder_new ();
+  g_autoptr(JsonGenerator) gen = json_generator_new ();
+  g_autoptr(JsonNode) root = NULL;
+
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "documents");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < n; i++)
+    {
+      g_autofree char *display = g_filename_display_name (paths[i]);
+
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "path");
+      json_builder_add_string_value (b, display);
+      json_builder_set_member_name (b, "format");
+      json_builder_add_string_value (b, formats[i]);
+      json_builder_set_member_name (b, "characters");
+      json_builder_add_int_value (b, n_chars[i]);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  json_builder_set_member_name (b, "pairs");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < pairs->len; i++)
+    {
+      const SimCrossPair *pair = &g_array_index (pairs, SimCrossPair, i);
+      g_autofree char *a = g_filename_display_name (paths[pair->a]);
+      g_autofree char *bp = g_filename_display_name (paths[pair->b]);
+
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "a");
+      json_builder_add_string_value (b, a);
+      json_builder_set_member_name (b, "b");
+      json_builder_add_string_value (b, bp);
+      json_builder_set_member_name (b, "shared_characters");
+      json_builder_add_int_value (b, pair->shared_a);
+      json_builder_set_member_name (b, "share_a");
+      json_builder_add_double_value (b, round (1000 * pair->share_a) / 1000);
+      json_builder_set_member_name (b, "share_b");
+      json_builder_add_double_value (b, round (1000 * pair->share_b) / 1000);
+      json_builder_set_member_name (b, "passages");
+      json_builder_begin_array (b);
+      for (guint p = 0; p < pair->passages->len; p++)
+        {
+          const SimPassage *passage = &g_array_index (pair->passages, SimPassage, p);
+
+          json_builder_begin_object (b);
+          json_builder_set_member_name (b, "start");
+          json_builder_add_int_value (b, passage->start);
+          json_builder_set_member_name (b, "end");
+          json_builder_add_int_value (b, passage->end);
+          json_builder_set_member_name (b, "source_start");
+          json_builder_add_int_value (b, passage->source_start);
+          json_builder_set_member_name (b, "source_end");
+          json_builder_add_int_value (b, passage->source_end);
+          json_builder_set_member_name (b, "level");
+          json_builder_add_string_value (b, sim_level_to_string (passage->level));
+          json_builder_set_member_name (b, "similarity");
+          json_builder_add_double_value (b, round (1000 * passage->similarity) / 1000);
+          json_builder_end_object (b);
+        }
+      json_builder_end_array (b);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+  root = json_builder_get_root (b);
+  json_generator_set_root (gen, root);
+  json_generator_set_pretty (gen, TRUE);
+  return json_generator_to_data (gen, NULL);
+}

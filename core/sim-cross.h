@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * A class checked against itself: every pair of documents that shares text,
+ * found without comparing every pair. Each document's winnowed anchor
+ * windows (sim-fingerprint.h) are hashed once; windows are sorted, and two
+ * documents holding the same window are a candidate pair. A window held by
+ * more than a quarter of the documents (at least three; always beyond
+ * SIM_CROSS_MAX_HOLDERS) is a commonplace of the class, the assignment's
+ * wording or a stock phrase: it proposes nothing, and a passage made mostly
+ * of commonplaces is not reported. Only candidates sharing
+ * SIM_CROSS_MIN_SHARED windows are aligned
+ * (sim-compare.h), in parallel, so a class costs one pass over its text plus
+ * the pairs that really share something.
+ */
+#pragma once
+
+#include <gio/gio.h>
+
+#include "sim-compare.h"
+
+G_BEGIN_DECLS
+
+#define SIM_CROSS_MAX_HOLDERS 20
+#define SIM_CROSS_MIN_SHARED  2
+
+typedef struct {
+  guint      a;              /* indices into the documents, a < b */
+  guint      b;
+  guint32    shared_a;       /* characters of A in passages found in B */
+  guint32    shared_b;       /* characters of B in those passages */
+  float      share_a;        /* shared_a / A's characters */
+  float      share_b;
+  SimReport *report;         /* A compared with B */
+  GArray    *passages;       /* SimPassage: the report's, less commonplaces */
+} SimCrossPair;
+
+/* Finds the pairs of @texts (@n documents, @lens bytes each, named @names)
+ * that share passages, largest shared_a + shared_b first. Texts without
+ * content take part in no pair. Fails only on bad options or
+ * G_IO_ERROR_CANCELLED. (element-type SimCrossPair) (transfer full) */
+GArray *sim_cross_run     (const char *const      *texts,
+                           const gsize            *lens,
+                           const char *const      *names,
+                           guint                   n,
+                           const SimCheckOptions  *options,
+                           SimNormalizeFlags       flags,
+                           GCancellable           *cancellable,
+                           GError                **error);
+
+/* {"documents": [{"path", "format", "characters"}], "pairs": [{"a", "b",
+ * "shared_characters", "share_a", "share_b", "passages": [{"start", "end",
+ * "source_start", "source_end", "level", "similarity"}]}]}. (transfer full) */
+char   *sim_cross_to_json (GArray                 *pairs,
+                           const char *const      *paths,
+                           const char *const      *formats,
+                           const guint32          *n_chars,
+                           guint                   n);
+
+G_END_DECLS
