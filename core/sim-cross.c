@@ -88,7 +88,7 @@ fingerprint_worker (gpointer data)
         cross->spans[i] = spans;
       }
       /* Each window counts once per document. */
-      qsort (hashes->data, hashes->len, sizeof (guint64), compare_u64);
+      g_array_sort (hashes, compare_u64);
       {
         guint w = 0;
 
@@ -266,7 +266,7 @@ sim_cross_run (const char *const     *texts,
 
   /* 2. Documents holding the same window: candidate pairs, counted by
    * sorting the pair of every shared window. */
-  qsort (held->data, held->len, sizeof (Held), compare_held);
+  g_array_sort (held, compare_held);
   for (guint i = 0; i < held->len;)
     {
       guint j = i;
@@ -313,7 +313,7 @@ sim_cross_run (const char *const     *texts,
       g_clear_pointer (&cross.spans[i], g_array_unref);
     }
   g_free (cross.spans);
-  qsort (shared->data, shared->len, sizeof (guint64), compare_u64);
+  g_array_sort (shared, compare_u64);
   for (guint i = 0; i < shared->len;)
     {
       guint j = i;
@@ -369,7 +369,7 @@ sim_cross_run (const char *const     *texts,
       pair->share_b = (float) pair->shared_b / MAX (g_utf8_strlen (texts[pair->b], lens[pair->b]), 1);
       i++;
     }
-  qsort (pairs->data, pairs->len, sizeof (SimCrossPair), compare_pairs);
+  g_array_sort (pairs, compare_pairs);
   return pairs;
 }
 

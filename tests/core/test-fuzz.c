@@ -8,7 +8,7 @@
  * and compared; and bytes of a real store file are damaged before it is
  * opened and checked against. Nothing may crash; errors are fine.
  *
- * Documents (DOCX, ODT, PDF, HTML, Markdown) are damaged the same way and
+ * Every text is also crossed with another (sim-cross.h). Documents (DOCX, ODT, PDF, HTML, Markdown) are damaged the same way and
  * extracted: a damaged file is an error, never a crash.
  *
  * SIMHOUND_FUZZ_ITERATIONS=N runs longer (default 400 texts and documents; an
@@ -34,6 +34,7 @@
 #include "sim-check.h"
 #include "sim-compare.h"
 #include "sim-corpus.h"
+#include "sim-cross.h"
 #include "sim-document.h"
 #include "sim-test-util.h"
 
@@ -155,6 +156,14 @@ exercise_text (const char *text,
   sim_fingerprinter_load (fp, text, len);
   sim_fingerprinter_windows (fp, TRUE, anchors);
   sim_units_clear (&units);
+  {
+    const char *texts[] = { text, other, text };
+    const gsize lens[] = { len, other_len, len };
+    const char *names[] = { "a", "b", "c" };
+    g_autoptr(GArray) pairs = sim_cross_run (texts, lens, names, 3, &options, SIM_NORMALIZE_FOLD_T2S, NULL, NULL);
+
+    assert_non_null (pairs);
+  }
   report = sim_compare_run (text, len, "a", other, other_len, "b", &options, SIM_NORMALIZE_FOLD_T2S, NULL, NULL);
   if (report != NULL)
     for (guint i = 0; i < sim_report_get_n_passages (report); i++)
