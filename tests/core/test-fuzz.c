@@ -8,8 +8,9 @@
  * and compared; and bytes of a real store file are damaged before it is
  * opened and checked against. Nothing may crash; errors are fine.
  *
- * Every text is also crossed with another (sim-cross.h). Documents (DOCX, ODT, PDF, HTML, Markdown) are damaged the same way and
- * extracted: a damaged file is an error, never a crash.
+ * Every text is also crossed with another (sim-cross.h). Documents (DOCX,
+ * ODT, PDF, HTML, Markdown) are damaged the same way and extracted: a
+ * damaged file is an error, never a crash.
  *
  * SIMHOUND_FUZZ_ITERATIONS=N runs longer (default 400 texts and documents; an
  * eighth as many stores); SIMHOUND_FUZZ_SEED=S another sequence;
