@@ -33,6 +33,7 @@ struct _SimBandIndex {
   guint64       *tables[MAX_BLOCKS];  /* all fingerprints grouped by block b */
   guint32       *perm;                /* table-0 position -> caller's id, or NULL */
   gboolean       has_popcnt;
+  gboolean       mapped;              /* offsets and tables belong to the caller's memory */
 };
 
 static inline guint64
@@ -121,21 +122,13 @@ compare_entries (const void *a,
   return x->id < y->id ? -1 : x->id > y->id;
 }
 
-SimBandIndex *
-sim_band_index_new (const guint64  *fps,
-                    gsize           n_fps,
-                    guint           max_distance,
-                    guint32       **out_order)
+static SimBandIndex *
+index_new (gsize n_fps,
+           guint max_distance)
 {
-  SimBandIndex *index;
-  g_autofree Entry *entries = NULL;
+  SimBandIndex *index = g_new0 (SimBandIndex, 1);
   guint shift = 0;
 
-  g_return_val_if_fail (fps != NULL || n_fps == 0, NULL);
-  g_return_val_if_fail (max_distance <= SIM_BAND_INDEX_MAX_DISTANCE, NULL);
-  g_return_val_if_fail (n_fps < G_MAXUINT32, NULL);
-
-  index = g_new0 (SimBandIndex, 1);
   index->n_fps = n_fps;
   index->max_distance = max_distance;
   index->has_popcnt = cpu_has_popcnt ();
@@ -148,6 +141,83 @@ sim_band_index_new (const guint64  *fps,
       index->mask[b] = ((guint64) 1 << width) - 1;
       shift += width;
     }
+  return index;
+}
+
+#define MAPPED_BLOCKS  4
+#define MAPPED_BUCKETS (1u << 16)
+
+gsize
+sim_band_index_get_serialized_size (gsize n_fps)
+{
+  return MAPPED_BLOCKS * (MAPPED_BUCKETS + 2) * sizeof (guint32) + MAPPED_BLOCKS * n_fps * sizeof (guint64);
+}
+
+gboolean
+sim_band_index_serialize (const SimBandIndex    *index,
+                          SimBandIndexWriteFunc  write,
+                          gpointer               user_data)
+{
+  static const guint32 pad = 0;
+
+  g_return_val_if_fail (index->n_blocks == MAPPED_BLOCKS && index->perm == NULL, FALSE);
+  /* MAPPED_BUCKETS + 1 offsets and one word of padding per block keep the tables 8-aligned. */
+  for (guint b = 0; b < MAPPED_BLOCKS; b++)
+    if (!write (index->offsets[b], (MAPPED_BUCKETS + 1) * sizeof (guint32), user_data) ||
+        !write (&pad, sizeof pad, user_data))
+      return FALSE;
+  for (guint b = 0; b < MAPPED_BLOCKS; b++)
+    if (!write (index->tables[b], index->n_fps * sizeof (guint64), user_data))
+      return FALSE;
+  return TRUE;
+}
+
+SimBandIndex *
+sim_band_index_new_mapped (const guint8 *data,
+                           gsize         len,
+                           gsize         n_fps)
+{
+  SimBandIndex *index;
+
+  if (len != sim_band_index_get_serialized_size (n_fps) || n_fps >= G_MAXUINT32 || ((guintptr) data & 7) != 0)
+    return NULL;
+  index = index_new (n_fps, 3);
+  index->mapped = TRUE;
+  for (guint b = 0; b < MAPPED_BLOCKS; b++)
+    {
+      guint32 *offsets = (guint32 *) (data + b * (MAPPED_BUCKETS + 2) * sizeof (guint32));
+
+      index->offsets[b] = offsets;
+      index->tables[b] = (guint64 *) (data + MAPPED_BLOCKS * (MAPPED_BUCKETS + 2) * sizeof (guint32) +
+                                      b * n_fps * sizeof (guint64));
+      /* Buckets that start at 0, never go back and end at n_fps: every read stays inside. */
+      if (offsets[0] != 0 || offsets[MAPPED_BUCKETS] != n_fps)
+        goto damaged;
+      for (guint k = 0; k < MAPPED_BUCKETS; k++)
+        if (offsets[k + 1] < offsets[k])
+          goto damaged;
+    }
+  return index;
+
+damaged:
+  sim_band_index_free (index);
+  return NULL;
+}
+
+SimBandIndex *
+sim_band_index_new (const guint64  *fps,
+                    gsize           n_fps,
+                    guint           max_distance,
+                    guint32       **out_order)
+{
+  SimBandIndex *index;
+  g_autofree Entry *entries = NULL;
+
+  g_return_val_if_fail (fps != NULL || n_fps == 0, NULL);
+  g_return_val_if_fail (max_distance <= SIM_BAND_INDEX_MAX_DISTANCE, NULL);
+  g_return_val_if_fail (n_fps < G_MAXUINT32, NULL);
+
+  index = index_new (n_fps, max_distance);
 
   /* Table 0: counting sort by block 0, then each bucket sorted by value, so
    * equal fingerprints are neighbours and a bucket can be binary searched. */
@@ -224,7 +294,7 @@ sim_band_index_free (SimBandIndex *index)
 {
   if (index == NULL)
     return;
-  for (guint b = 0; b < index->n_blocks; b++)
+  for (guint b = 0; b < index->n_blocks && !index->mapped; b++)
     {
       g_free (index->offsets[b]);
       g_free (index->tables[b]);

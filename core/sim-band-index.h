@@ -37,6 +37,24 @@ gsize         sim_band_index_get_size         (const SimBandIndex *index);
 const guint64 *sim_band_index_get_fps         (const SimBandIndex *index);
 /* Bytes the index uses, its copies of the fingerprints included. */
 gsize         sim_band_index_get_memory       (const SimBandIndex *index);
+/* A k <= 3 index that chose its own order, as bytes (8-aligned; bucket
+ * offsets, then the tables), to be written to a file and mapped again. */
+typedef gboolean (*SimBandIndexWriteFunc) (gconstpointer data,
+                                           gsize         len,
+                                           gpointer      user_data);
+gsize         sim_band_index_get_serialized_size (gsize n_fps);
+/* Hands the bytes to @write in order; FALSE as soon as @write fails. */
+gboolean      sim_band_index_serialize    (const SimBandIndex    *index,
+                                           SimBandIndexWriteFunc  write,
+                                           gpointer               user_data);
+/* An index over @data (sim_band_index_serialize() of @n_fps fingerprints),
+ * used in place and never copied: @data must outlive it. NULL when the
+ * bucket offsets are not those of such an index (a damaged file); damaged
+ * fingerprints only give wrong hits, never reads out of bounds. */
+SimBandIndex *sim_band_index_new_mapped   (const guint8       *data,
+                                           gsize               len,
+                                           gsize               n_fps);
+
 /* Appends to @out (GArray of guint32) the index of every fingerprint within
  * @max_distance (<= the index's) of @fp, each once. Returns how many. */
 gsize         sim_band_index_lookup           (const SimBandIndex *index,

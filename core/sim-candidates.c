@@ -120,6 +120,7 @@ _sim_candidates_for (Check            *check,
 {
   const guint32 *fp_docs = sim_corpus_snapshot_get_fp_docs (check->snapshot);
   const guint32 *fp_starts = sim_corpus_snapshot_get_fp_starts (check->snapshot);
+  const guint n_docs = sim_corpus_snapshot_get_n_docs (check->snapshot);
   const gint64 slack = _sim_candidates_slack (seg);
   guint lo = 0, hi = check->windows->len;
 
@@ -148,6 +149,10 @@ _sim_candidates_for (Check            *check,
           const guint32 fp = g_array_index (check->hits, Hit, h).fp;
           const gint64 start = (gint64) fp_starts[fp] - (q_start - (gint64) seg->start);
 
+          /* The arrays may come from the index file: a damaged one gives no hit. */
+          if (fp_docs[fp] >= n_docs ||
+              fp_starts[fp] > sim_corpus_snapshot_get_doc (check->snapshot, fp_docs[fp])->n_chars)
+            continue;
           add_candidate (cands, fp_docs[fp], start, start + (seg->end - seg->start), slack);
         }
     }

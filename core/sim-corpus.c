@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "config.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 #include <glib/gi18n-lib.h>
 #include <glib/gstdio.h>
@@ -25,8 +28,11 @@ struct _SimCorpusSnapshot {
   GStringChunk      *strings;
   GArray            *fps;       /* guint64, while loading; then the index holds them */
   gsize              n_fps;
-  GArray            *fp_docs;   /* guint32 index into docs */
+  GArray            *fp_docs;   /* guint32 index into docs (while built in memory) */
   GArray            *fp_starts; /* guint32 code-point offset of the window */
+  const guint32     *docs_of;   /* fp_docs's data, or the index file's */
+  const guint32     *starts_of;
+  GMappedFile       *mapped;    /* the index file, or NULL when built in memory */
   SimWeights        *weights;
   GMutex             index_lock;
   SimBandIndex      *indexes[SIM_BAND_INDEX_MAX_DISTANCE + 1]; /* by max distance */
@@ -69,6 +75,7 @@ sim_corpus_snapshot_unref (SimCorpusSnapshot *snapshot)
   g_clear_pointer (&snapshot->fps, g_array_unref);
   g_array_unref (snapshot->fp_docs);
   g_array_unref (snapshot->fp_starts);
+  g_clear_pointer (&snapshot->mapped, g_mapped_file_unref);
   g_array_unref (snapshot->docs);
   g_string_chunk_free (snapshot->strings);
   g_free (snapshot->store_path);
@@ -107,6 +114,12 @@ sim_corpus_snapshot_get_n_fps (const SimCorpusSnapshot *snapshot)
   return snapshot->n_fps;
 }
 
+gboolean
+sim_corpus_snapshot_is_mapped (const SimCorpusSnapshot *snapshot)
+{
+  return snapshot->mapped != NULL;
+}
+
 const guint64 *
 sim_corpus_snapshot_get_fps (const SimCorpusSnapshot *snapshot)
 {
@@ -116,13 +129,13 @@ sim_corpus_snapshot_get_fps (const SimCorpusSnapshot *snapshot)
 const guint32 *
 sim_corpus_snapshot_get_fp_docs (const SimCorpusSnapshot *snapshot)
 {
-  return (const guint32 *) snapshot->fp_docs->data;
+  return snapshot->docs_of;
 }
 
 const guint32 *
 sim_corpus_snapshot_get_fp_starts (const SimCorpusSnapshot *snapshot)
 {
-  return (const guint32 *) snapshot->fp_starts->data;
+  return snapshot->starts_of;
 }
 
 gboolean
@@ -207,6 +220,159 @@ snapshot_build_index (SimCorpusSnapshot *snapshot)
       g_array_index (snapshot->fp_docs, guint32, i) = docs[order[i]];
       g_array_index (snapshot->fp_starts, guint32, i) = starts[order[i]];
     }
+  snapshot->docs_of = (const guint32 *) snapshot->fp_docs->data;
+  snapshot->starts_of = (const guint32 *) snapshot->fp_starts->data;
+}
+
+/* The index file: the k <= 3 band index and the per-fingerprint arrays as
+ * they are after the build, beside the store (STORE.index), so that opening
+ * maps them instead of reading every fingerprint and sorting them again. It
+ * is a cache: made from the store, named by a key of everything it was made
+ * from (the store's write epoch, the documents, settings and versions), and
+ * used only when that key, its magic, version and size match; otherwise the
+ * index is built in memory and the file written again (a temporary file
+ * renamed over it, so a reader never maps half a file). */
+#define INDEX_MAGIC   "SIMHIDX1"
+#define INDEX_VERSION 1
+
+typedef struct {
+  char    magic[8];
+  guint32 version;
+  guint32 reserved;
+  guint64 key;
+  guint64 n_fps;
+  guint64 n_docs;
+  guint64 padding[3];
+} IndexHeader;
+
+G_STATIC_ASSERT (sizeof (IndexHeader) == 64);
+
+static char *
+index_path (const char *store_path)
+{
+  return g_strconcat (store_path, ".index", NULL);
+}
+
+static guint64
+index_key (SimStore          *store,
+           GPtrArray         *docs,
+           SimNormalizeFlags  flags,
+           guint32            df_docs)
+{
+  g_autofree char *epoch = sim_store_dup_meta (store, "epoch", NULL);
+  XXH3_state_t *state = XXH3_createState ();
+  const guint64 head[] = { SIM_FEATURE_VERSION, flags, df_docs, docs->len };
+  guint64 key;
+
+  XXH3_64bits_reset (state);
+  XXH3_64bits_update (state, head, sizeof head);
+  /* Any write to the file, ours or not (a damaged page mended by hand, a
+   * copy put in its place), moves its size or time on. */
+  for (guint i = 0; i < 2; i++)
+    {
+      g_autofree char *file = g_strconcat (sim_store_get_path (store), i ? "-wal" : "", NULL);
+      GStatBuf st;
+      gint64 stamp[3] = { 0, 0, 0 };
+
+      /* An empty write-ahead log (every open makes one) holds no change. */
+      if (g_stat (file, &st) == 0 && st.st_size > 0)
+        {
+          stamp[0] = st.st_size;
+          stamp[1] = st.st_mtim.tv_sec;
+          stamp[2] = st.st_mtim.tv_nsec;
+        }
+      XXH3_64bits_update (state, stamp, sizeof stamp);
+    }
+  XXH3_64bits_update (state, epoch ? epoch : "", epoch ? strlen (epoch) + 1 : 1);
+  for (guint i = 0; i < docs->len; i++)
+    {
+      const SimStoreDocument *d = g_ptr_array_index (docs, i);
+      const gint64 fields[] = { d->id, d->n_segments, d->n_chars, d->updated_at };
+
+      XXH3_64bits_update (state, fields, sizeof fields);
+      XXH3_64bits_update (state, d->content_hash, strlen (d->content_hash) + 1);
+    }
+  key = XXH3_64bits_digest (state);
+  XXH3_freeState (state);
+  return key;
+}
+
+/* Maps the index file when it was made from exactly this store. */
+static gboolean
+snapshot_map_index (SimCorpusSnapshot *snapshot,
+                    guint64            key)
+{
+  g_autofree char *path = index_path (snapshot->store_path);
+  g_autoptr(GMappedFile) file = g_mapped_file_new (path, FALSE, NULL);
+  const guint8 *data;
+  gsize len, index_len;
+  IndexHeader header;
+
+  if (file == NULL)
+    return FALSE;
+  data = (const guint8 *) g_mapped_file_get_contents (file);
+  len = g_mapped_file_get_length (file);
+  if (len < sizeof header)
+    return FALSE;
+  memcpy (&header, data, sizeof header);
+  if (memcmp (header.magic, INDEX_MAGIC, 8) != 0 || header.version != INDEX_VERSION || header.key != key ||
+      header.n_docs != snapshot->docs->len || header.n_fps >= G_MAXUINT32)
+    return FALSE;
+  index_len = sim_band_index_get_serialized_size (header.n_fps);
+  if (len != sizeof header + index_len + 2 * header.n_fps * sizeof (guint32))
+    return FALSE;
+  snapshot->indexes[3] = sim_band_index_new_mapped (data + sizeof header, index_len, header.n_fps);
+  if (snapshot->indexes[3] == NULL)
+    return FALSE;
+  snapshot->n_fps = header.n_fps;
+  snapshot->docs_of = (const guint32 *) (data + sizeof header + index_len);
+  snapshot->starts_of = snapshot->docs_of + header.n_fps;
+  snapshot->mapped = g_steal_pointer (&file);
+  g_clear_pointer (&snapshot->fps, g_array_unref);
+  return TRUE;
+}
+
+static gboolean
+write_all (gconstpointer data,
+           gsize         len,
+           gpointer      user_data)
+{
+  const int fd = GPOINTER_TO_INT (user_data);
+
+  for (const char *p = data; len > 0;)
+    {
+      const gssize n = write (fd, p, MIN (len, 1u << 30));
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        return FALSE;
+      p += n;
+      len -= n;
+    }
+  return TRUE;
+}
+
+/* Best effort: a store in a folder we may not write simply has no file. */
+static void
+snapshot_write_index (SimCorpusSnapshot *snapshot,
+                      guint64            key)
+{
+  g_autofree char *path = index_path (snapshot->store_path);
+  g_autofree char *tmp = g_strconcat (path, ".XXXXXX", NULL);
+  const IndexHeader header = { INDEX_MAGIC, INDEX_VERSION, 0, key, snapshot->n_fps, snapshot->docs->len, { 0 } };
+  const int fd = g_mkstemp_full (tmp, O_WRONLY | O_CLOEXEC, 0600);
+  gboolean ok;
+
+  if (fd < 0)
+    return;
+  ok = write_all (&header, sizeof header, GINT_TO_POINTER (fd)) &&
+       sim_band_index_serialize (snapshot->indexes[3], write_all, GINT_TO_POINTER (fd)) &&
+       write_all (snapshot->docs_of, snapshot->n_fps * sizeof (guint32), GINT_TO_POINTER (fd)) &&
+       write_all (snapshot->starts_of, snapshot->n_fps * sizeof (guint32), GINT_TO_POINTER (fd));
+  ok = g_close (fd, NULL) && ok;
+  if (!ok || g_rename (tmp, path) != 0)
+    g_unlink (tmp);
 }
 
 typedef struct {
@@ -279,6 +445,7 @@ snapshot_load (SimStore           *store,
   LoadState state = { snapshot, 0, 0 };
   guint32 *counts = NULL;
   guint32 n_docs = 0;
+  guint64 key;
 
   if (docs == NULL)
     return NULL;
@@ -293,6 +460,13 @@ snapshot_load (SimStore           *store,
       doc.n_chars = sd->n_chars;
       g_array_append_val (snapshot->docs, doc);
     }
+  if (!sim_store_load_df (store, SIM_DF_BUCKETS, &counts, &n_docs, error))
+    return NULL;
+  snapshot->weights = sim_weights_new (counts, n_docs);
+  key = index_key (store, docs, flags, n_docs);
+  if (snapshot_map_index (snapshot, key))
+    return g_steal_pointer (&snapshot);
+
   if (!sim_store_foreach_segments (store, load_segments_cb, &state, error))
     return NULL;
   if (state.damaged != 0)
@@ -302,10 +476,8 @@ snapshot_load (SimStore           *store,
       sim_store_set_damaged (store, what, error);
       return NULL;
     }
-  if (!sim_store_load_df (store, SIM_DF_BUCKETS, &counts, &n_docs, error))
-    return NULL;
-  snapshot->weights = sim_weights_new (counts, n_docs);
   snapshot_build_index (snapshot);
+  snapshot_write_index (snapshot, key);
   return g_steal_pointer (&snapshot);
 }
 

@@ -109,6 +109,9 @@ guint              sim_corpus_snapshot_get_n_docs     (const SimCorpusSnapshot *
 const SimCorpusDoc *sim_corpus_snapshot_get_doc       (const SimCorpusSnapshot *snapshot,
                                                        guint                    index);
 gsize              sim_corpus_snapshot_get_n_fps      (const SimCorpusSnapshot *snapshot);
+/* TRUE when the snapshot's index was mapped from the store's index file
+ * (STORE.index) rather than built from the stored fingerprints. */
+gboolean           sim_corpus_snapshot_is_mapped      (const SimCorpusSnapshot *snapshot);
 const guint64     *sim_corpus_snapshot_get_fps        (const SimCorpusSnapshot *snapshot);
 /* Document index (into get_doc) and code-point start of each fingerprint's window. */
 const guint32     *sim_corpus_snapshot_get_fp_docs    (const SimCorpusSnapshot *snapshot);

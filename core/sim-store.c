@@ -333,7 +333,11 @@ gboolean
 sim_store_commit (SimStore  *store,
                   GError   **error)
 {
-  if (!exec (store, "COMMIT", error))
+  /* Every write moves the epoch on: a cache made from the store (the
+   * corpus's index file) names the epoch it was made at. */
+  if (!exec (store, "INSERT INTO meta (key, value) VALUES ('epoch', '1') ON CONFLICT (key) "
+                    "DO UPDATE SET value = CAST (value AS INTEGER) + 1", error) ||
+      !exec (store, "COMMIT", error))
     {
       sim_store_rollback (store);
       return FALSE;

@@ -139,7 +139,7 @@ def drop_caches():
 
 
 def store_bytes(store):
-    return sum(os.path.getsize(store + s) for s in ("", "-wal") if os.path.exists(store + s))
+    return sum(os.path.getsize(store + s) for s in ("", "-wal", ".index") if os.path.exists(store + s))
 
 
 def growth(args, pool, held, words, chars):
@@ -147,7 +147,7 @@ def growth(args, pool, held, words, chars):
     for size in args.sizes:
         folder, text_bytes = make_corpus(args.work, size, pool, words, chars)
         store = os.path.join(args.work, f"store-{size}mb.db")
-        for s in ("", "-wal", "-shm"):
+        for s in ("", "-wal", "-shm", ".index"):
             if os.path.exists(store + s):
                 os.remove(store + s)
         wall, add_peak, r = timed([args.cli, "--store", store, "corpus", "add", folder])

@@ -465,6 +465,126 @@ test_corpus_traditional_folding_is_a_store_setting (void **state)
   assert_true (similarity_of (corpus, traditional) > 0.9f);
 }
 
+/* The index file: a second open maps what the first built, with the same
+ * answers; a damaged or stale file is never used, and is made again. */
+static char *
+check_json (SimCorpus  *corpus,
+            const char *text)
+{
+  g_autoptr(SimCorpusSnapshot) snapshot = sim_corpus_ref_snapshot (corpus);
+  SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
+  g_autoptr(SimReport) report = sim_check_run (snapshot, text, -1, &options, NULL, NULL, NULL, NULL);
+
+  assert_non_null (report);
+  return sim_report_to_json (report, NULL, FALSE);
+}
+
+static gboolean
+is_mapped (SimCorpus *corpus)
+{
+  g_autoptr(SimCorpusSnapshot) snapshot = sim_corpus_ref_snapshot (corpus);
+
+  return sim_corpus_snapshot_is_mapped (snapshot);
+}
+
+static void
+test_corpus_index_file_is_mapped_and_never_trusted_blindly (void **state)
+{
+  Fixture *f = *state;
+  const char *paths[] = { f->docs, NULL };
+  g_autofree char *index = g_strconcat (f->store, ".index", NULL);
+  g_autofree char *article = NULL;
+  g_autofree char *built = NULL;
+  g_autofree char *article2 = NULL;
+
+  write_docs (f, 0, 30);
+  {
+    g_autofree char *a = make_text (3, TRUE, 12);
+    g_autofree char *b = make_text (8, FALSE, 12);
+
+    article = g_strconcat ("My own first sentence is here. ", a, b, NULL);
+  }
+  {
+    g_autoptr(SimCorpus) corpus = sim_corpus_open (f->store, FALSE, NULL);
+    g_autoptr(SimImportResult) result = sim_corpus_add (corpus, paths, NULL, NULL, NULL, NULL);
+
+    assert_int_equal (result->n_added, 30);
+    assert_false (is_mapped (corpus));
+    built = check_json (corpus, article);
+  }
+  assert_true (g_file_test (index, G_FILE_TEST_IS_REGULAR));
+  {
+    g_autoptr(SimCorpus) corpus = sim_corpus_open (f->store, TRUE, NULL);
+    g_autofree char *mapped = NULL;
+
+    /* The first open after the import may still see the store's own
+     * checkpoint; the next one maps. */
+    g_clear_pointer (&corpus, sim_corpus_free);
+    corpus = sim_corpus_open (f->store, TRUE, NULL);
+    assert_true (is_mapped (corpus));
+    mapped = check_json (corpus, article);
+    assert_string_equal (mapped, built);
+  }
+
+  /* A damaged file (cut, or garbage with the right size) is not used. */
+  {
+    g_autofree char *bytes = NULL;
+    gsize len = 0;
+
+    assert_true (g_file_get_contents (index, &bytes, &len, NULL));
+    assert_true (g_file_set_contents (index, bytes, len / 2, NULL));
+    {
+      g_autoptr(SimCorpus) corpus = sim_corpus_open (f->store, TRUE, NULL);
+      g_autofree char *again = check_json (corpus, article);
+
+      assert_false (is_mapped (corpus));
+      assert_string_equal (again, built);
+    }
+    /* Offsets that run backwards in the right header: refused too. */
+    memset (bytes + 64 + 4 * 1000, 0xff, 4);
+    assert_true (g_file_set_contents (index, bytes, len, NULL));
+    {
+      g_autoptr(SimCorpus) corpus = sim_corpus_open (f->store, TRUE, NULL);
+      g_autofree char *again = check_json (corpus, article);
+
+      assert_false (is_mapped (corpus));
+      assert_string_equal (again, built);
+    }
+    /* Garbage where the per-fingerprint arrays are: the file is used, and
+     * hits may be lost, never read out of bounds. */
+    g_clear_pointer (&bytes, g_free);
+    assert_true (g_file_get_contents (index, &bytes, &len, NULL));  /* made again by the last open */
+    memset (bytes + len - 8 * 100, 0xff, 8 * 100);
+    assert_true (g_file_set_contents (index, bytes, len, NULL));
+    {
+      g_autoptr(SimCorpus) corpus = sim_corpus_open (f->store, TRUE, NULL);
+
+      assert_true (is_mapped (corpus));
+      g_free (check_json (corpus, article));
+    }
+  }
+
+  /* After an import the old file describes another store: not used. */
+  write_docs (f, 30, 1);
+  {
+    g_autoptr(SimCorpus) corpus = sim_corpus_open (f->store, FALSE, NULL);
+    g_autoptr(SimImportResult) result = sim_corpus_add (corpus, paths, NULL, NULL, NULL, NULL);
+    g_autoptr(SimCorpusSnapshot) snapshot = NULL;
+
+    assert_int_equal (result->n_added, 1);
+    g_clear_pointer (&corpus, sim_corpus_free);
+    corpus = sim_corpus_open (f->store, TRUE, NULL);
+    snapshot = sim_corpus_ref_snapshot (corpus);
+    assert_int_equal (sim_corpus_snapshot_get_n_docs (snapshot), 31);
+    article2 = make_text (30, FALSE, 12);
+    {
+      g_autofree char *json = check_json (corpus, article2);
+
+      assert_non_null (strstr (json, "doc-0030.txt"));
+    }
+  }
+}
+
 int
 main (void)
 {
@@ -478,6 +598,7 @@ main (void)
     cmocka_unit_test_setup_teardown (test_corpus_cancel_keeps_the_store_as_before_the_batch, setup, teardown),
     cmocka_unit_test_setup_teardown (test_corpus_rebuilds_an_old_feature_version, setup, teardown),
     cmocka_unit_test_setup_teardown (test_corpus_traditional_folding_is_a_store_setting, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_corpus_index_file_is_mapped_and_never_trusted_blindly, setup, teardown),
   };
 
   return cmocka_run_group_tests_name ("corpus", tests, NULL, NULL);
