@@ -59,6 +59,15 @@ flip_bits (GRand   *rand,
   return fp ^ mask;
 }
 
+static gboolean
+append_bytes (gconstpointer data,
+              gsize         len,
+              gpointer      user_data)
+{
+  g_byte_array_append (user_data, data, len);
+  return TRUE;
+}
+
 static void
 check_distance_bound (guint k)
 {
@@ -113,6 +122,24 @@ check_distance_bound (guint k)
       assert_int_equal (sorted[i], g_array_index (fps, guint64, order[i]));
     for (guint q = 0; q < queries->len; q++)
       assert_same_answer (own, sorted, fps->len, g_array_index (queries, guint64, q), k);
+    /* Written out and mapped again (the corpus's index file): the same answers. */
+    if (k <= 3)
+      {
+        g_autoptr(GByteArray) bytes = g_byte_array_new ();
+        g_autoptr(SimBandIndex) mapped = NULL;
+
+        assert_true (sim_band_index_serialize (own, append_bytes, bytes));
+        assert_int_equal (bytes->len, sim_band_index_get_serialized_size (fps->len));
+        mapped = sim_band_index_new_mapped (bytes->data, bytes->len, fps->len);
+        assert_non_null (mapped);
+        for (guint q = 0; q < queries->len; q++)
+          assert_same_answer (mapped, sorted, fps->len, g_array_index (queries, guint64, q), k);
+        /* Offsets that run backwards or past the end are refused. */
+        g_clear_pointer (&mapped, sim_band_index_free);
+        ((guint32 *) bytes->data)[500] = G_MAXUINT32;
+        assert_null (sim_band_index_new_mapped (bytes->data, bytes->len, fps->len));
+        assert_null (sim_band_index_new_mapped (bytes->data, bytes->len - 8, fps->len));
+      }
   }
   /* Batched lookups give the same answers, query by query. */
   {
