@@ -235,12 +235,26 @@ sim_store_open (const char  *path,
       return NULL;
     }
 
-  stmt = prepare (store, "SELECT count(*) FROM sqlite_master", error);
+  /* The version and the tables read in one statement, so in one snapshot:
+   * a store another process is creating at this moment is seen either
+   * empty or whole, never as tables without a version. */
+  stmt = prepare (store, "SELECT user_version, (SELECT count(*) FROM sqlite_master) FROM pragma_user_version",
+                  error);
   if (stmt == NULL)
     return NULL;
   if (sqlite3_step (stmt) == SQLITE_ROW)
-    n_tables = sqlite3_column_int (stmt, 0);
+    {
+      user_version = sqlite3_column_int (stmt, 0);
+      n_tables = sqlite3_column_int (stmt, 1);
+    }
   sqlite3_finalize (stmt);
+  if (user_version > SIM_STORE_FORMAT_VERSION)
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_STORE_TOO_NEW,
+                   _("%s was written by a newer Simhound (store format %d; this one reads %d)"),
+                   path, user_version, SIM_STORE_FORMAT_VERSION);
+      return NULL;
+    }
   if (user_version == 0 && n_tables > 0)
     {
       g_set_error (error, SIM_ERROR, SIM_ERROR_STORE_CORRUPT,
