@@ -295,6 +295,26 @@ add_document (JsonBuilder *b,
   json_builder_end_object (b);
 }
 
+void
+sim_compare_add_passage_json (JsonBuilder      *b,
+                              const SimPassage *p)
+{
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "start");
+  json_builder_add_int_value (b, p->start);
+  json_builder_set_member_name (b, "end");
+  json_builder_add_int_value (b, p->end);
+  json_builder_set_member_name (b, "source_start");
+  json_builder_add_int_value (b, p->source_start);
+  json_builder_set_member_name (b, "source_end");
+  json_builder_add_int_value (b, p->source_end);
+  json_builder_set_member_name (b, "level");
+  json_builder_add_string_value (b, sim_level_to_string (p->level));
+  json_builder_set_member_name (b, "similarity");
+  json_builder_add_double_value (b, round3 (p->similarity));
+  json_builder_end_object (b);
+}
+
 char *
 sim_compare_to_json (const SimReport *report,
                      const char      *a_path,
@@ -313,24 +333,7 @@ sim_compare_to_json (const SimReport *report,
   json_builder_set_member_name (b, "passages");
   json_builder_begin_array (b);
   for (guint i = 0; i < sim_report_get_n_passages (report); i++)
-    {
-      const SimPassage *p = sim_report_get_passage (report, i);
-
-      json_builder_begin_object (b);
-      json_builder_set_member_name (b, "start");
-      json_builder_add_int_value (b, p->start);
-      json_builder_set_member_name (b, "end");
-      json_builder_add_int_value (b, p->end);
-      json_builder_set_member_name (b, "source_start");
-      json_builder_add_int_value (b, p->source_start);
-      json_builder_set_member_name (b, "source_end");
-      json_builder_add_int_value (b, p->source_end);
-      json_builder_set_member_name (b, "level");
-      json_builder_add_string_value (b, sim_level_to_string (p->level));
-      json_builder_set_member_name (b, "similarity");
-      json_builder_add_double_value (b, round3 (p->similarity));
-      json_builder_end_object (b);
-    }
+    sim_compare_add_passage_json (b, sim_report_get_passage (report, i));
   json_builder_end_array (b);
   json_builder_end_object (b);
   root = json_builder_get_root (b);

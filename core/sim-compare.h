@@ -9,6 +9,7 @@
 #pragma once
 
 #include <gio/gio.h>
+#include <json-glib/json-glib.h>
 
 #include "sim-check.h"
 #include "sim-report.h"
@@ -53,6 +54,11 @@ SimReport      *sim_compare_run_texts (const SimCompareText  *a,
                                        GError               **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimCompareText, sim_compare_text_free)
+
+/* One passage as compare's and cross's JSON give it: {"start", "end",
+ * "source_start", "source_end", "level", "similarity"}. */
+void       sim_compare_add_passage_json (JsonBuilder      *b,
+                                         const SimPassage *p);
 
 /* The JSON of `simhound-cli compare --json`: {"a": {"path", "characters"},
  * "b": {...}, "similarity", "passages": [{"start", "end", "source_start",

@@ -423,24 +423,7 @@ sim_cross_to_json (GArray            *pairs,
       json_builder_set_member_name (b, "passages");
       json_builder_begin_array (b);
       for (guint p = 0; p < pair->passages->len; p++)
-        {
-          const SimPassage *passage = &g_array_index (pair->passages, SimPassage, p);
-
-          json_builder_begin_object (b);
-          json_builder_set_member_name (b, "start");
-          json_builder_add_int_value (b, passage->start);
-          json_builder_set_member_name (b, "end");
-          json_builder_add_int_value (b, passage->end);
-          json_builder_set_member_name (b, "source_start");
-          json_builder_add_int_value (b, passage->source_start);
-          json_builder_set_member_name (b, "source_end");
-          json_builder_add_int_value (b, passage->source_end);
-          json_builder_set_member_name (b, "level");
-          json_builder_add_string_value (b, sim_level_to_string (passage->level));
-          json_builder_set_member_name (b, "similarity");
-          json_builder_add_double_value (b, round (1000 * passage->similarity) / 1000);
-          json_builder_end_object (b);
-        }
+        sim_compare_add_passage_json (b, &g_array_index (pair->passages, SimPassage, p));
       json_builder_end_array (b);
       json_builder_end_object (b);
     }
