@@ -990,7 +990,8 @@ cross_command (int argc, char **argv)
       g_print ("%s\n", out);
       return status;
     }
-  g_print (_("%u pairs of %u documents share passages\n"), pairs->len, texts->len);
+  g_print (ngettext ("%u pair of %u documents shares passages\n", "%u pairs of %u documents share passages\n",
+                     pairs->len), pairs->len, texts->len);
   for (guint i = 0; i < pairs->len; i++)
     {
       const SimCrossPair *pair = &g_array_index (pairs, SimCrossPair, i);

@@ -245,7 +245,7 @@ class CliTest(unittest.TestCase):
         p = pair["passages"][0]
         self.assertIn("lighthouse keeper", text_b[p["source_start"]:p["source_end"]])
         r = self.run_cli("cross", os.path.join(self.dir, "class"))
-        self.assertIn(b"1 pairs of 3 documents", r.stdout)
+        self.assertIn(b"1 pair of 3 documents shares passages", r.stdout)
         r = self.run_cli("cross", os.path.join(self.dir, "class/cleo.txt"))
         self.assertEqual(r.returncode, 2)
 
