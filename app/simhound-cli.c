@@ -567,6 +567,13 @@ check_one (SimCorpusSnapshot     *snapshot,
       return fail (error);
     }
   sim_report_set_format (report, sim_format_to_string (format));
+  if (!g_str_equal (name, "-"))
+    {
+      g_autofree char *base = g_path_get_basename (name);
+      g_autofree char *shown = g_filename_display_name (base);
+
+      sim_report_set_name (report, shown);
+    }
   if (!sim_exclude_apply (report, exclusions, &error))
     return fail (error);
   if ((html_path && !sim_export_html_file (report, html_path, &error)) ||

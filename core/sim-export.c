@@ -268,20 +268,73 @@ sim_export_html_file (const SimReport *report,
 #define PAGE_H   842.0
 #define MARGIN   50.0
 
+/* Pages are drawn into recording surfaces and put on the PDF at the end,
+ * when their number is known, each with its header and "Page N of M". */
 typedef struct {
-  cairo_t      *cr;
+  cairo_t      *cr;       /* of the page being drawn */
   PangoContext *context;  /* one for every layout: a context per layout cost seconds */
+  GPtrArray    *pages;    /* cairo_surface_t, recording */
   double        y;
 } Pdf;
+
+static void
+pdf_begin_page (Pdf *pdf)
+{
+  const cairo_rectangle_t extents = { 0, 0, PAGE_W, PAGE_H };
+  cairo_surface_t *page = cairo_recording_surface_create (CAIRO_CONTENT_COLOR_ALPHA, &extents);
+
+  g_clear_pointer (&pdf->cr, cairo_destroy);
+  pdf->cr = cairo_create (page);
+  cairo_set_source_rgb (pdf->cr, 0, 0, 0);
+  g_ptr_array_add (pdf->pages, page);
+  pdf->y = MARGIN;
+}
 
 static void
 pdf_new_page_if_needed (Pdf    *pdf,
                         double  height)
 {
   if (pdf->y + height > PAGE_H - MARGIN)
+    pdf_begin_page (pdf);
+}
+
+/* Puts the recorded pages on @cr, each under a header and over its number. */
+static void
+pdf_emit_pages (Pdf             *pdf,
+                cairo_t         *cr,
+                const SimReport *report)
+{
+  g_autoptr(PangoLayout) layout = pango_layout_new (pdf->context);
+  g_autoptr(GDateTime) now = g_date_time_new_now_local ();
+  g_autofree char *date = g_date_time_format (now, "%Y-%m-%d %H:%M");
+  g_autofree char *header = NULL;
+  PangoFontDescription *desc = pango_font_description_from_string ("Sans 7.5");
+
+  header = sim_report_get_name (report)
+             ? g_strdup_printf ("%s — %s — %s", sim_report_get_name (report), _("Simhound similarity report"), date)
+             : g_strdup_printf ("%s — %s", _("Simhound similarity report"), date);
+  pango_layout_set_font_description (layout, desc);
+  pango_font_description_free (desc);
+  pango_layout_set_width (layout, (PAGE_W - 2 * MARGIN) * PANGO_SCALE);
+  pango_layout_set_ellipsize (layout, PANGO_ELLIPSIZE_MIDDLE);
+  for (guint i = 0; i < pdf->pages->len; i++)
     {
-      cairo_show_page (pdf->cr);
-      pdf->y = MARGIN;
+      g_autofree char *number = g_strdup_printf (_("Page %u of %u"), i + 1, pdf->pages->len);
+      int h;
+
+      cairo_set_source_surface (cr, g_ptr_array_index (pdf->pages, i), 0, 0);
+      cairo_paint (cr);
+      cairo_set_source_rgb (cr, 0.35, 0.35, 0.35);
+      pango_layout_set_alignment (layout, PANGO_ALIGN_LEFT);
+      pango_layout_set_text (layout, header, -1);
+      pango_layout_get_pixel_size (layout, NULL, &h);
+      cairo_move_to (cr, MARGIN, MARGIN / 2 - h / 2.0);
+      pango_cairo_show_layout (cr, layout);
+      pango_layout_set_alignment (layout, PANGO_ALIGN_CENTER);
+      pango_layout_set_text (layout, number, -1);
+      cairo_move_to (cr, MARGIN, PAGE_H - MARGIN / 2 - h / 2.0);
+      pango_cairo_show_layout (cr, layout);
+      cairo_show_page (cr);
     }
 }
 
@@ -468,7 +521,7 @@ sim_export_pdf_file (const SimReport *report,
   cairo_surface_t *surface = cairo_pdf_surface_create (partial, PAGE_W, PAGE_H);
   const SimReportSettings *s = sim_report_get_settings (report);
   g_autoptr(GString) markup = g_string_new (NULL);
-  Pdf pdf;
+  Pdf pdf = { NULL, NULL, g_ptr_array_new_with_free_func ((GDestroyNotify) cairo_surface_destroy), 0 };
   cairo_status_t status;
   guint32 at = 0;
 
@@ -477,10 +530,20 @@ sim_export_pdf_file (const SimReport *report,
       g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_FAILED, _("Cannot write %s: %s"), path,
                    cairo_status_to_string (cairo_surface_status (surface)));
       cairo_surface_destroy (surface);
+      g_ptr_array_unref (pdf.pages);
       return FALSE;
     }
-  pdf.cr = cairo_create (surface);
+  pdf_begin_page (&pdf);
   pdf.context = pango_cairo_create_context (pdf.cr);
+  /* The metrics of print, whatever surface the pages are recorded on. */
+  {
+    cairo_font_options_t *options = cairo_font_options_create ();
+
+    cairo_font_options_set_hint_metrics (options, CAIRO_HINT_METRICS_OFF);
+    cairo_font_options_set_hint_style (options, CAIRO_HINT_STYLE_NONE);
+    pango_cairo_context_set_font_options (pdf.context, options);
+    cairo_font_options_destroy (options);
+  }
   /* Han characters take the Simplified Chinese forms (Noto Sans CJK SC, not
    * the Japanese variant fontconfig picks by default) unless the reader's
    * language wants other forms. */
@@ -491,9 +554,6 @@ sim_export_pdf_file (const SimReport *report,
         !g_str_has_prefix (lang, "zh-tw") && !g_str_has_prefix (lang, "zh-hk"))
       pango_context_set_language (pdf.context, pango_language_from_string ("zh-cn"));
   }
-  pdf.y = MARGIN;
-  cairo_set_source_rgb (pdf.cr, 0, 0, 0);
-
   {
     g_autofree char *title = g_markup_printf_escaped ("<b>%s</b>", _("Similarity report"));
     g_autofree char *summary = g_markup_printf_escaped (
@@ -577,9 +637,15 @@ sim_export_pdf_file (const SimReport *report,
       }
   }
 
-  cairo_show_page (pdf.cr);
+  g_clear_pointer (&pdf.cr, cairo_destroy);
+  {
+    cairo_t *cr = cairo_create (surface);
+
+    pdf_emit_pages (&pdf, cr, report);
+    cairo_destroy (cr);
+  }
   g_object_unref (pdf.context);
-  cairo_destroy (pdf.cr);
+  g_ptr_array_unref (pdf.pages);
   cairo_surface_finish (surface);
   status = cairo_surface_status (surface);
   cairo_surface_destroy (surface);

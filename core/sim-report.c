@@ -23,6 +23,7 @@ struct _SimReport {
   SimReportSettings  settings;
   char              *store;      /* owns settings.store */
   char              *format;     /* of the article's file, or NULL: text */
+  char              *name;       /* the article's file name, or NULL */
   GArray            *segments;   /* SimReportSegment */
   GArray            *matches;    /* SimMatch */
   GArray            *passages;   /* SimPassage */
@@ -84,6 +85,7 @@ sim_report_unref (SimReport *report)
   g_array_unref (report->sources);
   g_free (report->store);
   g_free (report->format);
+  g_free (report->name);
   g_array_unref (report->excluded);
   g_free (report->segment_excluded);
   sim_text_index_clear (&report->index);
@@ -564,6 +566,20 @@ sim_report_set_format (SimReport  *report,
 {
   g_free (report->format);
   report->format = g_strdup (format);
+}
+
+void
+sim_report_set_name (SimReport  *report,
+                     const char *name)
+{
+  g_free (report->name);
+  report->name = g_strdup (name);
+}
+
+const char *
+sim_report_get_name (const SimReport *report)
+{
+  return report->name;
 }
 
 const char *

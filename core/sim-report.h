@@ -147,6 +147,10 @@ gint        sim_report_find_segment       (const SimReport *report,
 void        sim_report_set_format         (SimReport       *report,
                                            const char      *format);
 const char *sim_report_get_format         (const SimReport *report);
+/* The article's name for headers (a file name), or NULL. Set before sharing. */
+void        sim_report_set_name           (SimReport       *report,
+                                           const char      *name);
+const char *sim_report_get_name           (const SimReport *report);
 
 /* The JSON document of `simhound-cli check --json` (schema in the README),
  * with a "file" member first when @file is not NULL; on one line unless

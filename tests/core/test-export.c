@@ -169,6 +169,7 @@ test_pdf_keeps_every_paragraph_of_a_long_article (void **state)
   g_string_append (article, "lastword. " COPIED "\n");
   report = sim_check_run (snapshot, article->str, -1, &options, NULL, NULL, NULL, NULL);
   assert_non_null (report);
+  sim_report_set_name (report, "long-article.txt");
   assert_true (sim_export_pdf_file (report, pdf, &error));
   if (pdftotext == NULL)
     {
@@ -195,6 +196,20 @@ test_pdf_keeps_every_paragraph_of_a_long_article (void **state)
     }
   assert_non_null (strstr (flat, "lastword."));
   assert_non_null (strstr (flat, "relied on his lamp"));
+  /* Every page is numbered "Page N of M" (pdftotext ends each page with a form feed). */
+  {
+    guint n_pages = 0;
+    g_autofree char *first = NULL, *last = NULL;
+
+    for (const char *p = out; *p; p++)
+      n_pages += *p == '\f';
+    assert_true (n_pages >= 3);
+    first = g_strdup_printf ("Page 1 of %u", n_pages);
+    last = g_strdup_printf ("Page %u of %u", n_pages, n_pages);
+    assert_non_null (strstr (flat, first));
+    assert_non_null (strstr (flat, last));
+    assert_non_null (strstr (flat, "long-article.txt — Simhound similarity report — "));
+  }
 }
 
 int
