@@ -5,7 +5,7 @@
 
 #include "sim-compare.h"
 #include "sim-document.h"
-#include "sim-export.h"
+#include "sim-export-dialog.h"
 #include "sim-tint.h"
 #include "sim-compare-window.h"
 
@@ -326,30 +326,13 @@ on_compared (GObject      *source,
 /* ----------------------------------------------------------- export */
 
 static void
-on_export_response (GtkNativeDialog  *dialog,
-                    int               response,
-                    SimCompareWindow *self)
+on_export_failed (GError   *error,
+                  gpointer  user_data)
 {
-  if (response == GTK_RESPONSE_ACCEPT && self->report != NULL)
-    {
-      GtkFileFilter *filter = gtk_file_chooser_get_filter (GTK_FILE_CHOOSER (dialog));
-      const gboolean pdf = filter != NULL && g_strcmp0 (g_object_get_data (G_OBJECT (filter), "suffix"), "pdf") == 0;
-      g_autoptr(GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
-      g_autofree char *chosen = g_file_get_path (file);
-      g_autofree char *path = NULL;
-      g_autoptr(GError) error = NULL;
+  SimCompareWindow *self = user_data;
 
-      /* The chosen type decides the format, and gives the name its extension. */
-      path = g_str_has_suffix (chosen, pdf ? ".pdf" : ".html") ? g_strdup (chosen)
-                                                               : g_strconcat (chosen, pdf ? ".pdf" : ".html", NULL);
-      if (!(pdf ? sim_export_pdf_file (self->report, path, &error)
-                : sim_export_html_file (self->report, path, &error)))
-        {
-          gtk_label_set_text (self->error_label, error->message);
-          gtk_stack_set_visible_child_name (self->stack, "error");
-        }
-    }
-  g_object_unref (dialog);
+  gtk_label_set_text (self->error_label, error->message);
+  gtk_stack_set_visible_child_name (self->stack, "error");
 }
 
 static void
@@ -358,26 +341,10 @@ export_action (GtkWidget  *widget,
                GVariant   *parameter)
 {
   SimCompareWindow *self = SIM_COMPARE_WINDOW (widget);
-  GtkFileChooserNative *dialog;
-  GtkFileFilter *html = gtk_file_filter_new (), *pdf = gtk_file_filter_new ();
 
-  if (self->report == NULL)
-    return;
-  dialog = gtk_file_chooser_native_new (_("Export the Comparison"), GTK_WINDOW (self),
-                                        GTK_FILE_CHOOSER_ACTION_SAVE, _("_Export"), _("_Cancel"));
-  gtk_file_filter_set_name (html, _("Web page (HTML)"));
-  gtk_file_filter_add_suffix (html, "html");
-  g_object_set_data (G_OBJECT (html), "suffix", (gpointer) "html");
-  gtk_file_filter_set_name (pdf, _("PDF document"));
-  gtk_file_filter_add_suffix (pdf, "pdf");
-  g_object_set_data (G_OBJECT (pdf), "suffix", (gpointer) "pdf");
-  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (dialog), html);
-  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (dialog), pdf);
-  gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (dialog), _("comparison"));
-  g_object_unref (html);
-  g_object_unref (pdf);
-  g_signal_connect (dialog, "response", G_CALLBACK (on_export_response), self);
-  gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
+  if (self->report != NULL)
+    sim_export_dialog_show (GTK_WINDOW (self), _("Export the Comparison"), _("comparison"), self->report,
+                            on_export_failed, self);
 }
 
 /* ----------------------------------------------------------- object */

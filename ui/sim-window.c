@@ -8,7 +8,7 @@
 #include "sim-document.h"
 #include "sim-error.h"
 #include "sim-exclude.h"
-#include "sim-export.h"
+#include "sim-export-dialog.h"
 #include "sim-chart.h"
 #include "sim-compare-window.h"
 #include "sim-corpus-window.h"
@@ -894,22 +894,10 @@ next_action (GtkWidget  *widget,
 }
 
 static void
-on_export_response (GtkNativeDialog *dialog,
-                    int              response,
-                    SimWindow       *self)
+on_export_failed (GError   *error,
+                  gpointer  user_data)
 {
-  if (response == GTK_RESPONSE_ACCEPT && self->report)
-    {
-      g_autoptr(GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
-      g_autofree char *path = g_file_get_path (file);
-      g_autoptr(GError) error = NULL;
-      gboolean ok = g_str_has_suffix (path, ".pdf") ? sim_export_pdf_file (self->report, path, &error)
-                                                    : sim_export_html_file (self->report, path, &error);
-
-      if (!ok)
-        show_error (self, _("The report could not be saved"), error);
-    }
-  g_object_unref (dialog);
+  show_error (user_data, _("The report could not be saved"), error);
 }
 
 static void
@@ -918,21 +906,10 @@ export_action (GtkWidget  *widget,
                GVariant   *parameter)
 {
   SimWindow *self = SIM_WINDOW (widget);
-  GtkFileChooserNative *dialog = gtk_file_chooser_native_new (_("Export the Report"), GTK_WINDOW (self),
-                                                              GTK_FILE_CHOOSER_ACTION_SAVE, _("_Export"), _("_Cancel"));
-  GtkFileFilter *html = gtk_file_filter_new (), *pdf = gtk_file_filter_new ();
 
-  gtk_file_filter_set_name (html, _("Web page (HTML)"));
-  gtk_file_filter_add_suffix (html, "html");
-  gtk_file_filter_set_name (pdf, _("PDF document"));
-  gtk_file_filter_add_suffix (pdf, "pdf");
-  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (dialog), html);
-  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (dialog), pdf);
-  gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (dialog), _("similarity-report.html"));
-  g_object_unref (html);
-  g_object_unref (pdf);
-  g_signal_connect (dialog, "response", G_CALLBACK (on_export_response), self);
-  gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
+  if (self->report != NULL)
+    sim_export_dialog_show (GTK_WINDOW (self), _("Export the Report"), _("similarity-report"), self->report,
+                            on_export_failed, self);
 }
 
 static void

@@ -22,6 +22,7 @@
 
 #include "sim-corpus.h"
 #include "sim-corpus-window.h"
+#include "sim-export-dialog.h"
 #include "sim-tint.h"
 #include "sim-window.h"
 #include "sim-test-util.h"
@@ -322,6 +323,31 @@ test_window_imports_the_demo_corpus_and_lists_it (void **state)
   sim_test_remove_tree (dir);
 }
 
+/* The export dialog's type decides the format and adds the extension; a
+ * name typed with the other type's extension keeps it. */
+static void
+test_export_dialog_names_the_file_by_its_type (void **state)
+{
+  struct { const char *chosen; gboolean pdf; const char *path; gboolean as_pdf; } cases[] = {
+    { "/tmp/report", TRUE, "/tmp/report.pdf", TRUE },
+    { "/tmp/report", FALSE, "/tmp/report.html", FALSE },
+    { "/tmp/report.pdf", TRUE, "/tmp/report.pdf", TRUE },
+    { "/tmp/report.PDF", FALSE, "/tmp/report.PDF", TRUE },
+    { "/tmp/report.html", TRUE, "/tmp/report.html", FALSE },
+    { "/tmp/report.htm", FALSE, "/tmp/report.htm", FALSE },
+    { "/tmp/v1.2", TRUE, "/tmp/v1.2.pdf", TRUE },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      gboolean pdf = !cases[i].as_pdf;
+      g_autofree char *path = sim_export_dialog_path_for (cases[i].chosen, cases[i].pdf, &pdf);
+
+      assert_string_equal (path, cases[i].path);
+      assert_int_equal (pdf, cases[i].as_pdf);
+    }
+}
+
 /* Leaving quotations out greys them and lowers the figure at once, without
  * a new check; taking the choice back restores both. */
 static void
@@ -477,6 +503,7 @@ main (int argc, char **argv)
     cmocka_unit_test (test_window_waits_for_another_writer_and_says_so),
     cmocka_unit_test (test_window_uses_a_read_only_store),
     cmocka_unit_test (test_window_leaves_out_quotes_without_a_new_check),
+    cmocka_unit_test (test_export_dialog_names_the_file_by_its_type),
   };
 
   setlocale (LC_ALL, "");
