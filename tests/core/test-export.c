@@ -96,12 +96,30 @@ test_html_is_self_contained_and_escaped (void **state)
   assert_null (strstr (html, "http"));              /* nothing is loaded from anywhere */
 }
 
+/* The text of @pdf as pdftotext reads it (poppler-utils, which ./run.sh
+ * installs), on one line; the raw output, pages ended by form feeds, in
+ * @out_raw. (transfer full) */
+static char *
+pdf_text (const char  *pdf,
+          char       **out_raw)
+{
+  g_autofree char *pdftotext = g_find_program_in_path ("pdftotext");
+  const char *argv[] = { pdftotext, pdf, "-", NULL };
+  g_auto(GStrv) lines = NULL;
+  int status = 0;
+
+  assert_non_null (pdftotext);
+  assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, out_raw, NULL, &status, NULL));
+  assert_true (g_spawn_check_wait_status (status, NULL));
+  lines = g_strsplit_set (*out_raw, "\n", -1);
+  return g_strjoinv (" ", lines);
+}
+
 static void
 test_pdf_holds_flagged_segments_and_sources (void **state)
 {
   Fixture *f = *state;
   g_autofree char *pdf = g_build_filename (f->dir, "report.pdf", NULL);
-  g_autofree char *pdftotext = g_find_program_in_path ("pdftotext");
   g_autofree char *out = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *flat = NULL;
@@ -109,21 +127,7 @@ test_pdf_holds_flagged_segments_and_sources (void **state)
 
   assert_true (sim_export_pdf_file (f->report, pdf, &error));
   assert_true (g_file_test (pdf, G_FILE_TEST_IS_REGULAR));
-  if (pdftotext == NULL)
-    {
-      g_test_message ("pdftotext not installed: PDF text not checked");
-      skip ();
-    }
-  {
-    const char *argv[] = { pdftotext, pdf, "-", NULL };
-
-    assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, NULL, &status, &error));
-  }
-  {
-    g_auto(GStrv) lines = g_strsplit_set (out, "\n", -1);
-
-    flat = g_strjoinv (" ", lines);
-  }
+  flat = pdf_text (pdf, &out);
   assert_non_null (strstr (flat, "Similarity report"));
   assert_non_null (strstr (flat, "relied on his lamp"));
   assert_non_null (strstr (flat, "街角那家茶馆"));          /* CJK glyphs are in the PDF */
@@ -152,7 +156,6 @@ test_pdf_keeps_every_paragraph_of_a_long_article (void **state)
   Fixture *f = *state;
   g_autofree char *store = g_build_filename (f->dir, "store.db", NULL);
   g_autofree char *pdf = g_build_filename (f->dir, "long.pdf", NULL);
-  g_autofree char *pdftotext = g_find_program_in_path ("pdftotext");
   g_autoptr(SimCorpus) corpus = sim_corpus_open (store, TRUE, NULL);
   g_autoptr(SimCorpusSnapshot) snapshot = sim_corpus_ref_snapshot (corpus);
   g_autoptr(GString) article = g_string_new (NULL);
@@ -160,7 +163,6 @@ test_pdf_keeps_every_paragraph_of_a_long_article (void **state)
   g_autoptr(GError) error = NULL;
   SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
   g_autofree char *out = NULL, *flat = NULL;
-  int status = 0;
 
   for (guint i = 0; i < 300; i++)
     g_string_append_printf (article, "Paragraph %u tells of harbour %u.\n", i, i * 7);
@@ -171,21 +173,7 @@ test_pdf_keeps_every_paragraph_of_a_long_article (void **state)
   assert_non_null (report);
   sim_report_set_name (report, "long-article.txt");
   assert_true (sim_export_pdf_file (report, pdf, &error));
-  if (pdftotext == NULL)
-    {
-      g_test_message ("pdftotext not installed: PDF text not checked");
-      skip ();
-    }
-  {
-    const char *argv[] = { pdftotext, pdf, "-", NULL };
-
-    assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, NULL, &status, &error));
-  }
-  {
-    g_auto(GStrv) lines = g_strsplit_set (out, "\n", -1);
-
-    flat = g_strjoinv (" ", lines);
-  }
+  flat = pdf_text (pdf, &out);
   assert_non_null (strstr (flat, "Paragraph 0 tells of harbour 0."));
   assert_non_null (strstr (flat, "Paragraph 299 tells of harbour 2093."));
   for (guint i = 0; i < 1500; i += 97)
