@@ -45,6 +45,41 @@ append_escaped (GString    *out,
   g_string_append (out, escaped);
 }
 
+/* The source a flagged segment is coloured and numbered by: its best match's. */
+static guint
+segment_source (const SimReport        *report,
+                const SimReportSegment *seg)
+{
+  return sim_report_get_match (report, seg->first_match)->source;
+}
+
+/* TRUE when flagged segment @index runs on into the next flagged segment
+ * from the same source (only space between, the same greying): the run is
+ * one passage to the reader and gets its source's number once, at its end. */
+static gboolean
+run_continues (const SimReport *report,
+               guint            index)
+{
+  const SimReportSegment *seg = sim_report_get_segment (report, index);
+  const gboolean excluded = sim_report_is_segment_excluded (report, index);
+
+  for (guint j = index + 1; j < sim_report_get_n_segments (report); j++)
+    {
+      const SimReportSegment *next = sim_report_get_segment (report, j);
+      g_autofree char *between = NULL;
+
+      if (next->level == SIM_LEVEL_LOW || next->n_matches == 0)
+        return FALSE;
+      if (segment_source (report, next) != segment_source (report, seg) ||
+          sim_report_is_segment_excluded (report, j) != excluded)
+        return FALSE;
+      between = sim_report_dup_text (report, seg->end, next->start);
+      g_strstrip (between);
+      return between[0] == '\0';
+    }
+  return FALSE;
+}
+
 static char *
 describe_segment (const SimReport        *report,
                   const SimReportSegment *seg)
@@ -52,9 +87,9 @@ describe_segment (const SimReport        *report,
   const SimMatch *m = sim_report_get_match (report, seg->first_match);
   const SimReportSource *src = sim_report_get_source (report, m->source);
 
-  return g_strdup_printf (_("%s similarity %.0f%% (fingerprint distance %u) with %s"),
-                          seg->level == SIM_LEVEL_HIGH ? _("High") : _("Medium"),
-                          100 * seg->similarity, seg->distance, src->display_path);
+  return g_strdup_printf (_("Source %u, %s: %.0f%% similar to %s"), m->source + 1,
+                          seg->level == SIM_LEVEL_HIGH ? _("high") : _("medium"),
+                          100 * seg->similarity, src->display_path);
 }
 
 /* The chart as SVG: every segment along the article, and the histogram. */
@@ -95,29 +130,84 @@ append_svg_chart (GString         *out,
                           _("along the article"), _("segments per similarity band (%)"));
 }
 
+/* The number of sources with flagged segments: they come first, numbered 1.. */
+static guint
+count_flagged_sources (const SimReport *report)
+{
+  guint n = 0;
+
+  while (n < sim_report_get_n_sources (report) && sim_report_get_source (report, n)->n_segments > 0)
+    n++;
+  return n;
+}
+
+static void
+append_html_row (GString    *out,
+                 const char *header,
+                 const char *value)
+{
+  g_string_append (out, "<tr><th>");
+  append_escaped (out, header);
+  g_string_append (out, "</th><td>");
+  append_escaped (out, value);
+  g_string_append (out, "</td></tr>\n");
+}
+
 char *
 sim_export_html (const SimReport *report)
 {
   GString *out = g_string_new (NULL);
   const SimReportSettings *s = sim_report_get_settings (report);
+  const guint n_flagged_sources = count_flagged_sources (report);
+  g_autoptr(GDateTime) now = g_date_time_new_now_local ();
+  g_autofree char *date = g_date_time_format (now, "%Y-%m-%d %H:%M");
   guint32 at = 0;
   guint number = 0, listed = 0;
 
   g_string_append (out, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">\n<title>");
+  if (sim_report_get_name (report))
+    {
+      append_escaped (out, sim_report_get_name (report));
+      g_string_append (out, " — ");
+    }
   append_escaped (out, _("Simhound similarity report"));
   g_string_append (out, "</title>\n<style>\n"
                         "body{font-family:'Noto Sans','Noto Sans CJK SC',sans-serif;max-width:60em;margin:2em auto;line-height:1.6;color:#222}\n"
                         ".article{white-space:pre-wrap;border:1px solid #ddd;padding:1em}\n"
                         "table{border-collapse:collapse}td,th{padding:.2em .8em;text-align:left;border-bottom:1px solid #eee}\n"
+                        "td.num{text-align:right}.swatch{display:inline-block;width:1.4em;text-align:center;border-radius:3px}\n"
+                        "sup.src{font-size:.7em;font-weight:bold;color:#444}\n"
                         ".source{color:#555;font-size:.9em}.excerpt{background:#f6f5f4;padding:.3em .6em}\n"
-                        "@media print{mark{-webkit-print-color-adjust:exact;print-color-adjust:exact}}\n");
+                        "@media print{mark,.swatch{-webkit-print-color-adjust:exact;print-color-adjust:exact}}\n");
   g_string_append_printf (out, "mark.high{background:%s}mark.medium{background:%s}"
                           "mark.excluded{background:%s;color:#5e5c64}\n",
                           sim_level_tint (SIM_LEVEL_HIGH), sim_level_tint (SIM_LEVEL_MEDIUM),
                           sim_level_excluded_tint ());
-  g_string_append (out, "</style></head><body>\n<h1>");
+  for (guint c = 1; c <= SIM_SOURCE_N_COLORS; c++)
+    g_string_append_printf (out, ".c%u{background:%s}", c, sim_source_tint (c));
+  g_string_append (out, "\n</style></head><body>\n<h1>");
   append_escaped (out, _("Similarity report"));
-  g_string_append_printf (out, "</h1>\n<p><strong>%.1f%%</strong> ", 100 * sim_report_get_similarity (report));
+  g_string_append (out, "</h1>\n<table class=\"about\">\n");
+  if (sim_report_get_name (report))
+    append_html_row (out, _("Document"), sim_report_get_name (report));
+  append_html_row (out, _("Checked"), date);
+  {
+    g_autofree char *corpus = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u document", "%u documents",
+                                                            s->n_documents), s->n_documents);
+    g_autofree char *segments = g_str_equal (s->mode, "window")
+                                  ? g_strdup_printf (_("windows of %u characters"), s->window)
+                                  : g_strdup (_("sentences"));
+    g_autofree char *levels = g_strdup_printf (_("high from %.0f%%, medium from %.0f%% similarity to source"),
+                                               100 * s->high_threshold, 100 * s->medium_threshold);
+
+    append_html_row (out, _("Reference corpus"), corpus);
+    append_html_row (out, _("Compared by"), segments);
+    append_html_row (out, _("Search"), s->fast ? _("fast") : _("precise"));
+    append_html_row (out, _("Levels"), levels);
+  }
+  g_string_append (out, "</table>\n");
+
+  g_string_append_printf (out, "<p><strong>%.1f%%</strong> ", 100 * sim_report_get_similarity (report));
   append_escaped (out, _("of the article is similar to the reference corpus."));
   g_string_append_printf (out, " <mark class=\"high\">%s: %u</mark> <mark class=\"medium\">%s: %u</mark> %s: %u</p>\n",
                           _("high"), sim_report_count_level (report, SIM_LEVEL_HIGH),
@@ -134,56 +224,80 @@ sim_export_html (const SimReport *report)
                             _("Excluding the references"), 100 * r->excluding_references,
                             _("Excluding both"), 100 * r->excluding_both,
                             _("Largest single source"), 100 * r->largest_source);
-    if (sim_report_get_n_excluded (report) > 0)
-      {
-        g_string_append (out, "<p><mark class=\"excluded\">");
-        append_escaped (out, _("Greyed"));
-        g_string_append (out, "</mark> ");
-        append_escaped (out, _("text is left out of the similarity (quotations, references, small matches, "
-                               "excluded sources or the assignment's own text)."));
-        g_string_append (out, "</p>\n");
-      }
   }
 
+  /* Sources, numbered and coloured as their passages in the text below. */
   g_string_append (out, "<h2>");
-  append_escaped (out, _("Settings"));
-  g_string_append (out, "</h2>\n<table>\n");
-  g_string_append_printf (out, "<tr><th>%s</th><td>%s", _("Segments"),
-                          g_str_equal (s->mode, "window") ? _("windows") : _("sentences"));
-  if (g_str_equal (s->mode, "window"))
-    g_string_append_printf (out, " (%u)", s->window);
-  g_string_append_printf (out, "</td></tr>\n<tr><th>%s</th><td>%u</td></tr>\n<tr><th>%s</th><td>%s</td></tr>\n"
-                          "<tr><th>%s</th><td>%.2f / %.2f</td></tr>\n<tr><th>%s</th><td>%u %s, %zu %s</td></tr>\n",
-                          _("Maximum fingerprint distance"), s->max_distance,
-                          _("Search"), s->fast ? _("fast") : _("precise"),
-                          _("High / medium thresholds"), s->high_threshold, s->medium_threshold,
-                          _("Reference corpus"), s->n_documents, _("documents"), s->n_fingerprints, _("fingerprints"));
-  g_string_append (out, "</table>\n<h2>");
+  append_escaped (out, _("Sources"));
+  g_string_append_printf (out, "</h2>\n<table class=\"sources\">\n<tr><th>%s</th><th>%s</th><th>%s</th>"
+                          "<th>%s</th><th>%s</th></tr>\n",
+                          _("No."), _("Title"), _("File"), _("Share"), _("Characters"));
+  for (guint i = 0; i < n_flagged_sources; i++)
+    {
+      const SimReportSource *src = sim_report_get_source (report, i);
+
+      g_string_append_printf (out, "<tr id=\"src%u\"><td><span class=\"swatch c%u\">%u</span></td><td>", i + 1,
+                              (i % SIM_SOURCE_N_COLORS) + 1, i + 1);
+      append_escaped (out, src->title);
+      g_string_append (out, "</td><td>");
+      append_escaped (out, src->display_path);
+      g_string_append_printf (out, "</td><td class=\"num\">%.1f%%</td><td class=\"num\">%u</td></tr>\n",
+                              100 * src->share, src->n_chars);
+    }
+  if (n_flagged_sources == 0)
+    {
+      g_string_append (out, "<tr><td colspan=\"5\">");
+      append_escaped (out, _("No source above the medium level."));
+      g_string_append (out, "</td></tr>\n");
+    }
+  g_string_append (out, "</table>\n");
+
+  g_string_append (out, "<h2>");
   append_escaped (out, _("Distribution"));
   g_string_append (out, "</h2>\n");
   append_svg_chart (out, report);
+  g_string_append (out, "<p class=\"legend\">");
+  g_string_append_printf (out, "<mark class=\"high\">%s</mark> <mark class=\"medium\">%s</mark> ", _("high"), _("medium"));
+  append_escaped (out, _("similarity along the article."));
+  g_string_append (out, "</p>\n");
 
   g_string_append (out, "<h2>");
   append_escaped (out, _("Article"));
-  g_string_append (out, "</h2>\n<div class=\"article\">");
+  g_string_append (out, "</h2>\n<p class=\"legend\">");
+  append_escaped (out, _("Each flagged passage is coloured and numbered like its source in the table above."));
+  if (sim_report_get_n_excluded (report) > 0)
+    {
+      g_string_append (out, " <mark class=\"excluded\">");
+      append_escaped (out, _("Greyed"));
+      g_string_append (out, "</mark> ");
+      append_escaped (out, _("text is left out of the similarity (quotations, references, small matches, "
+                             "excluded sources or the assignment's own text)."));
+    }
+  g_string_append (out, "</p>\n<div class=\"article\">");
   for (guint i = 0; i < sim_report_get_n_segments (report); i++)
     {
       const SimReportSegment *seg = sim_report_get_segment (report, i);
       g_autofree char *before = NULL, *inner = NULL, *title = NULL;
+      guint source;
 
       if (seg->level == SIM_LEVEL_LOW || seg->n_matches == 0)
         continue;
+      source = segment_source (report, seg);
       before = sim_report_dup_text (report, at, seg->start);
       inner = sim_report_dup_text (report, seg->start, seg->end);
       title = describe_segment (report, seg);
       append_escaped (out, before);
-      g_string_append_printf (out, "<mark class=\"%s\" id=\"s%u\" title=\"",
-                              sim_report_is_segment_excluded (report, i) ? "excluded" : sim_level_to_string (seg->level),
-                              ++number);
+      if (sim_report_is_segment_excluded (report, i))
+        g_string_append_printf (out, "<mark class=\"excluded\" id=\"s%u\" title=\"", ++number);
+      else
+        g_string_append_printf (out, "<mark class=\"c%u %s\" id=\"s%u\" title=\"", (source % SIM_SOURCE_N_COLORS) + 1,
+                                sim_level_to_string (seg->level), ++number);
       append_escaped (out, title);
       g_string_append (out, "\">");
       append_escaped (out, inner);
-      g_string_append_printf (out, "</mark><sup><a href=\"#f%u\">%u</a></sup>", number, number);
+      g_string_append (out, "</mark>");
+      if (!run_continues (report, i))
+        g_string_append_printf (out, "<sup class=\"src\"><a href=\"#f%u\">%u</a></sup>", number, source + 1);
       at = seg->end;
     }
   {
@@ -192,7 +306,7 @@ sim_export_html (const SimReport *report)
     append_escaped (out, rest);
   }
   g_string_append (out, "</div>\n<h2>");
-  append_escaped (out, _("Flagged segments and their sources"));
+  append_escaped (out, _("Flagged passages and their sources"));
   g_string_append (out, "</h2>\n<ol>\n");
   for (guint i = 0; i < sim_report_get_n_segments (report); i++)
     {
@@ -206,11 +320,20 @@ sim_export_html (const SimReport *report)
       m = sim_report_get_match (report, seg->first_match);
       src = sim_report_get_source (report, m->source);
       inner = sim_report_dup_text (report, seg->start, seg->end);
-      g_string_append_printf (out, "<li id=\"f%u\"><mark class=\"%s\">", ++listed,
-                              sim_report_is_segment_excluded (report, i) ? "excluded" : sim_level_to_string (seg->level));
+      if (sim_report_is_segment_excluded (report, i))
+        g_string_append_printf (out, "<li id=\"f%u\"><mark class=\"excluded\">", ++listed);
+      else
+        g_string_append_printf (out, "<li id=\"f%u\"><mark class=\"c%u\">", ++listed,
+                                (m->source % SIM_SOURCE_N_COLORS) + 1);
       append_escaped (out, inner);
-      g_string_append_printf (out, "</mark><div class=\"source\">%.0f%% · %s %u · ", 100 * m->similarity,
-                              _("distance"), m->distance);
+      g_string_append_printf (out, "</mark><div class=\"source\"><a href=\"#src%u\">%s %u</a> · ",
+                              m->source + 1, _("Source"), m->source + 1);
+      {
+        g_autofree char *similar = g_strdup_printf (_("%.0f%% similar to the source"), 100 * m->similarity);
+
+        append_escaped (out, similar);
+      }
+      g_string_append (out, " · ");
       append_escaped (out, src->title);
       g_string_append (out, " — ");
       append_escaped (out, src->display_path);
@@ -218,22 +341,7 @@ sim_export_html (const SimReport *report)
       append_escaped (out, m->excerpt);
       g_string_append (out, "</div></li>\n");
     }
-  g_string_append (out, "</ol>\n<h2>");
-  append_escaped (out, _("Sources"));
-  g_string_append (out, "</h2>\n<table>\n");
-  for (guint i = 0; i < sim_report_get_n_sources (report); i++)
-    {
-      const SimReportSource *src = sim_report_get_source (report, i);
-
-      if (src->n_segments == 0)
-        continue;
-      g_string_append_printf (out, "<tr><td>%.1f%%</td><td>%u</td><td>", 100 * src->share, src->n_segments);
-      append_escaped (out, src->title);
-      g_string_append (out, "</td><td>");
-      append_escaped (out, src->display_path);
-      g_string_append (out, "</td></tr>\n");
-    }
-  g_string_append (out, "</table>\n</body></html>\n");
+  g_string_append (out, "</ol>\n</body></html>\n");
   return g_string_free (out, FALSE);
 }
 
@@ -560,10 +668,7 @@ sim_export_pdf_file (const SimReport *report,
       _("<b>%.1f%%</b> of the article is similar to the reference corpus: %u high, %u medium and %u low segments."),
       100 * sim_report_get_similarity (report), sim_report_count_level (report, SIM_LEVEL_HIGH),
       sim_report_count_level (report, SIM_LEVEL_MEDIUM), sim_report_count_level (report, SIM_LEVEL_LOW));
-    g_autofree char *settings = g_markup_printf_escaped (
-      _("Settings: %s segments, maximum distance %u, %s search, thresholds %.2f / %.2f; corpus of %u documents (%s)."),
-      g_str_equal (s->mode, "window") ? _("window") : _("sentence"), s->max_distance,
-      s->fast ? _("fast") : _("precise"), s->high_threshold, s->medium_threshold, s->n_documents, s->store);
+    g_autofree char *settings = NULL;
 
     const SimRatios *r = sim_report_get_ratios (report);
     g_autofree char *ratios = g_markup_printf_escaped (
@@ -571,32 +676,96 @@ sim_export_pdf_file (const SimReport *report,
         "largest single source %.1f%%."),
       100 * r->total, 100 * r->excluding_quotes, 100 * r->excluding_references, 100 * r->excluding_both,
       100 * r->largest_source);
+    g_autoptr(GDateTime) now = g_date_time_new_now_local ();
+    g_autofree char *date = g_date_time_format (now, "%Y-%m-%d %H:%M");
+    g_autofree char *corpus = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u document", "%u documents",
+                                                            s->n_documents), s->n_documents);
+    g_autofree char *segments = g_str_equal (s->mode, "window")
+                                  ? g_strdup_printf (_("windows of %u characters"), s->window)
+                                  : g_strdup (_("sentences"));
 
+    settings = g_markup_printf_escaped (_("Checked %s against a reference corpus of %s (%s); compared by %s, "
+                                          "%s search; high from %.0f%%, medium from %.0f%% similarity to source."),
+                                        date, corpus, s->store, segments, s->fast ? _("fast") : _("precise"),
+                                        100 * s->high_threshold, 100 * s->medium_threshold);
     pdf_markup (&pdf, title, "Sans 18");
+    if (sim_report_get_name (report))
+      {
+        g_autofree char *name = g_markup_printf_escaped ("<b>%s</b>", sim_report_get_name (report));
+
+        pdf_markup (&pdf, name, "Sans 11");
+      }
     pdf_markup (&pdf, summary, "Sans 10");
     pdf_markup (&pdf, ratios, "Sans 9");
     pdf_markup (&pdf, settings, "Sans 8");
   }
+
+  /* Sources, numbered and coloured as their passages in the text below. */
+  {
+    const guint n_flagged_sources = count_flagged_sources (report);
+    g_autofree char *heading = g_markup_printf_escaped ("<b>%s</b>", _("Sources"));
+
+    pdf_markup (&pdf, heading, "Sans 13");
+    for (guint i = 0; i < n_flagged_sources; i++)
+      {
+        const SimReportSource *src = sim_report_get_source (report, i);
+        g_autofree char *characters = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u character",
+                                                                    "%u characters", src->n_chars), src->n_chars);
+        g_autofree char *row = g_markup_printf_escaped ("<span background=\"%s\"><b> %u </b></span>  "
+                                                        "<b>%.1f%%</b>  %s  <span foreground=\"#555\">(%s)</span>\n"
+                                                        "<span foreground=\"#555\">%s</span>",
+                                                        sim_source_tint (i + 1), i + 1, 100 * src->share,
+                                                        src->title, characters, src->display_path);
+
+        pdf_markup_spaced (&pdf, row, "Sans 9", 3);
+      }
+    if (n_flagged_sources == 0)
+      {
+        g_autofree char *none = g_markup_escape_text (_("No source above the medium level."), -1);
+
+        pdf_markup (&pdf, none, "Sans 9");
+      }
+    pdf.y += 6;
+  }
   pdf_chart (&pdf, report);
 
-  /* The article, with flagged segments highlighted in their level colours. */
+  /* The article, each flagged passage in its source's colour and number. */
   {
     Flow flow = { &pdf, markup, 0, NULL };
+    g_autofree char *heading = g_markup_printf_escaped ("<b>%s</b>", _("Article"));
+    g_autoptr(GString) legend = g_string_new (NULL);
 
+    pdf_markup (&pdf, heading, "Sans 13");
+    g_string_append (legend, _("Each flagged passage is coloured and numbered like its source in the table above."));
+    if (sim_report_get_n_excluded (report) > 0)
+      {
+        g_string_append_c (legend, ' ');
+        g_string_append (legend, _("Greyed text is left out of the similarity (quotations, references, small matches, "
+                                   "excluded sources or the assignment's own text)."));
+      }
+    {
+      g_autofree char *escaped = g_markup_printf_escaped ("<span foreground=\"#555\">%s</span>", legend->str);
+
+      pdf_markup (&pdf, escaped, "Sans 8");
+    }
     for (guint i = 0; i < sim_report_get_n_segments (report); i++)
       {
         const SimReportSegment *seg = sim_report_get_segment (report, i);
         g_autofree char *before = NULL, *inner = NULL;
+        guint source;
 
         if (seg->level == SIM_LEVEL_LOW || seg->n_matches == 0)
           continue;
+        source = segment_source (report, seg);
         before = sim_report_dup_text (report, at, seg->start);
         inner = sim_report_dup_text (report, seg->start, seg->end);
         flow_text (&flow, before);
-        flow.tint = sim_report_is_segment_excluded (report, i) ? sim_level_excluded_tint () : sim_level_tint (seg->level);
+        flow.tint = sim_report_is_segment_excluded (report, i) ? sim_level_excluded_tint () : sim_source_tint (source + 1);
         g_string_append_printf (markup, "<span background=\"%s\">", flow.tint);
         flow_text (&flow, inner);
         g_string_append (markup, "</span>");
+        if (!run_continues (report, i))
+          g_string_append_printf (markup, "<sup><b>%u</b></sup>", source + 1);
         flow.tint = NULL;
         at = seg->end;
       }
@@ -609,9 +778,9 @@ sim_export_pdf_file (const SimReport *report,
     }
   }
 
-  /* Every flagged segment and its source. */
+  /* Every flagged passage and its source. */
   {
-    g_autofree char *heading = g_markup_printf_escaped ("<b>%s</b>", _("Flagged segments and their sources"));
+    g_autofree char *heading = g_markup_printf_escaped ("<b>%s</b>", _("Flagged passages and their sources"));
     guint number = 0;
 
     pdf_markup (&pdf, heading, "Sans 13");
@@ -620,18 +789,19 @@ sim_export_pdf_file (const SimReport *report,
         const SimReportSegment *seg = sim_report_get_segment (report, i);
         const SimMatch *m;
         const SimReportSource *src;
-        g_autofree char *inner = NULL, *item = NULL;
+        g_autofree char *inner = NULL, *item = NULL, *similar = NULL;
 
         if (seg->level == SIM_LEVEL_LOW || seg->n_matches == 0)
           continue;
         m = sim_report_get_match (report, seg->first_match);
         src = sim_report_get_source (report, m->source);
         inner = sim_report_dup_text (report, seg->start, seg->end);
+        similar = g_strdup_printf (_("%.0f%% similar to the source"), 100 * m->similarity);
         item = g_markup_printf_escaped ("%u. <span background=\"%s\">%s</span>\n"
-                                        "<span foreground=\"#555\">%.0f%% · %s %u · %s — %s</span>\n%s",
+                                        "<span foreground=\"#555\">%s %u · %s · %s — %s</span>\n%s",
                                         ++number, sim_report_is_segment_excluded (report, i)
-                                                    ? sim_level_excluded_tint () : sim_level_tint (seg->level),
-                                        inner, 100 * m->similarity, _("distance"), m->distance,
+                                                    ? sim_level_excluded_tint () : sim_source_tint (m->source + 1),
+                                        inner, _("Source"), m->source + 1, similar,
                                         src->title, src->display_path, m->excerpt);
         pdf_markup (&pdf, item, "Sans 9");
       }

@@ -76,3 +76,36 @@ sim_level_excluded_tint (void)
 {
   return "#deddda";
 }
+
+static const struct {
+  const char *color;
+  const char *tint;   /* color at SOURCE_ALPHA over white */
+} sources[SIM_SOURCE_N_COLORS] = {
+  { "#77aadd", "#adcceb" },  /* light blue */
+  { "#ee8866", "#f5b8a3" },  /* orange */
+  { "#eedd88", "#f5ebb8" },  /* light yellow */
+  { "#ffaabb", "#ffccd6" },  /* pink */
+  { "#99ddff", "#c2ebff" },  /* light cyan */
+  { "#44bb99", "#8fd6c2" },  /* mint */
+  { "#bbcc33", "#d6e085" },  /* pear */
+  { "#aaaa00", "#cccc66" },  /* olive */
+};
+#define SOURCE_ALPHA 0.6
+
+const char *
+sim_source_color (guint number)
+{
+  return sources[(MAX (number, 1) - 1) % SIM_SOURCE_N_COLORS].color;
+}
+
+double
+sim_source_tint_alpha (void)
+{
+  return SOURCE_ALPHA;
+}
+
+const char *
+sim_source_tint (guint number)
+{
+  return sources[(MAX (number, 1) - 1) % SIM_SOURCE_N_COLORS].tint;
+}

@@ -46,4 +46,17 @@ const char *sim_level_tint         (SimLevel level);
  * (a quote, the references): shown greyed, not hidden. */
 const char *sim_level_excluded_tint (void);
 
+/* Sources: the source numbered @number (1-based: its row in a report's
+ * sources table, ranked by share) is drawn in colour @number of a palette
+ * that colour-blind readers tell apart and black or white text reads on
+ * (Paul Tol's "light" scheme, made for labelled cells). After
+ * SIM_SOURCE_N_COLORS the colours repeat; the number still tells sources
+ * apart. */
+#define SIM_SOURCE_N_COLORS 8
+const char *sim_source_color       (guint    number);
+/* The opacity of a source colour behind text on screen. */
+double      sim_source_tint_alpha  (void);
+/* The same tint flattened onto white, as "#rrggbb", for print. */
+const char *sim_source_tint        (guint    number);
+
 G_END_DECLS

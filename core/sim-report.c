@@ -764,6 +764,11 @@ sim_report_to_json (const SimReport *report,
       const SimReportSource *src = &g_array_index (report->sources, SimReportSource, i);
 
       json_builder_begin_object (b);
+      /* The number and colour the window and the exports show it with. */
+      json_builder_set_member_name (b, "number");
+      json_builder_add_int_value (b, i + 1);
+      json_builder_set_member_name (b, "color");
+      json_builder_add_string_value (b, sim_source_color (i + 1));
       json_builder_set_member_name (b, "document");
       json_builder_add_string_value (b, src->display_path);
       json_builder_set_member_name (b, "doc_id");

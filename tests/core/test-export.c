@@ -90,10 +90,62 @@ test_html_is_self_contained_and_escaped (void **state)
   assert_non_null (strstr (html, "&lt;script&gt;alert(1)&lt;/script&gt;.txt"));
   assert_null (strstr (html, "<b>northern</b>"));  /* the article is escaped */
   assert_non_null (strstr (html, "&lt;b&gt;northern&lt;/b&gt;"));
-  assert_non_null (strstr (html, "<mark class=\"high\""));
   assert_non_null (strstr (html, ZH));
+  assert_null (strstr (html, "distance"));          /* plain words, not the engine's */
   assert_non_null (strstr (html, "<svg"));
   assert_null (strstr (html, "http"));              /* nothing is loaded from anywhere */
+}
+
+/* The HTML of the mark that opens with @text, up to its text. (transfer full) */
+static char *
+mark_before (const char *html,
+             const char *text)
+{
+  const char *at = strstr (html, text), *open;
+
+  assert_non_null (at);
+  open = g_strrstr_len (html, at - html, "<mark ");
+  assert_non_null (open);
+  return g_strndup (open, at - open);
+}
+
+/* Two sources: each has its number and its colour, in the sources table
+ * and on its flags in the text, and the two differ. */
+static void
+test_html_numbers_and_colours_flags_by_source (void **state)
+{
+  Fixture *f = *state;
+  g_autofree char *html = sim_export_html (f->report);
+  g_autofree char *lamp = mark_before (html, "Ships passing");
+  g_autofree char *tea = mark_before (html, ZH);
+  const SimReportSource *first = sim_report_get_source (f->report, 0);
+  const SimReportSource *second = sim_report_get_source (f->report, 1);
+  const gboolean lamp_first = strstr (first->display_path, "script") != NULL;
+  g_autofree char *row1 = NULL, *row2 = NULL;
+
+  assert_true (sim_report_get_n_sources (f->report) >= 2);
+  assert_true (first->n_segments > 0 && second->n_segments > 0);
+  /* The table: numbered rows with the palette's colours, largest share first. */
+  row1 = g_strdup_printf ("<tr id=\"src1\"><td><span class=\"swatch c1\">1</span>");
+  row2 = g_strdup_printf ("<tr id=\"src2\"><td><span class=\"swatch c2\">2</span>");
+  assert_non_null (strstr (html, row1));
+  assert_non_null (strstr (html, row2));
+  assert_true (strstr (html, row1) < strstr (html, row2));
+  {
+    g_autofree char *style1 = g_strdup_printf (".c1{background:%s}", sim_source_tint (1));
+    g_autofree char *style2 = g_strdup_printf (".c2{background:%s}", sim_source_tint (2));
+
+    assert_non_null (strstr (html, style1));
+    assert_non_null (strstr (html, style2));
+    assert_string_not_equal (sim_source_tint (1), sim_source_tint (2));
+  }
+  /* The flags: in their source's colour, and the two sources' flags differ. */
+  assert_non_null (strstr (lamp, lamp_first ? "class=\"c1 " : "class=\"c2 "));
+  assert_non_null (strstr (tea, lamp_first ? "class=\"c2 " : "class=\"c1 "));
+  assert_non_null (strstr (lamp, "title=\"Source "));
+  /* The palette repeats after its last colour; numbers go on. */
+  assert_string_equal (sim_source_color (1), sim_source_color (1 + SIM_SOURCE_N_COLORS));
+  assert_string_not_equal (sim_source_color (1), sim_source_color (SIM_SOURCE_N_COLORS));
 }
 
 /* The text of @pdf as pdftotext reads it (poppler-utils, which ./run.sh
@@ -132,6 +184,10 @@ test_pdf_holds_flagged_segments_and_sources (void **state)
   assert_non_null (strstr (flat, "relied on his lamp"));
   assert_non_null (strstr (flat, "街角那家茶馆"));          /* CJK glyphs are in the PDF */
   assert_non_null (strstr (flat, "tea.txt"));               /* and the sources */
+  assert_non_null (strstr (flat, "Sources 1 "));            /* the numbered sources table */
+  assert_non_null (strstr (flat, "2 "));
+  assert_non_null (strstr (flat, "Each flagged passage is coloured and numbered like its source")); /* the legend */
+  assert_null (strstr (flat, "distance"));
   /* Chinese is set in the Simplified Chinese variant of the CJK font. */
   {
     g_autofree char *pdffonts = g_find_program_in_path ("pdffonts");
@@ -206,6 +262,7 @@ main (void)
   const struct CMUnitTest tests[] = {
     cmocka_unit_test (test_histogram_counts_every_segment),
     cmocka_unit_test (test_html_is_self_contained_and_escaped),
+    cmocka_unit_test (test_html_numbers_and_colours_flags_by_source),
     cmocka_unit_test (test_pdf_holds_flagged_segments_and_sources),
     cmocka_unit_test (test_pdf_keeps_every_paragraph_of_a_long_article),
   };
