@@ -31,6 +31,17 @@ sim_tint_install_css (void)
   rules = g_strdup_printf (".legend-high { background-color: %s; border-radius: 4px; padding: 0 6px; }\n"
                            ".legend-medium { background-color: %s; border-radius: 4px; padding: 0 6px; }\n",
                            high_s, medium_s);
+  /* Source numbers in their palette colours, as in the article's gutter. */
+  {
+    GString *more = g_string_new (rules);
+
+    g_string_append (more, ".source-badge { border-radius: 4px; padding: 0 5px; color: rgba(0,0,0,0.87); "
+                           "font-weight: bold; font-size: smaller; }\n");
+    for (guint c = 1; c <= SIM_SOURCE_N_COLORS; c++)
+      g_string_append_printf (more, ".source-%u { background-color: %s; }\n", c, sim_source_color (c));
+    g_free (rules);
+    rules = g_string_free (more, FALSE);
+  }
   css = gtk_css_provider_new ();
   gtk_css_provider_load_from_data (css, rules, -1);
   gtk_style_context_add_provider_for_display (gdk_display_get_default (), GTK_STYLE_PROVIDER (css),

@@ -18,7 +18,8 @@ void sim_tint_get_rgba (SimLevel  level,
                         GdkRGBA  *out);
 
 /* Gives the display the .legend-high and .legend-medium style classes in
- * the same colours (once; later calls do nothing). */
+ * the same colours, and .source-badge with .source-1 … .source-8 in the
+ * source palette (once; later calls do nothing). */
 void sim_tint_install_css (void);
 
 G_END_DECLS

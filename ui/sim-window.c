@@ -3,6 +3,7 @@
 
 #include <glib/gi18n.h>
 
+#include "sim-article-view.h"
 #include "sim-check.h"
 #include "sim-corpus.h"
 #include "sim-document.h"
@@ -14,8 +15,6 @@
 #include "sim-corpus-window.h"
 #include "sim-tint.h"
 #include "sim-window.h"
-
-#define MAX_SOURCE_ROWS 50
 
 struct _SimWindow {
   GtkApplicationWindow parent_instance;
@@ -29,6 +28,9 @@ struct _SimWindow {
   GtkCheckButton    *fast_check;
   GtkCheckButton    *exclude_quotes_check;
   GtkCheckButton    *exclude_references_check;
+  GtkDropDown       *highlight_dropdown;
+  GtkWidget         *level_legend;
+  GtkButton         *show_all_button;
   GtkButton         *check_button;
   GtkButton         *cancel_button;
   GtkProgressBar    *progress_bar;
@@ -50,10 +52,11 @@ struct _SimWindow {
   GtkTextTag        *tag_high;
   GtkTextTag        *tag_medium;
   GtkTextTag        *tag_excluded;
-  GtkTextTag        *tag_selected;
+  GtkTextTag        *tag_source[SIM_SOURCE_N_COLORS];
   GtkTextTag        *tag_source_match;
   GtkWidget         *corpus_window; /* weak: the corpus manager while it is open */
   gint               selected;    /* segment shown in the source pane, or -1 */
+  gint               filter;      /* the only source whose flags are shown, or -1 */
   gboolean           stale;       /* the text changed since the report */
   gboolean           previews_valid; /* the text is still the one being checked */
   gboolean           busy;
@@ -170,15 +173,14 @@ sim_window_select_segment (SimWindow *self,
 {
   GtkTextBuffer *buffer = gtk_text_view_get_buffer (self->editor);
   const SimReportSegment *seg;
-  GtkTextIter start, end;
+  GtkTextIter start;
 
   g_return_if_fail (SIM_IS_WINDOW (self));
   if (self->report == NULL || index >= sim_report_get_n_segments (self->report))
     return;
   seg = sim_report_get_segment (self->report, index);
   self->selected = index;
-  gtk_text_buffer_get_bounds (buffer, &start, &end);
-  gtk_text_buffer_remove_tag (buffer, self->tag_selected, &start, &end);
+  sim_article_view_set_outline (SIM_ARTICLE_VIEW (self->editor), -1, -1);
   if (seg->n_matches > 0)
     {
       const SimMatch *m = sim_report_get_match (self->report, seg->first_match);
@@ -196,30 +198,135 @@ sim_window_select_segment (SimWindow *self,
   if (!self->stale)
     {
       gtk_text_buffer_get_iter_at_offset (buffer, &start, seg->start);
-      gtk_text_buffer_get_iter_at_offset (buffer, &end, seg->end);
-      gtk_text_buffer_apply_tag (buffer, self->tag_selected, &start, &end);
+      sim_article_view_set_outline (SIM_ARTICLE_VIEW (self->editor), seg->start, seg->end);
       gtk_text_view_scroll_to_iter (self->editor, &start, 0.1, FALSE, 0, 0);
     }
   show_source (self, index);
 }
 
 static GtkWidget *
-make_source_row (const SimReportSource *src)
+make_source_row (const SimReportSource *src,
+                 guint                  number)
 {
   GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 8);
+  g_autofree char *digits = g_strdup_printf ("%u", number);
+  g_autofree char *swatch_class = g_strdup_printf ("source-%u", (number - 1) % SIM_SOURCE_N_COLORS + 1);
   g_autofree char *share = g_strdup_printf ("%.1f%%", 100 * src->share);
   g_autofree char *count = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u segment", "%u segments", src->n_segments),
                                             src->n_segments);
+  g_autofree char *said = g_strdup_printf (_("Source %u: %s, %.1f%% of the article"), number, src->title,
+                                           100 * src->share);
+  GtkWidget *badge = gtk_label_new (digits);
   GtkWidget *title = gtk_label_new (src->title);
 
+  gtk_widget_add_css_class (badge, "source-badge");
+  gtk_widget_add_css_class (badge, swatch_class);
   gtk_label_set_ellipsize (GTK_LABEL (title), PANGO_ELLIPSIZE_END);
   gtk_label_set_xalign (GTK_LABEL (title), 0);
   gtk_widget_set_hexpand (title, TRUE);
   gtk_widget_set_tooltip_text (box, src->display_path);
+  gtk_box_append (GTK_BOX (box), badge);
   gtk_box_append (GTK_BOX (box), gtk_label_new (share));
   gtk_box_append (GTK_BOX (box), title);
   gtk_box_append (GTK_BOX (box), gtk_label_new (count));
+  gtk_accessible_update_property (GTK_ACCESSIBLE (box), GTK_ACCESSIBLE_PROPERTY_LABEL, said, -1);
   return box;
+}
+
+/* The source a flagged segment is coloured and numbered by: its best match's. */
+static guint
+segment_source (SimReport              *report,
+                const SimReportSegment *seg)
+{
+  return sim_report_get_match (report, seg->first_match)->source;
+}
+
+/* Colours the flags of the report shown, by source or by level as chosen,
+ * only those of the filtered source when there is one; what the chosen
+ * exclusions leave out is greyed, not hidden. The view numbers each run of
+ * flags from one source. */
+static void
+apply_highlights (SimWindow *self)
+{
+  SimReport *report = self->report;
+  GtkTextBuffer *buffer = gtk_text_view_get_buffer (self->editor);
+  const gboolean by_source = g_settings_get_enum (self->settings, "highlight") == 0;
+  g_autoptr(GArray) runs = g_array_new (FALSE, FALSE, sizeof (SimArticleRun));
+  GtkTextIter start, end;
+
+  gtk_text_buffer_get_bounds (buffer, &start, &end);
+  gtk_text_buffer_remove_all_tags (buffer, &start, &end);
+  gtk_widget_set_visible (self->level_legend, !by_source);
+  gtk_widget_set_visible (GTK_WIDGET (self->show_all_button), self->filter >= 0);
+  /* Offsets from the start iterator of each segment: a forward walk. */
+  gtk_text_buffer_get_start_iter (buffer, &start);
+  for (guint i = 0; i < sim_report_get_n_segments (report); i++)
+    {
+      const SimReportSegment *seg = sim_report_get_segment (report, i);
+      guint source;
+      GtkTextTag *tag;
+
+      if (seg->level == SIM_LEVEL_LOW || seg->n_matches == 0)
+        continue;
+      source = segment_source (report, seg);
+      if (self->filter >= 0 && source != (guint) self->filter)
+        continue;
+      tag = by_source ? self->tag_source[source % SIM_SOURCE_N_COLORS]
+                      : seg->level == SIM_LEVEL_HIGH ? self->tag_high : self->tag_medium;
+      gtk_text_iter_set_offset (&start, seg->start);
+      end = start;
+      gtk_text_iter_set_offset (&end, seg->end);
+      gtk_text_buffer_apply_tag (buffer, tag, &start, &end);
+      /* A run: flags from one source with only space between. */
+      if (runs->len > 0)
+        {
+          SimArticleRun *last = &g_array_index (runs, SimArticleRun, runs->len - 1);
+          g_autofree char *between = NULL;
+
+          if (last->number == source + 1 && last->end <= seg->start)
+            {
+              between = sim_report_dup_text (report, last->end, seg->start);
+              g_strstrip (between);
+              if (between[0] == '\0')
+                {
+                  last->end = seg->end;
+                  continue;
+                }
+            }
+        }
+      g_array_append_val (runs, ((SimArticleRun) { seg->start, seg->end, source + 1 }));
+    }
+  sim_article_view_set_runs (SIM_ARTICLE_VIEW (self->editor), (SimArticleRun *) runs->data, runs->len);
+  for (guint x = 0, i = 0; x < sim_report_get_n_excluded (report); x++)
+    {
+      const SimExcludedSpan *span = sim_report_get_excluded (report, x);
+
+      while (i < sim_report_get_n_segments (report) && sim_report_get_segment (report, i)->end <= span->start)
+        i++;
+      for (guint j = i; j < sim_report_get_n_segments (report); j++)
+        {
+          const SimReportSegment *seg = sim_report_get_segment (report, j);
+
+          if (seg->start >= span->end)
+            break;
+          if (seg->level == SIM_LEVEL_LOW || seg->n_matches == 0 ||
+              (self->filter >= 0 && segment_source (report, seg) != (guint) self->filter))
+            continue;
+          gtk_text_buffer_get_iter_at_offset (buffer, &start, MAX (seg->start, span->start));
+          gtk_text_buffer_get_iter_at_offset (buffer, &end, MIN (seg->end, span->end));
+          gtk_text_buffer_remove_all_tags (buffer, &start, &end);
+          gtk_text_buffer_apply_tag (buffer, self->tag_excluded, &start, &end);
+        }
+    }
+}
+
+static void
+on_highlight_changed (GSettings  *settings,
+                      const char *key,
+                      SimWindow  *self)
+{
+  if (self->report != NULL && !self->stale && !self->busy)
+    apply_highlights (self);
 }
 
 static void
@@ -236,8 +343,6 @@ void
 sim_window_show_report (SimWindow *self,
                         SimReport *report)
 {
-  GtkTextBuffer *buffer = gtk_text_view_get_buffer (self->editor);
-  GtkTextIter start, end;
   g_autofree char *summary = NULL, *counts = NULL;
   GtkWidget *child;
 
@@ -256,47 +361,9 @@ sim_window_show_report (SimWindow *self,
   self->selected = -1;
   gtk_widget_remove_css_class (GTK_WIDGET (self->summary_label), "stale");
 
-  gtk_text_buffer_get_bounds (buffer, &start, &end);
-  gtk_text_buffer_remove_tag (buffer, self->tag_high, &start, &end);
-  gtk_text_buffer_remove_tag (buffer, self->tag_medium, &start, &end);
-  gtk_text_buffer_remove_tag (buffer, self->tag_excluded, &start, &end);
-  gtk_text_buffer_remove_tag (buffer, self->tag_selected, &start, &end);
-  /* Offsets from the start iterator of each segment: a forward walk. */
-  gtk_text_buffer_get_start_iter (buffer, &start);
-  for (guint i = 0; i < sim_report_get_n_segments (report); i++)
-    {
-      const SimReportSegment *seg = sim_report_get_segment (report, i);
-
-      if (seg->level == SIM_LEVEL_LOW)
-        continue;
-      gtk_text_iter_set_offset (&start, seg->start);
-      end = start;
-      gtk_text_iter_set_offset (&end, seg->end);
-      gtk_text_buffer_apply_tag (buffer, seg->level == SIM_LEVEL_HIGH ? self->tag_high : self->tag_medium,
-                                 &start, &end);
-    }
-  /* What the chosen exclusions leave out of flagged text is greyed, not hidden. */
-  for (guint x = 0, i = 0; x < sim_report_get_n_excluded (report); x++)
-    {
-      const SimExcludedSpan *span = sim_report_get_excluded (report, x);
-
-      while (i < sim_report_get_n_segments (report) && sim_report_get_segment (report, i)->end <= span->start)
-        i++;
-      for (guint j = i; j < sim_report_get_n_segments (report); j++)
-        {
-          const SimReportSegment *seg = sim_report_get_segment (report, j);
-
-          if (seg->start >= span->end)
-            break;
-          if (seg->level == SIM_LEVEL_LOW)
-            continue;
-          gtk_text_buffer_get_iter_at_offset (buffer, &start, MAX (seg->start, span->start));
-          gtk_text_buffer_get_iter_at_offset (buffer, &end, MIN (seg->end, span->end));
-          gtk_text_buffer_remove_tag (buffer, self->tag_high, &start, &end);
-          gtk_text_buffer_remove_tag (buffer, self->tag_medium, &start, &end);
-          gtk_text_buffer_apply_tag (buffer, self->tag_excluded, &start, &end);
-        }
-    }
+  self->filter = -1;
+  sim_article_view_set_outline (SIM_ARTICLE_VIEW (self->editor), -1, -1);
+  apply_highlights (self);
 
   summary = g_strdup_printf (_("%.1f%% similar"), 100 * sim_report_get_similarity (report));
   gtk_label_set_text (self->summary_label, summary);
@@ -317,36 +384,15 @@ sim_window_show_report (SimWindow *self,
 
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->sources_list))) != NULL)
     gtk_list_box_remove (self->sources_list, child);
-  /* Sources come ranked: the first MAX_SOURCE_ROWS say what matters and keep
-   * showing a report fast however many documents matched. */
-  {
-    guint shown = 0, more = 0;
+  /* Every source with flags, ranked and numbered as in the exports. */
+  for (guint i = 0; i < sim_report_get_n_sources (report); i++)
+    {
+      const SimReportSource *src = sim_report_get_source (report, i);
 
-    for (guint i = 0; i < sim_report_get_n_sources (report); i++)
-      {
-        const SimReportSource *src = sim_report_get_source (report, i);
-
-        if (src->n_segments == 0)
-          continue;
-        if (shown < MAX_SOURCE_ROWS)
-          {
-            gtk_list_box_append (self->sources_list, make_source_row (src));
-            shown++;
-          }
-        else
-          more++;
-      }
-    if (more > 0)
-      {
-        g_autofree char *text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "and %u more source",
-                                                              "and %u more sources", more), more);
-        GtkWidget *label = gtk_label_new (text);
-
-        gtk_widget_add_css_class (label, "dim-label");
-        gtk_list_box_append (self->sources_list, label);
-        gtk_list_box_row_set_activatable (GTK_LIST_BOX_ROW (gtk_widget_get_parent (label)), FALSE);
-      }
-  }
+      if (src->n_segments == 0)
+        break;
+      gtk_list_box_append (self->sources_list, make_source_row (src, i + 1));
+    }
   sim_chart_set_report (self->chart, report);
   clear_source_pane (self);
   update_actions (self);
@@ -452,9 +498,9 @@ sim_window_check (SimWindow *self)
   self->cancellable = g_cancellable_new ();
   set_busy (self, TRUE, _("Checking…"));
   /* Results of the previous check go; previews of this one come in as verified. */
-  gtk_text_buffer_remove_tag (buffer, self->tag_high, &start, &end);
-  gtk_text_buffer_remove_tag (buffer, self->tag_medium, &start, &end);
-  gtk_text_buffer_remove_tag (buffer, self->tag_selected, &start, &end);
+  gtk_text_buffer_remove_all_tags (buffer, &start, &end);
+  sim_article_view_set_runs (SIM_ARTICLE_VIEW (self->editor), NULL, 0);
+  sim_article_view_set_outline (SIM_ARTICLE_VIEW (self->editor), -1, -1);
   self->previews_valid = TRUE;
   sim_check_run_async (self->snapshot, text, -1, &options, on_check_progress, on_check_preview, self,
                        self->cancellable,
@@ -877,7 +923,8 @@ step_segment (SimWindow *self,
   const gint n = self->report ? (gint) sim_report_get_n_segments (self->report) : 0;
 
   for (gint i = self->selected + direction; i >= 0 && i < n; i += direction)
-    if (sim_report_get_segment (self->report, i)->level != SIM_LEVEL_LOW)
+    if (sim_report_get_segment (self->report, i)->level != SIM_LEVEL_LOW &&
+        (self->filter < 0 || segment_source (self->report, sim_report_get_segment (self->report, i)) == (guint) self->filter))
       {
         sim_window_select_segment (self, i);
         return;
@@ -974,8 +1021,11 @@ on_text_changed (GtkTextBuffer *buffer,
   self->previews_valid = FALSE;
   if (self->report == NULL || self->stale)
     return;
-  /* The highlights move with the text, but the figures no longer hold. */
+  /* The highlights move with the text, but the figures no longer hold, nor
+   * the numbers and the outline, which are drawn at offsets. */
   self->stale = TRUE;
+  sim_article_view_set_runs (SIM_ARTICLE_VIEW (self->editor), NULL, 0);
+  sim_article_view_set_outline (SIM_ARTICLE_VIEW (self->editor), -1, -1);
   gtk_widget_add_css_class (GTK_WIDGET (self->summary_label), "stale");
   gtk_label_set_text (self->counts_label, _("The text has changed since the check: check again to update."));
 }
@@ -1019,44 +1069,64 @@ on_editor_click (GtkGestureClick *gesture,
     sim_window_select_segment (self, index);
 }
 
+/* Choosing a source shows only its flags and selects the first; choosing
+ * it again, or Show All, shows every source's flags again. */
 static void
 on_source_activated (GtkListBox    *list,
                      GtkListBoxRow *row,
                      SimWindow     *self)
 {
-  GtkTextBuffer *buffer = gtk_text_view_get_buffer (self->editor);
-  const gint rank = gtk_list_box_row_get_index (row);
-  GtkTextIter start, end;
-  gint shown = -1, first = -1;
+  const gint source = gtk_list_box_row_get_index (row);  /* rows are sources 0.. in rank order */
 
   if (self->report == NULL || self->stale)
     return;
-  gtk_text_buffer_get_bounds (buffer, &start, &end);
-  gtk_text_buffer_remove_tag (buffer, self->tag_selected, &start, &end);
-  /* Rows list sources with segments, in rank order. */
-  for (guint s = 0; s < sim_report_get_n_sources (self->report); s++)
-    if (sim_report_get_source (self->report, s)->n_segments > 0 && ++shown == rank)
-      {
-        for (guint i = 0; i < sim_report_get_n_segments (self->report); i++)
-          {
-            const SimReportSegment *seg = sim_report_get_segment (self->report, i);
-
-            if (seg->level == SIM_LEVEL_LOW || seg->n_matches == 0 ||
-                sim_report_get_match (self->report, seg->first_match)->source != s)
-              continue;
-            gtk_text_buffer_get_iter_at_offset (buffer, &start, seg->start);
-            gtk_text_buffer_get_iter_at_offset (buffer, &end, seg->end);
-            gtk_text_buffer_apply_tag (buffer, self->tag_selected, &start, &end);
-            if (first < 0)
-              first = i;
-          }
-        break;
-      }
-  if (first >= 0)
+  self->filter = self->filter == source ? -1 : source;
+  apply_highlights (self);
+  if (self->filter < 0)
     {
-      self->selected = first;
-      show_source (self, first);
+      gtk_list_box_unselect_all (self->sources_list);
+      return;
     }
+  for (guint i = 0; i < sim_report_get_n_segments (self->report); i++)
+    {
+      const SimReportSegment *seg = sim_report_get_segment (self->report, i);
+
+      if (seg->level != SIM_LEVEL_LOW && seg->n_matches > 0 && segment_source (self->report, seg) == (guint) source)
+        {
+          sim_window_select_segment (self, i);
+          break;
+        }
+    }
+}
+
+static void
+show_all_sources_action (GtkWidget  *widget,
+                         const char *action_name,
+                         GVariant   *parameter)
+{
+  SimWindow *self = SIM_WINDOW (widget);
+
+  self->filter = -1;
+  gtk_list_box_unselect_all (self->sources_list);
+  if (self->report != NULL && !self->stale)
+    apply_highlights (self);
+}
+
+/* Shows only the flags of source @index (0-based, by rank), or all for -1. */
+void
+sim_window_filter_source (SimWindow *self,
+                          gint       index)
+{
+  GtkListBoxRow *row = index >= 0 ? gtk_list_box_get_row_at_index (self->sources_list, index) : NULL;
+
+  if (row == NULL)
+    {
+      show_all_sources_action (GTK_WIDGET (self), NULL, NULL);
+      return;
+    }
+  self->filter = -1;
+  gtk_list_box_select_row (self->sources_list, row);
+  on_source_activated (self->sources_list, row, self);
 }
 
 static void
@@ -1084,6 +1154,23 @@ mode_set (const GValue       *value,
           gpointer            user_data)
 {
   return g_variant_new_string (g_value_get_uint (value) == 1 ? "window" : "sentence");
+}
+
+static gboolean
+highlight_get (GValue   *value,
+               GVariant *variant,
+               gpointer  user_data)
+{
+  g_value_set_uint (value, g_str_equal (g_variant_get_string (variant, NULL), "level") ? 1 : 0);
+  return TRUE;
+}
+
+static GVariant *
+highlight_set (const GValue       *value,
+               const GVariantType *type,
+               gpointer            user_data)
+{
+  return g_variant_new_string (g_value_get_uint (value) == 1 ? "level" : "source");
 }
 
 /* --------------------------------------------------------------- object */
@@ -1126,6 +1213,7 @@ sim_window_class_init (SimWindowClass *klass)
   object_class->finalize = sim_window_finalize;
 
   g_type_ensure (SIM_TYPE_CHART);
+  g_type_ensure (SIM_TYPE_ARTICLE_VIEW);
   gtk_widget_class_set_template_from_resource (widget_class, "/org/simhound/Simhound/ui/sim-window.ui");
   gtk_widget_class_bind_template_child (widget_class, SimWindow, stack);
   gtk_widget_class_bind_template_child (widget_class, SimWindow, read_only_label);
@@ -1135,6 +1223,9 @@ sim_window_class_init (SimWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SimWindow, fast_check);
   gtk_widget_class_bind_template_child (widget_class, SimWindow, exclude_quotes_check);
   gtk_widget_class_bind_template_child (widget_class, SimWindow, exclude_references_check);
+  gtk_widget_class_bind_template_child (widget_class, SimWindow, highlight_dropdown);
+  gtk_widget_class_bind_template_child (widget_class, SimWindow, level_legend);
+  gtk_widget_class_bind_template_child (widget_class, SimWindow, show_all_button);
   gtk_widget_class_bind_template_child (widget_class, SimWindow, check_button);
   gtk_widget_class_bind_template_child (widget_class, SimWindow, cancel_button);
   gtk_widget_class_bind_template_child (widget_class, SimWindow, progress_bar);
@@ -1158,6 +1249,7 @@ sim_window_class_init (SimWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.compare", NULL, compare_action);
   gtk_widget_class_install_action (widget_class, "win.reload-corpus", NULL, reload_corpus_action);
   gtk_widget_class_install_action (widget_class, "win.next-segment", NULL, next_action);
+  gtk_widget_class_install_action (widget_class, "win.show-all-sources", NULL, show_all_sources_action);
   gtk_widget_class_install_action (widget_class, "win.previous-segment", NULL, next_action);
 
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_o, GDK_CONTROL_MASK, "win.open", NULL);
@@ -1178,7 +1270,11 @@ sim_window_init (SimWindow *self)
 
   gtk_widget_init_template (GTK_WIDGET (self));
   self->selected = -1;
+  self->filter = -1;
   self->settings = g_settings_new ("org.simhound.Simhound");
+  g_settings_bind_with_mapping (self->settings, "highlight", self->highlight_dropdown, "selected",
+                                G_SETTINGS_BIND_DEFAULT, highlight_get, highlight_set, NULL, NULL);
+  g_signal_connect (self->settings, "changed::highlight", G_CALLBACK (on_highlight_changed), self);
   g_settings_bind_with_mapping (self->settings, "segmentation", self->mode_dropdown, "selected",
                                 G_SETTINGS_BIND_DEFAULT, mode_get, mode_set, NULL, NULL);
   g_settings_bind (self->settings, "window-size", self->window_spin, "value", G_SETTINGS_BIND_DEFAULT);
@@ -1203,8 +1299,15 @@ sim_window_init (SimWindow *self)
     self->tag_excluded = gtk_text_buffer_create_tag (buffer, "sim-excluded", "background-rgba", &grey,
                                                      "foreground", "#5e5c64", NULL);
   }
-  self->tag_selected = gtk_text_buffer_create_tag (buffer, "sim-selected", "underline", PANGO_UNDERLINE_DOUBLE,
-                                                   "weight", PANGO_WEIGHT_BOLD, NULL);
+  /* Source colours, translucent for the same reason. */
+  for (guint c = 0; c < SIM_SOURCE_N_COLORS; c++)
+    {
+      g_autofree char *name = g_strdup_printf ("sim-source-%u", c + 1);
+
+      gdk_rgba_parse (&tint, sim_source_color (c + 1));
+      tint.alpha = sim_source_tint_alpha ();
+      self->tag_source[c] = gtk_text_buffer_create_tag (buffer, name, "background-rgba", &tint, NULL);
+    }
   sim_tint_get_rgba (SIM_LEVEL_HIGH, 0.7, &tint);
   self->tag_source_match = gtk_text_buffer_create_tag (gtk_text_view_get_buffer (self->source_view), "sim-match",
                                                        "background-rgba", &tint, NULL);
@@ -1238,6 +1341,12 @@ GtkTextBuffer *
 sim_window_get_buffer (SimWindow *self)
 {
   return gtk_text_view_get_buffer (self->editor);
+}
+
+GtkWidget *
+sim_window_get_editor (SimWindow *self)
+{
+  return GTK_WIDGET (self->editor);
 }
 
 const char *

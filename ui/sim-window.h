@@ -37,11 +37,16 @@ void        sim_window_show_report    (SimWindow      *self,
 /* The latest report, or NULL (borrowed). */
 SimReport  *sim_window_get_report     (SimWindow      *self);
 gboolean    sim_window_is_busy        (SimWindow      *self);
+/* Shows only the flags of the source ranked @index (0-based; its number
+ * less one), or every source's for -1. */
+void        sim_window_filter_source  (SimWindow      *self,
+                                       gint            index);
 void        sim_window_select_segment (SimWindow      *self,
                                        guint           index);
 
 /* What the user sees, for tests and screenshots (borrowed). */
 GtkTextBuffer *sim_window_get_buffer       (SimWindow  *self);
+GtkWidget     *sim_window_get_editor       (SimWindow  *self);  /* a SimArticleView */
 const char    *sim_window_get_summary      (SimWindow  *self);
 const char    *sim_window_get_source_path  (SimWindow  *self);
 GtkWidget     *sim_window_get_chart        (SimWindow  *self);

@@ -20,6 +20,7 @@
 #include <glib/gstdio.h>
 #include <gtk/gtk.h>
 
+#include "sim-article-view.h"
 #include "sim-corpus.h"
 #include "sim-corpus-window.h"
 #include "sim-export-dialog.h"
@@ -112,16 +113,61 @@ test_window_checks_highlights_and_shows_sources (void **state)
   report = sim_window_get_report (window);
   assert_non_null (report);
 
-  /* Highlights: the copied sentence carries the high tag, my own words none. */
+  /* Highlights, by source (the default): each source's flags in its own
+   * colour and number, my own words in none. */
   buffer = sim_window_get_buffer (window);
   tags = gtk_text_buffer_get_tag_table (buffer);
-  gtk_text_buffer_get_iter_at_offset (buffer, &iter, g_utf8_strlen (OWN, -1) + 3);
-  assert_true (gtk_text_iter_has_tag (&iter, gtk_text_tag_table_lookup (tags, "sim-high")));
-  gtk_text_buffer_get_iter_at_offset (buffer, &iter, 3);
-  assert_false (gtk_text_iter_has_tag (&iter, gtk_text_tag_table_lookup (tags, "sim-high")));
-  assert_false (gtk_text_iter_has_tag (&iter, gtk_text_tag_table_lookup (tags, "sim-medium")));
-  gtk_text_buffer_get_iter_at_offset (buffer, &iter, g_utf8_strlen (text, -1) - 5);
-  assert_true (gtk_text_iter_has_tag (&iter, gtk_text_tag_table_lookup (tags, "sim-high")));
+  {
+    SimArticleView *view = SIM_ARTICLE_VIEW (sim_window_get_editor (window));
+    const gboolean lighthouse_first = g_str_has_suffix (sim_report_get_source (report, 0)->display_path, "lighthouse.txt");
+    GtkTextTag *en = gtk_text_tag_table_lookup (tags, lighthouse_first ? "sim-source-1" : "sim-source-2");
+    GtkTextTag *zh = gtk_text_tag_table_lookup (tags, lighthouse_first ? "sim-source-2" : "sim-source-1");
+    GtkTextIter en_iter, zh_iter;
+    guint32 start, end;
+    gboolean seen[3] = { FALSE, FALSE, FALSE };
+
+    gtk_text_buffer_get_iter_at_offset (buffer, &en_iter, g_utf8_strlen (OWN, -1) + 3);
+    gtk_text_buffer_get_iter_at_offset (buffer, &zh_iter, g_utf8_strlen (text, -1) - 5);
+    assert_true (gtk_text_iter_has_tag (&en_iter, en));
+    assert_false (gtk_text_iter_has_tag (&en_iter, zh));
+    assert_true (gtk_text_iter_has_tag (&zh_iter, zh));
+    assert_false (gtk_text_iter_has_tag (&zh_iter, en));
+    gtk_text_buffer_get_iter_at_offset (buffer, &iter, 3);
+    assert_null (gtk_text_iter_get_tags (&iter));
+    /* Every run of flags is numbered like its source; both numbers are there. */
+    assert_true (sim_article_view_get_n_runs (view) >= 2);
+    for (guint i = 0; i < sim_article_view_get_n_runs (view); i++)
+      {
+        const SimArticleRun *run = sim_article_view_get_run (view, i);
+
+        assert_true (run->number >= 1 && run->number <= 2);
+        seen[run->number] = TRUE;
+      }
+    assert_true (seen[1] && seen[2]);
+
+    /* Choosing a source shows only its flags; choosing it again, all. */
+    sim_window_filter_source (window, lighthouse_first ? 1 : 0);
+    assert_false (gtk_text_iter_has_tag (&en_iter, en));
+    assert_true (gtk_text_iter_has_tag (&zh_iter, zh));
+    assert_true (g_str_has_suffix (sim_window_get_source_path (window), "teahouse.txt"));
+    /* The selected flag is outlined, and the text is not restyled. */
+    assert_true (sim_article_view_get_outline (view, &start, &end));
+    assert_true (start < (guint32) gtk_text_iter_get_offset (&zh_iter) + 5 && end > (guint32) gtk_text_iter_get_offset (&zh_iter));
+    sim_window_filter_source (window, -1);
+    assert_true (gtk_text_iter_has_tag (&en_iter, en));
+
+    /* By level: the copied sentences carry the high tag. */
+    {
+      g_autoptr(GSettings) settings = g_settings_new ("org.simhound.Simhound");
+
+      g_settings_set_string (settings, "highlight", "level");
+      assert_true (gtk_text_iter_has_tag (&en_iter, gtk_text_tag_table_lookup (tags, "sim-high")));
+      assert_true (gtk_text_iter_has_tag (&zh_iter, gtk_text_tag_table_lookup (tags, "sim-high")));
+      assert_false (gtk_text_iter_has_tag (&en_iter, en));
+      g_settings_reset (settings, "highlight");
+      assert_true (gtk_text_iter_has_tag (&en_iter, en));
+    }
+  }
 
   /* The summary shows the report's figure. */
   {
@@ -358,6 +404,8 @@ test_window_leaves_out_quotes_without_a_new_check (void **state)
   g_autoptr(GSettings) settings = g_settings_new ("org.simhound.Simhound");
   SimWindow *window = sim_window_new (NULL, store);
   const char *text = OWN "As he wrote, “" EN_COPY "” " EN_EDIT;
+
+  g_settings_set_string (settings, "highlight", "level");
   GtkTextTagTable *tags;
   GtkTextIter iter;
   SimReport *report;
@@ -387,6 +435,7 @@ test_window_leaves_out_quotes_without_a_new_check (void **state)
   g_settings_reset (settings, "exclude-quotes");
   assert_float_equal (sim_report_get_similarity (report), before, 1e-6);
   assert_true (gtk_text_iter_has_tag (&iter, gtk_text_tag_table_lookup (tags, "sim-high")));
+  g_settings_reset (settings, "highlight");
   gtk_window_destroy (GTK_WINDOW (window));
   sim_test_remove_tree (dir);
 }
