@@ -11,6 +11,7 @@
 #include "sim-exclude.h"
 #include "sim-export-dialog.h"
 #include "sim-chart.h"
+#include "sim-comparison.h"
 #include "sim-compare-window.h"
 #include "sim-corpus-window.h"
 #include "sim-tint.h"
@@ -37,10 +38,7 @@ struct _SimWindow {
   GtkLabel          *summary_label;
   GtkLabel          *counts_label;
   GtkListBox        *sources_list;
-  GtkLabel          *source_title_label;
-  GtkLabel          *source_path_label;
-  GtkLabel          *source_info_label;
-  GtkTextView       *source_view;
+  SimComparison     *comparison;
   SimChart          *chart;
 
   /* owned */
@@ -53,7 +51,6 @@ struct _SimWindow {
   GtkTextTag        *tag_medium;
   GtkTextTag        *tag_excluded;
   GtkTextTag        *tag_source[SIM_SOURCE_N_COLORS];
-  GtkTextTag        *tag_source_match;
   GtkWidget         *corpus_window; /* weak: the corpus manager while it is open */
   gint               selected;    /* segment shown in the source pane, or -1 */
   gint               filter;      /* the only source whose flags are shown, or -1 */
@@ -132,39 +129,14 @@ load_corpus (SimWindow *self)
 static void
 clear_source_pane (SimWindow *self)
 {
-  gtk_label_set_text (self->source_title_label, _("Click a highlighted segment to see its source."));
-  gtk_label_set_text (self->source_path_label, "");
-  gtk_label_set_text (self->source_info_label, "");
-  gtk_text_buffer_set_text (gtk_text_view_get_buffer (self->source_view), "", -1);
+  sim_comparison_clear (self->comparison, _("Click a highlighted segment to compare it with its source."));
 }
 
 static void
 show_source (SimWindow *self,
              guint      index)
 {
-  const SimReportSegment *seg = sim_report_get_segment (self->report, index);
-  GtkTextBuffer *buffer = gtk_text_view_get_buffer (self->source_view);
-  const SimMatch *m;
-  const SimReportSource *src;
-  g_autofree char *info = NULL;
-  GtkTextIter start, end;
-
-  if (seg->n_matches == 0)
-    {
-      clear_source_pane (self);
-      gtk_label_set_text (self->source_title_label, _("No source found for this segment."));
-      return;
-    }
-  m = sim_report_get_match (self->report, seg->first_match);
-  src = sim_report_get_source (self->report, m->source);
-  gtk_label_set_text (self->source_title_label, src->title);
-  gtk_label_set_text (self->source_path_label, src->display_path);
-  info = g_strdup_printf (_("Similarity %.0f%% · fingerprint distance %u · characters %u–%u"),
-                          100 * m->similarity, m->distance, m->start, m->end);
-  gtk_label_set_text (self->source_info_label, info);
-  gtk_text_buffer_set_text (buffer, m->excerpt, -1);
-  gtk_text_buffer_get_bounds (buffer, &start, &end);
-  gtk_text_buffer_apply_tag (buffer, self->tag_source_match, &start, &end);
+  sim_comparison_show (self->comparison, self->report, self->snapshot, index, 0);
 }
 
 void
@@ -1214,6 +1186,7 @@ sim_window_class_init (SimWindowClass *klass)
 
   g_type_ensure (SIM_TYPE_CHART);
   g_type_ensure (SIM_TYPE_ARTICLE_VIEW);
+  g_type_ensure (SIM_TYPE_COMPARISON);
   gtk_widget_class_set_template_from_resource (widget_class, "/org/simhound/Simhound/ui/sim-window.ui");
   gtk_widget_class_bind_template_child (widget_class, SimWindow, stack);
   gtk_widget_class_bind_template_child (widget_class, SimWindow, read_only_label);
@@ -1232,10 +1205,7 @@ sim_window_class_init (SimWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SimWindow, summary_label);
   gtk_widget_class_bind_template_child (widget_class, SimWindow, counts_label);
   gtk_widget_class_bind_template_child (widget_class, SimWindow, sources_list);
-  gtk_widget_class_bind_template_child (widget_class, SimWindow, source_title_label);
-  gtk_widget_class_bind_template_child (widget_class, SimWindow, source_path_label);
-  gtk_widget_class_bind_template_child (widget_class, SimWindow, source_info_label);
-  gtk_widget_class_bind_template_child (widget_class, SimWindow, source_view);
+  gtk_widget_class_bind_template_child (widget_class, SimWindow, comparison);
   gtk_widget_class_bind_template_child (widget_class, SimWindow, chart);
 
   gtk_widget_class_install_action (widget_class, "win.open", NULL, open_action);
@@ -1308,13 +1278,10 @@ sim_window_init (SimWindow *self)
       tint.alpha = sim_source_tint_alpha ();
       self->tag_source[c] = gtk_text_buffer_create_tag (buffer, name, "background-rgba", &tint, NULL);
     }
-  sim_tint_get_rgba (SIM_LEVEL_HIGH, 0.7, &tint);
-  self->tag_source_match = gtk_text_buffer_create_tag (gtk_text_view_get_buffer (self->source_view), "sim-match",
-                                                       "background-rgba", &tint, NULL);
   g_signal_connect (buffer, "changed", G_CALLBACK (on_text_changed), self);
   g_signal_connect (buffer, "mark-set", G_CALLBACK (on_mark_set), self);
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->editor), GTK_ACCESSIBLE_PROPERTY_LABEL,
-                                  _("Article: copied segments are highlighted, red for high and yellow for medium similarity"), -1);
+                                  _("Article: copied passages are highlighted in their source's colour and numbered like it in the list of sources, or red for high and yellow for medium similarity"), -1);
 
   click = gtk_gesture_click_new ();
   g_signal_connect (click, "released", G_CALLBACK (on_editor_click), self);
@@ -1341,6 +1308,12 @@ GtkTextBuffer *
 sim_window_get_buffer (SimWindow *self)
 {
   return gtk_text_view_get_buffer (self->editor);
+}
+
+SimComparison *
+sim_window_get_comparison (SimWindow *self)
+{
+  return self->comparison;
 }
 
 GtkWidget *
@@ -1370,7 +1343,7 @@ sim_window_get_progress_text (SimWindow *self)
 const char *
 sim_window_get_source_path (SimWindow *self)
 {
-  return gtk_label_get_text (self->source_path_label);
+  return sim_comparison_get_path (self->comparison);
 }
 
 GtkWidget *

@@ -21,6 +21,7 @@
 #include <gtk/gtk.h>
 
 #include "sim-article-view.h"
+#include "sim-comparison.h"
 #include "sim-corpus.h"
 #include "sim-corpus-window.h"
 #include "sim-export-dialog.h"
@@ -189,6 +190,37 @@ test_window_checks_highlights_and_shows_sources (void **state)
           }
       }
   assert_true (n_flagged >= 3);
+
+  /* The comparison of the reworded sentence: context on both sides, the
+   * changed words marked in both, the similarity in plain words. */
+  {
+    SimComparison *cmp = sim_window_get_comparison (window);
+    const gint edited = sim_report_find_segment (report, g_utf8_strlen (OWN EN_COPY " ", -1) + 3);
+    GtkTextBuffer *art, *src;
+    GtkTextIter a, b;
+    g_autofree char *art_text = NULL, *src_text = NULL;
+
+    assert_true (edited >= 0);
+    sim_window_select_segment (window, edited);
+    art = sim_comparison_get_article (cmp);
+    src = sim_comparison_get_source (cmp);
+    gtk_text_buffer_get_bounds (art, &a, &b);
+    art_text = gtk_text_buffer_get_text (art, &a, &b, FALSE);
+    gtk_text_buffer_get_bounds (src, &a, &b);
+    src_text = gtk_text_buffer_get_text (src, &a, &b, FALSE);
+    assert_non_null (strstr (art_text, "storms of a hard winter"));
+    assert_non_null (strstr (src_text, "storm of the hard winter"));
+    assert_non_null (strstr (src_text, "spiral stairs"));         /* context before the passage */
+    assert_non_null (strstr (art_text, "My cousin prefers"));     /* and in the article */
+    gtk_text_buffer_get_iter_at_offset (art, &a, g_utf8_pointer_to_offset (art_text, strstr (art_text, "storms")));
+    assert_true (gtk_text_iter_has_tag (&a, gtk_text_tag_table_lookup (gtk_text_buffer_get_tag_table (art), "changed")));
+    gtk_text_buffer_get_iter_at_offset (art, &a, g_utf8_pointer_to_offset (art_text, strstr (art_text, "forty")));
+    assert_false (gtk_text_iter_has_tag (&a, gtk_text_tag_table_lookup (gtk_text_buffer_get_tag_table (art), "changed")));
+    gtk_text_buffer_get_iter_at_offset (src, &a, g_utf8_pointer_to_offset (src_text, strstr (src_text, "the hard")));
+    assert_true (gtk_text_iter_has_tag (&a, gtk_text_tag_table_lookup (gtk_text_buffer_get_tag_table (src), "changed")));
+    assert_non_null (strstr (sim_comparison_get_summary (cmp), "of the words match; 2 changed"));
+    assert_true (g_str_has_prefix (sim_comparison_get_title (cmp), "Source "));
+  }
 
   /* F3 moves to the next flagged segment: its source is the tea house. */
   assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.next-segment", NULL));
@@ -509,6 +541,24 @@ test_window_uses_a_read_only_store (void **state)
   sim_test_remove_tree (dir);
 }
 
+static gboolean
+quit_loop (gpointer data)
+{
+  g_main_loop_quit (data);
+  return G_SOURCE_REMOVE;
+}
+
+/* Lets the window lay out and draw what changed: a few frames' time. */
+static void
+settle (SimWindow *window)
+{
+  g_autoptr(GMainLoop) loop = g_main_loop_new (NULL, FALSE);
+
+  gtk_widget_queue_resize (GTK_WIDGET (window));
+  g_timeout_add (400, quit_loop, loop);
+  g_main_loop_run (loop);
+}
+
 static int
 screenshot (const char *out,
             const char *text_path,
@@ -533,11 +583,7 @@ screenshot (const char *out,
         sim_window_select_segment (window, i);
         break;
       }
-  for (int i = 0; i < 50; i++)
-    g_main_context_iteration (NULL, FALSE);
-  g_usleep (200000);
-  for (int i = 0; i < 50; i++)
-    g_main_context_iteration (NULL, FALSE);
+  settle (window);
   texture = render (GTK_WIDGET (window));
   return gdk_texture_save_to_png (texture, out) ? 0 : 2;
 }

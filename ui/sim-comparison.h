@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The source comparison of one flag: the article's passage and the
+ * source's, each with a few sentences of context, the words they share in
+ * the source's colour and what differs marked (sim-diff.h), the similarity
+ * in plain words, the segment's other matches to switch between, and Open
+ * Source. Built in code; main thread only.
+ */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "sim-corpus.h"
+#include "sim-report.h"
+
+G_BEGIN_DECLS
+
+#define SIM_TYPE_COMPARISON (sim_comparison_get_type ())
+G_DECLARE_FINAL_TYPE (SimComparison, sim_comparison, SIM, COMPARISON, GtkBox)
+
+/* Characters of context around each passage. */
+#define SIM_COMPARISON_CONTEXT 240
+
+GtkWidget  *sim_comparison_new        (void);
+/* Shows match @match (0-based, best first) of segment @segment of @report;
+ * the source's text comes from @snapshot (or only the matched excerpt when
+ * the document is gone). */
+void        sim_comparison_show       (SimComparison     *self,
+                                       SimReport         *report,
+                                       SimCorpusSnapshot *snapshot,
+                                       guint              segment,
+                                       guint              match);
+/* Shows @message instead of a comparison. */
+void        sim_comparison_clear      (SimComparison     *self,
+                                       const char        *message);
+
+/* What the user sees, for tests (borrowed). */
+const char *sim_comparison_get_title      (SimComparison *self);
+const char *sim_comparison_get_path       (SimComparison *self);
+const char *sim_comparison_get_summary    (SimComparison *self);
+GtkTextBuffer *sim_comparison_get_article (SimComparison *self);
+GtkTextBuffer *sim_comparison_get_source  (SimComparison *self);
+guint       sim_comparison_get_match      (SimComparison *self);
+
+G_END_DECLS
