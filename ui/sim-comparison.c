@@ -77,6 +77,19 @@ make_view (GtkBox     *box,
   return GTK_TEXT_VIEW (view);
 }
 
+/* Scrolls to the passage once the view has laid its lines out: a scroll
+ * asked for before that lands on estimated heights. */
+static gboolean
+scroll_to_passage (GtkWidget     *widget,
+                   GdkFrameClock *clock,
+                   gpointer       data)
+{
+  GtkTextView *view = GTK_TEXT_VIEW (widget);
+
+  gtk_text_view_scroll_to_mark (view, gtk_text_buffer_get_insert (gtk_text_view_get_buffer (view)), 0.0, TRUE, 0.0, 0.1);
+  return G_SOURCE_REMOVE;
+}
+
 /* Puts @text[cs, ce) into @view, the passage [ps, pe) in it, and tags each
  * diff span (code points of the passage) with @kinds' tags. */
 static void
@@ -103,7 +116,7 @@ fill (GtkTextView  *view,
   gtk_text_buffer_get_iter_at_offset (buffer, &a, ps - cs);
   gtk_text_buffer_move_mark (buffer, gtk_text_buffer_get_insert (buffer), &a);
   gtk_text_buffer_move_mark (buffer, gtk_text_buffer_get_selection_bound (buffer), &a);
-  gtk_text_view_scroll_to_mark (view, gtk_text_buffer_get_insert (buffer), 0.0, TRUE, 0.0, 0.2);
+  gtk_widget_add_tick_callback (GTK_WIDGET (view), scroll_to_passage, NULL, NULL);
 }
 
 static void
@@ -235,6 +248,7 @@ render (SimComparison *self)
   g_free (self->source_text);
   self->source_text = g_steal_pointer (&source);
   gtk_widget_set_visible (self->details, TRUE);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->open), TRUE);
 }
 
 static void
@@ -306,6 +320,7 @@ sim_comparison_clear (SimComparison *self,
   gtk_text_buffer_set_text (gtk_text_view_get_buffer (self->article), "", -1);
   gtk_text_buffer_set_text (gtk_text_view_get_buffer (self->source), "", -1);
   gtk_widget_set_visible (self->details, FALSE);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->open), FALSE);
   gtk_widget_set_visible (GTK_WIDGET (self->matches), FALSE);
   g_clear_pointer (&self->source_path, g_free);
   g_clear_pointer (&self->source_text, g_free);
@@ -418,7 +433,7 @@ sim_comparison_init (SimComparison *self)
   GtkWidget *previous = gtk_button_new_from_icon_name ("go-up-symbolic");
   GtkWidget *next = gtk_button_new_from_icon_name ("go-down-symbolic");
   GtkWidget *details = gtk_box_new (GTK_ORIENTATION_VERTICAL, 4);
-  GtkWidget *legend, *buttons;
+  GtkWidget *legend;
 
   gtk_orientable_set_orientation (GTK_ORIENTABLE (self), GTK_ORIENTATION_VERTICAL);
   gtk_box_set_spacing (box, 4);
@@ -431,7 +446,13 @@ sim_comparison_init (SimComparison *self)
   gtk_widget_set_tooltip_text (next, _("Next flag (F3)"));
   gtk_widget_add_css_class (previous, "flat");
   gtk_widget_add_css_class (next, "flat");
+  self->open = GTK_BUTTON (gtk_button_new_with_mnemonic (_("_Open Source")));
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->open),
+                               _("Open the source file, or its stored text when the file is gone"));
+  gtk_widget_set_sensitive (GTK_WIDGET (self->open), FALSE);
+  g_signal_connect (self->open, "clicked", G_CALLBACK (on_open_source), self);
   gtk_box_append (GTK_BOX (row), heading);
+  gtk_box_append (GTK_BOX (row), GTK_WIDGET (self->open));
   gtk_box_append (GTK_BOX (row), previous);
   gtk_box_append (GTK_BOX (row), next);
   gtk_box_append (box, row);
@@ -473,13 +494,6 @@ sim_comparison_init (SimComparison *self)
   gtk_widget_add_css_class (legend, "dim-label");
   gtk_widget_add_css_class (legend, "caption");
   gtk_box_append (GTK_BOX (details), legend);
-  buttons = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
-  self->open = GTK_BUTTON (gtk_button_new_with_mnemonic (_("_Open Source")));
-  gtk_widget_set_tooltip_text (GTK_WIDGET (self->open),
-                               _("Open the source file, or its stored text when the file is gone"));
-  g_signal_connect (self->open, "clicked", G_CALLBACK (on_open_source), self);
-  gtk_box_append (GTK_BOX (buttons), GTK_WIDGET (self->open));
-  gtk_box_append (GTK_BOX (details), buttons);
 }
 
 GtkWidget *

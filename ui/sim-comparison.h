@@ -19,7 +19,7 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (SimComparison, sim_comparison, SIM, COMPARISON, GtkBox)
 
 /* Characters of context around each passage. */
-#define SIM_COMPARISON_CONTEXT 240
+#define SIM_COMPARISON_CONTEXT 160
 
 GtkWidget  *sim_comparison_new        (void);
 /* Shows match @match (0-based, best first) of segment @segment of @report;

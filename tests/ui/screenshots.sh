@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Screenshots at 1200x800, in English and in Simplified Chinese: the main
-# window (a small store from the demo corpus, a sample article with high and
-# medium segments, checked) and the side-by-side comparison of the sample
-# article with the source it copies most from.
+# window coloured by source (a small store from the demo corpus, a sample
+# article with high and medium segments from several sources, checked) with
+# the comparison of its first high flag (sources-LANG) and of its first
+# reworded flag (compare-LANG), and the side-by-side comparison of the sample
+# article with the source it copies most from (compare-two-LANG).
 #
 # usage: tests/ui/screenshots.sh OUTDIR   (build in $SIMHOUND_BUILD_DIR, default build/)
 set -euo pipefail
@@ -31,8 +33,11 @@ for lang in en zh_CN; do
   # gettext needs a real locale for LANGUAGE to count; run.sh generates zh_CN.UTF-8.
   locale=$([ $lang = zh_CN ] && echo zh_CN.UTF-8 || echo C.UTF-8)
   LANGUAGE=$lang LANG=$locale LC_ALL=$locale xvfb-run -a -s '-screen 0 1280x1024x24' \
-    "$build/tests/test-window" --screenshot "$out/main-$lang.png" --text "$work/sample.txt" --store "$work/store.db"
+    "$build/tests/test-window" --screenshot "$out/sources-$lang.png" --text "$work/sample.txt" --store "$work/store.db"
+  LANGUAGE=$lang LANG=$locale LC_ALL=$locale xvfb-run -a -s '-screen 0 1280x1024x24' \
+    "$build/tests/test-window" --screenshot "$out/compare-$lang.png" --text "$work/sample.txt" --store "$work/store.db" \
+    --reworded
   LANGUAGE=$lang LANG=$locale LC_ALL=$locale xvfb-run -a -s '-screen 0 1280x1024x24' \
     "$build/tests/test-compare" --screenshot "$out/compare-two-$lang.png" "$work/sample.txt" "$source"
-  echo "$out/main-$lang.png $out/compare-two-$lang.png"
+  echo "$out/sources-$lang.png $out/compare-$lang.png $out/compare-two-$lang.png"
 done

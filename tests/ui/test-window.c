@@ -4,8 +4,9 @@
  * text, run a check, and assert the highlight tags, the summary, the source
  * pane and the chart. Runs under Xvfb.
  *
- * With --screenshot OUT.png --text FILE --store PATH it instead checks FILE
- * against PATH in a 1200x800 window and saves what it shows (screenshots.sh).
+ * With --screenshot OUT.png --text FILE --store PATH [--reworded] it instead
+ * checks FILE against PATH in a 1200x800 window, compares the first high
+ * flag (or the first reworded one) and saves what it shows (screenshots.sh).
  */
 #include "config.h"
 
@@ -562,7 +563,8 @@ settle (SimWindow *window)
 static int
 screenshot (const char *out,
             const char *text_path,
-            const char *store)
+            const char *store,
+            gboolean    reworded)
 {
   SimWindow *window = sim_window_new (NULL, store);
   g_autofree char *text = NULL;
@@ -576,13 +578,18 @@ screenshot (const char *out,
   sim_window_set_text (window, text);
   sim_window_check (window);
   sim_test_spin_until (check_finished, window, 120);
-  /* Show the source of the first high segment. */
+  /* Compare the first high segment, or with @reworded the first flagged one
+   * that differs from its source. */
   for (guint i = 0; sim_window_get_report (window) && i < sim_report_get_n_segments (sim_window_get_report (window)); i++)
-    if (sim_report_get_segment (sim_window_get_report (window), i)->level == SIM_LEVEL_HIGH)
-      {
-        sim_window_select_segment (window, i);
-        break;
-      }
+    {
+      const SimReportSegment *seg = sim_report_get_segment (sim_window_get_report (window), i);
+
+      if (reworded ? seg->level != SIM_LEVEL_LOW && seg->similarity < 0.95f : seg->level == SIM_LEVEL_HIGH)
+        {
+          sim_window_select_segment (window, i);
+          break;
+        }
+    }
   settle (window);
   texture = render (GTK_WIDGET (window));
   return gdk_texture_save_to_png (texture, out) ? 0 : 2;
@@ -616,7 +623,7 @@ main (int argc, char **argv)
   sim_tint_install_css ();
   if (argc == 3 && g_str_equal (argv[1], "--read-only-store"))
     return read_only_case (argv[2]);
-  if (argc == 7 && g_str_equal (argv[1], "--screenshot"))
-    return screenshot (argv[2], argv[4], argv[6]);
+  if ((argc == 7 || argc == 8) && g_str_equal (argv[1], "--screenshot"))
+    return screenshot (argv[2], argv[4], argv[6], argc == 8 && g_str_equal (argv[7], "--reworded"));
   return cmocka_run_group_tests_name ("window", tests, NULL, NULL);
 }
