@@ -88,7 +88,7 @@ case "${1:-run}" in
     demo
     if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ] && [ -x build/app/simhound ]; then
       say "opening the sample article in Simhound on the demo corpus (press Check)"
-      SIMHOUND_DEMO_TEXTS=$top/build/demo/texts GSETTINGS_SCHEMA_DIR=$top/build/resources \
+      GSETTINGS_SCHEMA_DIR=$top/build/resources \
         exec build/app/simhound --store build/demo/demo.db build/demo/sample-article.txt
     fi
     say "no display: checking build/demo/sample-article.txt against the demo corpus with the CLI"

@@ -20,6 +20,7 @@
 #include "sim-corpus.h"
 #include "sim-cross.h"
 #include "sim-document.h"
+#include "sim-paths.h"
 #include "sim-exclude.h"
 #include "sim-error.h"
 #include "sim-export.h"
@@ -1040,8 +1041,8 @@ main (int argc, char **argv)
   int status;
 
   setlocale (LC_ALL, "");
-  /* SIMHOUND_LOCALEDIR: translations of a build tree, for tests and screenshots. */
-  bindtextdomain (GETTEXT_PACKAGE, g_getenv ("SIMHOUND_LOCALEDIR") ? g_getenv ("SIMHOUND_LOCALEDIR") : LOCALEDIR);
+  /* Installed translations, or the build tree's (SIMHOUND_LOCALEDIR overrides). */
+  bindtextdomain (GETTEXT_PACKAGE, sim_paths_locale_dir ());
   bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
   textdomain (GETTEXT_PACKAGE);
 

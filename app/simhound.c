@@ -10,6 +10,7 @@
 #include <gtk/gtk.h>
 #include <adwaita.h>
 
+#include "sim-paths.h"
 #include "sim-tint.h"
 #include "sim-window.h"
 
@@ -125,8 +126,8 @@ main (int argc, char **argv)
   };
 
   setlocale (LC_ALL, "");
-  /* SIMHOUND_LOCALEDIR: translations of a build tree, for tests and screenshots. */
-  bindtextdomain (GETTEXT_PACKAGE, g_getenv ("SIMHOUND_LOCALEDIR") ? g_getenv ("SIMHOUND_LOCALEDIR") : LOCALEDIR);
+  /* Installed translations, or the build tree's (SIMHOUND_LOCALEDIR overrides). */
+  bindtextdomain (GETTEXT_PACKAGE, sim_paths_locale_dir ());
   bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
   textdomain (GETTEXT_PACKAGE);
 

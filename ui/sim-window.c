@@ -9,6 +9,7 @@
 #include "sim-document.h"
 #include "sim-error.h"
 #include "sim-exclude.h"
+#include "sim-paths.h"
 #include "sim-export-dialog.h"
 #include "sim-chart.h"
 #include "sim-comparison.h"
@@ -831,9 +832,8 @@ use_demo_action (GtkWidget  *widget,
                  GVariant   *parameter)
 {
   SimWindow *self = SIM_WINDOW (widget);
-  const char *demo = g_getenv ("SIMHOUND_DEMO_TEXTS");
-  g_autofree char *fallback = g_build_filename (g_get_user_cache_dir (), "simhound", "demo-texts", NULL);
-  const char *paths[] = { demo && *demo ? demo : fallback, NULL };
+  g_autofree char *demo = sim_paths_demo_texts ();
+  const char *paths[] = { demo, NULL };
 
   if (!g_file_test (paths[0], G_FILE_TEST_IS_DIR))
     {
@@ -934,9 +934,15 @@ export_action (GtkWidget  *widget,
 static void
 update_actions (SimWindow *self)
 {
-  const gboolean has_corpus = self->snapshot != NULL;
+  const gboolean has_corpus = self->snapshot != NULL && sim_corpus_snapshot_get_n_docs (self->snapshot) > 0;
+  const gboolean has_text = gtk_text_buffer_get_char_count (gtk_text_view_get_buffer (self->editor)) > 0;
 
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.check", has_corpus && !self->busy);
+  /* Check says why it cannot run. */
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.check", has_corpus && has_text && !self->busy);
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->check_button),
+                               !has_corpus ? _("Add documents to the reference corpus first")
+                               : !has_text ? _("Paste or open a text to check first")
+                                           : _("Check the text against the corpus (Ctrl+Return)"));
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.cancel-check", self->busy);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.export", self->report != NULL && !self->busy);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.add-documents", !self->busy && !self->read_only);
@@ -991,6 +997,7 @@ on_text_changed (GtkTextBuffer *buffer,
                  SimWindow     *self)
 {
   self->previews_valid = FALSE;
+  update_actions (self);
   if (self->report == NULL || self->stale)
     return;
   /* The highlights move with the text, but the figures no longer hold, nor
@@ -1314,6 +1321,12 @@ SimComparison *
 sim_window_get_comparison (SimWindow *self)
 {
   return self->comparison;
+}
+
+GtkWidget *
+sim_window_get_check_button (SimWindow *self)
+{
+  return GTK_WIDGET (self->check_button);
 }
 
 GtkWidget *

@@ -47,6 +47,7 @@ void        sim_window_select_segment (SimWindow      *self,
 /* What the user sees, for tests and screenshots (borrowed). */
 GtkTextBuffer *sim_window_get_buffer       (SimWindow  *self);
 GtkWidget     *sim_window_get_editor       (SimWindow  *self);  /* a SimArticleView */
+GtkWidget     *sim_window_get_check_button (SimWindow  *self);
 struct _SimComparison *sim_window_get_comparison (SimWindow *self);
 const char    *sim_window_get_summary      (SimWindow  *self);
 const char    *sim_window_get_source_path  (SimWindow  *self);

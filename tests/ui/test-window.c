@@ -108,7 +108,12 @@ test_window_checks_highlights_and_shows_sources (void **state)
   gtk_window_present (GTK_WINDOW (window));
   sim_test_spin_until (mapped, window, 10);
   assert_string_equal (sim_window_get_page (window), "main");
+  /* No text yet: Check is off and says why. */
+  assert_false (gtk_widget_get_sensitive (sim_window_get_check_button (window)));
+  assert_string_equal (gtk_widget_get_tooltip_text (sim_window_get_check_button (window)),
+                       "Paste or open a text to check first");
   sim_window_set_text (window, text);
+  assert_true (gtk_widget_get_sensitive (sim_window_get_check_button (window)));
   sim_window_check (window);
   assert_true (sim_window_is_busy (window));
   sim_test_spin_until (check_finished, window, 60);
@@ -275,6 +280,12 @@ test_window_shows_the_empty_state_without_a_corpus (void **state)
   SimWindow *window = sim_window_new (NULL, store);
 
   assert_string_equal (sim_window_get_page (window), "empty");
+  gtk_window_present (GTK_WINDOW (window));
+  sim_test_spin_until (mapped, window, 10);
+  sim_window_set_text (window, "Some text to check.");
+  assert_false (gtk_widget_get_sensitive (sim_window_get_check_button (window)));
+  assert_string_equal (gtk_widget_get_tooltip_text (sim_window_get_check_button (window)),
+                       "Add documents to the reference corpus first");
   gtk_window_destroy (GTK_WINDOW (window));
   sim_test_remove_tree (dir);
 }

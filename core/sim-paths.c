@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include "sim-paths.h"
+
+const char *
+sim_paths_locale_dir (void)
+{
+  const char *env = g_getenv ("SIMHOUND_LOCALEDIR");
+  g_autofree char *installed = g_build_filename (LOCALEDIR, "zh_CN", "LC_MESSAGES", GETTEXT_PACKAGE ".mo", NULL);
+
+  if (env && *env)
+    return env;
+  if (!g_file_test (installed, G_FILE_TEST_EXISTS) && g_file_test (BUILD_LOCALEDIR, G_FILE_TEST_IS_DIR))
+    return BUILD_LOCALEDIR;
+  return LOCALEDIR;
+}
+
+char *
+sim_paths_demo_texts (void)
+{
+  const char *env = g_getenv ("SIMHOUND_DEMO_TEXTS");
+
+  if (env && *env)
+    return g_strdup (env);
+  if (g_file_test (BUILD_DEMO_TEXTS, G_FILE_TEST_IS_DIR))
+    return g_strdup (BUILD_DEMO_TEXTS);
+  return g_build_filename (g_get_user_cache_dir (), "simhound", "demo-texts", NULL);
+}

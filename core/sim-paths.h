@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Where the program's own files are: installed under the prefix, or, for a
+ * program run from its build tree (./run.sh), in the build tree, which the
+ * build records. Environment variables override both (tests, screenshots).
+ * Any thread.
+ */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* The translations: $SIMHOUND_LOCALEDIR, else the installed ones when they
+ * are there, else the build tree's. */
+const char *sim_paths_locale_dir (void);
+/* The demo corpus's texts: $SIMHOUND_DEMO_TEXTS, else the build tree's
+ * (made by ./run.sh) when it is there, else the user cache's
+ * simhound/demo-texts. (transfer full) */
+char       *sim_paths_demo_texts (void);
+
+G_END_DECLS
