@@ -1118,39 +1118,38 @@ on_chart_segment (SimChart  *chart,
 
 /* ------------------------------------------------------------- settings */
 
+/* A two-valued GSettings enum shown in a drop-down: @user_data is the
+ * NULL-terminated list of its nicks in the drop-down's order. */
 static gboolean
-mode_get (GValue   *value,
-          GVariant *variant,
-          gpointer  user_data)
+nick_to_position (GValue   *value,
+                  GVariant *variant,
+                  gpointer  user_data)
 {
-  g_value_set_uint (value, g_str_equal (g_variant_get_string (variant, NULL), "window") ? 1 : 0);
-  return TRUE;
+  const char *const *nicks = user_data;
+  const char *nick = g_variant_get_string (variant, NULL);
+
+  for (guint i = 0; nicks[i]; i++)
+    if (g_str_equal (nick, nicks[i]))
+      {
+        g_value_set_uint (value, i);
+        return TRUE;
+      }
+  return FALSE;
 }
 
 static GVariant *
-mode_set (const GValue       *value,
-          const GVariantType *type,
-          gpointer            user_data)
+position_to_nick (const GValue       *value,
+                  const GVariantType *type,
+                  gpointer            user_data)
 {
-  return g_variant_new_string (g_value_get_uint (value) == 1 ? "window" : "sentence");
+  const char *const *nicks = user_data;
+  const guint position = g_value_get_uint (value);
+
+  return position < g_strv_length ((char **) nicks) ? g_variant_new_string (nicks[position]) : NULL;
 }
 
-static gboolean
-highlight_get (GValue   *value,
-               GVariant *variant,
-               gpointer  user_data)
-{
-  g_value_set_uint (value, g_str_equal (g_variant_get_string (variant, NULL), "level") ? 1 : 0);
-  return TRUE;
-}
-
-static GVariant *
-highlight_set (const GValue       *value,
-               const GVariantType *type,
-               gpointer            user_data)
-{
-  return g_variant_new_string (g_value_get_uint (value) == 1 ? "level" : "source");
-}
+static const char *const segmentation_nicks[] = { "sentence", "window", NULL };
+static const char *const highlight_nicks[] = { "source", "level", NULL };
 
 /* --------------------------------------------------------------- object */
 
@@ -1250,10 +1249,12 @@ sim_window_init (SimWindow *self)
   self->filter = -1;
   self->settings = g_settings_new ("org.simhound.Simhound");
   g_settings_bind_with_mapping (self->settings, "highlight", self->highlight_dropdown, "selected",
-                                G_SETTINGS_BIND_DEFAULT, highlight_get, highlight_set, NULL, NULL);
+                                G_SETTINGS_BIND_DEFAULT, nick_to_position, position_to_nick,
+                                (gpointer) highlight_nicks, NULL);
   g_signal_connect (self->settings, "changed::highlight", G_CALLBACK (on_highlight_changed), self);
   g_settings_bind_with_mapping (self->settings, "segmentation", self->mode_dropdown, "selected",
-                                G_SETTINGS_BIND_DEFAULT, mode_get, mode_set, NULL, NULL);
+                                G_SETTINGS_BIND_DEFAULT, nick_to_position, position_to_nick,
+                                (gpointer) segmentation_nicks, NULL);
   g_settings_bind (self->settings, "window-size", self->window_spin, "value", G_SETTINGS_BIND_DEFAULT);
   g_settings_bind (self->settings, "fast", self->fast_check, "active", G_SETTINGS_BIND_DEFAULT);
   g_settings_bind (self->settings, "exclude-quotes", self->exclude_quotes_check, "active", G_SETTINGS_BIND_DEFAULT);
