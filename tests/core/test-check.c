@@ -94,16 +94,6 @@ check (Fixture               *f,
   return report;
 }
 
-static char *
-span_text (const char *text,
-           guint32     start,
-           guint32     end)
-{
-  const char *from = g_utf8_offset_to_pointer (text, start);
-
-  return g_strndup (from, g_utf8_offset_to_pointer (text, end) - from);
-}
-
 /* The segment whose text starts with @prefix. */
 static const SimReportSegment *
 find_segment (const SimReport *report,
@@ -229,7 +219,7 @@ test_check_reports_a_hard_wrapped_copy_as_one_passage (void **state)
   src = sim_report_get_source (report, p->source);
   assert_string_equal (src->path, f->en_path);
   assert_true (g_file_get_contents (f->en_path, &stored, NULL, NULL));
-  source_span = span_text (stored, p->source_start, p->source_end);
+  source_span = sim_test_span_text (stored, p->source_start, p->source_end);
   assert_string_equal (source_span, EN_1 " " EN_2 " " EN_3 " " EN_4);
   /* Every segment of the copy is flagged, the short wrapped lines too. */
   for (guint i = p->first_segment; i < p->first_segment + p->n_segments; i++)
@@ -279,7 +269,7 @@ test_check_splits_a_copy_run_into_own_words (void **state)
                      "my grandmother however always said that nobody in our village trusted that lamp.";
   g_autoptr(SimReport) report = check (f, text, &options);
   const SimReportSegment *copy = find_segment (report, "Ships passing");
-  g_autofree char *flagged = span_text (text, copy->start, copy->end);
+  g_autofree char *flagged = sim_test_span_text (text, copy->start, copy->end);
 
   assert_int_equal (copy->level, SIM_LEVEL_HIGH);
   assert_true (g_str_has_prefix (flagged, "Ships passing the northern reef relied on his lamp to find the safe channel"));

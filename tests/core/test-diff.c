@@ -13,16 +13,7 @@
 #include <glib.h>
 
 #include "sim-diff.h"
-
-static char *
-cut (const char *text,
-     guint32     start,
-     guint32     end)
-{
-  const char *p = g_utf8_offset_to_pointer (text, start);
-
-  return g_strndup (p, g_utf8_offset_to_pointer (text, end) - p);
-}
+#include "sim-test-util.h"
 
 static char *
 diff (const char   *a,
@@ -35,7 +26,7 @@ diff (const char   *a,
   for (guint i = 0; i < ops->len; i++)
     {
       const SimDiffOp *op = &g_array_index (ops, SimDiffOp, i);
-      g_autofree char *x = cut (a, op->a_start, op->a_end), *y = cut (b, op->b_start, op->b_end);
+      g_autofree char *x = sim_test_span_text (a, op->a_start, op->a_end), *y = sim_test_span_text (b, op->b_start, op->b_end);
 
       if (i > 0)
         g_string_append_c (out, '|');
@@ -135,15 +126,15 @@ test_context_ends_at_sentences (void **state)
   g_autofree char *shown = NULL, *whole = NULL, *none = NULL;
 
   sim_diff_context (text, g_utf8_strlen (text, -1), start, end, 20, &cs, &ce);
-  shown = cut (text, cs, ce);
+  shown = sim_test_span_text (text, cs, ce);
   assert_string_equal (shown, "Two comes next. The passage is here. Then three.");
   /* Near the ends of the text: the text's own ends. */
   sim_diff_context (text, g_utf8_strlen (text, -1), start, end, 1000, &cs, &ce);
-  whole = cut (text, cs, ce);
+  whole = sim_test_span_text (text, cs, ce);
   assert_string_equal (whole, text);
   /* No context asked: the passage. */
   sim_diff_context (text, g_utf8_strlen (text, -1), start, end, 0, &cs, &ce);
-  none = cut (text, cs, ce);
+  none = sim_test_span_text (text, cs, ce);
   assert_string_equal (none, passage);
 }
 

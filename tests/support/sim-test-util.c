@@ -83,3 +83,13 @@ sim_test_spin_until (gboolean (*done) (gpointer),
   while (!done (data) && g_get_monotonic_time () < deadline)
     g_main_context_iteration (NULL, FALSE);
 }
+
+char *
+sim_test_span_text (const char *text,
+                    guint32     start,
+                    guint32     end)
+{
+  const char *from = g_utf8_offset_to_pointer (text, start);
+
+  return g_strndup (from, g_utf8_offset_to_pointer (text, end) - from);
+}

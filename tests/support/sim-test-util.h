@@ -14,6 +14,10 @@ char       *sim_test_make_tmp_dir   (void);
 /* Removes @path and everything below it. */
 void        sim_test_remove_tree    (const char *path);
 /* Writes @len bytes (-1: NUL-terminated) to @dir/@name, creating folders. (transfer full) */
+/* The code points [@start, @end) of @text (valid UTF-8). (transfer full) */
+char       *sim_test_span_text      (const char *text,
+                                     guint32     start,
+                                     guint32     end);
 char       *sim_test_write_file     (const char *dir,
                                      const char *name,
                                      const char *data,
