@@ -166,10 +166,13 @@ on_store_busy (int      n_tries,
   return !interrupted;
 }
 
+/* corpus add PATH…, or with @rescan corpus rescan FOLDER: the same import,
+ * which for a re-scan also removes the documents whose file is gone. */
 static int
-corpus_add (int argc, char **argv)
+corpus_add (int argc, char **argv, gboolean rescan)
 {
-  g_autoptr(GOptionContext) context = g_option_context_new (_("PATH… — add files and folders"));
+  g_autoptr(GOptionContext) context = g_option_context_new (rescan ? _("FOLDER — import what is new or changed in a folder, remove what is gone")
+                                                                   : _("PATH… — add files and folders"));
   g_autoptr(GError) error = NULL;
   g_autoptr(SimCorpus) corpus = NULL;
   g_autoptr(SimImportResult) result = NULL;
@@ -187,14 +190,19 @@ corpus_add (int argc, char **argv)
     return usage_error (context, error->message);
   if (argc < 2)
     return usage_error (context, _("corpus add needs at least one file or folder"));
+  if (rescan && argc != 2)
+    return usage_error (context, _("corpus rescan takes one folder"));
 
   corpus = sim_corpus_open (resolve_store (), FALSE, &error);
   if (corpus == NULL)
     return fail (error);
   sim_store_set_busy_func (sim_corpus_get_store (corpus), on_store_busy, NULL);
   started = g_get_monotonic_time ();
-  result = sim_corpus_add (corpus, (const char *const *) argv + 1, on_import_progress, &progress,
-                           cancellable, &error);
+  if (rescan)
+    result = sim_corpus_rescan (corpus, argv[1], on_import_progress, &progress, cancellable, &error);
+  else
+    result = sim_corpus_add (corpus, (const char *const *) argv + 1, on_import_progress, &progress,
+                             cancellable, &error);
   if (progress.tty)
     g_printerr ("\r\033[K");
   if (result == NULL)
@@ -206,15 +214,21 @@ corpus_add (int argc, char **argv)
   {
     const double seconds = (g_get_monotonic_time () - started) / 1e6;
 
-    g_print (_("Added %u, updated %u, unchanged %u, failed %u (%.1f MB of text in %.1f s) — %s\n"),
-             result->n_added, result->n_updated, result->n_unchanged, result->n_failed,
-             result->n_bytes / 1e6, seconds, sim_corpus_get_path (corpus));
+    if (rescan)
+      g_print (_("Added %u, updated %u, unchanged %u, removed %u, failed %u (%.1f MB of text in %.1f s) — %s\n"),
+               result->n_added, result->n_updated, result->n_unchanged, result->n_removed, result->n_failed,
+               result->n_bytes / 1e6, seconds, sim_corpus_get_path (corpus));
+    else
+      g_print (_("Added %u, updated %u, unchanged %u, failed %u (%.1f MB of text in %.1f s) — %s\n"),
+               result->n_added, result->n_updated, result->n_unchanged, result->n_failed,
+               result->n_bytes / 1e6, seconds, sim_corpus_get_path (corpus));
   }
   if (!quiet)
     for (guint i = 0; i < result->failures->len; i++)
       g_printerr ("  %s\n", (const char *) g_ptr_array_index (result->failures, i));
-  /* Nothing of what was asked for is in the store: that is a failure. */
-  if (result->n_added + result->n_updated + result->n_unchanged == 0)
+  /* Nothing of what was asked for is in the store: that is a failure (an
+   * emptied folder re-scanned is not). */
+  if (result->n_added + result->n_updated + result->n_unchanged == 0 && !(rescan && result->n_failed == 0))
     {
       g_printerr (result->n_failed > 0 ? _("simhound-cli: no document could be added\n")
                                        : _("simhound-cli: no documents found to add\n"));
@@ -355,7 +369,9 @@ static int
 corpus_command (int argc, char **argv)
 {
   if (argc >= 2 && g_str_equal (argv[1], "add"))
-    return corpus_add (argc - 1, argv + 1);
+    return corpus_add (argc - 1, argv + 1, FALSE);
+  if (argc >= 2 && g_str_equal (argv[1], "rescan"))
+    return corpus_add (argc - 1, argv + 1, TRUE);
   if (argc >= 2 && g_str_equal (argv[1], "list"))
     return corpus_list (argc - 1, argv + 1);
   if (argc >= 2 && g_str_equal (argv[1], "remove"))
@@ -364,7 +380,7 @@ corpus_command (int argc, char **argv)
     return corpus_set (argc - 1, argv + 1);
   if (argc >= 2 && g_str_equal (argv[1], "rebuild"))
     return corpus_rebuild (argc - 1, argv + 1);
-  g_printerr (_("Usage: simhound-cli corpus add|list|remove|set|rebuild …\n"));
+  g_printerr (_("Usage: simhound-cli corpus add|rescan|list|remove|set|rebuild …\n"));
   return EXIT_USAGE;
 }
 
@@ -1019,6 +1035,7 @@ print_usage (FILE *out)
   fprintf (out, "%s",
            _("Usage:\n"
              "  simhound-cli corpus add PATH…          add files and folders (recursive)\n"
+             "  simhound-cli corpus rescan FOLDER      import what is new or changed, remove what is gone\n"
              "  simhound-cli corpus list               documents, segments, size, last update\n"
              "  simhound-cli corpus remove ID|PATH…    remove documents\n"
              "  simhound-cli corpus rebuild            recompute the fingerprints (mends a damaged store)\n"

@@ -1315,6 +1315,9 @@ sim_corpus_remove (SimCorpus          *corpus,
   g_autoptr(GArray) ids = g_array_new (FALSE, FALSE, sizeof (gint64));
   g_autoptr(GPtrArray) docs = NULL;
   g_autoptr(SimFingerprinter) fp = sim_fingerprinter_new (corpus->flags);
+  g_autoptr(GHashTable) by_id = NULL;
+  g_autoptr(GHashTable) by_path = NULL;
+  g_autoptr(GHashTable) seen = g_hash_table_new (g_int64_hash, g_int64_equal);
   g_autofree guint32 *counts = NULL;
   guint32 n_docs = 0;
 
@@ -1327,23 +1330,34 @@ sim_corpus_remove (SimCorpus          *corpus,
       sim_store_rollback (corpus->store);
       return FALSE;
     }
+  /* Looked up by id and by path in tables: removing a whole corpus of
+   * 10,000 documents by id must not compare every id with every document. */
+  by_id = g_hash_table_new (g_int64_hash, g_int64_equal);
+  by_path = g_hash_table_new (g_str_hash, g_str_equal);
+  for (guint j = 0; j < docs->len; j++)
+    {
+      SimStoreDocument *doc = g_ptr_array_index (docs, j);
+
+      g_hash_table_insert (by_id, &doc->id, doc);
+      g_hash_table_insert (by_path, doc->path, doc);
+    }
   for (guint i = 0; ids_or_paths[i] != NULL; i++)
     {
       const char *arg = ids_or_paths[i];
       g_autofree char *abs = g_canonicalize_filename (arg, NULL);
+      const gint64 arg_id = is_number (arg) ? g_ascii_strtoll (arg, NULL, 10) : -1;
+      const SimStoreDocument *doc = NULL;
       gboolean found = FALSE;
 
-      for (guint j = 0; j < docs->len && !found; j++)
-        {
-          const SimStoreDocument *doc = g_ptr_array_index (docs, j);
-
-          if ((is_number (arg) && doc->id == g_ascii_strtoll (arg, NULL, 10)) ||
-              g_str_equal (doc->path, abs) || g_str_equal (doc->path, arg))
-            {
-              g_array_append_val (ids, doc->id);
-              found = TRUE;
-            }
-        }
+      if (arg_id >= 0)
+        doc = g_hash_table_lookup (by_id, &arg_id);
+      if (doc == NULL)
+        doc = g_hash_table_lookup (by_path, abs);
+      if (doc == NULL)
+        doc = g_hash_table_lookup (by_path, arg);
+      if (doc != NULL && g_hash_table_add (seen, (gpointer) &doc->id))
+        g_array_append_val (ids, doc->id);
+      found = doc != NULL;
       /* A folder removes every document under it. */
       if (!found && !is_number (arg))
         {
@@ -1351,11 +1365,12 @@ sim_corpus_remove (SimCorpus          *corpus,
 
           for (guint j = 0; j < docs->len; j++)
             {
-              const SimStoreDocument *doc = g_ptr_array_index (docs, j);
+              const SimStoreDocument *under = g_ptr_array_index (docs, j);
 
-              if (g_str_has_prefix (doc->path, prefix))
+              if (g_str_has_prefix (under->path, prefix))
                 {
-                  g_array_append_val (ids, doc->id);
+                  if (g_hash_table_add (seen, (gpointer) &under->id))
+                    g_array_append_val (ids, under->id);
                   found = TRUE;
                 }
             }
@@ -1377,12 +1392,6 @@ sim_corpus_remove (SimCorpus          *corpus,
   for (guint i = 0; i < ids->len; i++)
     {
       const gint64 id = g_array_index (ids, gint64, i);
-      gboolean dup = FALSE;
-
-      for (guint j = 0; j < i; j++)
-        dup |= g_array_index (ids, gint64, j) == id;
-      if (dup)
-        continue;
       if ((counts != NULL && !df_remove_document (corpus, fp, counts, id, error)) ||
           !sim_store_delete (corpus->store, id, error))
         {
@@ -1400,4 +1409,52 @@ sim_corpus_remove (SimCorpus          *corpus,
       return FALSE;
     }
   return reload_snapshot (corpus, error);
+}
+
+SimImportResult *
+sim_corpus_rescan (SimCorpus       *corpus,
+                   const char      *folder,
+                   SimProgressFunc  progress,
+                   gpointer         user_data,
+                   GCancellable    *cancellable,
+                   GError         **error)
+{
+  g_autofree char *abs = g_canonicalize_filename (folder, NULL);
+  g_autofree char *prefix = g_str_has_suffix (abs, "/") ? g_strdup (abs) : g_strconcat (abs, "/", NULL);
+  g_autoptr(GPtrArray) docs = NULL;
+  g_autoptr(GPtrArray) gone = g_ptr_array_new_with_free_func (g_free);
+  const char *paths[] = { abs, NULL };
+  SimImportResult *result;
+  guint n_removed = 0;
+
+  g_return_val_if_fail (corpus != NULL && !corpus->read_only, NULL);
+
+  /* A folder that is not there (an unplugged drive, a typo) says so rather
+   * than emptying the corpus of everything it held. */
+  if (!g_file_test (abs, G_FILE_TEST_IS_DIR))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                   _("The folder %s is not there (is its drive connected?): nothing was changed"), abs);
+      return NULL;
+    }
+  docs = sim_store_list (corpus->store, error);
+  if (docs == NULL)
+    return NULL;
+  for (guint i = 0; i < docs->len; i++)
+    {
+      const SimStoreDocument *doc = g_ptr_array_index (docs, i);
+
+      if (g_str_has_prefix (doc->path, prefix) && !g_file_test (doc->path, G_FILE_TEST_EXISTS))
+        g_ptr_array_add (gone, g_strdup_printf ("%" G_GINT64_FORMAT, doc->id));
+    }
+  if (gone->len > 0)
+    {
+      g_ptr_array_add (gone, NULL);
+      if (!sim_corpus_remove (corpus, (const char *const *) gone->pdata, &n_removed, error))
+        return NULL;
+    }
+  result = sim_corpus_add (corpus, paths, progress, user_data, cancellable, error);
+  if (result != NULL)
+    result->n_removed = n_removed;
+  return result;
 }

@@ -45,6 +45,7 @@ typedef struct {
   guint      n_updated;
   guint      n_unchanged;
   guint      n_failed;
+  guint      n_removed; /* sim_corpus_rescan: files gone from the folder */
   guint64    n_bytes;   /* bytes of text indexed */
   GPtrArray *failures;  /* (element-type utf8): "path: reason" */
 } SimImportResult;
@@ -87,6 +88,16 @@ gboolean           sim_corpus_was_rebuilt     (const SimCorpus   *corpus);
  * remain. */
 SimImportResult   *sim_corpus_add             (SimCorpus         *corpus,
                                                const char *const *paths,
+                                               SimProgressFunc    progress,
+                                               gpointer           user_data,
+                                               GCancellable      *cancellable,
+                                               GError           **error);
+/* Brings the documents under @folder in step with it: files added or
+ * changed since are imported (as sim_corpus_add), documents whose file is
+ * gone are removed (counted in n_removed). A folder that does not exist is
+ * an error and changes nothing. */
+SimImportResult   *sim_corpus_rescan          (SimCorpus         *corpus,
+                                               const char        *folder,
                                                SimProgressFunc    progress,
                                                gpointer           user_data,
                                                GCancellable      *cancellable,

@@ -68,6 +68,18 @@ class CliTest(unittest.TestCase):
         self.assertEqual(r.returncode, 2)
         self.assertIn(b"/nowhere/x.txt", r.stderr)
 
+    def test_rescan_removes_deleted_files_and_refuses_a_missing_folder(self):
+        self.add_docs()
+        os.remove(os.path.join(self.docs, "zh", "teahouse.txt"))
+        r = self.run_cli("corpus", "rescan", self.docs)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn(b"unchanged 1, removed 1", r.stdout)
+        self.assertIn(b"1 documents", self.run_cli("corpus", "list").stdout)
+        r = self.run_cli("corpus", "rescan", os.path.join(self.dir, "unplugged"))
+        self.assertEqual(r.returncode, 2)
+        self.assertIn(b"nothing was changed", r.stderr)
+        self.assertIn(b"1 documents", self.run_cli("corpus", "list").stdout)
+
     def test_store_option_before_or_after_command(self):
         other = os.path.join(self.dir, "other.db")
         r = self.run_cli("--store", other, "corpus", "add", self.docs)

@@ -251,6 +251,55 @@ test_corpus_remove_by_id_path_and_folder (void **state)
   }
 }
 
+/* Re-scanning a folder imports what is new or changed, removes documents
+ * whose file is gone, leaves other folders alone, and refuses a folder that
+ * is not there instead of emptying the corpus. */
+static void
+test_corpus_rescan_follows_the_folder (void **state)
+{
+  Fixture *f = *state;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SimCorpus) corpus = sim_corpus_open (f->store, FALSE, &error);
+  g_autoptr(SimImportResult) result = NULL;
+  g_autoptr(SimImportResult) rescanned = NULL;
+  g_autoptr(GPtrArray) docs = NULL;
+  g_autofree char *other = g_build_filename (f->dir, "other", NULL);
+  g_autofree char *elsewhere = sim_test_write_file (other, "e.txt", "A document kept in another folder, whose file goes away too.", -1);
+  g_autofree char *gone = g_build_filename (f->docs, "doc-0001.txt", NULL);
+  g_autofree char *missing = g_build_filename (f->dir, "unplugged", NULL);
+  const char *paths[] = { f->docs, other, NULL };
+
+  write_docs (f, 0, 4);
+  result = sim_corpus_add (corpus, paths, NULL, NULL, NULL, &error);
+  assert_int_equal (result->n_added, 5);
+
+  assert_int_equal (g_unlink (gone), 0);
+  assert_int_equal (g_unlink (elsewhere), 0);
+  g_free (sim_test_write_file (f->docs, "doc-0002.txt", "Its text was rewritten since the import, into something else.", -1));
+  g_free (sim_test_write_file (f->docs, "new.txt", "A file that came into the folder after the import.", -1));
+
+  rescanned = sim_corpus_rescan (corpus, f->docs, NULL, NULL, NULL, &error);
+  assert_null (error);
+  assert_non_null (rescanned);
+  assert_int_equal (rescanned->n_removed, 1);
+  assert_int_equal (rescanned->n_updated, 1);
+  assert_int_equal (rescanned->n_added, 1);
+  assert_int_equal (rescanned->n_unchanged, 2);
+
+  docs = list (corpus);
+  assert_int_equal (docs->len, 5);   /* 4 - 1 + 1, and the other folder's document */
+  for (guint i = 0; i < docs->len; i++)
+    assert_string_not_equal (((SimStoreDocument *) g_ptr_array_index (docs, i))->path, gone);
+
+  g_clear_pointer (&rescanned, sim_import_result_free);
+  rescanned = sim_corpus_rescan (corpus, missing, NULL, NULL, NULL, &error);
+  assert_null (rescanned);
+  assert_true (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND));
+  g_clear_pointer (&docs, g_ptr_array_unref);
+  docs = list (corpus);
+  assert_int_equal (docs->len, 5);
+}
+
 typedef struct {
   Fixture *f;
   guint    calls;
@@ -592,6 +641,7 @@ main (void)
     cmocka_unit_test_setup_teardown (test_corpus_add_is_incremental, setup, teardown),
     cmocka_unit_test_setup_teardown (test_corpus_lists_unreadable_files_and_imports_the_rest, setup, teardown),
     cmocka_unit_test_setup_teardown (test_corpus_remove_by_id_path_and_folder, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_corpus_rescan_follows_the_folder, setup, teardown),
     cmocka_unit_test_setup_teardown (test_corpus_survives_a_file_deleted_mid_import, setup, teardown),
     cmocka_unit_test_setup_teardown (test_corpus_full_disk_keeps_committed_batches, setup, teardown),
     cmocka_unit_test_setup_teardown (test_corpus_survives_a_killed_import, setup, teardown),
