@@ -70,7 +70,6 @@ static const GActionEntry app_actions[] = {
 static void
 on_startup (GApplication *app)
 {
-  g_autoptr(GtkCssProvider) css = gtk_css_provider_new ();
   const char *quit_accels[] = { "<Control>q", NULL };
   const char *prefs_accels[] = { "<Control>comma", NULL };
 
@@ -79,9 +78,6 @@ on_startup (GApplication *app)
   g_action_map_add_action_entries (G_ACTION_MAP (app), app_actions, G_N_ELEMENTS (app_actions), app);
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "app.quit", quit_accels);
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "app.preferences", prefs_accels);
-  gtk_css_provider_load_from_resource (css, "/org/simhound/Simhound/style.css");
-  gtk_style_context_add_provider_for_display (gdk_display_get_default (), GTK_STYLE_PROVIDER (css),
-                                              GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
   /* The legend's colours come from core's one colour table. */
   sim_tint_install_css ();
 }

@@ -46,4 +46,10 @@ sim_tint_install_css (void)
   gtk_css_provider_load_from_data (css, rules, -1);
   gtk_style_context_add_provider_for_display (gdk_display_get_default (), GTK_STYLE_PROVIDER (css),
                                               GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
+  g_clear_object (&css);
+  /* The rest of the app's style. */
+  css = gtk_css_provider_new ();
+  gtk_css_provider_load_from_resource (css, "/org/simhound/Simhound/style.css");
+  gtk_style_context_add_provider_for_display (gdk_display_get_default (), GTK_STYLE_PROVIDER (css),
+                                              GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
 }

@@ -17,9 +17,10 @@ void sim_tint_get_rgba (SimLevel  level,
                         double    scale,
                         GdkRGBA  *out);
 
-/* Gives the display the .legend-high and .legend-medium style classes in
- * the same colours, and .source-badge with .source-1 … .source-8 in the
- * source palette (once; later calls do nothing). */
+/* Gives the display the app's CSS: the .legend-high and .legend-medium
+ * style classes in the same colours, .source-badge with .source-1 …
+ * .source-8 in the source palette, and style.css (once; later calls do
+ * nothing). */
 void sim_tint_install_css (void);
 
 G_END_DECLS

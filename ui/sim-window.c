@@ -497,6 +497,7 @@ sim_window_is_busy (SimWindow *self)
 typedef struct {
   char         *store_path;
   GStrv         paths;
+  gboolean      rescan;   /* paths[0] is a folder to bring in step */
   gint          done;     /* atomics: latest progress */
   gint          total;
   gint          waiting;  /* another writer holds the store */
@@ -552,7 +553,9 @@ import_thread (GTask        *task,
   if (corpus != NULL)
     {
       sim_store_set_busy_func (sim_corpus_get_store (corpus), import_busy, job);
-      result = sim_corpus_add (corpus, (const char *const *) job->paths, import_progress, job, cancellable, &error);
+      result = job->rescan
+        ? sim_corpus_rescan (corpus, job->paths[0], import_progress, job, cancellable, &error)
+        : sim_corpus_add (corpus, (const char *const *) job->paths, import_progress, job, cancellable, &error);
     }
   if (result == NULL)
     g_task_return_error (task, error);
@@ -612,9 +615,10 @@ on_import_done (GObject      *source,
     }
 }
 
-void
-sim_window_add_documents (SimWindow         *self,
-                          const char *const *paths)
+static void
+start_import (SimWindow         *self,
+              const char *const *paths,
+              gboolean           rescan)
 {
   g_autoptr(GTask) task = NULL;
   ImportJob *job;
@@ -628,11 +632,28 @@ sim_window_add_documents (SimWindow         *self,
   job = g_new0 (ImportJob, 1);
   job->store_path = g_strdup (self->store_path);
   job->paths = g_strdupv ((char **) paths);
+  job->rescan = rescan;
   g_task_set_task_data (task, job, (GDestroyNotify) import_job_free);
   g_task_set_return_on_cancel (task, FALSE);
-  set_busy (self, TRUE, _("Adding documents…"));
+  set_busy (self, TRUE, rescan ? _("Re-scanning the folder…") : _("Adding documents…"));
   g_timeout_add_full (G_PRIORITY_DEFAULT, 100, poll_import, g_object_ref (task), g_object_unref);
   g_task_run_in_thread (task, import_thread);
+}
+
+void
+sim_window_add_documents (SimWindow         *self,
+                          const char *const *paths)
+{
+  start_import (self, paths, FALSE);
+}
+
+void
+sim_window_rescan_folder (SimWindow  *self,
+                          const char *folder)
+{
+  const char *paths[] = { folder, NULL };
+
+  start_import (self, paths, TRUE);
 }
 
 /* -------------------------------------------------------------- rebuild */
@@ -859,6 +880,8 @@ manage_corpus_action (GtkWidget  *widget,
       self->corpus_window = sim_corpus_window_new (GTK_WINDOW (self), self->store_path, self->read_only);
       g_object_add_weak_pointer (G_OBJECT (self->corpus_window), (gpointer *) &self->corpus_window);
       g_signal_connect_object (self->corpus_window, "add-paths", G_CALLBACK (sim_window_add_documents),
+                               self, G_CONNECT_SWAPPED);
+      g_signal_connect_object (self->corpus_window, "rescan-folder", G_CALLBACK (sim_window_rescan_folder),
                                self, G_CONNECT_SWAPPED);
     }
   gtk_window_present (GTK_WINDOW (self->corpus_window));

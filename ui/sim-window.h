@@ -24,6 +24,10 @@ void        sim_window_set_text       (SimWindow      *self,
 /* Imports files and folders in the background, with progress and cancel. */
 void        sim_window_add_documents  (SimWindow         *self,
                                        const char *const *paths);
+/* The same for a folder already in the corpus: new and changed files are
+ * imported, documents whose file is gone removed (sim_corpus_rescan). */
+void        sim_window_rescan_folder  (SimWindow         *self,
+                                       const char        *folder);
 /* Opens a window comparing @a_path with @b_path, as "Compare Two
  * Documents…" does once both are chosen (transfer none). */
 GtkWidget  *sim_window_compare        (SimWindow      *self,

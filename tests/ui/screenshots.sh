@@ -4,7 +4,8 @@
 # article with high and medium segments from several sources, checked) with
 # the comparison of its first high flag (sources-LANG) and of its first
 # reworded flag (compare-LANG), and the side-by-side comparison of the sample
-# article with the source it copies most from (compare-two-LANG).
+# article with the source it copies most from (compare-two-LANG), and the
+# corpus manager with a search typed (corpus-LANG).
 #
 # usage: tests/ui/screenshots.sh OUTDIR   (build in $SIMHOUND_BUILD_DIR, default build/)
 set -euo pipefail
@@ -39,5 +40,7 @@ for lang in en zh_CN; do
     --reworded
   LANGUAGE=$lang LANG=$locale LC_ALL=$locale xvfb-run -a -s '-screen 0 1280x1024x24' \
     "$build/tests/test-compare" --screenshot "$out/compare-two-$lang.png" "$work/sample.txt" "$source"
-  echo "$out/sources-$lang.png $out/compare-$lang.png $out/compare-two-$lang.png"
+  LANGUAGE=$lang LANG=$locale LC_ALL=$locale xvfb-run -a -s '-screen 0 1280x1024x24' \
+    "$build/tests/test-corpus-window" --screenshot "$out/corpus-$lang.png" "$work/store.db" "$([ $lang = zh_CN ] && echo 网络 || echo network)"
+  echo "$out/sources-$lang.png $out/compare-$lang.png $out/compare-two-$lang.png $out/corpus-$lang.png"
 done

@@ -22,6 +22,7 @@
 #include "sim-compare-window.h"
 #include "sim-tint.h"
 #include "sim-test-util.h"
+#include "sim-test-ui.h"
 
 static const char *const copied[] = {
   "The weight of the overlying snow compresses the lower layers into dense glacial ice.",
@@ -160,38 +161,20 @@ test_compare_reports_an_unreadable_document (void **state)
   sim_test_remove_tree (dir);
 }
 
-/* Renders @widget as it is shown now into a PNG. */
+/* Saves the comparison of A with B as shown. */
 static int
 screenshot (const char *out,
             const char *a_path,
             const char *b_path)
 {
   SimCompareWindow *window = sim_compare_window_new (NULL, a_path, b_path);
-  GtkWidget *widget = GTK_WIDGET (window);
-  GtkSnapshot *snapshot;
-  g_autoptr(GskRenderNode) node = NULL;
-  g_autoptr(GdkTexture) texture = NULL;
-  int w, h;
 
   gtk_window_set_default_size (GTK_WINDOW (window), 1200, 800);
   gtk_window_present (GTK_WINDOW (window));
   sim_test_spin_until (compared, window, 60);
   if (sim_compare_window_get_report (window) && sim_report_get_n_passages (sim_compare_window_get_report (window)))
     sim_compare_window_select_passage (window, 0);
-  for (int i = 0; i < 50; i++)
-    g_main_context_iteration (NULL, FALSE);
-  g_usleep (300000);
-  for (int i = 0; i < 100; i++)
-    g_main_context_iteration (NULL, FALSE);
-  w = gtk_widget_get_width (widget);
-  h = gtk_widget_get_height (widget);
-  snapshot = gtk_snapshot_new ();
-  gtk_snapshot_append_color (snapshot, &(GdkRGBA) { 1, 1, 1, 1 }, &GRAPHENE_RECT_INIT (0, 0, w, h));
-  GTK_WIDGET_GET_CLASS (widget)->snapshot (widget, snapshot);
-  node = gtk_snapshot_free_to_node (snapshot);
-  texture = gsk_renderer_render_texture (gtk_native_get_renderer (GTK_NATIVE (window)), node,
-                                         &GRAPHENE_RECT_INIT (0, 0, w, h));
-  return gdk_texture_save_to_png (texture, out) ? 0 : 2;
+  return sim_test_ui_save_png (GTK_WIDGET (window), out);
 }
 
 int
@@ -202,12 +185,7 @@ main (int argc, char **argv)
     cmocka_unit_test (test_compare_reports_an_unreadable_document),
   };
 
-  setlocale (LC_ALL, "");
-  bindtextdomain (GETTEXT_PACKAGE, g_getenv ("SIMHOUND_LOCALEDIR") ? g_getenv ("SIMHOUND_LOCALEDIR") : LOCALEDIR);
-  bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
-  textdomain (GETTEXT_PACKAGE);
-  gtk_init ();
-  sim_tint_install_css ();
+  sim_test_ui_init ();
   /* --screenshot OUT.png A B: the comparison of A with B as shown (screenshots.sh). */
   if (argc == 5 && g_str_equal (argv[1], "--screenshot"))
     return screenshot (argv[2], argv[3], argv[4]);

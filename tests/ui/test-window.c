@@ -29,6 +29,7 @@
 #include "sim-tint.h"
 #include "sim-window.h"
 #include "sim-test-util.h"
+#include "sim-test-ui.h"
 
 #define EN_COPY "Ships passing the northern reef relied on his lamp to find the safe channel."
 #define EN_EDIT "In forty years he never once let the light go dark, even during the storms of a hard winter."
@@ -45,22 +46,6 @@ static gboolean
 mapped (gpointer data)
 {
   return gtk_widget_get_mapped (data) && gtk_widget_get_width (data) > 0;
-}
-
-/* Renders @widget as it is shown now into a texture. */
-static GdkTexture *
-render (GtkWidget *widget)
-{
-  const int w = gtk_widget_get_width (widget), h = gtk_widget_get_height (widget);
-  GtkSnapshot *snapshot = gtk_snapshot_new ();
-  g_autoptr(GskRenderNode) node = NULL;
-
-  /* The widget's own drawing, children included, as it is shown now. */
-  gtk_snapshot_append_color (snapshot, &(GdkRGBA) { 1, 1, 1, 1 }, &GRAPHENE_RECT_INIT (0, 0, w, h));
-  GTK_WIDGET_GET_CLASS (widget)->snapshot (widget, snapshot);
-  node = gtk_snapshot_free_to_node (snapshot);
-  return gsk_renderer_render_texture (gtk_native_get_renderer (gtk_widget_get_native (widget)), node,
-                                      &GRAPHENE_RECT_INIT (0, 0, w, h));
 }
 
 static gboolean
@@ -238,7 +223,7 @@ test_window_checks_highlights_and_shows_sources (void **state)
   /* The chart renders at its size with the high colour in it. */
   {
     GtkWidget *chart = sim_window_get_chart (window);
-    g_autoptr(GdkTexture) texture = render (chart);
+    g_autoptr(GdkTexture) texture = sim_test_ui_render (chart);
     const int w = gdk_texture_get_width (texture), h = gdk_texture_get_height (texture);
     g_autofree guchar *pixels = g_malloc (w * h * 4);
     g_autofree char *png = g_build_filename (dir, "chart.png", NULL);
@@ -553,24 +538,6 @@ test_window_uses_a_read_only_store (void **state)
   sim_test_remove_tree (dir);
 }
 
-static gboolean
-quit_loop (gpointer data)
-{
-  g_main_loop_quit (data);
-  return G_SOURCE_REMOVE;
-}
-
-/* Lets the window lay out and draw what changed: a few frames' time. */
-static void
-settle (SimWindow *window)
-{
-  g_autoptr(GMainLoop) loop = g_main_loop_new (NULL, FALSE);
-
-  gtk_widget_queue_resize (GTK_WIDGET (window));
-  g_timeout_add (400, quit_loop, loop);
-  g_main_loop_run (loop);
-}
-
 static int
 screenshot (const char *out,
             const char *text_path,
@@ -601,9 +568,7 @@ screenshot (const char *out,
           break;
         }
     }
-  settle (window);
-  texture = render (GTK_WIDGET (window));
-  return gdk_texture_save_to_png (texture, out) ? 0 : 2;
+  return sim_test_ui_save_png (GTK_WIDGET (window), out);
 }
 
 int
@@ -619,19 +584,7 @@ main (int argc, char **argv)
     cmocka_unit_test (test_export_dialog_names_the_file_by_its_type),
   };
 
-  setlocale (LC_ALL, "");
-  bindtextdomain (GETTEXT_PACKAGE, g_getenv ("SIMHOUND_LOCALEDIR") ? g_getenv ("SIMHOUND_LOCALEDIR") : LOCALEDIR);
-  bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
-  textdomain (GETTEXT_PACKAGE);
-  gtk_init ();
-  {
-    g_autoptr(GtkCssProvider) css = gtk_css_provider_new ();
-
-    gtk_css_provider_load_from_resource (css, "/org/simhound/Simhound/style.css");
-    gtk_style_context_add_provider_for_display (gdk_display_get_default (), GTK_STYLE_PROVIDER (css),
-                                                GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
-  }
-  sim_tint_install_css ();
+  sim_test_ui_init ();
   if (argc == 3 && g_str_equal (argv[1], "--read-only-store"))
     return read_only_case (argv[2]);
   if ((argc == 7 || argc == 8) && g_str_equal (argv[1], "--screenshot"))
