@@ -11,6 +11,7 @@
 #include <adwaita.h>
 
 #include "sim-paths.h"
+#include "sim-preferences.h"
 #include "sim-tint.h"
 #include "sim-window.h"
 
@@ -42,23 +43,20 @@ about_action (GSimpleAction *action,
                          NULL);
 }
 
+/* One preferences window, not modal: the main window stays usable. */
 static void
 preferences_action (GSimpleAction *action,
                     GVariant      *parameter,
                     gpointer       user_data)
 {
-  g_autoptr(GtkBuilder) builder = gtk_builder_new_from_resource ("/org/simhound/Simhound/ui/sim-preferences.ui");
-  g_autoptr(GSettings) settings = g_settings_new ("org.simhound.Simhound");
-  GtkWindow *window = GTK_WINDOW (gtk_builder_get_object (builder, "preferences"));
+  static GtkWidget *preferences;
 
-  g_settings_bind (settings, "high-threshold", gtk_builder_get_object (builder, "high_spin"), "value", G_SETTINGS_BIND_DEFAULT);
-  g_settings_bind (settings, "medium-threshold", gtk_builder_get_object (builder, "medium_spin"), "value", G_SETTINGS_BIND_DEFAULT);
-  g_settings_bind (settings, "max-distance", gtk_builder_get_object (builder, "distance_spin"), "value", G_SETTINGS_BIND_DEFAULT);
-  g_settings_bind (settings, "window-size", gtk_builder_get_object (builder, "window_spin"), "value", G_SETTINGS_BIND_DEFAULT);
-  g_settings_bind (settings, "fast", gtk_builder_get_object (builder, "fast_check"), "active", G_SETTINGS_BIND_DEFAULT);
-  g_settings_bind (settings, "fold-traditional", gtk_builder_get_object (builder, "fold_check"), "active", G_SETTINGS_BIND_DEFAULT);
-  gtk_window_set_transient_for (window, gtk_application_get_active_window (GTK_APPLICATION (user_data)));
-  gtk_window_present (window);
+  if (preferences == NULL)
+    {
+      preferences = sim_preferences_new (gtk_application_get_active_window (GTK_APPLICATION (user_data)));
+      g_object_add_weak_pointer (G_OBJECT (preferences), (gpointer *) &preferences);
+    }
+  gtk_window_present (GTK_WINDOW (preferences));
 }
 
 static const GActionEntry app_actions[] = {

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "config.h"
 
+#include <string.h>
+
 #include <locale.h>
 #include <adwaita.h>
 #include <glib/gi18n.h>
@@ -62,4 +64,46 @@ sim_test_ui_save_png (GtkWidget  *widget,
   sim_test_ui_settle (widget, 400);
   texture = sim_test_ui_render (widget);
   return gdk_texture_save_to_png (texture, out) ? 0 : 2;
+}
+
+GtkWidget *
+sim_test_ui_find_actionable (GtkWidget  *widget,
+                 const char *action)
+{
+  if (GTK_IS_ACTIONABLE (widget) && g_strcmp0 (gtk_actionable_get_action_name (GTK_ACTIONABLE (widget)), action) == 0)
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = sim_test_ui_find_actionable (child, action);
+
+      if (found)
+        return found;
+    }
+  return NULL;
+}
+
+gboolean
+sim_test_ui_has_shortcut (GtkWidget  *widget,
+              const char *trigger,
+              const char *action)
+{
+  g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (widget);
+
+  for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
+    {
+      g_autoptr(GObject) controller = g_list_model_get_item (controllers, i);
+
+      if (!GTK_IS_SHORTCUT_CONTROLLER (controller))
+        continue;
+      for (guint j = 0; j < g_list_model_get_n_items (G_LIST_MODEL (controller)); j++)
+        {
+          g_autoptr(GtkShortcut) shortcut = g_list_model_get_item (G_LIST_MODEL (controller), j);
+          g_autofree char *t = gtk_shortcut_trigger_to_string (gtk_shortcut_get_trigger (shortcut));
+          g_autofree char *a = gtk_shortcut_action_to_string (gtk_shortcut_get_action (shortcut));
+
+          if (g_str_equal (t, trigger) && strstr (a, action) != NULL)
+            return TRUE;
+        }
+    }
+  return FALSE;
 }

@@ -23,4 +23,13 @@ GdkTexture *sim_test_ui_render    (GtkWidget  *widget);
 int         sim_test_ui_save_png  (GtkWidget  *widget,
                                    const char *out);
 
+/* The first widget under @widget (itself included) whose action is @action. */
+GtkWidget  *sim_test_ui_find_actionable (GtkWidget  *widget,
+                                         const char *action);
+/* Whether @widget has a shortcut @trigger ("Escape", "<Control>w") for
+ * @action. */
+gboolean    sim_test_ui_has_shortcut    (GtkWidget  *widget,
+                                         const char *trigger,
+                                         const char *action);
+
 G_END_DECLS

@@ -58,50 +58,6 @@ not_removing (gpointer data)
   return !sim_corpus_window_is_removing (data);
 }
 
-/* The first widget under @widget whose action is @action. */
-static GtkWidget *
-find_actionable (GtkWidget  *widget,
-                 const char *action)
-{
-  if (GTK_IS_ACTIONABLE (widget) && g_strcmp0 (gtk_actionable_get_action_name (GTK_ACTIONABLE (widget)), action) == 0)
-    return widget;
-  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
-    {
-      GtkWidget *found = find_actionable (child, action);
-
-      if (found)
-        return found;
-    }
-  return NULL;
-}
-
-/* Whether @widget has a shortcut @trigger ("Escape") for @action. */
-static gboolean
-has_shortcut (GtkWidget  *widget,
-              const char *trigger,
-              const char *action)
-{
-  g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (widget);
-
-  for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
-    {
-      g_autoptr(GObject) controller = g_list_model_get_item (controllers, i);
-
-      if (!GTK_IS_SHORTCUT_CONTROLLER (controller))
-        continue;
-      for (guint j = 0; j < g_list_model_get_n_items (G_LIST_MODEL (controller)); j++)
-        {
-          g_autoptr(GtkShortcut) shortcut = g_list_model_get_item (G_LIST_MODEL (controller), j);
-          g_autofree char *t = gtk_shortcut_trigger_to_string (gtk_shortcut_get_trigger (shortcut));
-          g_autofree char *a = gtk_shortcut_action_to_string (gtk_shortcut_get_action (shortcut));
-
-          if (g_str_equal (t, trigger) && strstr (a, action) != NULL)
-            return TRUE;
-        }
-    }
-  return FALSE;
-}
-
 /* Selects the folder row whose path ends in @name (collapsed folders are
  * the only rows). */
 static void
@@ -173,7 +129,7 @@ test_corpus_manager_groups_searches_and_removes_with_undo (void **state)
   assert_int_equal (sim_corpus_window_get_n_documents (cw), 15);
 
   /* Remove is off without a selection, and does nothing if forced. */
-  remove_button = find_actionable (gtk_window_get_titlebar (GTK_WINDOW (cw)), "corpus.remove");
+  remove_button = sim_test_ui_find_actionable (gtk_window_get_titlebar (GTK_WINDOW (cw)), "corpus.remove");
   assert_non_null (remove_button);
   assert_false (gtk_widget_get_sensitive (remove_button));
   gtk_widget_activate_action (GTK_WIDGET (cw), "corpus.remove", NULL);
@@ -240,8 +196,8 @@ test_corpus_manager_groups_searches_and_removes_with_undo (void **state)
   assert_int_equal (sim_corpus_window_get_n_documents (cw), 0);
 
   /* Escape and Ctrl+W close. */
-  assert_true (has_shortcut (GTK_WIDGET (cw), "Escape", "window.close"));
-  assert_true (has_shortcut (GTK_WIDGET (cw), "<Control>w", "window.close"));
+  assert_true (sim_test_ui_has_shortcut (GTK_WIDGET (cw), "Escape", "window.close"));
+  assert_true (sim_test_ui_has_shortcut (GTK_WIDGET (cw), "<Control>w", "window.close"));
   assert_true (gtk_widget_activate_action (GTK_WIDGET (cw), "window.close", NULL));
   spin (0.1);
   assert_null (sim_window_get_corpus_window (window));
