@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "config.h"
 
+#include <adwaita.h>
 #include <glib/gi18n.h>
 
 #include "sim-compare.h"
@@ -14,6 +15,7 @@ struct _SimCompareWindow {
 
   /* template children */
   GtkStack      *stack;
+  AdwToastOverlay *toast_overlay;
   GtkLabel      *error_label;
   GtkLabel      *summary_label;
   GtkLabel      *title_a;
@@ -326,16 +328,6 @@ on_compared (GObject      *source,
 /* ----------------------------------------------------------- export */
 
 static void
-on_export_failed (GError   *error,
-                  gpointer  user_data)
-{
-  SimCompareWindow *self = user_data;
-
-  gtk_label_set_text (self->error_label, error->message);
-  gtk_stack_set_visible_child_name (self->stack, "error");
-}
-
-static void
 export_action (GtkWidget  *widget,
                const char *action_name,
                GVariant   *parameter)
@@ -343,8 +335,8 @@ export_action (GtkWidget  *widget,
   SimCompareWindow *self = SIM_COMPARE_WINDOW (widget);
 
   if (self->report != NULL)
-    sim_export_dialog_show (GTK_WINDOW (self), _("Export the Comparison"), _("comparison"), self->report,
-                            on_export_failed, self);
+    sim_export_dialog_show (GTK_WINDOW (self), self->toast_overlay, _("Export the Comparison"), _("comparison"),
+                            self->report);
 }
 
 /* ----------------------------------------------------------- object */
@@ -380,8 +372,10 @@ sim_compare_window_class_init (SimCompareWindowClass *klass)
 
   object_class->dispose = sim_compare_window_dispose;
   object_class->finalize = sim_compare_window_finalize;
+  g_type_ensure (ADW_TYPE_TOAST_OVERLAY);
   gtk_widget_class_set_template_from_resource (widget_class, "/org/simhound/Simhound/ui/sim-compare-window.ui");
   gtk_widget_class_bind_template_child (widget_class, SimCompareWindow, stack);
+  gtk_widget_class_bind_template_child (widget_class, SimCompareWindow, toast_overlay);
   gtk_widget_class_bind_template_child (widget_class, SimCompareWindow, error_label);
   gtk_widget_class_bind_template_child (widget_class, SimCompareWindow, summary_label);
   gtk_widget_class_bind_template_child (widget_class, SimCompareWindow, title_a);

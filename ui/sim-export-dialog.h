@@ -2,31 +2,42 @@
  *
  * The one export dialog of every window: HTML or PDF, the file type chosen
  * in the dialog decides the format and gives the name its extension (a name
- * typed with the other type's extension keeps it, and that type).
+ * typed with the other type's extension keeps it, and that type). The file
+ * is written in a task thread (a PDF of a long article takes seconds); a
+ * toast on @toasts says it is saved, with Open and Show in Folder, or a
+ * dialog says why it is not.
  */
 #pragma once
 
-#include <gtk/gtk.h>
+#include <adwaita.h>
 
 #include "sim-report.h"
 
 G_BEGIN_DECLS
 
-/* Called when the export failed (never on success or cancel). */
-typedef void (*SimExportFailedFunc) (GError   *error,
-                                     gpointer  user_data);
+void      sim_export_dialog_show     (GtkWindow           *parent,
+                                      AdwToastOverlay     *toasts,
+                                      const char          *title,
+                                      const char          *suggested_name,
+                                      SimReport           *report);
 
-void     sim_export_dialog_show     (GtkWindow           *parent,
-                                     const char          *title,
-                                     const char          *suggested_name,
-                                     SimReport           *report,
-                                     SimExportFailedFunc  failed,
-                                     gpointer             user_data);
+/* What the dialog does once a file is chosen: writes @report to @path in a
+ * task thread, then the toast or the error. */
+void      sim_export_dialog_write    (GtkWindow           *parent,
+                                      AdwToastOverlay     *toasts,
+                                      SimReport           *report,
+                                      const char          *path,
+                                      gboolean             pdf);
+
+/* The toast for a report saved at @path: its name, "Open", and "Show in
+ * Folder". (transfer full) */
+AdwToast *sim_export_dialog_new_toast (GtkWindow          *parent,
+                                       const char         *path);
 
 /* The path to write for @chosen under the dialog's type (@pdf or HTML), and
  * in *@out_pdf the format it will be written in. (transfer full) */
-char    *sim_export_dialog_path_for (const char          *chosen,
-                                     gboolean             pdf,
-                                     gboolean            *out_pdf);
+char     *sim_export_dialog_path_for (const char          *chosen,
+                                      gboolean             pdf,
+                                      gboolean            *out_pdf);
 
 G_END_DECLS

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "config.h"
 
+#include <adwaita.h>
 #include <glib/gi18n.h>
 
 #include "sim-article-view.h"
@@ -23,6 +24,8 @@ struct _SimWindow {
 
   /* template children */
   GtkStack          *stack;
+  AdwToastOverlay   *toast_overlay;
+  AdwWindowTitle    *window_title;
   GtkLabel          *read_only_label;
   GtkTextView       *editor;
   GtkDropDown       *mode_dropdown;
@@ -53,6 +56,7 @@ struct _SimWindow {
   GtkTextTag        *tag_excluded;
   GtkTextTag        *tag_source[SIM_SOURCE_N_COLORS];
   GtkWidget         *corpus_window; /* weak: the corpus manager while it is open */
+  GFile             *file;        /* the text's file, or NULL (pasted) */
   gint               selected;    /* segment shown in the source pane, or -1 */
   gint               filter;      /* the only source whose flags are shown, or -1 */
   gboolean           stale;       /* the text changed since the report */
@@ -588,8 +592,11 @@ on_import_done (GObject      *source,
                 gpointer      user_data)
 {
   SimWindow *self = SIM_WINDOW (source);
+  const ImportJob *job = g_task_get_task_data (G_TASK (result));
   g_autoptr(GError) error = NULL;
   g_autoptr(SimImportResult) imported = g_task_propagate_pointer (G_TASK (result), &error);
+  g_autofree char *said = NULL;
+  AdwToast *toast;
 
   if (gtk_widget_in_destruction (GTK_WIDGET (self)) || self->settings == NULL)
     return;
@@ -603,6 +610,21 @@ on_import_done (GObject      *source,
         show_error (self, _("The documents could not be added"), error);
       return;
     }
+  /* What the import did, with the corpus one click away. */
+  if (job->rescan)
+    {
+      g_autofree char *name = g_filename_display_basename (job->paths[0]);
+
+      said = g_strdup_printf (_("Re-scanned %s: %u added, %u updated, %u removed, %u unchanged"), name,
+                              imported->n_added, imported->n_updated, imported->n_removed, imported->n_unchanged);
+    }
+  else
+    said = g_strdup_printf (_("Corpus: %u added, %u updated, %u unchanged"),
+                            imported->n_added, imported->n_updated, imported->n_unchanged);
+  toast = adw_toast_new (said);
+  adw_toast_set_button_label (toast, _("_Show"));
+  adw_toast_set_action_name (toast, "win.manage-corpus");
+  adw_toast_overlay_add_toast (self->toast_overlay, toast);
   if (imported->failures->len > 0)
     {
       g_autoptr(GString) list = g_string_new (NULL);
@@ -936,13 +958,6 @@ next_action (GtkWidget  *widget,
 }
 
 static void
-on_export_failed (GError   *error,
-                  gpointer  user_data)
-{
-  show_error (user_data, _("The report could not be saved"), error);
-}
-
-static void
 export_action (GtkWidget  *widget,
                const char *action_name,
                GVariant   *parameter)
@@ -950,8 +965,8 @@ export_action (GtkWidget  *widget,
   SimWindow *self = SIM_WINDOW (widget);
 
   if (self->report != NULL)
-    sim_export_dialog_show (GTK_WINDOW (self), _("Export the Report"), _("similarity-report"), self->report,
-                            on_export_failed, self);
+    sim_export_dialog_show (GTK_WINDOW (self), self->toast_overlay, _("Export the Report"), _("similarity-report"),
+                            self->report);
 }
 
 static void
@@ -975,11 +990,52 @@ update_actions (SimWindow *self)
 
 /* ---------------------------------------------------------------- input */
 
+/* The file's name, where it is, and whether the text was edited since it
+ * was opened; "Untitled Text" for pasted text. */
+static void
+update_title (SimWindow *self)
+{
+  GtkTextBuffer *buffer = gtk_text_view_get_buffer (self->editor);
+  const gboolean edited = self->file != NULL && gtk_text_buffer_get_modified (buffer);
+  g_autofree char *name = NULL;
+  g_autofree char *where = NULL;
+  g_autofree char *subtitle = NULL;
+  g_autofree char *title = NULL;
+
+  if (self->file != NULL)
+    {
+      g_autoptr(GFile) parent = g_file_get_parent (self->file);
+      g_autoptr(GFile) home = g_file_new_for_path (g_get_home_dir ());
+      g_autofree char *relative = parent ? g_file_get_relative_path (home, parent) : NULL;
+
+      name = g_file_get_basename (self->file);
+      where = relative ? g_build_filename ("~", relative, NULL)
+              : parent && g_file_equal (parent, home) ? g_strdup ("~")
+              : parent ? g_file_get_parse_name (parent) : g_strdup ("");
+    }
+  else if (gtk_text_buffer_get_char_count (buffer) > 0)
+    name = g_strdup (_("Untitled Text"));
+  else
+    name = g_strdup (_("Simhound"));
+  subtitle = edited ? g_strdup_printf (_("%s — edited since opened"), where) : g_strdup (where ? where : "");
+  adw_window_title_set_title (self->window_title, name);
+  adw_window_title_set_subtitle (self->window_title, subtitle);
+  /* The window list and the screen reader get the mark too. */
+  title = g_str_equal (name, _("Simhound")) ? g_strdup (name)
+          : g_strdup_printf (edited ? _("*%s — Simhound") : _("%s — Simhound"), name);
+  gtk_window_set_title (GTK_WINDOW (self), title);
+}
+
 void
 sim_window_set_text (SimWindow  *self,
                      const char *text)
 {
-  gtk_text_buffer_set_text (gtk_text_view_get_buffer (self->editor), text, -1);
+  GtkTextBuffer *buffer = gtk_text_view_get_buffer (self->editor);
+
+  g_clear_object (&self->file);
+  gtk_text_buffer_set_text (buffer, text, -1);
+  gtk_text_buffer_set_modified (buffer, FALSE);
+  update_title (self);
 }
 
 void
@@ -998,6 +1054,8 @@ sim_window_open_file (SimWindow *self,
       return;
     }
   sim_window_set_text (self, text);
+  self->file = g_object_ref (file);
+  update_title (self);
 }
 
 static gboolean
@@ -1019,6 +1077,8 @@ static void
 on_text_changed (GtkTextBuffer *buffer,
                  SimWindow     *self)
 {
+  if (self->file == NULL)
+    update_title (self);   /* "Untitled Text" once there is text */
   self->previews_valid = FALSE;
   update_actions (self);
   if (self->report == NULL || self->stale)
@@ -1201,6 +1261,7 @@ sim_window_finalize (GObject *object)
   SimWindow *self = SIM_WINDOW (object);
 
   g_free (self->store_path);
+  g_clear_object (&self->file);
   G_OBJECT_CLASS (sim_window_parent_class)->finalize (object);
 }
 
@@ -1216,8 +1277,12 @@ sim_window_class_init (SimWindowClass *klass)
   g_type_ensure (SIM_TYPE_CHART);
   g_type_ensure (SIM_TYPE_ARTICLE_VIEW);
   g_type_ensure (SIM_TYPE_COMPARISON);
+  g_type_ensure (ADW_TYPE_TOAST_OVERLAY);
+  g_type_ensure (ADW_TYPE_WINDOW_TITLE);
   gtk_widget_class_set_template_from_resource (widget_class, "/org/simhound/Simhound/ui/sim-window.ui");
   gtk_widget_class_bind_template_child (widget_class, SimWindow, stack);
+  gtk_widget_class_bind_template_child (widget_class, SimWindow, toast_overlay);
+  gtk_widget_class_bind_template_child (widget_class, SimWindow, window_title);
   gtk_widget_class_bind_template_child (widget_class, SimWindow, read_only_label);
   gtk_widget_class_bind_template_child (widget_class, SimWindow, editor);
   gtk_widget_class_bind_template_child (widget_class, SimWindow, mode_dropdown);
@@ -1310,6 +1375,7 @@ sim_window_init (SimWindow *self)
       self->tag_source[c] = gtk_text_buffer_create_tag (buffer, name, "background-rgba", &tint, NULL);
     }
   g_signal_connect (buffer, "changed", G_CALLBACK (on_text_changed), self);
+  g_signal_connect_swapped (buffer, "modified-changed", G_CALLBACK (update_title), self);
   g_signal_connect (buffer, "mark-set", G_CALLBACK (on_mark_set), self);
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->editor), GTK_ACCESSIBLE_PROPERTY_LABEL,
                                   _("Article: copied passages are highlighted in their source's colour and numbered like it in the list of sources, or red for high and yellow for medium similarity"), -1);

@@ -20,6 +20,7 @@
 #include <glib/gi18n.h>
 #include <glib/gstdio.h>
 #include <gtk/gtk.h>
+#include <adwaita.h>
 
 #include "sim-article-view.h"
 #include "sim-comparison.h"
@@ -423,6 +424,103 @@ test_export_dialog_names_the_file_by_its_type (void **state)
     }
 }
 
+/* The title names the file opened and marks the text edited since; pasted
+ * text is untitled. */
+static void
+test_window_title_names_the_file_and_marks_edits (void **state)
+{
+  g_autofree char *dir = sim_test_make_tmp_dir ();
+  g_autofree char *store = make_store (dir);
+  g_autofree char *essay = sim_test_write_file (dir, "essay.txt", OWN, -1);
+  g_autoptr(GFile) file = g_file_new_for_path (essay);
+  SimWindow *window = sim_window_new (NULL, store);
+  GtkTextBuffer *buffer = sim_window_get_buffer (window);
+  GtkTextIter end;
+
+  gtk_window_present (GTK_WINDOW (window));
+  assert_string_equal (gtk_window_get_title (GTK_WINDOW (window)), "Simhound");
+  sim_window_open_file (window, file);
+  assert_string_equal (gtk_window_get_title (GTK_WINDOW (window)), "essay.txt — Simhound");
+  gtk_text_buffer_get_end_iter (buffer, &end);
+  gtk_text_buffer_insert (buffer, &end, "One more sentence.", -1);
+  assert_string_equal (gtk_window_get_title (GTK_WINDOW (window)), "*essay.txt — Simhound");
+  sim_window_set_text (window, "Pasted words.");
+  assert_string_equal (gtk_window_get_title (GTK_WINDOW (window)), "Untitled Text — Simhound");
+  gtk_window_destroy (GTK_WINDOW (window));
+  sim_test_remove_tree (dir);
+}
+
+static gboolean
+file_exists (gpointer path)
+{
+  return g_file_test (path, G_FILE_TEST_EXISTS);
+}
+
+static GtkWidget *
+find_message_dialog (const char *heading)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();  /* (transfer none) */
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GtkWidget) w = g_list_model_get_item (toplevels, i);
+
+      if (ADW_IS_MESSAGE_DIALOG (w) && g_strcmp0 (adw_message_dialog_get_heading (ADW_MESSAGE_DIALOG (w)), heading) == 0)
+        return w;
+    }
+  return NULL;
+}
+
+static gboolean
+has_error_dialog (gpointer heading)
+{
+  return find_message_dialog (heading) != NULL;
+}
+
+/* An export is written off the main thread and confirmed by a toast with
+ * Open and Show in Folder; a file that cannot be written says why. */
+static void
+test_export_writes_in_the_background_and_confirms (void **state)
+{
+  g_autofree char *dir = sim_test_make_tmp_dir ();
+  g_autofree char *store = make_store (dir);
+  g_autofree char *html = g_build_filename (dir, "report.html", NULL);
+  g_autofree char *text = NULL;
+  SimWindow *window = sim_window_new (NULL, store);
+  GtkWidget *overlay = adw_toast_overlay_new ();
+  GtkWidget *holder = gtk_window_new ();
+
+  gtk_window_set_child (GTK_WINDOW (holder), overlay);
+  gtk_window_present (GTK_WINDOW (holder));
+  sim_window_set_text (window, OWN EN_COPY);
+  sim_window_check (window);
+  sim_test_spin_until (check_finished, window, 60);
+
+  sim_export_dialog_write (GTK_WINDOW (holder), ADW_TOAST_OVERLAY (overlay), sim_window_get_report (window), html, FALSE);
+  sim_test_spin_until (file_exists, html, 30);
+  assert_true (g_file_get_contents (html, &text, NULL, NULL));
+  assert_non_null (strstr (text, "lighthouse.txt"));
+  {
+    g_autoptr(AdwToast) toast = sim_export_dialog_new_toast (GTK_WINDOW (holder), html);
+
+    GtkWidget *title = adw_toast_get_custom_title (toast);
+
+    /* The name, then Show in Folder; the toast's own button opens. */
+    assert_string_equal (gtk_label_get_text (GTK_LABEL (gtk_widget_get_first_child (title))), "Saved report.html");
+    assert_string_equal (gtk_button_get_label (GTK_BUTTON (gtk_widget_get_last_child (title))), "Show in _Folder");
+    assert_string_equal (adw_toast_get_button_label (toast), "_Open");
+  }
+
+  sim_export_dialog_write (GTK_WINDOW (holder), ADW_TOAST_OVERLAY (overlay), sim_window_get_report (window),
+                           "/nonexistent/folder/report.pdf", TRUE);
+  sim_test_spin_until (has_error_dialog, (gpointer) "The report could not be saved", 30);
+  assert_non_null (find_message_dialog ("The report could not be saved"));
+  gtk_window_destroy (GTK_WINDOW (find_message_dialog ("The report could not be saved")));
+  gtk_window_destroy (GTK_WINDOW (holder));
+  gtk_window_destroy (GTK_WINDOW (window));
+  sim_test_remove_tree (dir);
+}
+
 /* Leaving quotations out greys them and lowers the figure at once, without
  * a new check; taking the choice back restores both. */
 static void
@@ -582,6 +680,8 @@ main (int argc, char **argv)
     cmocka_unit_test (test_window_uses_a_read_only_store),
     cmocka_unit_test (test_window_leaves_out_quotes_without_a_new_check),
     cmocka_unit_test (test_export_dialog_names_the_file_by_its_type),
+    cmocka_unit_test (test_window_title_names_the_file_and_marks_edits),
+    cmocka_unit_test (test_export_writes_in_the_background_and_confirms),
   };
 
   sim_test_ui_init ();
