@@ -8,11 +8,13 @@
 
 #define LEFT_SHARE 0.65 /* the along-the-article part; the rest is the histogram */
 #define PAD 8.0
+#define AXIS_W 54.0     /* room for an upright title and "100%" left of each plot */
 
 struct _SimChart {
   GtkWidget  parent_instance;
 
-  SimReport *report; /* owned, may be NULL */
+  SimReport *report;   /* owned, may be NULL */
+  gint       selected; /* segment marked, or -1 */
 };
 
 G_DEFINE_FINAL_TYPE (SimChart, sim_chart, GTK_TYPE_WIDGET)
@@ -23,6 +25,37 @@ enum {
 };
 
 static guint signals[N_SIGNALS];
+
+/* Where things are: the two plots, each with its axis labels left of it and
+ * its tick labels and title under it. Drawing, hit testing and tooltips
+ * share it. */
+typedef struct {
+  double line_h;                 /* one line of text */
+  double plot_y, plot_h;
+  double left_x, left_w;         /* similarity along the article */
+  double hist_x, hist_w;         /* segments per similarity band */
+} Geometry;
+
+static Geometry
+geometry (SimChart *self)
+{
+  GtkWidget *widget = GTK_WIDGET (self);
+  const double w = gtk_widget_get_width (widget), h = gtk_widget_get_height (widget);
+  PangoLayout *layout = gtk_widget_create_pango_layout (widget, "0%");
+  int line_h;
+  Geometry g;
+
+  pango_layout_get_pixel_size (layout, NULL, &line_h);
+  g_object_unref (layout);
+  g.line_h = line_h;
+  g.plot_y = PAD + line_h / 2.0;
+  g.plot_h = MAX (10.0, h - g.plot_y - line_h - 4);
+  g.left_x = PAD + AXIS_W;
+  g.left_w = MAX (10.0, (w - 2 * AXIS_W - 3 * PAD) * LEFT_SHARE);
+  g.hist_x = g.left_x + g.left_w + PAD + AXIS_W;
+  g.hist_w = MAX (10.0, w - PAD - g.hist_x);
+  return g;
+}
 
 static void
 set_color (cairo_t    *cr,
@@ -35,14 +68,35 @@ set_color (cairo_t    *cr,
   cairo_set_source_rgba (cr, rgba.red, rgba.green, rgba.blue, alpha);
 }
 
+/* @text with its anchor point at (@x, @y): @xalign 0 left, 0.5 centred, 1
+ * right; @yalign alike. */
+static void
+show_text (cairo_t     *cr,
+           PangoLayout *layout,
+           const char  *text,
+           double       x,
+           double       y,
+           double       xalign,
+           double       yalign)
+{
+  int tw, th;
+
+  pango_layout_set_text (layout, text, -1);
+  pango_layout_get_pixel_size (layout, &tw, &th);
+  cairo_move_to (cr, x - xalign * tw, y - yalign * th);
+  pango_cairo_show_layout (cr, layout);
+}
+
 static void
 sim_chart_snapshot (GtkWidget   *widget,
                     GtkSnapshot *snapshot)
 {
   SimChart *self = SIM_CHART (widget);
   const double w = gtk_widget_get_width (widget), h = gtk_widget_get_height (widget);
-  const double left_w = (w - 3 * PAD) * LEFT_SHARE, plot_h = h - 2 * PAD - 12;
-  const double hist_x = 2 * PAD + left_w, hist_w = w - 3 * PAD - left_w;
+  const Geometry g = geometry (self);
+  const double bottom = g.plot_y + g.plot_h;
+  PangoLayout *layout = gtk_widget_create_pango_layout (widget, NULL);
+  guint max_count = 1;
   cairo_t *cr;
   GdkRGBA fg;
 
@@ -50,51 +104,111 @@ sim_chart_snapshot (GtkWidget   *widget,
   gtk_style_context_get_color (gtk_widget_get_style_context (widget), &fg);
   cairo_set_source_rgba (cr, fg.red, fg.green, fg.blue, 0.25);
   cairo_set_line_width (cr, 1);
-  cairo_rectangle (cr, PAD + 0.5, PAD + 0.5, left_w - 1, plot_h - 1);
-  cairo_rectangle (cr, hist_x + 0.5, PAD + 0.5, hist_w - 1, plot_h - 1);
+  cairo_rectangle (cr, g.left_x + 0.5, g.plot_y + 0.5, g.left_w - 1, g.plot_h - 1);
+  cairo_rectangle (cr, g.hist_x + 0.5, g.plot_y + 0.5, g.hist_w - 1, g.plot_h - 1);
   cairo_stroke (cr);
 
   if (self->report != NULL)
     {
       const guint32 n_chars = MAX (sim_report_get_n_chars (self->report), 1);
-      guint counts[SIM_CHART_BINS], max_count = 1;
-      const double bin_w = hist_w / SIM_CHART_BINS;
+      const SimReportSettings *settings = sim_report_get_settings (self->report);
+      const float thresholds[2] = { settings->medium_threshold, settings->high_threshold };
+      const SimLevel levels[2] = { SIM_LEVEL_MEDIUM, SIM_LEVEL_HIGH };
+      guint counts[SIM_CHART_BINS];
+      const double bin_w = g.hist_w / SIM_CHART_BINS;
 
       for (guint i = 0; i < sim_report_get_n_segments (self->report); i++)
         {
           const SimReportSegment *seg = sim_report_get_segment (self->report, i);
-          const double x = PAD + left_w * seg->start / n_chars;
-          const double bw = MAX (1.0, left_w * (seg->end - seg->start) / n_chars);
-          const double bh = MAX (1.0, plot_h * seg->similarity);
+          const double x = g.left_x + g.left_w * seg->start / n_chars;
+          const double bw = MAX (1.0, g.left_w * (seg->end - seg->start) / n_chars);
+          const double bh = MAX (1.0, g.plot_h * seg->similarity);
 
           set_color (cr, sim_level_color (seg->level), seg->level == SIM_LEVEL_LOW ? 0.6 : 1.0);
-          cairo_rectangle (cr, x, PAD + plot_h - bh, bw, bh);
+          cairo_rectangle (cr, x, bottom - bh, bw, bh);
           cairo_fill (cr);
+        }
+      /* The level thresholds, dashed in their colours. */
+      cairo_save (cr);
+      cairo_set_dash (cr, (double[]) { 4, 3 }, 2, 0);
+      for (guint t = 0; t < 2; t++)
+        {
+          const double y = bottom - g.plot_h * thresholds[t] + 0.5;
+
+          set_color (cr, sim_level_color (levels[t]), 0.9);
+          cairo_move_to (cr, g.left_x, y);
+          cairo_line_to (cr, g.left_x + g.left_w, y);
+          cairo_stroke (cr);
+        }
+      cairo_restore (cr);
+      /* The selected segment: a line through it and a mark above. */
+      if (self->selected >= 0 && (guint) self->selected < sim_report_get_n_segments (self->report))
+        {
+          const SimReportSegment *seg = sim_report_get_segment (self->report, self->selected);
+          const double x = g.left_x + g.left_w * (seg->start + seg->end) / 2.0 / n_chars;
+
+          cairo_set_source_rgba (cr, fg.red, fg.green, fg.blue, 0.9);
+          cairo_move_to (cr, x - 5, g.plot_y - 4);
+          cairo_line_to (cr, x + 5, g.plot_y - 4);
+          cairo_line_to (cr, x, g.plot_y + 3);
+          cairo_close_path (cr);
+          cairo_fill (cr);
+          cairo_set_source_rgba (cr, fg.red, fg.green, fg.blue, 0.5);
+          cairo_move_to (cr, floor (x) + 0.5, g.plot_y);
+          cairo_line_to (cr, floor (x) + 0.5, bottom);
+          cairo_stroke (cr);
         }
       sim_report_histogram (self->report, counts);
       for (guint b = 0; b < SIM_CHART_BINS; b++)
         max_count = MAX (max_count, counts[b]);
       for (guint b = 0; b < SIM_CHART_BINS; b++)
         {
-          const double bh = plot_h * counts[b] / max_count;
+          const double bh = g.plot_h * counts[b] / max_count;
 
           set_color (cr, sim_level_color (sim_report_level_of (self->report, (b + 0.5f) / SIM_CHART_BINS)), 1.0);
-          cairo_rectangle (cr, hist_x + b * bin_w + 2, PAD + plot_h - bh, bin_w - 4, bh);
+          cairo_rectangle (cr, g.hist_x + b * bin_w + 2, bottom - bh, bin_w - 4, bh);
           cairo_fill (cr);
         }
     }
 
+  /* Axes: similarity 0-100% up the left plot, the position in the article
+   * along it; segments up the histogram, similarity along it. Each x axis
+   * is one line: its ends and its title between them. */
+  cairo_set_source_rgba (cr, fg.red, fg.green, fg.blue, 0.7);
   {
-    PangoLayout *layout = gtk_widget_create_pango_layout (widget, _("along the article"));
+    const double tick_y = bottom + 2;
+    g_autofree char *max_label = g_strdup_printf ("%u", max_count);
+    const struct { double x; const char *title; } y_titles[] = {
+      { g.left_x - AXIS_W + 2, _("Similarity") },
+      { g.hist_x - AXIS_W + 2, _("Segments") },
+    };
 
-    cairo_set_source_rgba (cr, fg.red, fg.green, fg.blue, 0.7);
-    cairo_move_to (cr, PAD, PAD + plot_h + 1);
-    pango_cairo_show_layout (cr, layout);
-    pango_layout_set_text (layout, _("segments per similarity band, 0–100%"), -1);
-    cairo_move_to (cr, hist_x, PAD + plot_h + 1);
-    pango_cairo_show_layout (cr, layout);
-    g_object_unref (layout);
+    show_text (cr, layout, "100%", g.left_x - 4, g.plot_y, 1, 0.5);
+    show_text (cr, layout, "50%", g.left_x - 4, bottom - g.plot_h / 2, 1, 0.5);
+    show_text (cr, layout, "0%", g.left_x - 4, bottom, 1, 0.5);
+    show_text (cr, layout, max_label, g.hist_x - 4, g.plot_y, 1, 0.5);
+    show_text (cr, layout, "0", g.hist_x - 4, bottom, 1, 0.5);
+    show_text (cr, layout, "0%", g.left_x, tick_y, 0, 0);
+    show_text (cr, layout, "100%", g.left_x + g.left_w, tick_y, 1, 0);
+    show_text (cr, layout, _("Position in the article"), g.left_x + g.left_w / 2, tick_y, 0.5, 0);
+    show_text (cr, layout, "0%", g.hist_x, tick_y, 0, 0);
+    show_text (cr, layout, "100%", g.hist_x + g.hist_w, tick_y, 1, 0);
+    show_text (cr, layout, _("Similarity"), g.hist_x + g.hist_w / 2, tick_y, 0.5, 0);
+    for (guint i = 0; i < G_N_ELEMENTS (y_titles); i++)
+      {
+        int tw, th;
+
+        pango_layout_set_text (layout, y_titles[i].title, -1);
+        pango_layout_get_pixel_size (layout, &tw, &th);
+        cairo_save (cr);
+        cairo_move_to (cr, y_titles[i].x, g.plot_y + g.plot_h / 2 + tw / 2.0);
+        cairo_rotate (cr, -G_PI / 2);
+        pango_cairo_update_layout (cr, layout);
+        pango_cairo_show_layout (cr, layout);
+        cairo_restore (cr);
+      }
   }
+  g_object_unref (layout);
   cairo_destroy (cr);
 }
 
@@ -103,15 +217,13 @@ sim_chart_segment_at (SimChart *self,
                       double    x,
                       double    y)
 {
-  const double w = gtk_widget_get_width (GTK_WIDGET (self));
-  const double left_w = (w - 3 * PAD) * LEFT_SHARE, hist_x = 2 * PAD + left_w;
-  const double hist_w = w - 3 * PAD - left_w;
+  const Geometry g = geometry (self);
 
   if (self->report == NULL || sim_report_get_n_segments (self->report) == 0)
     return -1;
-  if (x >= PAD && x < PAD + left_w)
+  if (x >= g.left_x && x < g.left_x + g.left_w)
     {
-      const guint32 offset = (guint32) ((x - PAD) / left_w * sim_report_get_n_chars (self->report));
+      const guint32 offset = (guint32) ((x - g.left_x) / g.left_w * sim_report_get_n_chars (self->report));
       gint index = sim_report_find_segment (self->report, offset);
 
       /* Between segments: the next one. */
@@ -119,9 +231,9 @@ sim_chart_segment_at (SimChart *self,
         index = sim_report_find_segment (self->report, o);
       return index;
     }
-  if (x >= hist_x && x < hist_x + hist_w)
+  if (x >= g.hist_x && x < g.hist_x + g.hist_w)
     {
-      const guint bin = MIN ((guint) ((x - hist_x) / hist_w * SIM_CHART_BINS), SIM_CHART_BINS - 1);
+      const guint bin = MIN ((guint) ((x - g.hist_x) / g.hist_w * SIM_CHART_BINS), SIM_CHART_BINS - 1);
 
       /* A band: its first segment. */
       for (guint i = 0; i < sim_report_get_n_segments (self->report); i++)
@@ -133,6 +245,76 @@ sim_chart_segment_at (SimChart *self,
         }
     }
   return -1;
+}
+
+char *
+sim_chart_describe_at (SimChart *self,
+                       double    x,
+                       double    y)
+{
+  const Geometry g = geometry (self);
+  gint index;
+
+  if (self->report == NULL)
+    return NULL;
+  if (x >= g.hist_x && x < g.hist_x + g.hist_w)
+    {
+      const guint bin = MIN ((guint) ((x - g.hist_x) / g.hist_w * SIM_CHART_BINS), SIM_CHART_BINS - 1);
+      guint counts[SIM_CHART_BINS];
+
+      sim_report_histogram (self->report, counts);
+      return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u segment from %u%% to %u%% similar",
+                                           "%u segments from %u%% to %u%% similar", counts[bin]),
+                              counts[bin], 100 * bin / SIM_CHART_BINS, 100 * (bin + 1) / SIM_CHART_BINS);
+    }
+  index = sim_chart_segment_at (self, x, y);
+  if (index < 0)
+    return NULL;
+  {
+    const SimReportSegment *seg = sim_report_get_segment (self->report, index);
+    const SimMatch *m = seg->n_matches > 0 ? sim_report_get_match (self->report, seg->first_match) : NULL;
+    const SimReportSource *src = m ? sim_report_get_source (self->report, m->source) : NULL;
+
+    if (src == NULL)
+      return g_strdup_printf (_("Segment %d: no similar source"), index + 1);
+    if (seg->level == SIM_LEVEL_LOW)
+      return g_strdup_printf (_("Segment %d: %.0f%% similar, below the medium level; best candidate: source %u, %s"),
+                              index + 1, 100 * seg->similarity, m->source + 1, src->title);
+    return g_strdup_printf (_("Segment %d: %.0f%% similar to source %u, %s"),
+                            index + 1, 100 * seg->similarity, m->source + 1, src->title);
+  }
+}
+
+static gboolean
+on_query_tooltip (GtkWidget  *widget,
+                  int         x,
+                  int         y,
+                  gboolean    keyboard,
+                  GtkTooltip *tooltip)
+{
+  g_autofree char *text = sim_chart_describe_at (SIM_CHART (widget), x, y);
+
+  if (text == NULL)
+    return FALSE;
+  gtk_tooltip_set_text (tooltip, text);
+  return TRUE;
+}
+
+void
+sim_chart_set_selected (SimChart *self,
+                        gint      index)
+{
+  g_return_if_fail (SIM_IS_CHART (self));
+  if (self->selected == index)
+    return;
+  self->selected = index;
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+gint
+sim_chart_get_selected (SimChart *self)
+{
+  return self->selected;
 }
 
 static void
@@ -182,7 +364,10 @@ sim_chart_init (SimChart *self)
 {
   GtkGesture *click = gtk_gesture_click_new ();
 
+  self->selected = -1;
   g_signal_connect (click, "pressed", G_CALLBACK (on_click), self);
+  gtk_widget_set_has_tooltip (GTK_WIDGET (self), TRUE);
+  g_signal_connect (self, "query-tooltip", G_CALLBACK (on_query_tooltip), NULL);
   gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (click));
   gtk_accessible_update_property (GTK_ACCESSIBLE (self), GTK_ACCESSIBLE_PROPERTY_LABEL,
                                   _("Similarity chart: no check yet"), -1);
@@ -203,6 +388,7 @@ sim_chart_set_report (SimChart  *self,
   g_return_if_fail (SIM_IS_CHART (self));
 
   g_clear_pointer (&self->report, sim_report_unref);
+  self->selected = -1;
   if (report)
     {
       self->report = sim_report_ref (report);

@@ -234,7 +234,12 @@ render (SimComparison *self)
       tag_span (self->source, b_tag, bs - bcs + op->b_start, bs - bcs + op->b_end);
     }
 
-  title = g_strdup_printf (_("Source %u: %s"), m->source + 1, src->title);
+  /* A segment below the medium level is not flagged: its best candidate is
+   * shown for what it is. */
+  title = sim_report_get_segment (self->report, self->segment)->level == SIM_LEVEL_LOW
+            ? g_strdup_printf (_("No source above the medium level; the best candidate, %.0f%%, is source %u: %s"),
+                               100 * m->similarity, m->source + 1, src->title)
+            : g_strdup_printf (_("Source %u: %s"), m->source + 1, src->title);
   gtk_label_set_text (self->title, title);
   gtk_label_set_text (self->path, src->display_path);
   said = sim_diff_describe (&stats);

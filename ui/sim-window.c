@@ -157,6 +157,7 @@ sim_window_select_segment (SimWindow *self,
     return;
   seg = sim_report_get_segment (self->report, index);
   self->selected = index;
+  sim_chart_set_selected (self->chart, index);
   sim_article_view_set_outline (SIM_ARTICLE_VIEW (self->editor), -1, -1);
   if (seg->n_matches > 0)
     {
@@ -1107,6 +1108,7 @@ on_mark_set (GtkTextBuffer     *buffer,
       sim_report_get_segment (self->report, index)->level != SIM_LEVEL_LOW)
     {
       self->selected = index;
+      sim_chart_set_selected (self->chart, index);
       show_source (self, index);
     }
 }

@@ -47,8 +47,16 @@ sim_test_ui_render (GtkWidget *widget)
   GtkSnapshot *snapshot = gtk_snapshot_new ();
   g_autoptr(GskRenderNode) node = NULL;
 
-  /* The widget's own drawing, children included, on white. */
+  /* The widget's own drawing, children included, on white; a window
+   * without the margin its client-side shadow takes. */
   gtk_snapshot_append_color (snapshot, &(GdkRGBA) { 1, 1, 1, 1 }, &GRAPHENE_RECT_INIT (0, 0, w, h));
+  if (GTK_IS_NATIVE (widget))
+    {
+      double sx = 0, sy = 0;
+
+      gtk_native_get_surface_transform (GTK_NATIVE (widget), &sx, &sy);
+      gtk_snapshot_translate (snapshot, &GRAPHENE_POINT_INIT (-sx, -sy));
+    }
   GTK_WIDGET_GET_CLASS (widget)->snapshot (widget, snapshot);
   node = gtk_snapshot_free_to_node (snapshot);
   return gsk_renderer_render_texture (gtk_native_get_renderer (gtk_widget_get_native (widget)), node,

@@ -23,6 +23,7 @@
 #include <adwaita.h>
 
 #include "sim-article-view.h"
+#include "sim-chart.h"
 #include "sim-comparison.h"
 #include "sim-corpus.h"
 #include "sim-corpus-window.h"
@@ -231,7 +232,7 @@ test_window_checks_highlights_and_shows_sources (void **state)
     guint red = 0;
 
     assert_int_equal (w, gtk_widget_get_width (chart));
-    assert_int_equal (h, 140);
+    assert_int_equal (h, 160);
     gdk_texture_download (texture, pixels, w * 4);
     for (int i = 0; i < w * h; i++)
       {
@@ -243,6 +244,38 @@ test_window_checks_highlights_and_shows_sources (void **state)
     assert_true (red > 100);
     assert_true (gdk_texture_save_to_png (texture, png));
     assert_true (g_file_test (png, G_FILE_TEST_IS_REGULAR));
+  }
+
+  /* The chart marks the selected segment and its tooltips say what a bar
+   * is: a flag names its source, my own sentence has none above medium. */
+  {
+    SimChart *chart = SIM_CHART (sim_window_get_chart (window));
+    const int w = gtk_widget_get_width (GTK_WIDGET (chart));
+    gint flagged = -1;
+    gboolean said_flag = FALSE, said_own = FALSE, said_band = FALSE;
+
+    for (guint i = 0; i < sim_report_get_n_segments (report) && flagged < 0; i++)
+      if (sim_report_get_segment (report, i)->level == SIM_LEVEL_HIGH)
+        flagged = i;
+    sim_window_select_segment (window, flagged);
+    assert_int_equal (sim_chart_get_selected (chart), flagged);
+    for (int x = 0; x < w; x++)
+      {
+        const gint at = sim_chart_segment_at (chart, x, 40);
+        g_autofree char *said = sim_chart_describe_at (chart, x, 40);
+
+        if (said == NULL)
+          continue;
+        if (at == flagged && strstr (said, "% similar to source ") != NULL)
+          said_flag = TRUE;
+        if (at == 0 && (strstr (said, "no similar source") || strstr (said, "below the medium level")))
+          said_own = TRUE;
+        if (strstr (said, "segments from ") || strstr (said, "segment from "))
+          said_band = TRUE;
+      }
+    assert_true (said_flag);
+    assert_true (said_own);
+    assert_true (said_band);
   }
 
   /* Editing marks the results stale. */
