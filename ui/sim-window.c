@@ -26,6 +26,9 @@ struct _SimWindow {
   GtkStack          *stack;
   AdwToastOverlay   *toast_overlay;
   AdwWindowTitle    *window_title;
+  AdwLeaflet        *leaflet;
+  GtkWidget         *results_button;
+  GtkWidget         *back_button;
   GtkLabel          *read_only_label;
   GtkTextView       *editor;
   GtkDropDown       *mode_dropdown;
@@ -180,6 +183,9 @@ sim_window_select_segment (SimWindow *self,
       gtk_text_view_scroll_to_iter (self->editor, &start, 0.1, FALSE, 0, 0);
     }
   show_source (self, index);
+  /* A flag chosen on a narrow window: its comparison takes the screen. */
+  if (adw_leaflet_get_folded (self->leaflet))
+    adw_leaflet_set_visible_child_name (self->leaflet, "results");
 }
 
 static GtkWidget *
@@ -1193,6 +1199,43 @@ sim_window_filter_source (SimWindow *self,
   on_source_activated (self->sources_list, row, self);
 }
 
+/* ------------------------------------------------------------- narrow */
+
+/* Below about 900 px the text and the results fold into one view: the
+ * results take the text's place, with a button to go back. */
+static void
+on_folded_changed (SimWindow *self)
+{
+  const gboolean folded = adw_leaflet_get_folded (self->leaflet);
+
+  gtk_widget_set_visible (self->results_button, folded);
+  gtk_widget_set_visible (self->back_button, folded);
+}
+
+static void
+on_results_clicked (SimWindow *self)
+{
+  adw_leaflet_set_visible_child_name (self->leaflet, "results");
+}
+
+static void
+on_back_clicked (SimWindow *self)
+{
+  adw_leaflet_set_visible_child_name (self->leaflet, "text");
+}
+
+gboolean
+sim_window_is_folded (SimWindow *self)
+{
+  return adw_leaflet_get_folded (self->leaflet);
+}
+
+const char *
+sim_window_get_visible_view (SimWindow *self)
+{
+  return adw_leaflet_get_visible_child_name (self->leaflet);
+}
+
 static void
 on_chart_segment (SimChart  *chart,
                   guint      index,
@@ -1281,10 +1324,17 @@ sim_window_class_init (SimWindowClass *klass)
   g_type_ensure (SIM_TYPE_COMPARISON);
   g_type_ensure (ADW_TYPE_TOAST_OVERLAY);
   g_type_ensure (ADW_TYPE_WINDOW_TITLE);
+  g_type_ensure (ADW_TYPE_LEAFLET);
+  g_type_ensure (ADW_TYPE_BUTTON_CONTENT);
   gtk_widget_class_set_template_from_resource (widget_class, "/org/simhound/Simhound/ui/sim-window.ui");
   gtk_widget_class_bind_template_child (widget_class, SimWindow, stack);
   gtk_widget_class_bind_template_child (widget_class, SimWindow, toast_overlay);
   gtk_widget_class_bind_template_child (widget_class, SimWindow, window_title);
+  gtk_widget_class_bind_template_child (widget_class, SimWindow, leaflet);
+  gtk_widget_class_bind_template_child (widget_class, SimWindow, results_button);
+  gtk_widget_class_bind_template_child (widget_class, SimWindow, back_button);
+  gtk_widget_class_bind_template_callback (widget_class, on_results_clicked);
+  gtk_widget_class_bind_template_callback (widget_class, on_back_clicked);
   gtk_widget_class_bind_template_child (widget_class, SimWindow, read_only_label);
   gtk_widget_class_bind_template_child (widget_class, SimWindow, editor);
   gtk_widget_class_bind_template_child (widget_class, SimWindow, mode_dropdown);
@@ -1390,6 +1440,8 @@ sim_window_init (SimWindow *self)
   gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (drop));
   g_signal_connect (self->sources_list, "row-activated", G_CALLBACK (on_source_activated), self);
   g_signal_connect (self->chart, "segment-activated", G_CALLBACK (on_chart_segment), self);
+  g_signal_connect_swapped (self->leaflet, "notify::folded", G_CALLBACK (on_folded_changed), self);
+  on_folded_changed (self);
 }
 
 SimWindow *

@@ -5,7 +5,9 @@
 # the comparison of its first high flag (sources-LANG) and of its first
 # reworded flag (compare-LANG), and the side-by-side comparison of the sample
 # article with the source it copies most from (compare-two-LANG), and the
-# corpus manager with a search typed (corpus-LANG).
+# corpus manager with a search typed (corpus-LANG), and the checked sample
+# in a 640x480 window, where the text and the results fold into one view
+# (narrow-LANG).
 #
 # usage: tests/ui/screenshots.sh OUTDIR   (build in $SIMHOUND_BUILD_DIR, default build/)
 set -euo pipefail
@@ -42,5 +44,8 @@ for lang in en zh_CN; do
     "$build/tests/test-compare" --screenshot "$out/compare-two-$lang.png" "$work/sample.txt" "$source"
   LANGUAGE=$lang LANG=$locale LC_ALL=$locale xvfb-run -a -s '-screen 0 1280x1024x24' \
     "$build/tests/test-corpus-window" --screenshot "$out/corpus-$lang.png" "$work/store.db" "$([ $lang = zh_CN ] && echo 网络 || echo network)"
-  echo "$out/sources-$lang.png $out/compare-$lang.png $out/compare-two-$lang.png $out/corpus-$lang.png"
+  LANGUAGE=$lang LANG=$locale LC_ALL=$locale xvfb-run -a -s '-screen 0 1280x1024x24' \
+    "$build/tests/test-window" --screenshot "$out/narrow-$lang.png" --text "$work/sample.txt" --store "$work/store.db" \
+    --narrow
+  echo "$out/sources-$lang.png $out/compare-$lang.png $out/compare-two-$lang.png $out/corpus-$lang.png $out/narrow-$lang.png"
 done

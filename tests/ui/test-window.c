@@ -232,7 +232,7 @@ test_window_checks_highlights_and_shows_sources (void **state)
     guint red = 0;
 
     assert_int_equal (w, gtk_widget_get_width (chart));
-    assert_int_equal (h, 160);
+    assert_int_equal (h, 130);
     gdk_texture_download (texture, pixels, w * 4);
     for (int i = 0; i < w * h; i++)
       {
@@ -457,6 +457,56 @@ test_export_dialog_names_the_file_by_its_type (void **state)
     }
 }
 
+/* At 640x480 the window fits: text and results fold into one view, a flag
+ * chosen shows its comparison in the text's place, Back returns; wide, the
+ * two sit side by side. */
+static void
+test_window_fits_640_by_480 (void **state)
+{
+  g_autofree char *dir = sim_test_make_tmp_dir ();
+  g_autofree char *store = make_store (dir);
+  SimWindow *window = sim_window_new (NULL, store);
+  int min_w, min_h;
+  gint flagged = -1;
+
+  gtk_window_set_default_size (GTK_WINDOW (window), 640, 480);
+  gtk_window_present (GTK_WINDOW (window));
+  sim_test_spin_until (mapped, window, 10);
+  sim_window_set_text (window, OWN EN_COPY " " ZH_COPY);
+  sim_window_check (window);
+  /* The header while checking (progress, Cancel) fits too. */
+  {
+    int busy_w;
+
+    gtk_widget_measure (GTK_WIDGET (window), GTK_ORIENTATION_HORIZONTAL, -1, &busy_w, NULL, NULL, NULL);
+    assert_true (busy_w <= 640);
+  }
+  sim_test_spin_until (check_finished, window, 60);
+  sim_test_ui_settle (GTK_WIDGET (window), 200);
+
+  gtk_widget_measure (GTK_WIDGET (window), GTK_ORIENTATION_HORIZONTAL, -1, &min_w, NULL, NULL, NULL);
+  gtk_widget_measure (GTK_WIDGET (window), GTK_ORIENTATION_VERTICAL, 640, &min_h, NULL, NULL, NULL);
+  assert_true (min_w <= 640);
+  assert_true (min_h <= 480);
+  assert_true (gtk_widget_get_width (GTK_WIDGET (window)) <= 640);
+  assert_true (gtk_widget_get_height (GTK_WIDGET (window)) <= 480);
+  assert_true (sim_window_is_folded (window));
+  assert_string_equal (sim_window_get_visible_view (window), "text");
+
+  for (guint i = 0; i < sim_report_get_n_segments (sim_window_get_report (window)) && flagged < 0; i++)
+    if (sim_report_get_segment (sim_window_get_report (window), i)->level == SIM_LEVEL_HIGH)
+      flagged = i;
+  sim_window_select_segment (window, flagged);
+  assert_string_equal (sim_window_get_visible_view (window), "results");
+  assert_true (strstr (sim_comparison_get_title (SIM_COMPARISON (sim_window_get_comparison (window))), "Source ") != NULL);
+
+  gtk_window_set_default_size (GTK_WINDOW (window), 1200, 800);
+  sim_test_ui_settle (GTK_WIDGET (window), 300);
+  assert_false (sim_window_is_folded (window));
+  gtk_window_destroy (GTK_WINDOW (window));
+  sim_test_remove_tree (dir);
+}
+
 /* The title names the file opened and marks the text edited since; pasted
  * text is untitled. */
 static void
@@ -673,20 +723,28 @@ static int
 screenshot (const char *out,
             const char *text_path,
             const char *store,
-            gboolean    reworded)
+            const char *option)
 {
+  const gboolean reworded = g_strcmp0 (option, "--reworded") == 0;
+  const gboolean narrow = g_strcmp0 (option, "--narrow") == 0;
   SimWindow *window = sim_window_new (NULL, store);
   g_autofree char *text = NULL;
   g_autoptr(GdkTexture) texture = NULL;
 
   if (!g_file_get_contents (text_path, &text, NULL, NULL))
     return 2;
-  gtk_window_set_default_size (GTK_WINDOW (window), 1200, 800);
+  if (narrow)
+    gtk_window_set_default_size (GTK_WINDOW (window), 640, 480);
+  else
+    gtk_window_set_default_size (GTK_WINDOW (window), 1200, 800);
   gtk_window_present (GTK_WINDOW (window));
   sim_test_spin_until (mapped, window, 10);
   sim_window_set_text (window, text);
   sim_window_check (window);
   sim_test_spin_until (check_finished, window, 120);
+  /* --narrow: the text coloured, as a small screen shows it first. */
+  if (narrow)
+    return sim_test_ui_save_png (GTK_WIDGET (window), out);
   /* Compare the first high segment, or with @reworded the first flagged one
    * that differs from its source. */
   for (guint i = 0; sim_window_get_report (window) && i < sim_report_get_n_segments (sim_window_get_report (window)); i++)
@@ -714,6 +772,7 @@ main (int argc, char **argv)
     cmocka_unit_test (test_window_leaves_out_quotes_without_a_new_check),
     cmocka_unit_test (test_export_dialog_names_the_file_by_its_type),
     cmocka_unit_test (test_window_title_names_the_file_and_marks_edits),
+    cmocka_unit_test (test_window_fits_640_by_480),
     cmocka_unit_test (test_export_writes_in_the_background_and_confirms),
   };
 
@@ -721,6 +780,6 @@ main (int argc, char **argv)
   if (argc == 3 && g_str_equal (argv[1], "--read-only-store"))
     return read_only_case (argv[2]);
   if ((argc == 7 || argc == 8) && g_str_equal (argv[1], "--screenshot"))
-    return screenshot (argv[2], argv[4], argv[6], argc == 8 && g_str_equal (argv[7], "--reworded"));
+    return screenshot (argv[2], argv[4], argv[6], argc == 8 ? argv[7] : NULL);
   return cmocka_run_group_tests_name ("window", tests, NULL, NULL);
 }
