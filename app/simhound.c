@@ -78,6 +78,9 @@ on_startup (GApplication *app)
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "app.preferences", prefs_accels);
   /* The legend's colours come from core's one colour table. */
   sim_tint_install_css ();
+  /* The icon is in the resources (GtkApplication adds their icons/ to the
+   * theme), so windows show it from the build tree too. */
+  gtk_window_set_default_icon_name ("org.simhound.Simhound");
 }
 
 static SimWindow *

@@ -20,6 +20,9 @@ sim_test_ui_init (void)
   textdomain (GETTEXT_PACKAGE);
   adw_init ();
   sim_tint_install_css ();
+  /* What GtkApplication does for the app from its id. */
+  gtk_icon_theme_add_resource_path (gtk_icon_theme_get_for_display (gdk_display_get_default ()),
+                                    "/org/simhound/Simhound/icons");
 }
 
 static gboolean

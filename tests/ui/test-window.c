@@ -300,6 +300,9 @@ test_window_shows_the_empty_state_without_a_corpus (void **state)
 
   assert_string_equal (sim_window_get_page (window), "empty");
   gtk_window_present (GTK_WINDOW (window));
+  /* The icon the empty state and the window show ships in the resources. */
+  assert_true (gtk_icon_theme_has_icon (gtk_icon_theme_get_for_display (gdk_display_get_default ()),
+                                        "org.simhound.Simhound"));
   sim_test_spin_until (mapped, window, 10);
   sim_window_set_text (window, "Some text to check.");
   assert_false (gtk_widget_get_sensitive (sim_window_get_check_button (window)));
