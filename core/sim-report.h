@@ -159,6 +159,18 @@ char       *sim_report_to_json            (const SimReport *report,
                                            const char      *file,
                                            gboolean         pretty);
 
+/* A saved report: the check's JSON with "saved_report" (this version),
+ * the article's name and text, and each match's source text, so that
+ * opening it shows the result again without a check. (transfer full) */
+#define SIM_SAVED_REPORT_VERSION 1
+char       *sim_report_to_saved_json      (const SimReport *report);
+/* Reads one back: every member is checked, and a damaged or foreign file
+ * is G_IO_ERROR_INVALID_DATA (a newer version G_IO_ERROR_NOT_SUPPORTED).
+ * Exclusions are not part of it: apply them (sim_exclude_apply). */
+SimReport  *sim_report_from_saved_json    (const char      *data,
+                                           gssize           len,
+                                           GError         **error);
+
 /* For sim-exclude only: the spans left out (transfer full), the figures,
  * and which segments are wholly left out (transfer full, one byte each). */
 void        _sim_report_set_exclusions    (SimReport        *report,

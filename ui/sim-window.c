@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "config.h"
 
+#include <string.h>
 #include <adwaita.h>
 #include <glib/gi18n.h>
 
@@ -13,6 +14,7 @@
 #include "sim-paths.h"
 #include "sim-export-dialog.h"
 #include "sim-chart.h"
+#include "sim-text.h"
 #include "sim-comparison.h"
 #include "sim-compare-window.h"
 #include "sim-corpus-window.h"
@@ -83,11 +85,9 @@ show_error (SimWindow  *self,
             const char *primary,
             GError     *error)
 {
-  GtkWidget *dialog = gtk_message_dialog_new (GTK_WINDOW (self), GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT,
-                                              GTK_MESSAGE_ERROR, GTK_BUTTONS_CLOSE, "%s", primary);
+  GtkWidget *dialog = adw_message_dialog_new (GTK_WINDOW (self), primary, error->message);
 
-  gtk_message_dialog_format_secondary_text (GTK_MESSAGE_DIALOG (dialog), "%s", error->message);
-  g_signal_connect (dialog, "response", G_CALLBACK (gtk_window_destroy), NULL);
+  adw_message_dialog_add_response (ADW_MESSAGE_DIALOG (dialog), "close", _("_Close"));
   gtk_window_present (GTK_WINDOW (dialog));
 }
 
@@ -990,6 +990,7 @@ update_actions (SimWindow *self)
                                            : _("Check the text against the corpus (Ctrl+Return)"));
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.cancel-check", self->busy);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.export", self->report != NULL && !self->busy);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.save-report", self->report != NULL && !self->busy && !self->stale);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.add-documents", !self->busy && !self->read_only);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.add-files", !self->busy && !self->read_only);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.use-demo", !self->busy && !self->read_only);
@@ -1045,13 +1046,111 @@ sim_window_set_text (SimWindow  *self,
   update_title (self);
 }
 
+/* A report saved by "Save Report" (a .json with "saved_report"): shown
+ * again as it was, without a check. FALSE when @path is not one. */
+static gboolean
+open_saved_report (SimWindow  *self,
+                   GFile      *file,
+                   const char *path)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SimReport) report = NULL;
+  g_autofree char *data = NULL;
+  gsize len = 0;
+
+  if (path == NULL || !g_str_has_suffix (path, ".json"))
+    return FALSE;
+  data = sim_text_read_file (path, &len, &error);
+  if (data != NULL)
+    report = sim_report_from_saved_json (data, len, &error);
+  if (report == NULL)
+    {
+      show_error (self, _("The report could not be opened"), error);
+      return TRUE;
+    }
+  sim_window_set_text (self, sim_report_get_text (report));
+  self->file = g_object_ref (file);
+  update_title (self);
+  sim_window_show_report (self, report);
+  return TRUE;
+}
+
+gboolean
+sim_window_save_report (SimWindow   *self,
+                        const char  *path,
+                        GError     **error)
+{
+  g_autofree char *json = NULL;
+
+  g_return_val_if_fail (self->report != NULL, FALSE);
+  json = sim_report_to_saved_json (self->report);
+  return g_file_set_contents (path, json, -1, error);
+}
+
+static void
+on_save_report_response (GtkNativeDialog *dialog,
+                         int              response,
+                         SimWindow       *self)
+{
+  g_autoptr(GFile) file = response == GTK_RESPONSE_ACCEPT ? gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog)) : NULL;
+  g_autofree char *chosen = file ? g_file_get_path (file) : NULL;
+  g_autofree char *path = chosen && !g_str_has_suffix (chosen, ".json") ? g_strconcat (chosen, ".json", NULL)
+                                                                         : g_strdup (chosen);
+  g_autoptr(GError) error = NULL;
+
+  g_object_unref (dialog);
+  if (path == NULL || self->report == NULL)
+    return;
+  if (!sim_window_save_report (self, path, &error))
+    show_error (self, _("The report could not be saved"), error);
+  else
+    adw_toast_overlay_add_toast (self->toast_overlay, sim_export_dialog_new_toast (GTK_WINDOW (self), path));
+}
+
+static void
+save_report_action (GtkWidget  *widget,
+                    const char *action_name,
+                    GVariant   *parameter)
+{
+  SimWindow *self = SIM_WINDOW (widget);
+  GtkFileChooserNative *dialog;
+  GtkFileFilter *filter;
+  g_autofree char *name = NULL;
+
+  if (self->report == NULL)
+    return;
+  dialog = gtk_file_chooser_native_new (_("Save the Report"), GTK_WINDOW (self), GTK_FILE_CHOOSER_ACTION_SAVE,
+                                        _("_Save"), _("_Cancel"));
+  filter = gtk_file_filter_new ();
+  gtk_file_filter_set_name (filter, _("Simhound report (JSON, opens again in Simhound)"));
+  gtk_file_filter_add_suffix (filter, "json");
+  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (dialog), filter);
+  g_object_unref (filter);
+  if (self->file != NULL)
+    {
+      g_autofree char *base = g_file_get_basename (self->file);
+      char *dot = strrchr (base, '.');
+
+      if (dot != NULL && dot != base)
+        *dot = '\0';
+      name = g_strdup_printf (_("%s-report.json"), base);
+    }
+  gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (dialog), name ? name : _("similarity-report.json"));
+  g_signal_connect (dialog, "response", G_CALLBACK (on_save_report_response), self);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
+}
+
 void
 sim_window_open_file (SimWindow *self,
                       GFile     *file)
 {
   g_autofree char *path = g_file_get_path (file);
   g_autoptr(GError) error = NULL;
-  g_autofree char *text = path ? sim_document_load (path, NULL, NULL, NULL, &error) : NULL;
+  g_autofree char *text = NULL;
+
+  if (open_saved_report (self, file, path))
+    return;
+  text = path ? sim_document_load (path, NULL, NULL, NULL, &error) : NULL;
 
   if (text == NULL)
     {
@@ -1358,6 +1457,7 @@ sim_window_class_init (SimWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.check", NULL, check_action);
   gtk_widget_class_install_action (widget_class, "win.cancel-check", NULL, cancel_action);
   gtk_widget_class_install_action (widget_class, "win.export", NULL, export_action);
+  gtk_widget_class_install_action (widget_class, "win.save-report", NULL, save_report_action);
   gtk_widget_class_install_action (widget_class, "win.add-documents", NULL, add_documents_action);
   gtk_widget_class_install_action (widget_class, "win.add-files", NULL, add_documents_action);
   gtk_widget_class_install_action (widget_class, "win.use-demo", NULL, use_demo_action);
@@ -1372,6 +1472,7 @@ sim_window_class_init (SimWindowClass *klass)
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Return, GDK_CONTROL_MASK, "win.check", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Escape, 0, "win.cancel-check", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_e, GDK_CONTROL_MASK, "win.export", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_s, GDK_CONTROL_MASK, "win.save-report", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_F3, 0, "win.next-segment", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_F3, GDK_SHIFT_MASK, "win.previous-segment", NULL);
 }

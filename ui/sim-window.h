@@ -67,4 +67,10 @@ GtkWidget     *sim_window_get_corpus_window (SimWindow *self); /* NULL unless op
 gboolean    sim_window_is_folded      (SimWindow *self);
 const char *sim_window_get_visible_view (SimWindow *self);
 
+/* Writes the report shown, with its text, where "Save Report" does;
+ * opening that file (sim_window_open_file) shows it again without a check. */
+gboolean    sim_window_save_report    (SimWindow   *self,
+                                       const char  *path,
+                                       GError     **error);
+
 G_END_DECLS

@@ -13,6 +13,7 @@
 #include <glib.h>
 
 #include "sim-check.h"
+#include "sim-exclude.h"
 #include "sim-export.h"
 #include "sim-test-util.h"
 
@@ -256,6 +257,102 @@ test_pdf_keeps_every_paragraph_of_a_long_article (void **state)
   }
 }
 
+/* A saved report opens again as the same report: the check's JSON of both
+ * is the same, text, excerpts and all, and saving it again gives the same
+ * file. */
+static void
+test_saved_report_reopens_identical (void **state)
+{
+  Fixture *f = *state;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *saved = sim_report_to_saved_json (f->report);
+  g_autoptr(SimReport) loaded = sim_report_from_saved_json (saved, -1, &error);
+  g_autofree char *again = NULL, *a = NULL, *b = NULL;
+
+  assert_null (error);
+  assert_non_null (loaded);
+  assert_true (sim_exclude_apply (loaded, NULL, NULL));
+  assert_true (sim_exclude_apply (f->report, NULL, NULL));
+  a = sim_report_to_json (f->report, NULL, TRUE);
+  b = sim_report_to_json (loaded, NULL, TRUE);
+  assert_string_equal (a, b);
+  assert_string_equal (sim_report_get_text (loaded), sim_report_get_text (f->report));
+  assert_true (sim_report_get_n_passages (loaded) > 0);
+  for (guint i = 0; i < sim_report_get_n_segments (loaded); i++)
+    {
+      const SimReportSegment *seg = sim_report_get_segment (loaded, i);
+
+      for (guint j = 0; j < seg->n_matches; j++)
+        assert_string_equal (sim_report_get_match (loaded, seg->first_match + j)->excerpt,
+                             sim_report_get_match (f->report, sim_report_get_segment (f->report, i)->first_match + j)->excerpt);
+    }
+  again = sim_report_to_saved_json (loaded);
+  assert_string_equal (again, saved);
+}
+
+/* A check's JSON, a cut file, a newer version and bytes changed anywhere
+ * are refused with a reason, or read into a report that stays inside its
+ * text: never a crash (ASan runs this). */
+static void
+test_saved_report_refuses_damaged_files (void **state)
+{
+  Fixture *f = *state;
+  g_autofree char *saved = sim_report_to_saved_json (f->report);
+  g_autofree char *check = sim_report_to_json (f->report, NULL, FALSE);
+  const gsize len = strlen (saved);
+  g_autoptr(GRand) rand = g_rand_new_with_seed (7);
+  GError *error = NULL;
+
+  assert_null (sim_report_from_saved_json (check, -1, &error));
+  assert_true (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA));
+  assert_non_null (strstr (error->message, "without its text"));
+  g_clear_error (&error);
+
+  assert_null (sim_report_from_saved_json (saved, len / 2, &error));
+  assert_non_null (error);
+  g_clear_error (&error);
+
+  {
+    g_autofree char *newer = g_strdup (saved);
+    char *v = strstr (newer, "\"saved_report\":1");
+
+    assert_non_null (v);
+    v[strlen ("\"saved_report\":")] = '9';
+    assert_null (sim_report_from_saved_json (newer, -1, &error));
+    assert_true (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED));
+    g_clear_error (&error);
+  }
+
+  for (guint i = 0; i < 400; i++)
+    {
+      g_autofree char *bent = g_strdup (saved);
+      g_autoptr(SimReport) report = NULL;
+
+      for (guint k = 0; k < 1 + i % 3; k++)
+        bent[g_rand_int_range (rand, 0, len)] = "0123456789{}[]\":,-.e\\ax"[g_rand_int_range (rand, 0, 25)];
+      report = sim_report_from_saved_json (bent, len, &error);
+      if (report == NULL)
+        {
+          assert_non_null (error);
+          g_clear_error (&error);
+          continue;
+        }
+      for (guint s = 0; s < sim_report_get_n_segments (report); s++)
+        {
+          const SimReportSegment *seg = sim_report_get_segment (report, s);
+
+          assert_true (seg->start <= seg->end && seg->end <= sim_report_get_n_chars (report));
+          for (guint j = 0; j < seg->n_matches; j++)
+            assert_true (sim_report_get_match (report, seg->first_match + j)->source < sim_report_get_n_sources (report));
+        }
+      for (guint p = 0; p < sim_report_get_n_passages (report); p++)
+        assert_true (sim_report_get_passage (report, p)->first_segment + sim_report_get_passage (report, p)->n_segments
+                     <= sim_report_get_n_segments (report));
+      assert_true (sim_exclude_apply (report, NULL, NULL));
+      g_free (sim_export_html (report));
+    }
+}
+
 int
 main (void)
 {
@@ -265,6 +362,8 @@ main (void)
     cmocka_unit_test (test_html_numbers_and_colours_flags_by_source),
     cmocka_unit_test (test_pdf_holds_flagged_segments_and_sources),
     cmocka_unit_test (test_pdf_keeps_every_paragraph_of_a_long_article),
+    cmocka_unit_test (test_saved_report_reopens_identical),
+    cmocka_unit_test (test_saved_report_refuses_damaged_files),
   };
 
   return cmocka_run_group_tests_name ("export", tests, setup, teardown);

@@ -563,6 +563,60 @@ has_error_dialog (gpointer heading)
   return find_message_dialog (heading) != NULL;
 }
 
+/* "Save Report" writes the report with its text; opening that file shows
+ * the same result at once, without a check, and Save Report again works. */
+static void
+test_window_reopens_a_saved_report (void **state)
+{
+  g_autofree char *dir = sim_test_make_tmp_dir ();
+  g_autofree char *store = make_store (dir);
+  g_autofree char *saved = g_build_filename (dir, "essay-report.json", NULL);
+  g_autofree char *bad = sim_test_write_file (dir, "other.json", "{\"saved_report\": 1, \"text\": 5}", -1);
+  g_autoptr(GFile) file = g_file_new_for_path (saved);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *before = NULL, *after = NULL;
+  SimWindow *window = sim_window_new (NULL, store);
+  SimWindow *reopened;
+
+  gtk_window_present (GTK_WINDOW (window));
+  sim_window_set_text (window, OWN EN_COPY " " ZH_COPY);
+  sim_window_check (window);
+  sim_test_spin_until (check_finished, window, 60);
+  assert_true (sim_window_save_report (window, saved, &error));
+  before = sim_report_to_json (sim_window_get_report (window), NULL, TRUE);
+
+  reopened = sim_window_new (NULL, store);
+  gtk_window_present (GTK_WINDOW (reopened));
+  sim_window_open_file (reopened, file);
+  assert_false (sim_window_is_busy (reopened));
+  assert_non_null (sim_window_get_report (reopened));
+  after = sim_report_to_json (sim_window_get_report (reopened), NULL, TRUE);
+  assert_string_equal (after, before);
+  {
+    GtkTextIter start, end;
+    g_autofree char *text = NULL;
+
+    gtk_text_buffer_get_bounds (sim_window_get_buffer (reopened), &start, &end);
+    text = gtk_text_buffer_get_text (sim_window_get_buffer (reopened), &start, &end, FALSE);
+    assert_string_equal (text, OWN EN_COPY " " ZH_COPY);
+  }
+  assert_string_equal (gtk_window_get_title (GTK_WINDOW (reopened)), "essay-report.json — Simhound");
+  assert_string_equal (sim_window_get_summary (reopened), sim_window_get_summary (window));
+
+  /* A damaged one says so and leaves the window as it was. */
+  {
+    g_autoptr(GFile) other = g_file_new_for_path (bad);
+
+    sim_window_open_file (reopened, other);
+    sim_test_spin_until (has_error_dialog, (gpointer) "The report could not be opened", 10);
+    gtk_window_destroy (GTK_WINDOW (find_message_dialog ("The report could not be opened")));
+    assert_string_equal (gtk_window_get_title (GTK_WINDOW (reopened)), "essay-report.json — Simhound");
+  }
+  gtk_window_destroy (GTK_WINDOW (reopened));
+  gtk_window_destroy (GTK_WINDOW (window));
+  sim_test_remove_tree (dir);
+}
+
 /* An export is written off the main thread and confirmed by a toast with
  * Open and Show in Folder; a file that cannot be written says why. */
 static void
@@ -776,6 +830,7 @@ main (int argc, char **argv)
     cmocka_unit_test (test_export_dialog_names_the_file_by_its_type),
     cmocka_unit_test (test_window_title_names_the_file_and_marks_edits),
     cmocka_unit_test (test_window_fits_640_by_480),
+    cmocka_unit_test (test_window_reopens_a_saved_report),
     cmocka_unit_test (test_export_writes_in_the_background_and_confirms),
   };
 
