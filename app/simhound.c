@@ -128,6 +128,8 @@ main (int argc, char **argv)
   bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
   textdomain (GETTEXT_PACKAGE);
 
+  /* Also the name recent files are registered under. */
+  g_set_application_name ("Simhound");
   app = gtk_application_new ("org.simhound.Simhound", G_APPLICATION_HANDLES_OPEN | G_APPLICATION_NON_UNIQUE);
   g_application_add_main_option_entries (G_APPLICATION (app), options);
   g_signal_connect (app, "startup", G_CALLBACK (on_startup), NULL);

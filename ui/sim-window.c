@@ -62,6 +62,8 @@ struct _SimWindow {
   GtkTextTag        *tag_source[SIM_SOURCE_N_COLORS];
   GtkWidget         *corpus_window; /* weak: the corpus manager while it is open */
   GFile             *file;        /* the text's file, or NULL (pasted) */
+  GMenu             *recent_section; /* template: Open Recent's items */
+  GtkRecentManager  *recent;      /* borrowed: the default manager */
   gint               selected;    /* segment shown in the source pane, or -1 */
   gint               filter;      /* the only source whose flags are shown, or -1 */
   gboolean           stale;       /* the text changed since the report */
@@ -1046,6 +1048,68 @@ sim_window_set_text (SimWindow  *self,
   update_title (self);
 }
 
+/* ------------------------------------------------------------- recent */
+
+#define SIM_WINDOW_N_RECENT 8
+
+static gint
+compare_recent (gconstpointer a,
+                gconstpointer b)
+{
+  GDateTime *x = gtk_recent_info_get_modified (*(GtkRecentInfo **) a);
+  GDateTime *y = gtk_recent_info_get_modified (*(GtkRecentInfo **) b);
+
+  return g_date_time_compare (y, x);
+}
+
+/* Open Recent: the last files this app opened that are still there. */
+static void
+update_recent (SimWindow *self)
+{
+  GList *items = gtk_recent_manager_get_items (self->recent);
+  g_autoptr(GPtrArray) mine = g_ptr_array_new ();
+  const char *app = g_get_application_name () ? g_get_application_name () : "simhound";
+
+  for (GList *l = items; l; l = l->next)
+    if (gtk_recent_info_has_application (l->data, app) && gtk_recent_info_is_local (l->data) &&
+        gtk_recent_info_exists (l->data))
+      g_ptr_array_add (mine, l->data);
+  g_ptr_array_sort (mine, compare_recent);
+  g_menu_remove_all (self->recent_section);
+  for (guint i = 0; i < MIN (mine->len, SIM_WINDOW_N_RECENT); i++)
+    {
+      GtkRecentInfo *info = g_ptr_array_index (mine, i);
+      g_autoptr(GMenuItem) item = g_menu_item_new (gtk_recent_info_get_display_name (info), NULL);
+
+      g_menu_item_set_action_and_target_value (item, "win.open-recent", g_variant_new_string (gtk_recent_info_get_uri (info)));
+      g_menu_append_item (self->recent_section, item);
+    }
+  g_list_free_full (items, (GDestroyNotify) gtk_recent_info_unref);
+}
+
+static void
+remember_file (SimWindow *self,
+               GFile     *file)
+{
+  g_autofree char *uri = g_file_get_uri (file);
+  g_autofree char *name = g_file_get_basename (file);
+  g_autofree char *mime = g_content_type_guess (name, NULL, 0, NULL);
+  GtkRecentData data = {
+    .mime_type = mime,
+    .app_name = (char *) (g_get_application_name () ? g_get_application_name () : "simhound"),
+    .app_exec = (char *) "simhound %u",
+  };
+
+  /* Registered at once (add_item would first look the type up, later). */
+  gtk_recent_manager_add_full (self->recent, uri, &data);
+}
+
+GMenuModel *
+sim_window_get_recent_menu (SimWindow *self)
+{
+  return G_MENU_MODEL (self->recent_section);
+}
+
 /* A report saved by "Save Report" (a .json with "saved_report"): shown
  * again as it was, without a check. FALSE when @path is not one. */
 static gboolean
@@ -1072,6 +1136,7 @@ open_saved_report (SimWindow  *self,
   self->file = g_object_ref (file);
   update_title (self);
   sim_window_show_report (self, report);
+  remember_file (self, file);
   return TRUE;
 }
 
@@ -1140,6 +1205,16 @@ save_report_action (GtkWidget  *widget,
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
 }
 
+static void
+open_recent_action (GtkWidget  *widget,
+                    const char *action_name,
+                    GVariant   *parameter)
+{
+  g_autoptr(GFile) file = g_file_new_for_uri (g_variant_get_string (parameter, NULL));
+
+  sim_window_open_file (SIM_WINDOW (widget), file);
+}
+
 void
 sim_window_open_file (SimWindow *self,
                       GFile     *file)
@@ -1162,6 +1237,7 @@ sim_window_open_file (SimWindow *self,
   sim_window_set_text (self, text);
   self->file = g_object_ref (file);
   update_title (self);
+  remember_file (self, file);
 }
 
 static gboolean
@@ -1429,6 +1505,7 @@ sim_window_class_init (SimWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SimWindow, stack);
   gtk_widget_class_bind_template_child (widget_class, SimWindow, toast_overlay);
   gtk_widget_class_bind_template_child (widget_class, SimWindow, window_title);
+  gtk_widget_class_bind_template_child (widget_class, SimWindow, recent_section);
   gtk_widget_class_bind_template_child (widget_class, SimWindow, leaflet);
   gtk_widget_class_bind_template_child (widget_class, SimWindow, results_button);
   gtk_widget_class_bind_template_child (widget_class, SimWindow, back_button);
@@ -1458,6 +1535,7 @@ sim_window_class_init (SimWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.cancel-check", NULL, cancel_action);
   gtk_widget_class_install_action (widget_class, "win.export", NULL, export_action);
   gtk_widget_class_install_action (widget_class, "win.save-report", NULL, save_report_action);
+  gtk_widget_class_install_action (widget_class, "win.open-recent", "s", open_recent_action);
   gtk_widget_class_install_action (widget_class, "win.add-documents", NULL, add_documents_action);
   gtk_widget_class_install_action (widget_class, "win.add-files", NULL, add_documents_action);
   gtk_widget_class_install_action (widget_class, "win.use-demo", NULL, use_demo_action);
@@ -1542,6 +1620,9 @@ sim_window_init (SimWindow *self)
   g_signal_connect (self->sources_list, "row-activated", G_CALLBACK (on_source_activated), self);
   g_signal_connect (self->chart, "segment-activated", G_CALLBACK (on_chart_segment), self);
   g_signal_connect_swapped (self->leaflet, "notify::folded", G_CALLBACK (on_folded_changed), self);
+  self->recent = gtk_recent_manager_get_default ();
+  g_signal_connect_object (self->recent, "changed", G_CALLBACK (update_recent), self, G_CONNECT_SWAPPED);
+  update_recent (self);
   on_folded_changed (self);
 }
 

@@ -73,4 +73,7 @@ gboolean    sim_window_save_report    (SimWindow   *self,
                                        const char  *path,
                                        GError     **error);
 
+/* Open Recent's items: files this app opened, newest first. */
+GMenuModel *sim_window_get_recent_menu (SimWindow  *self);
+
 G_END_DECLS

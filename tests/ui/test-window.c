@@ -510,6 +510,12 @@ test_window_fits_640_by_480 (void **state)
   sim_test_remove_tree (dir);
 }
 
+static gboolean
+recent_has_items (gpointer menu)
+{
+  return g_menu_model_get_n_items (menu) > 0;
+}
+
 /* The title names the file opened and marks the text edited since; pasted
  * text is untitled. */
 static void
@@ -527,6 +533,20 @@ test_window_title_names_the_file_and_marks_edits (void **state)
   assert_string_equal (gtk_window_get_title (GTK_WINDOW (window)), "Simhound");
   sim_window_open_file (window, file);
   assert_string_equal (gtk_window_get_title (GTK_WINDOW (window)), "essay.txt — Simhound");
+  /* Open Recent offers it, at the top. */
+  sim_test_spin_until (recent_has_items, sim_window_get_recent_menu (window), 10);
+  assert_true (g_menu_model_get_n_items (sim_window_get_recent_menu (window)) > 0);
+  {
+    g_autofree char *label = NULL;
+    g_autoptr(GVariant) target = NULL;
+    g_autofree char *uri = g_file_get_uri (file);
+
+    assert_true (g_menu_model_get_item_attribute (sim_window_get_recent_menu (window), 0, G_MENU_ATTRIBUTE_LABEL, "s", &label));
+    assert_string_equal (label, "essay.txt");
+    target = g_menu_model_get_item_attribute_value (sim_window_get_recent_menu (window), 0, G_MENU_ATTRIBUTE_TARGET,
+                                                    G_VARIANT_TYPE_STRING);
+    assert_string_equal (g_variant_get_string (target, NULL), uri);
+  }
   gtk_text_buffer_get_end_iter (buffer, &end);
   gtk_text_buffer_insert (buffer, &end, "One more sentence.", -1);
   assert_string_equal (gtk_window_get_title (GTK_WINDOW (window)), "*essay.txt — Simhound");
