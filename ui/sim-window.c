@@ -1110,34 +1110,47 @@ sim_window_get_recent_menu (SimWindow *self)
   return G_MENU_MODEL (self->recent_section);
 }
 
-/* A report saved by "Save Report" (a .json with "saved_report"): shown
- * again as it was, without a check. FALSE when @path is not one. */
+/* What opening a file gives: its text, or for a report saved by "Save
+ * Report" (a .json with "saved_report") the report, text included. Runs in
+ * the loading thread for large files. */
 static gboolean
-open_saved_report (SimWindow  *self,
-                   GFile      *file,
-                   const char *path)
+read_file (const char  *path,
+           char       **out_text,
+           SimReport  **out_report,
+           GError     **error)
 {
-  g_autoptr(GError) error = NULL;
-  g_autoptr(SimReport) report = NULL;
-  g_autofree char *data = NULL;
-  gsize len = 0;
-
-  if (path == NULL || !g_str_has_suffix (path, ".json"))
-    return FALSE;
-  data = sim_text_read_file (path, &len, &error);
-  if (data != NULL)
-    report = sim_report_from_saved_json (data, len, &error);
-  if (report == NULL)
+  *out_text = NULL;
+  *out_report = NULL;
+  if (path == NULL)
     {
-      show_error (self, _("The report could not be opened"), error);
-      return TRUE;
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED, _("Only local files can be opened"));
+      return FALSE;
     }
-  sim_window_set_text (self, sim_report_get_text (report));
-  self->file = g_object_ref (file);
+  if (g_str_has_suffix (path, ".json"))
+    {
+      gsize len = 0;
+      g_autofree char *data = sim_text_read_file (path, &len, error);
+
+      *out_report = data ? sim_report_from_saved_json (data, len, error) : NULL;
+      return *out_report != NULL;
+    }
+  *out_text = sim_document_load (path, NULL, NULL, NULL, error);
+  return *out_text != NULL;
+}
+
+/* The file is in the buffer: name it, remember it, and for a saved report
+ * show its result without a check. */
+static void
+finish_open (SimWindow *self,
+             GFile     *file,
+             SimReport *report)
+{
+  gtk_text_buffer_set_modified (gtk_text_view_get_buffer (self->editor), FALSE);
+  g_set_object (&self->file, file);
   update_title (self);
-  sim_window_show_report (self, report);
   remember_file (self, file);
-  return TRUE;
+  if (report != NULL)
+    sim_window_show_report (self, report);
 }
 
 gboolean
@@ -1215,29 +1228,143 @@ open_recent_action (GtkWidget  *widget,
   sim_window_open_file (SIM_WINDOW (widget), file);
 }
 
+/* Files past SIM_WINDOW_LOAD_IN_BACKGROUND are read in a thread and put in
+ * the buffer a slice per main-loop turn, with progress and Cancel: the
+ * window never freezes on a large file. */
+#define SIM_WINDOW_LOAD_IN_BACKGROUND (1 << 20)
+#define LOAD_SLICE (256 << 10)
+
+typedef struct {
+  GFile     *file;
+  char      *path;
+  char      *text;       /* read: the text to insert (owned) */
+  SimReport *report;     /* or a saved report, whose text it is */
+  gsize      len;
+  gsize      inserted;   /* bytes of text in the buffer so far */
+} LoadJob;
+
+static void
+load_job_free (LoadJob *job)
+{
+  g_clear_object (&job->file);
+  g_free (job->path);
+  g_free (job->text);
+  g_clear_pointer (&job->report, sim_report_unref);
+  g_free (job);
+}
+
+static void
+load_thread (GTask        *task,
+             gpointer      source_object,
+             gpointer      task_data,
+             GCancellable *cancellable)
+{
+  LoadJob *job = task_data;
+  GError *error = NULL;
+
+  if (read_file (job->path, &job->text, &job->report, &error))
+    g_task_return_boolean (task, TRUE);
+  else
+    g_task_return_error (task, error);
+}
+
+static gboolean
+insert_slice (gpointer data)
+{
+  GTask *task = data;
+  SimWindow *self = g_task_get_source_object (task);
+  LoadJob *job = g_task_get_task_data (task);
+  GtkTextBuffer *buffer = gtk_text_view_get_buffer (self->editor);
+  const char *text = job->report ? sim_report_get_text (job->report) : job->text;
+  const char *end = text + MIN (job->len, job->inserted + LOAD_SLICE);
+  GtkTextIter iter;
+
+  if (g_cancellable_is_cancelled (self->cancellable))
+    {
+      sim_window_set_text (self, "");
+      gtk_text_view_set_editable (self->editor, TRUE);
+      set_busy (self, FALSE, NULL);
+      return G_SOURCE_REMOVE;
+    }
+  /* Slices end between characters. */
+  if (end < text + job->len)
+    end = g_utf8_find_prev_char (text, end + 1);
+  gtk_text_buffer_get_end_iter (buffer, &iter);
+  gtk_text_buffer_insert (buffer, &iter, text + job->inserted, end - (text + job->inserted));
+  job->inserted = end - text;
+  gtk_progress_bar_set_fraction (self->progress_bar, (double) job->inserted / MAX (job->len, 1));
+  if (job->inserted < job->len)
+    return G_SOURCE_CONTINUE;
+  gtk_text_view_set_editable (self->editor, TRUE);
+  set_busy (self, FALSE, NULL);
+  finish_open (self, job->file, job->report);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+on_loaded (GObject      *source,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  SimWindow *self = SIM_WINDOW (source);
+  LoadJob *job = g_task_get_task_data (G_TASK (result));
+  g_autoptr(GError) error = NULL;
+
+  if (gtk_widget_in_destruction (GTK_WIDGET (self)) || self->settings == NULL)
+    return;
+  if (!g_task_propagate_boolean (G_TASK (result), &error))
+    {
+      gtk_text_view_set_editable (self->editor, TRUE);
+      set_busy (self, FALSE, NULL);
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        show_error (self, job->report || g_str_has_suffix (job->path, ".json") ? _("The report could not be opened")
+                                                                            : _("The file could not be opened"), error);
+      return;
+    }
+  job->len = strlen (job->report ? sim_report_get_text (job->report) : job->text);
+  sim_window_set_text (self, "");
+  g_idle_add_full (G_PRIORITY_DEFAULT_IDLE, insert_slice, g_object_ref (result), g_object_unref);
+}
+
 void
 sim_window_open_file (SimWindow *self,
                       GFile     *file)
 {
   g_autofree char *path = g_file_get_path (file);
   g_autoptr(GError) error = NULL;
+  g_autoptr(GFileInfo) info = path ? g_file_query_info (file, G_FILE_ATTRIBUTE_STANDARD_SIZE, G_FILE_QUERY_INFO_NONE,
+                                                        NULL, NULL) : NULL;
   g_autofree char *text = NULL;
+  g_autoptr(SimReport) report = NULL;
 
-  if (open_saved_report (self, file, path))
+  if (self->busy)
     return;
-  text = path ? sim_document_load (path, NULL, NULL, NULL, &error) : NULL;
-
-  if (text == NULL)
+  if (info != NULL && g_file_info_get_size (info) > SIM_WINDOW_LOAD_IN_BACKGROUND)
     {
-      if (error == NULL)
-        error = g_error_new (G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED, _("Only local files can be opened"));
-      show_error (self, _("The file could not be opened"), error);
+      g_autoptr(GTask) task = NULL;
+      g_autofree char *name = g_file_get_basename (file);
+      g_autofree char *what = g_strdup_printf (_("Opening %s…"), name);
+      LoadJob *job = g_new0 (LoadJob, 1);
+
+      job->file = g_object_ref (file);
+      job->path = g_steal_pointer (&path);
+      g_clear_object (&self->cancellable);
+      self->cancellable = g_cancellable_new ();
+      task = g_task_new (self, self->cancellable, on_loaded, NULL);
+      g_task_set_task_data (task, job, (GDestroyNotify) load_job_free);
+      set_busy (self, TRUE, what);
+      gtk_text_view_set_editable (self->editor, FALSE);
+      g_task_run_in_thread (task, load_thread);
       return;
     }
-  sim_window_set_text (self, text);
-  self->file = g_object_ref (file);
-  update_title (self);
-  remember_file (self, file);
+  if (!read_file (path, &text, &report, &error))
+    {
+      show_error (self, path && g_str_has_suffix (path, ".json") ? _("The report could not be opened")
+                                                                 : _("The file could not be opened"), error);
+      return;
+    }
+  sim_window_set_text (self, report ? sim_report_get_text (report) : text);
+  finish_open (self, file, report);
 }
 
 static gboolean
@@ -1671,6 +1798,12 @@ const char *
 sim_window_get_read_only_message (SimWindow *self)
 {
   return gtk_widget_get_visible (GTK_WIDGET (self->read_only_label)) ? gtk_label_get_text (self->read_only_label) : NULL;
+}
+
+double
+sim_window_get_progress (SimWindow *self)
+{
+  return gtk_progress_bar_get_fraction (self->progress_bar);
 }
 
 const char *

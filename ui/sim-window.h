@@ -57,6 +57,7 @@ const char    *sim_window_get_summary      (SimWindow  *self);
 const char    *sim_window_get_source_path  (SimWindow  *self);
 GtkWidget     *sim_window_get_chart        (SimWindow  *self);
 const char    *sim_window_get_page         (SimWindow  *self);
+double      sim_window_get_progress   (SimWindow *self);
 const char    *sim_window_get_progress_text (SimWindow *self);
 /* The notice shown when the store may only be read, or NULL. */
 const char    *sim_window_get_read_only_message (SimWindow *self);

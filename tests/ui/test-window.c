@@ -583,6 +583,64 @@ has_error_dialog (gpointer heading)
   return find_message_dialog (heading) != NULL;
 }
 
+static gboolean
+busy_and_progressing (gpointer data)
+{
+  return !sim_window_is_busy (data);
+}
+
+/* A file past 1 MB is read in a thread and put in the buffer a slice at a
+ * time: open returns at once, the progress bar moves, the whole text
+ * arrives; Cancel leaves the window empty and usable. */
+static void
+test_window_opens_a_large_file_in_the_background (void **state)
+{
+  g_autofree char *dir = sim_test_make_tmp_dir ();
+  g_autofree char *store = make_store (dir);
+  GString *big = g_string_new (NULL);
+  g_autofree char *path = NULL;
+  g_autoptr(GFile) file = NULL;
+  SimWindow *window = sim_window_new (NULL, store);
+  GtkTextBuffer *buffer = sim_window_get_buffer (window);
+  g_autoptr(GHashTable) fractions = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  glong n_chars;
+
+  while (big->len < 3 << 20)
+    g_string_append (big, "第一句话在这里。The harbour lamp burned all night over the reef.\n");
+  n_chars = g_utf8_strlen (big->str, -1);
+  path = sim_test_write_file (dir, "big.txt", big->str, big->len);
+  file = g_file_new_for_path (path);
+  gtk_window_present (GTK_WINDOW (window));
+
+  sim_window_open_file (window, file);
+  assert_true (sim_window_is_busy (window));
+  assert_string_equal (sim_window_get_progress_text (window), "Opening big.txt…");
+  assert_true (gtk_text_buffer_get_char_count (buffer) < n_chars);
+  for (int i = 0; i < 100000 && sim_window_is_busy (window); i++)
+    {
+      g_autofree char *f = NULL;
+
+      g_main_context_iteration (NULL, TRUE);
+      f = g_strdup_printf ("%.2f", sim_window_get_progress (window));
+      g_hash_table_add (fractions, g_steal_pointer (&f));
+    }
+  assert_false (sim_window_is_busy (window));
+  assert_true (g_hash_table_size (fractions) >= 3);   /* several slices, each shown */
+  assert_int_equal (gtk_text_buffer_get_char_count (buffer), n_chars);
+  assert_string_equal (gtk_window_get_title (GTK_WINDOW (window)), "big.txt — Simhound");
+
+  /* Cancel while it loads: nothing half-loaded stays. */
+  sim_window_set_text (window, "");
+  sim_window_open_file (window, file);
+  assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.cancel-check", NULL));
+  sim_test_spin_until (busy_and_progressing, window, 30);
+  assert_int_equal (gtk_text_buffer_get_char_count (buffer), 0);
+  assert_true (gtk_text_view_get_editable (GTK_TEXT_VIEW (sim_window_get_editor (window))));
+  g_string_free (big, TRUE);
+  gtk_window_destroy (GTK_WINDOW (window));
+  sim_test_remove_tree (dir);
+}
+
 /* "Save Report" writes the report with its text; opening that file shows
  * the same result at once, without a check, and Save Report again works. */
 static void
@@ -851,6 +909,7 @@ main (int argc, char **argv)
     cmocka_unit_test (test_window_title_names_the_file_and_marks_edits),
     cmocka_unit_test (test_window_fits_640_by_480),
     cmocka_unit_test (test_window_reopens_a_saved_report),
+    cmocka_unit_test (test_window_opens_a_large_file_in_the_background),
     cmocka_unit_test (test_export_writes_in_the_background_and_confirms),
   };
 
