@@ -334,24 +334,53 @@ split_sentences (Splitter *s)
   emit (s, seg_start, n);
 }
 
+static guint32 find_from (const SimUnits *units,
+                           gsize           u,
+                           guint32         offset);
+
+/* The code point after the next blank line at or after @from (a paragraph
+ * break), or s->n. */
+static guint32
+next_paragraph (Splitter *s,
+                guint    *newline,
+                guint32   from)
+{
+  for (; *newline < s->newlines->len; (*newline)++)
+    {
+      guint32 j = g_array_index (s->newlines, guint32, *newline) + 1;
+
+      if (j <= from)
+        continue;
+      while (j < s->n && is_space (s->cps[j]) && s->cps[j] != '\n')
+        j++;
+      if (j < s->n && s->cps[j] == '\n')
+        return j;
+    }
+  return s->n;
+}
+
 static void
 split_windows (Splitter       *s,
                const SimUnits *units,
                guint           window)
 {
   gsize u = 0;
+  guint newline = 0;
 
   window = MAX (window, 1);
   while (u < units->n)
     {
-      gsize end = MIN (u + window, units->n);
+      /* A window never runs across a paragraph break. */
+      const gsize para_end = find_from (units, u, next_paragraph (s, &newline, units->src_start[u]));
+      gsize end = MIN (u + window, para_end);
       gsize next_start;
 
-      /* Never cut a word in two, and do not leave a crumb of a last window. */
-      while (end < units->n && !(units->flags[end] & (SIM_UNIT_CJK | SIM_UNIT_WORD_START)))
+      /* Never cut a word in two, and do not leave a crumb of a paragraph's
+       * last window. */
+      while (end < para_end && !(units->flags[end] & (SIM_UNIT_CJK | SIM_UNIT_WORD_START)))
         end++;
-      if ((units->n - end) * 3 < window)
-        end = units->n;
+      if ((para_end - end) * 3 < window)
+        end = para_end;
       next_start = end < units->n ? units->src_start[end] : s->n;
       emit (s, units->src_start[u], next_start);
       u = end;

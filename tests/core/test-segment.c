@@ -139,6 +139,20 @@ test_windows_count_characters_and_keep_words_whole (void **state)
   assert_string_equal (en, "alpha beta|gamma delta|epsilon zeta");
 }
 
+/* A window ends at a paragraph break (a blank line) and the next paragraph
+ * starts a new one; a single line break is no paragraph. */
+static void
+test_windows_stop_at_paragraph_breaks (void **state)
+{
+  g_autofree char *en = split ("alpha beta gamma\n\ndelta epsilon zeta eta", SIM_SEGMENT_WINDOW, 12);
+  g_autofree char *zh = split ("一二三四五六\n  \n七八九十一二三四五六", SIM_SEGMENT_WINDOW, 8);
+  g_autofree char *line = split ("alpha beta\ngamma delta", SIM_SEGMENT_WINDOW, 40);
+
+  assert_string_equal (en, "alpha beta gamma|delta epsilon|zeta eta");
+  assert_string_equal (zh, "一二三四五六|七八九十一二三四五六");
+  assert_string_equal (line, "alpha beta\ngamma delta");
+}
+
 static void
 test_no_segments_without_content (void **state)
 {
@@ -157,6 +171,7 @@ main (void)
     cmocka_unit_test (test_sentences_do_not_end_at_short_hard_wrapped_lines),
     cmocka_unit_test (test_sentences_split_over_long_ones_at_a_clause),
     cmocka_unit_test (test_windows_count_characters_and_keep_words_whole),
+    cmocka_unit_test (test_windows_stop_at_paragraph_breaks),
     cmocka_unit_test (test_no_segments_without_content),
   };
 
