@@ -31,6 +31,8 @@ struct _SimWindow {
   AdwLeaflet        *leaflet;
   GtkWidget         *results_button;
   GtkWidget         *back_button;
+  GtkWidget         *defaults_label;
+  GtkWidget         *reset_button;
   GtkLabel          *read_only_label;
   GtkTextView       *editor;
   GtkDropDown       *mode_dropdown;
@@ -1548,6 +1550,55 @@ on_chart_segment (SimChart  *chart,
 
 /* ------------------------------------------------------------- settings */
 
+/* The toolbar's choices, kept in GSettings from one start to the next. */
+static const char *const toolbar_keys[] = {
+  "segmentation", "window-size", "fast", "exclude-quotes", "exclude-references", "highlight",
+};
+
+static gboolean
+toolbar_is_default (SimWindow *self)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (toolbar_keys); i++)
+    {
+      g_autoptr(GVariant) value = g_settings_get_value (self->settings, toolbar_keys[i]);
+      g_autoptr(GVariant) def = g_settings_get_default_value (self->settings, toolbar_keys[i]);
+
+      if (!g_variant_equal (value, def))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* The toolbar says whether its choices are the defaults, and offers to put
+ * them back when they are not. */
+static void
+update_defaults (SimWindow *self)
+{
+  const gboolean is_default = toolbar_is_default (self);
+
+  gtk_widget_set_visible (self->defaults_label, is_default);
+  gtk_widget_set_visible (self->reset_button, !is_default);
+}
+
+static void
+reset_choices_action (GtkWidget  *widget,
+                      const char *action_name,
+                      GVariant   *parameter)
+{
+  SimWindow *self = SIM_WINDOW (widget);
+
+  g_settings_delay (self->settings);
+  for (guint i = 0; i < G_N_ELEMENTS (toolbar_keys); i++)
+    g_settings_reset (self->settings, toolbar_keys[i]);
+  g_settings_apply (self->settings);
+}
+
+gboolean
+sim_window_choices_are_default (SimWindow *self)
+{
+  return gtk_widget_get_visible (self->defaults_label) && !gtk_widget_get_visible (self->reset_button);
+}
+
 /* A two-valued GSettings enum shown in a drop-down: @user_data is the
  * NULL-terminated list of its nicks in the drop-down's order. */
 static gboolean
@@ -1590,6 +1641,8 @@ sim_window_dispose (GObject *object)
 
   g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);
+  if (self->settings != NULL)
+    g_signal_handlers_disconnect_by_data (self->settings, self);
   g_clear_object (&self->settings);
   if (self->corpus_window)
     {
@@ -1636,6 +1689,8 @@ sim_window_class_init (SimWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SimWindow, leaflet);
   gtk_widget_class_bind_template_child (widget_class, SimWindow, results_button);
   gtk_widget_class_bind_template_child (widget_class, SimWindow, back_button);
+  gtk_widget_class_bind_template_child (widget_class, SimWindow, defaults_label);
+  gtk_widget_class_bind_template_child (widget_class, SimWindow, reset_button);
   gtk_widget_class_bind_template_callback (widget_class, on_results_clicked);
   gtk_widget_class_bind_template_callback (widget_class, on_back_clicked);
   gtk_widget_class_bind_template_child (widget_class, SimWindow, read_only_label);
@@ -1663,6 +1718,7 @@ sim_window_class_init (SimWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.export", NULL, export_action);
   gtk_widget_class_install_action (widget_class, "win.save-report", NULL, save_report_action);
   gtk_widget_class_install_action (widget_class, "win.open-recent", "s", open_recent_action);
+  gtk_widget_class_install_action (widget_class, "win.reset-choices", NULL, reset_choices_action);
   gtk_widget_class_install_action (widget_class, "win.add-documents", NULL, add_documents_action);
   gtk_widget_class_install_action (widget_class, "win.add-files", NULL, add_documents_action);
   gtk_widget_class_install_action (widget_class, "win.use-demo", NULL, use_demo_action);
@@ -1747,6 +1803,13 @@ sim_window_init (SimWindow *self)
   g_signal_connect (self->sources_list, "row-activated", G_CALLBACK (on_source_activated), self);
   g_signal_connect (self->chart, "segment-activated", G_CALLBACK (on_chart_segment), self);
   g_signal_connect_swapped (self->leaflet, "notify::folded", G_CALLBACK (on_folded_changed), self);
+  for (guint i = 0; i < G_N_ELEMENTS (toolbar_keys); i++)
+    {
+      g_autofree char *signal = g_strconcat ("changed::", toolbar_keys[i], NULL);
+
+      g_signal_connect_swapped (self->settings, signal, G_CALLBACK (update_defaults), self);
+    }
+  update_defaults (self);
   self->recent = gtk_recent_manager_get_default ();
   g_signal_connect_object (self->recent, "changed", G_CALLBACK (update_recent), self, G_CONNECT_SWAPPED);
   update_recent (self);

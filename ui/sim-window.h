@@ -77,4 +77,8 @@ gboolean    sim_window_save_report    (SimWindow   *self,
 /* Open Recent's items: files this app opened, newest first. */
 GMenuModel *sim_window_get_recent_menu (SimWindow  *self);
 
+/* Whether the toolbar's choices are the defaults (it says so; otherwise it
+ * offers "Reset to Defaults", the action win.reset-choices). */
+gboolean    sim_window_choices_are_default (SimWindow *self);
+
 G_END_DECLS

@@ -770,6 +770,7 @@ test_window_leaves_out_quotes_without_a_new_check (void **state)
   assert_true (gtk_text_iter_has_tag (&iter, gtk_text_tag_table_lookup (tags, "sim-high")));
 
   g_settings_set_boolean (settings, "exclude-quotes", TRUE);
+  assert_false (sim_window_choices_are_default (window));
   assert_true (sim_window_get_report (window) == report);   /* the same report: no new check */
   assert_true (sim_report_get_similarity (report) < before - 0.2);
   assert_true (gtk_text_iter_has_tag (&iter, gtk_text_tag_table_lookup (tags, "sim-excluded")));
@@ -780,7 +781,18 @@ test_window_leaves_out_quotes_without_a_new_check (void **state)
   g_settings_reset (settings, "exclude-quotes");
   assert_float_equal (sim_report_get_similarity (report), before, 1e-6);
   assert_true (gtk_text_iter_has_tag (&iter, gtk_text_tag_table_lookup (tags, "sim-high")));
-  g_settings_reset (settings, "highlight");
+  /* Colouring by level is not the default either; Reset puts every
+   * toolbar choice back, and the toolbar says they are the defaults. */
+  assert_false (sim_window_choices_are_default (window));
+  g_settings_set_boolean (settings, "fast", TRUE);
+  assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.reset-choices", NULL));
+  assert_true (sim_window_choices_are_default (window));
+  assert_false (g_settings_get_boolean (settings, "fast"));
+  {
+    g_autofree char *highlight = g_settings_get_string (settings, "highlight");
+
+    assert_string_equal (highlight, "source");
+  }
   gtk_window_destroy (GTK_WINDOW (window));
   sim_test_remove_tree (dir);
 }
