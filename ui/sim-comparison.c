@@ -10,6 +10,7 @@
 struct _SimComparison {
   GtkBox parent_instance;
 
+  GtkWidget   *pair;    /* the two passages' halves, side by side or stacked */
   GtkLabel    *title;
   GtkLabel    *path;
   GtkDropDown *matches;
@@ -51,11 +52,83 @@ create_tags (GtkTextView *view)
   gtk_text_buffer_create_tag (buffer, "context", "scale", 0.92, "style", PANGO_STYLE_ITALIC, NULL);
 }
 
+/* The two passages side by side when there is room for both, one above
+ * the other otherwise: a layout on the box holding the two halves. */
+#define SIDE_BY_SIDE_MIN 720
+#define PAIR_GAP 12
+
+static void
+measure_pair (GtkWidget      *widget,
+              GtkOrientation  orientation,
+              int             for_size,
+              int            *minimum,
+              int            *natural,
+              int            *minimum_baseline,
+              int            *natural_baseline)
+{
+  const gboolean beside = orientation == GTK_ORIENTATION_VERTICAL && for_size >= SIDE_BY_SIDE_MIN;
+  const int child_size = beside ? (for_size - PAIR_GAP) / 2 : for_size;
+  int n = 0;
+
+  *minimum = *natural = 0;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
+    {
+      int cmin, cnat;
+
+      if (!gtk_widget_should_layout (child))
+        continue;
+      gtk_widget_measure (child, orientation, child_size, &cmin, &cnat, NULL, NULL);
+      /* Across: the wider child. Down: side by side the taller, stacked both. */
+      if (orientation == GTK_ORIENTATION_HORIZONTAL || beside)
+        {
+          *minimum = MAX (*minimum, cmin);
+          *natural = MAX (*natural, cnat);
+        }
+      else
+        {
+          *minimum += cmin + (n ? PAIR_GAP : 0);
+          *natural += cnat + (n ? PAIR_GAP : 0);
+        }
+      n++;
+    }
+}
+
+static void
+allocate_pair (GtkWidget *widget,
+               int        width,
+               int        height,
+               int        baseline)
+{
+  const gboolean beside = width >= SIDE_BY_SIDE_MIN;
+  int i = 0;
+
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
+    {
+      GtkAllocation a;
+
+      if (!gtk_widget_should_layout (child))
+        continue;
+      if (beside)
+        a = (GtkAllocation) { i * (width + PAIR_GAP) / 2, 0, (width - PAIR_GAP) / 2, height };
+      else
+        a = (GtkAllocation) { 0, i * (height + PAIR_GAP) / 2, width, (height - PAIR_GAP) / 2 };
+      gtk_widget_size_allocate (child, &a, -1);
+      i++;
+    }
+}
+
+gboolean
+sim_comparison_is_side_by_side (SimComparison *self)
+{
+  return gtk_widget_get_width (GTK_WIDGET (self->pair)) >= SIDE_BY_SIDE_MIN;
+}
+
 static GtkTextView *
-make_view (GtkBox     *box,
+make_view (GtkWidget  *pair,
            const char *heading,
            const char *description)
 {
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 4);
   GtkWidget *label = gtk_label_new (heading);
   GtkWidget *scrolled = gtk_scrolled_window_new ();
   GtkWidget *view = gtk_text_view_new ();
@@ -71,8 +144,9 @@ make_view (GtkBox     *box,
   gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scrolled), view);
   gtk_widget_set_vexpand (scrolled, TRUE);
   gtk_scrolled_window_set_min_content_height (GTK_SCROLLED_WINDOW (scrolled), 70);
-  gtk_box_append (box, label);
-  gtk_box_append (box, scrolled);
+  gtk_box_append (GTK_BOX (box), label);
+  gtk_box_append (GTK_BOX (box), scrolled);
+  gtk_box_append (GTK_BOX (pair), box);
   create_tags (GTK_TEXT_VIEW (view));
   return GTK_TEXT_VIEW (view);
 }
@@ -488,9 +562,14 @@ sim_comparison_init (SimComparison *self)
   gtk_label_set_xalign (self->summary, 0);
   gtk_label_set_wrap (self->summary, TRUE);
   gtk_box_append (GTK_BOX (details), GTK_WIDGET (self->summary));
-  self->article = make_view (GTK_BOX (details), _("Your text"),
+  /* A box for its children's sake, laid out by measure_pair and allocate_pair. */
+  self->pair = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+  gtk_widget_set_vexpand (self->pair, TRUE);
+  gtk_widget_set_layout_manager (self->pair, gtk_custom_layout_new (NULL, measure_pair, allocate_pair));
+  gtk_box_append (GTK_BOX (details), self->pair);
+  self->article = make_view (self->pair, _("Your text"),
                              _("The article's passage with context: words shared with the source are coloured"));
-  self->source = make_view (GTK_BOX (details), _("Source"),
+  self->source = make_view (self->pair, _("Source"),
                             _("The source's passage with context: words the article left out are struck through"));
   legend = gtk_label_new (_("Shared words are coloured; changed words have a wavy underline, added words a double "
                             "underline; words left out are struck through. Context is in italics."));

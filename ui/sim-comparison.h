@@ -42,4 +42,8 @@ GtkTextBuffer *sim_comparison_get_article (SimComparison *self);
 GtkTextBuffer *sim_comparison_get_source  (SimComparison *self);
 guint       sim_comparison_get_match      (SimComparison *self);
 
+/* Whether the passages sit side by side (the comparison is wide enough for
+ * both) rather than one above the other. */
+gboolean    sim_comparison_is_side_by_side (SimComparison *self);
+
 G_END_DECLS

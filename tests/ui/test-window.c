@@ -506,6 +506,11 @@ test_window_fits_640_by_480 (void **state)
   gtk_window_set_default_size (GTK_WINDOW (window), 1200, 800);
   sim_test_ui_settle (GTK_WIDGET (window), 300);
   assert_false (sim_window_is_folded (window));
+  assert_false (sim_comparison_is_side_by_side (SIM_COMPARISON (sim_window_get_comparison (window))));
+  /* At 1,920 px the two passages of the comparison sit side by side. */
+  gtk_window_set_default_size (GTK_WINDOW (window), 1920, 1080);
+  sim_test_ui_settle (GTK_WIDGET (window), 300);
+  assert_true (sim_comparison_is_side_by_side (SIM_COMPARISON (sim_window_get_comparison (window))));
   gtk_window_destroy (GTK_WINDOW (window));
   sim_test_remove_tree (dir);
 }
@@ -874,6 +879,7 @@ screenshot (const char *out,
 {
   const gboolean reworded = g_strcmp0 (option, "--reworded") == 0;
   const gboolean narrow = g_strcmp0 (option, "--narrow") == 0;
+  const gboolean wide = g_strcmp0 (option, "--wide") == 0;
   SimWindow *window = sim_window_new (NULL, store);
   g_autofree char *text = NULL;
   g_autoptr(GdkTexture) texture = NULL;
@@ -882,6 +888,8 @@ screenshot (const char *out,
     return 2;
   if (narrow)
     gtk_window_set_default_size (GTK_WINDOW (window), 640, 480);
+  else if (wide)
+    gtk_window_set_default_size (GTK_WINDOW (window), 1920, 1080);
   else
     gtk_window_set_default_size (GTK_WINDOW (window), 1200, 800);
   gtk_window_present (GTK_WINDOW (window));
