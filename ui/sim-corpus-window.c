@@ -769,7 +769,7 @@ remove_action (GtkWidget  *widget,
   heading = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "Remove %u document from the corpus?",
                                           "Remove %u documents from the corpus?", ids->len), ids->len);
   dialog = adw_message_dialog_new (GTK_WINDOW (self), heading,
-                                   _("Their text and fingerprints leave the store; the files themselves are not touched. "
+                                   _("Their text leaves the corpus; the files themselves are not touched. "
                                      "Until the notice at the bottom goes away, Undo brings them back."));
   adw_message_dialog_add_responses (ADW_MESSAGE_DIALOG (dialog), "cancel", _("_Cancel"), "remove", _("_Remove"), NULL);
   adw_message_dialog_set_response_appearance (ADW_MESSAGE_DIALOG (dialog), "remove", ADW_RESPONSE_DESTRUCTIVE);

@@ -723,7 +723,7 @@ on_rebuilt (GObject      *source,
   set_busy (self, FALSE, NULL);
   load_corpus (self);
   if (error != NULL)
-    show_error (self, _("The corpus fingerprints could not be rebuilt"), error);
+    show_error (self, _("The corpus could not be rebuilt"), error);
 }
 
 static void
@@ -744,7 +744,7 @@ on_fold_changed (GSettings  *settings,
   task = g_task_new (self, NULL, on_rebuilt, NULL);
   g_task_set_task_data (task, g_strdup (self->store_path), g_free);
   g_object_set_data (G_OBJECT (task), "fold", GINT_TO_POINTER (g_settings_get_boolean (settings, key)));
-  set_busy (self, TRUE, _("Rebuilding fingerprints…"));
+  set_busy (self, TRUE, _("Rebuilding the corpus…"));
   gtk_progress_bar_pulse (self->progress_bar);
   g_task_run_in_thread (task, rebuild_thread);
 }

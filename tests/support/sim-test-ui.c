@@ -19,6 +19,9 @@ sim_test_ui_init (void)
   bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
   textdomain (GETTEXT_PACKAGE);
   adw_init ();
+  /* SIMHOUND_TEST_STYLE=dark: as a user with the dark style sees it. */
+  if (g_strcmp0 (g_getenv ("SIMHOUND_TEST_STYLE"), "dark") == 0)
+    adw_style_manager_set_color_scheme (adw_style_manager_get_default (), ADW_COLOR_SCHEME_FORCE_DARK);
   sim_tint_install_css ();
   /* What GtkApplication does for the app from its id. */
   gtk_icon_theme_add_resource_path (gtk_icon_theme_get_for_display (gdk_display_get_default ()),
@@ -50,9 +53,15 @@ sim_test_ui_render (GtkWidget *widget)
   GtkSnapshot *snapshot = gtk_snapshot_new ();
   g_autoptr(GskRenderNode) node = NULL;
 
-  /* The widget's own drawing, children included, on white; a window
-   * without the margin its client-side shadow takes. */
-  gtk_snapshot_append_color (snapshot, &(GdkRGBA) { 1, 1, 1, 1 }, &GRAPHENE_RECT_INIT (0, 0, w, h));
+  GdkRGBA background = { 1, 1, 1, 1 };
+
+  /* The widget's own drawing, children included, on the style's window
+   * colour (light or dark); a window without the margin its client-side
+   * shadow takes. */
+G_GNUC_BEGIN_IGNORE_DEPRECATIONS
+  gtk_style_context_lookup_color (gtk_widget_get_style_context (widget), "window_bg_color", &background);
+G_GNUC_END_IGNORE_DEPRECATIONS
+  gtk_snapshot_append_color (snapshot, &background, &GRAPHENE_RECT_INIT (0, 0, w, h));
   if (GTK_IS_NATIVE (widget))
     {
       double sx = 0, sy = 0;

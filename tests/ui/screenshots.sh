@@ -9,7 +9,8 @@
 # in a 640x480 window, where the text and the results fold into one view
 # (narrow-LANG).
 #
-# usage: tests/ui/screenshots.sh OUTDIR   (build in $SIMHOUND_BUILD_DIR, default build/)
+# usage: tests/ui/screenshots.sh OUTDIR   (build in $SIMHOUND_BUILD_DIR, default build/;
+#        SIMHOUND_TEST_STYLE=dark for the dark style)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 out=${1:?usage: screenshots.sh OUTDIR}
