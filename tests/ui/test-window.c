@@ -495,6 +495,16 @@ test_window_fits_640_by_480 (void **state)
   assert_true (gtk_widget_get_height (GTK_WIDGET (window)) <= 480);
   assert_true (sim_window_is_folded (window));
   assert_string_equal (sim_window_get_visible_view (window), "text");
+  /* Colouring by level shows its legend, and still fits. */
+  {
+    g_autoptr(GSettings) settings = g_settings_new ("org.simhound.Simhound");
+    int level_w;
+
+    g_settings_set_string (settings, "highlight", "level");
+    gtk_widget_measure (GTK_WIDGET (window), GTK_ORIENTATION_HORIZONTAL, -1, &level_w, NULL, NULL, NULL);
+    assert_true (level_w <= 640);
+    g_settings_reset (settings, "highlight");
+  }
 
   for (guint i = 0; i < sim_report_get_n_segments (sim_window_get_report (window)) && flagged < 0; i++)
     if (sim_report_get_segment (sim_window_get_report (window), i)->level == SIM_LEVEL_HIGH)
