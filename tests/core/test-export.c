@@ -301,6 +301,7 @@ test_saved_report_refuses_damaged_files (void **state)
   g_autofree char *check = sim_report_to_json (f->report, NULL, FALSE);
   const gsize len = strlen (saved);
   g_autoptr(GRand) rand = g_rand_new_with_seed (7);
+  static const char noise[] = "0123456789{}[]\":,-.e\\ax";
   GError *error = NULL;
 
   assert_null (sim_report_from_saved_json (check, -1, &error));
@@ -329,7 +330,7 @@ test_saved_report_refuses_damaged_files (void **state)
       g_autoptr(SimReport) report = NULL;
 
       for (guint k = 0; k < 1 + i % 3; k++)
-        bent[g_rand_int_range (rand, 0, len)] = "0123456789{}[]\":,-.e\\ax"[g_rand_int_range (rand, 0, 25)];
+        bent[g_rand_int_range (rand, 0, len)] = noise[g_rand_int_range (rand, 0, sizeof noise - 1)];
       report = sim_report_from_saved_json (bent, len, &error);
       if (report == NULL)
         {
