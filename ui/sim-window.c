@@ -8,13 +8,12 @@
 #include "sim-article-view.h"
 #include "sim-check.h"
 #include "sim-corpus.h"
-#include "sim-document.h"
 #include "sim-error.h"
 #include "sim-exclude.h"
 #include "sim-paths.h"
 #include "sim-export-dialog.h"
 #include "sim-chart.h"
-#include "sim-text.h"
+#include "sim-open.h"
 #include "sim-comparison.h"
 #include "sim-compare-window.h"
 #include "sim-corpus-window.h"
@@ -64,8 +63,8 @@ struct _SimWindow {
   GtkTextTag        *tag_source[SIM_SOURCE_N_COLORS];
   GtkWidget         *corpus_window; /* weak: the corpus manager while it is open */
   GFile             *file;        /* the text's file, or NULL (pasted) */
+  GFile             *loading;     /* a large file being opened, or NULL */
   GMenu             *recent_section; /* template: Open Recent's items */
-  GtkRecentManager  *recent;      /* borrowed: the default manager */
   gint               selected;    /* segment shown in the source pane, or -1 */
   gint               filter;      /* the only source whose flags are shown, or -1 */
   gboolean           stale;       /* the text changed since the report */
@@ -1050,94 +1049,18 @@ sim_window_set_text (SimWindow  *self,
   update_title (self);
 }
 
-/* ------------------------------------------------------------- recent */
+/* ------------------------------------------------------------- files */
 
-#define SIM_WINDOW_N_RECENT 8
-
-static gint
-compare_recent (gconstpointer a,
-                gconstpointer b)
-{
-  GDateTime *x = gtk_recent_info_get_modified (*(GtkRecentInfo **) a);
-  GDateTime *y = gtk_recent_info_get_modified (*(GtkRecentInfo **) b);
-
-  return g_date_time_compare (y, x);
-}
-
-/* Open Recent: the last files this app opened that are still there. */
 static void
 update_recent (SimWindow *self)
 {
-  GList *items = gtk_recent_manager_get_items (self->recent);
-  g_autoptr(GPtrArray) mine = g_ptr_array_new ();
-  const char *app = g_get_application_name () ? g_get_application_name () : "simhound";
-
-  for (GList *l = items; l; l = l->next)
-    if (gtk_recent_info_has_application (l->data, app) && gtk_recent_info_is_local (l->data) &&
-        gtk_recent_info_exists (l->data))
-      g_ptr_array_add (mine, l->data);
-  g_ptr_array_sort (mine, compare_recent);
-  g_menu_remove_all (self->recent_section);
-  for (guint i = 0; i < MIN (mine->len, SIM_WINDOW_N_RECENT); i++)
-    {
-      GtkRecentInfo *info = g_ptr_array_index (mine, i);
-      g_autoptr(GMenuItem) item = g_menu_item_new (gtk_recent_info_get_display_name (info), NULL);
-
-      g_menu_item_set_action_and_target_value (item, "win.open-recent", g_variant_new_string (gtk_recent_info_get_uri (info)));
-      g_menu_append_item (self->recent_section, item);
-    }
-  g_list_free_full (items, (GDestroyNotify) gtk_recent_info_unref);
-}
-
-static void
-remember_file (SimWindow *self,
-               GFile     *file)
-{
-  g_autofree char *uri = g_file_get_uri (file);
-  g_autofree char *name = g_file_get_basename (file);
-  g_autofree char *mime = g_content_type_guess (name, NULL, 0, NULL);
-  GtkRecentData data = {
-    .mime_type = mime,
-    .app_name = (char *) (g_get_application_name () ? g_get_application_name () : "simhound"),
-    .app_exec = (char *) "simhound %u",
-  };
-
-  /* Registered at once (add_item would first look the type up, later). */
-  gtk_recent_manager_add_full (self->recent, uri, &data);
+  sim_open_fill_recent (self->recent_section, "win.open-recent");
 }
 
 GMenuModel *
 sim_window_get_recent_menu (SimWindow *self)
 {
   return G_MENU_MODEL (self->recent_section);
-}
-
-/* What opening a file gives: its text, or for a report saved by "Save
- * Report" (a .json with "saved_report") the report, text included. Runs in
- * the loading thread for large files. */
-static gboolean
-read_file (const char  *path,
-           char       **out_text,
-           SimReport  **out_report,
-           GError     **error)
-{
-  *out_text = NULL;
-  *out_report = NULL;
-  if (path == NULL)
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED, _("Only local files can be opened"));
-      return FALSE;
-    }
-  if (g_str_has_suffix (path, ".json"))
-    {
-      gsize len = 0;
-      g_autofree char *data = sim_text_read_file (path, &len, error);
-
-      *out_report = data ? sim_report_from_saved_json (data, len, error) : NULL;
-      return *out_report != NULL;
-    }
-  *out_text = sim_document_load (path, NULL, NULL, NULL, error);
-  return *out_text != NULL;
 }
 
 /* The file is in the buffer: name it, remember it, and for a saved report
@@ -1150,7 +1073,7 @@ finish_open (SimWindow *self,
   gtk_text_buffer_set_modified (gtk_text_view_get_buffer (self->editor), FALSE);
   g_set_object (&self->file, file);
   update_title (self);
-  remember_file (self, file);
+  sim_open_remember (file);
   if (report != NULL)
     sim_window_show_report (self, report);
 }
@@ -1230,77 +1153,11 @@ open_recent_action (GtkWidget  *widget,
   sim_window_open_file (SIM_WINDOW (widget), file);
 }
 
-/* Files past SIM_WINDOW_LOAD_IN_BACKGROUND are read in a thread and put in
- * the buffer a slice per main-loop turn, with progress and Cancel: the
- * window never freezes on a large file. */
-#define SIM_WINDOW_LOAD_IN_BACKGROUND (1 << 20)
-#define LOAD_SLICE (256 << 10)
-
-typedef struct {
-  GFile     *file;
-  char      *path;
-  char      *text;       /* read: the text to insert (owned) */
-  SimReport *report;     /* or a saved report, whose text it is */
-  gsize      len;
-  gsize      inserted;   /* bytes of text in the buffer so far */
-} LoadJob;
-
 static void
-load_job_free (LoadJob *job)
+on_load_progress (double   fraction,
+                  gpointer user_data)
 {
-  g_clear_object (&job->file);
-  g_free (job->path);
-  g_free (job->text);
-  g_clear_pointer (&job->report, sim_report_unref);
-  g_free (job);
-}
-
-static void
-load_thread (GTask        *task,
-             gpointer      source_object,
-             gpointer      task_data,
-             GCancellable *cancellable)
-{
-  LoadJob *job = task_data;
-  GError *error = NULL;
-
-  if (read_file (job->path, &job->text, &job->report, &error))
-    g_task_return_boolean (task, TRUE);
-  else
-    g_task_return_error (task, error);
-}
-
-static gboolean
-insert_slice (gpointer data)
-{
-  GTask *task = data;
-  SimWindow *self = g_task_get_source_object (task);
-  LoadJob *job = g_task_get_task_data (task);
-  GtkTextBuffer *buffer = gtk_text_view_get_buffer (self->editor);
-  const char *text = job->report ? sim_report_get_text (job->report) : job->text;
-  const char *end = text + MIN (job->len, job->inserted + LOAD_SLICE);
-  GtkTextIter iter;
-
-  if (g_cancellable_is_cancelled (self->cancellable))
-    {
-      sim_window_set_text (self, "");
-      gtk_text_view_set_editable (self->editor, TRUE);
-      set_busy (self, FALSE, NULL);
-      return G_SOURCE_REMOVE;
-    }
-  /* Slices end between characters. */
-  if (end < text + job->len)
-    end = g_utf8_find_prev_char (text, end + 1);
-  gtk_text_buffer_get_end_iter (buffer, &iter);
-  gtk_text_buffer_insert (buffer, &iter, text + job->inserted, end - (text + job->inserted));
-  job->inserted = end - text;
-  gtk_progress_bar_set_fraction (self->progress_bar, (double) job->inserted / MAX (job->len, 1));
-  if (job->inserted < job->len)
-    return G_SOURCE_CONTINUE;
-  gtk_text_view_set_editable (self->editor, TRUE);
-  set_busy (self, FALSE, NULL);
-  finish_open (self, job->file, job->report);
-  return G_SOURCE_REMOVE;
+  gtk_progress_bar_set_fraction (SIM_WINDOW (user_data)->progress_bar, fraction);
 }
 
 static void
@@ -1308,24 +1165,20 @@ on_loaded (GObject      *source,
            GAsyncResult *result,
            gpointer      user_data)
 {
-  SimWindow *self = SIM_WINDOW (source);
-  LoadJob *job = g_task_get_task_data (G_TASK (result));
+  g_autoptr(SimWindow) self = user_data;
+  g_autoptr(SimReport) report = NULL;
   g_autoptr(GError) error = NULL;
+  g_autoptr(GFile) file = g_steal_pointer (&self->loading);
+  const gboolean ok = sim_open_load_finish (result, &report, &error);
 
   if (gtk_widget_in_destruction (GTK_WIDGET (self)) || self->settings == NULL)
     return;
-  if (!g_task_propagate_boolean (G_TASK (result), &error))
-    {
-      gtk_text_view_set_editable (self->editor, TRUE);
-      set_busy (self, FALSE, NULL);
-      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        show_error (self, job->report || g_str_has_suffix (job->path, ".json") ? _("The report could not be opened")
-                                                                            : _("The file could not be opened"), error);
-      return;
-    }
-  job->len = strlen (job->report ? sim_report_get_text (job->report) : job->text);
-  sim_window_set_text (self, "");
-  g_idle_add_full (G_PRIORITY_DEFAULT_IDLE, insert_slice, g_object_ref (result), g_object_unref);
+  gtk_text_view_set_editable (self->editor, TRUE);
+  set_busy (self, FALSE, NULL);
+  if (ok)
+    finish_open (self, file, report);
+  else if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    show_error (self, _("The file could not be opened"), error);
 }
 
 void
@@ -1341,25 +1194,23 @@ sim_window_open_file (SimWindow *self,
 
   if (self->busy)
     return;
-  if (info != NULL && g_file_info_get_size (info) > SIM_WINDOW_LOAD_IN_BACKGROUND)
+  /* A large file is read in a thread and put in the buffer a slice per
+   * main-loop turn, with progress and Cancel: the window never freezes. */
+  if (info != NULL && g_file_info_get_size (info) > SIM_OPEN_IN_BACKGROUND)
     {
-      g_autoptr(GTask) task = NULL;
       g_autofree char *name = g_file_get_basename (file);
       g_autofree char *what = g_strdup_printf (_("Opening %s…"), name);
-      LoadJob *job = g_new0 (LoadJob, 1);
 
-      job->file = g_object_ref (file);
-      job->path = g_steal_pointer (&path);
       g_clear_object (&self->cancellable);
       self->cancellable = g_cancellable_new ();
-      task = g_task_new (self, self->cancellable, on_loaded, NULL);
-      g_task_set_task_data (task, job, (GDestroyNotify) load_job_free);
       set_busy (self, TRUE, what);
       gtk_text_view_set_editable (self->editor, FALSE);
-      g_task_run_in_thread (task, load_thread);
+      g_set_object (&self->loading, file);
+      sim_open_load_async (file, gtk_text_view_get_buffer (self->editor), self->cancellable, on_load_progress,
+                           on_loaded, g_object_ref (self));
       return;
     }
-  if (!read_file (path, &text, &report, &error))
+  if (!sim_open_read_file (path, &text, &report, &error))
     {
       show_error (self, path && g_str_has_suffix (path, ".json") ? _("The report could not be opened")
                                                                  : _("The file could not be opened"), error);
@@ -1662,6 +1513,7 @@ sim_window_finalize (GObject *object)
 
   g_free (self->store_path);
   g_clear_object (&self->file);
+  g_clear_object (&self->loading);
   G_OBJECT_CLASS (sim_window_parent_class)->finalize (object);
 }
 
@@ -1810,8 +1662,8 @@ sim_window_init (SimWindow *self)
       g_signal_connect_swapped (self->settings, signal, G_CALLBACK (update_defaults), self);
     }
   update_defaults (self);
-  self->recent = gtk_recent_manager_get_default ();
-  g_signal_connect_object (self->recent, "changed", G_CALLBACK (update_recent), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (gtk_recent_manager_get_default (), "changed", G_CALLBACK (update_recent), self,
+                           G_CONNECT_SWAPPED);
   update_recent (self);
   on_folded_changed (self);
 }
