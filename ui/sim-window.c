@@ -30,6 +30,7 @@ struct _SimWindow {
   AdwLeaflet        *leaflet;
   GtkWidget         *results_button;
   GtkWidget         *back_button;
+  GtkScrolledWindow *results_scroll;
   GtkWidget         *defaults_label;
   GtkWidget         *reset_button;
   GtkLabel          *read_only_label;
@@ -76,6 +77,9 @@ struct _SimWindow {
 G_DEFINE_FINAL_TYPE (SimWindow, sim_window, GTK_TYPE_APPLICATION_WINDOW)
 
 static void update_actions (SimWindow *self);
+static gboolean scroll_to_comparison (GtkWidget     *widget,
+                                      GdkFrameClock *clock,
+                                      gpointer       data);
 
 /* ------------------------------------------------------------- corpus */
 
@@ -188,7 +192,10 @@ sim_window_select_segment (SimWindow *self,
   show_source (self, index);
   /* A flag chosen on a narrow window: its comparison takes the screen. */
   if (adw_leaflet_get_folded (self->leaflet))
-    adw_leaflet_set_visible_child_name (self->leaflet, "results");
+    {
+      adw_leaflet_set_visible_child_name (self->leaflet, "results");
+      gtk_widget_add_tick_callback (GTK_WIDGET (self), scroll_to_comparison, NULL, NULL);
+    }
 }
 
 static GtkWidget *
@@ -1362,9 +1369,28 @@ static void
 on_folded_changed (SimWindow *self)
 {
   const gboolean folded = adw_leaflet_get_folded (self->leaflet);
+  const gboolean results = g_strcmp0 (adw_leaflet_get_visible_child_name (self->leaflet), "results") == 0;
 
   gtk_widget_set_visible (self->results_button, folded);
   gtk_widget_set_visible (self->back_button, folded);
+  /* Folded, the results have the screen: the chart (of the text) goes. */
+  gtk_widget_set_visible (GTK_WIDGET (self->chart), !(folded && results));
+}
+
+/* Folded, a chosen flag shows its comparison at the top of the results,
+ * once they are laid out. */
+static gboolean
+scroll_to_comparison (GtkWidget     *widget,
+                      GdkFrameClock *clock,
+                      gpointer       data)
+{
+  SimWindow *self = SIM_WINDOW (widget);
+  GtkWidget *content = gtk_scrolled_window_get_child (self->results_scroll);
+  double x, y;
+
+  if (gtk_widget_translate_coordinates (GTK_WIDGET (self->comparison), content, 0, 0, &x, &y))
+    gtk_adjustment_set_value (gtk_scrolled_window_get_vadjustment (self->results_scroll), y);
+  return G_SOURCE_REMOVE;
 }
 
 static void
@@ -1541,6 +1567,7 @@ sim_window_class_init (SimWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SimWindow, leaflet);
   gtk_widget_class_bind_template_child (widget_class, SimWindow, results_button);
   gtk_widget_class_bind_template_child (widget_class, SimWindow, back_button);
+  gtk_widget_class_bind_template_child (widget_class, SimWindow, results_scroll);
   gtk_widget_class_bind_template_child (widget_class, SimWindow, defaults_label);
   gtk_widget_class_bind_template_child (widget_class, SimWindow, reset_button);
   gtk_widget_class_bind_template_callback (widget_class, on_results_clicked);
@@ -1655,6 +1682,7 @@ sim_window_init (SimWindow *self)
   g_signal_connect (self->sources_list, "row-activated", G_CALLBACK (on_source_activated), self);
   g_signal_connect (self->chart, "segment-activated", G_CALLBACK (on_chart_segment), self);
   g_signal_connect_swapped (self->leaflet, "notify::folded", G_CALLBACK (on_folded_changed), self);
+  g_signal_connect_swapped (self->leaflet, "notify::visible-child-name", G_CALLBACK (on_folded_changed), self);
   for (guint i = 0; i < G_N_ELEMENTS (toolbar_keys); i++)
     {
       g_autofree char *signal = g_strconcat ("changed::", toolbar_keys[i], NULL);

@@ -887,8 +887,9 @@ screenshot (const char *out,
             const char *store,
             const char *option)
 {
-  const gboolean reworded = g_strcmp0 (option, "--reworded") == 0;
-  const gboolean narrow = g_strcmp0 (option, "--narrow") == 0;
+  const gboolean reworded = g_strcmp0 (option, "--reworded") == 0 || g_strcmp0 (option, "--narrow-compare") == 0;
+  const gboolean narrow_compare = g_strcmp0 (option, "--narrow-compare") == 0;
+  const gboolean narrow = g_strcmp0 (option, "--narrow") == 0 || narrow_compare;
   const gboolean wide = g_strcmp0 (option, "--wide") == 0;
   SimWindow *window = sim_window_new (NULL, store);
   g_autofree char *text = NULL;
@@ -907,8 +908,9 @@ screenshot (const char *out,
   sim_window_set_text (window, text);
   sim_window_check (window);
   sim_test_spin_until (check_finished, window, 120);
-  /* --narrow: the text coloured, as a small screen shows it first. */
-  if (narrow)
+  /* --narrow: the text coloured, as a small screen shows it first;
+   * --narrow-compare: a reworded flag's comparison in its place. */
+  if (narrow && !narrow_compare)
     return sim_test_ui_save_png (GTK_WIDGET (window), out);
   /* Compare the first high segment, or with @reworded the first flagged one
    * that differs from its source. */
