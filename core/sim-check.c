@@ -116,6 +116,7 @@ build_report (Check *check)
   settings.feature_version = SIM_FEATURE_VERSION;
   settings.store = sim_corpus_snapshot_get_store_path (check->snapshot);
   settings.n_documents = sim_corpus_snapshot_get_n_docs (check->snapshot);
+  settings.corpus_updated = sim_corpus_snapshot_get_updated_at (check->snapshot);
   settings.n_fingerprints = sim_corpus_snapshot_get_n_fps (check->snapshot);
   report = _sim_report_new (check->text, check->len, &settings);
 

@@ -25,6 +25,7 @@ struct _SimCorpusSnapshot {
   char              *store_path;
   SimNormalizeFlags  flags;
   GArray            *docs;      /* SimCorpusDoc, strings owned by strings */
+  gint64             updated_at; /* the latest document's, Unix seconds */
   GStringChunk      *strings;
   GArray            *fps;       /* guint64, while loading; then the index holds them */
   gsize              n_fps;
@@ -92,6 +93,12 @@ SimNormalizeFlags
 sim_corpus_snapshot_get_flags (const SimCorpusSnapshot *snapshot)
 {
   return snapshot->flags;
+}
+
+gint64
+sim_corpus_snapshot_get_updated_at (const SimCorpusSnapshot *snapshot)
+{
+  return snapshot->updated_at;
 }
 
 guint
@@ -460,6 +467,7 @@ snapshot_load (SimStore           *store,
       doc.title = g_string_chunk_insert (snapshot->strings, sd->title);
       doc.n_chars = sd->n_chars;
       g_array_append_val (snapshot->docs, doc);
+      snapshot->updated_at = MAX (snapshot->updated_at, sd->updated_at);
     }
   if (!sim_store_load_df (store, SIM_DF_BUCKETS, &counts, &n_docs, error))
     return NULL;

@@ -117,6 +117,8 @@ void               sim_corpus_snapshot_unref  (SimCorpusSnapshot *snapshot);
 const char        *sim_corpus_snapshot_get_store_path (const SimCorpusSnapshot *snapshot);
 SimNormalizeFlags  sim_corpus_snapshot_get_flags      (const SimCorpusSnapshot *snapshot);
 guint              sim_corpus_snapshot_get_n_docs     (const SimCorpusSnapshot *snapshot);
+/* When the corpus last changed: its newest document's update, Unix seconds. */
+gint64             sim_corpus_snapshot_get_updated_at (const SimCorpusSnapshot *snapshot);
 const SimCorpusDoc *sim_corpus_snapshot_get_doc       (const SimCorpusSnapshot *snapshot,
                                                        guint                    index);
 gsize              sim_corpus_snapshot_get_n_fps      (const SimCorpusSnapshot *snapshot);

@@ -141,6 +141,18 @@ count_flagged_sources (const SimReport *report)
   return n;
 }
 
+/* "1,288 documents, last updated 2026-11-22" for the header of a report. */
+static char *
+corpus_phrase (const SimReportSettings *s)
+{
+  g_autofree char *n = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u document", "%u documents", s->n_documents),
+                                        s->n_documents);
+  g_autoptr(GDateTime) dt = s->corpus_updated > 0 ? g_date_time_new_from_unix_local (s->corpus_updated) : NULL;
+  g_autofree char *date = dt ? g_date_time_format (dt, "%Y-%m-%d") : NULL;
+
+  return date ? g_strdup_printf (_("%s, last updated %s"), n, date) : g_steal_pointer (&n);
+}
+
 static void
 append_html_row (GString    *out,
                  const char *header,
@@ -192,8 +204,7 @@ sim_export_html (const SimReport *report)
     append_html_row (out, _("Document"), sim_report_get_name (report));
   append_html_row (out, _("Checked"), date);
   {
-    g_autofree char *corpus = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u document", "%u documents",
-                                                            s->n_documents), s->n_documents);
+    g_autofree char *corpus = corpus_phrase (s);
     g_autofree char *segments = g_str_equal (s->mode, "window")
                                   ? g_strdup_printf (_("windows of %u characters"), s->window)
                                   : g_strdup (_("sentences"));
@@ -678,8 +689,7 @@ sim_export_pdf_file (const SimReport *report,
       100 * r->largest_source);
     g_autoptr(GDateTime) now = g_date_time_new_now_local ();
     g_autofree char *date = g_date_time_format (now, "%Y-%m-%d %H:%M");
-    g_autofree char *corpus = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u document", "%u documents",
-                                                            s->n_documents), s->n_documents);
+    g_autofree char *corpus = corpus_phrase (s);
     g_autofree char *segments = g_str_equal (s->mode, "window")
                                   ? g_strdup_printf (_("windows of %u characters"), s->window)
                                   : g_strdup (_("sentences"));

@@ -663,6 +663,14 @@ report_to_json (const SimReport *report,
   json_builder_add_int_value (b, s->n_fingerprints);
   json_builder_set_member_name (b, "feature_version");
   json_builder_add_int_value (b, s->feature_version);
+  if (s->corpus_updated > 0)
+    {
+      g_autoptr(GDateTime) dt = g_date_time_new_from_unix_utc (s->corpus_updated);
+      g_autofree char *iso = dt ? g_date_time_format_iso8601 (dt) : NULL;
+
+      json_builder_set_member_name (b, "updated");
+      json_builder_add_string_value (b, iso ? iso : "");
+    }
   json_builder_end_object (b);
 
   json_builder_set_member_name (b, "characters");
@@ -1043,6 +1051,12 @@ sim_report_from_saved_json (const char  *data,
   s.n_documents = int_member (&r, corpus, "documents", 0, G_MAXUINT);
   s.n_fingerprints = int_member (&r, corpus, "segments", 0, G_MAXINT64);
   s.feature_version = int_member (&r, corpus, "feature_version", 0, G_MAXUINT);
+  if (corpus != NULL && json_object_has_member (corpus, "updated"))
+    {
+      g_autoptr(GDateTime) dt = g_date_time_new_from_iso8601 (string_member (&r, corpus, "updated"), NULL);
+
+      s.corpus_updated = dt ? g_date_time_to_unix (dt) : 0;
+    }
   if (r.failed)
     return NULL;
 

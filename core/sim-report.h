@@ -70,6 +70,7 @@ typedef struct {
   const char *store;
   guint       n_documents;
   gsize       n_fingerprints;
+  gint64      corpus_updated; /* the corpus's last change, Unix seconds; 0 unknown */
 } SimReportSettings;
 
 /* Why a stretch of the article does not count (sim-exclude.h decides). */

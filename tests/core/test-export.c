@@ -257,6 +257,23 @@ test_pdf_keeps_every_paragraph_of_a_long_article (void **state)
   }
 }
 
+/* The report names when the corpus last changed: the JSON in ISO 8601,
+ * the HTML and PDF as a date (the fixture's corpus was made today). */
+static void
+test_report_names_the_corpus_last_update (void **state)
+{
+  Fixture *f = *state;
+  g_autofree char *json = sim_report_to_json (f->report, NULL, FALSE);
+  g_autofree char *html = sim_export_html (f->report);
+  g_autoptr(GDateTime) now = g_date_time_new_now_local ();
+  g_autofree char *today = g_date_time_format (now, "last updated %Y-%m-%d");
+
+  assert_true (sim_report_get_settings (f->report)->corpus_updated > 0);
+  assert_true (sim_report_get_settings (f->report)->corpus_updated <= g_date_time_to_unix (now));
+  assert_non_null (strstr (json, "\"updated\":\""));
+  assert_non_null (strstr (html, today));
+}
+
 /* A saved report opens again as the same report: the check's JSON of both
  * is the same, text, excerpts and all, and saving it again gives the same
  * file. */
@@ -363,6 +380,7 @@ main (void)
     cmocka_unit_test (test_html_numbers_and_colours_flags_by_source),
     cmocka_unit_test (test_pdf_holds_flagged_segments_and_sources),
     cmocka_unit_test (test_pdf_keeps_every_paragraph_of_a_long_article),
+    cmocka_unit_test (test_report_names_the_corpus_last_update),
     cmocka_unit_test (test_saved_report_reopens_identical),
     cmocka_unit_test (test_saved_report_refuses_damaged_files),
   };
