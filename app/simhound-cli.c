@@ -122,6 +122,27 @@ resolve_store (void)
   return store_path;
 }
 
+/* --paper a4|letter for the PDF report; the locale's paper without it. */
+static SimPaper paper;
+
+static gboolean
+parse_paper (const char  *name,
+             const char  *value,
+             gpointer     data,
+             GError     **error)
+{
+  if (g_ascii_strcasecmp (value, "a4") == 0)
+    paper = SIM_PAPER_A4;
+  else if (g_ascii_strcasecmp (value, "letter") == 0)
+    paper = SIM_PAPER_LETTER;
+  else
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, _("--paper is a4 or letter, not “%s”"), value);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 static GOptionEntry store_entries[] = {
   { "store", 0, 0, G_OPTION_ARG_FILENAME, &store_path,
     N_("The corpus store (default: $SIMHOUND_STORE or the user data folder)"), N_("PATH") },
@@ -594,7 +615,7 @@ check_one (SimCorpusSnapshot     *snapshot,
   if (!sim_exclude_apply (report, exclusions, &error))
     return fail (error);
   if ((html_path && !sim_export_html_file (report, html_path, &error)) ||
-      (pdf_path && !sim_export_pdf_file (report, pdf_path, &error)))
+      (pdf_path && !sim_export_pdf_file_on (report, pdf_path, paper, &error)))
     return fail (error);
 
   if (output_dir != NULL)
@@ -661,6 +682,7 @@ check_command (int argc, char **argv)
     { "threads", 0, 0, G_OPTION_ARG_INT, &threads, N_("Worker threads (default: one per core)"), N_("N") },
     { "html", 0, 0, G_OPTION_ARG_FILENAME, &html_path, N_("Also write the highlighted report as HTML"), N_("FILE") },
     { "pdf", 0, 0, G_OPTION_ARG_FILENAME, &pdf_path, N_("Also write the highlighted report as PDF"), N_("FILE") },
+    { "paper", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer) parse_paper, N_("Paper of the PDF: a4 or letter (default: the locale's)"), N_("SIZE") },
     { "output-dir", 'o', 0, G_OPTION_ARG_FILENAME, &output_dir, N_("Write one NAME.json per input into DIR"), N_("DIR") },
     { NULL }
   };
@@ -818,6 +840,7 @@ compare_command (int argc, char **argv)
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print the passages as JSON"), NULL },
     { "html", 0, 0, G_OPTION_ARG_FILENAME, &html_path, N_("Also write the highlighted report as HTML"), N_("FILE") },
     { "pdf", 0, 0, G_OPTION_ARG_FILENAME, &pdf_path, N_("Also write the highlighted report as PDF"), N_("FILE") },
+    { "paper", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer) parse_paper, N_("Paper of the PDF: a4 or letter (default: the locale's)"), N_("SIZE") },
     { "high", 0, 0, G_OPTION_ARG_DOUBLE, &high, N_("Similarity from which a passage is high (default 0.70)"), N_("X") },
     { "medium", 0, 0, G_OPTION_ARG_DOUBLE, &medium, N_("Similarity from which a passage is medium (default 0.40)"), N_("X") },
     { "keep-traditional", 0, 0, G_OPTION_ARG_NONE, &keep_traditional, N_("Tell traditional and simplified Chinese apart"), NULL },
@@ -848,7 +871,7 @@ compare_command (int argc, char **argv)
   if (report == NULL)
     return fail (error);
   if ((html_path && !sim_export_html_file (report, html_path, &error)) ||
-      (pdf_path && !sim_export_pdf_file (report, pdf_path, &error)))
+      (pdf_path && !sim_export_pdf_file_on (report, pdf_path, paper, &error)))
     return fail (error);
   if (json)
     {
@@ -1058,6 +1081,7 @@ main (int argc, char **argv)
   int status;
 
   setlocale (LC_ALL, "");
+  paper = sim_export_default_paper ();
   /* Installed translations, or the build tree's (SIMHOUND_LOCALEDIR overrides). */
   bindtextdomain (GETTEXT_PACKAGE, sim_paths_locale_dir ());
   bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");

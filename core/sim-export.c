@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "config.h"
 
+#include <langinfo.h>
+
 #include <errno.h>
 #include <math.h>
 #include <string.h>
@@ -383,13 +385,13 @@ sim_export_html_file (const SimReport *report,
 
 /* ------------------------------------------------------------------ PDF */
 
-#define PAGE_W   595.0
-#define PAGE_H   842.0
 #define MARGIN   50.0
 
 /* Pages are drawn into recording surfaces and put on the PDF at the end,
  * when their number is known, each with its header and "Page N of M". */
 typedef struct {
+  double        page_w;   /* points: A4 595 x 842, Letter 612 x 792 */
+  double        page_h;
   cairo_t      *cr;       /* of the page being drawn */
   PangoContext *context;  /* one for every layout: a context per layout cost seconds */
   GPtrArray    *pages;    /* cairo_surface_t, recording */
@@ -399,7 +401,7 @@ typedef struct {
 static void
 pdf_begin_page (Pdf *pdf)
 {
-  const cairo_rectangle_t extents = { 0, 0, PAGE_W, PAGE_H };
+  const cairo_rectangle_t extents = { 0, 0, pdf->page_w, pdf->page_h };
   cairo_surface_t *page = cairo_recording_surface_create (CAIRO_CONTENT_COLOR_ALPHA, &extents);
 
   g_clear_pointer (&pdf->cr, cairo_destroy);
@@ -413,7 +415,7 @@ static void
 pdf_new_page_if_needed (Pdf    *pdf,
                         double  height)
 {
-  if (pdf->y + height > PAGE_H - MARGIN)
+  if (pdf->y + height > pdf->page_h - MARGIN)
     pdf_begin_page (pdf);
 }
 
@@ -434,7 +436,7 @@ pdf_emit_pages (Pdf             *pdf,
              : g_strdup_printf ("%s — %s", _("Simhound similarity report"), date);
   pango_layout_set_font_description (layout, desc);
   pango_font_description_free (desc);
-  pango_layout_set_width (layout, (PAGE_W - 2 * MARGIN) * PANGO_SCALE);
+  pango_layout_set_width (layout, (pdf->page_w - 2 * MARGIN) * PANGO_SCALE);
   pango_layout_set_ellipsize (layout, PANGO_ELLIPSIZE_MIDDLE);
   for (guint i = 0; i < pdf->pages->len; i++)
     {
@@ -451,7 +453,7 @@ pdf_emit_pages (Pdf             *pdf,
       pango_cairo_show_layout (cr, layout);
       pango_layout_set_alignment (layout, PANGO_ALIGN_CENTER);
       pango_layout_set_text (layout, number, -1);
-      cairo_move_to (cr, MARGIN, PAGE_H - MARGIN / 2 - h / 2.0);
+      cairo_move_to (cr, MARGIN, pdf->page_h - MARGIN / 2 - h / 2.0);
       pango_cairo_show_layout (cr, layout);
       cairo_show_page (cr);
     }
@@ -470,7 +472,7 @@ pdf_markup_spaced (Pdf        *pdf,
 
   pango_layout_set_font_description (layout, desc);
   pango_font_description_free (desc);
-  pango_layout_set_width (layout, (PAGE_W - 2 * MARGIN) * PANGO_SCALE);
+  pango_layout_set_width (layout, (pdf->page_w - 2 * MARGIN) * PANGO_SCALE);
   pango_layout_set_wrap (layout, PANGO_WRAP_WORD_CHAR);
   pango_layout_set_markup (layout, markup, -1);
   iter = pango_layout_get_iter (layout);
@@ -592,7 +594,7 @@ static void
 pdf_chart (Pdf             *pdf,
            const SimReport *report)
 {
-  const double w = PAGE_W - 2 * MARGIN, h = 110, left_w = w * 0.62;
+  const double w = pdf->page_w - 2 * MARGIN, h = 110, left_w = w * 0.62;
   const guint32 n_chars = MAX (sim_report_get_n_chars (report), 1);
   guint counts[SIM_CHART_BINS], max_count = 1;
   cairo_t *cr = pdf->cr;
@@ -629,18 +631,40 @@ pdf_chart (Pdf             *pdf,
   pdf->y += h + 8;
 }
 
+SimPaper
+sim_export_default_paper (void)
+{
+#ifdef __GLIBC__
+  /* The locale's paper (LC_PAPER, glibc): 279 mm high is Letter. */
+  if ((int) (intptr_t) nl_langinfo (_NL_PAPER_HEIGHT) == 279)
+    return SIM_PAPER_LETTER;
+#endif
+  return SIM_PAPER_A4;
+}
+
 gboolean
 sim_export_pdf_file (const SimReport *report,
                      const char      *path,
                      GError         **error)
 {
+  return sim_export_pdf_file_on (report, path, sim_export_default_paper (), error);
+}
+
+gboolean
+sim_export_pdf_file_on (const SimReport *report,
+                        const char      *path,
+                        SimPaper         paper,
+                        GError         **error)
+{
   /* Written beside the target and renamed when whole: an interrupted or
    * failed export leaves no half-written PDF under the name asked for. */
   g_autofree char *partial = g_strconcat (path, SIM_EXPORT_PARTIAL_SUFFIX, NULL);
-  cairo_surface_t *surface = cairo_pdf_surface_create (partial, PAGE_W, PAGE_H);
+  const double page_w = paper == SIM_PAPER_LETTER ? 612.0 : 595.0;
+  const double page_h = paper == SIM_PAPER_LETTER ? 792.0 : 842.0;
+  cairo_surface_t *surface = cairo_pdf_surface_create (partial, page_w, page_h);
   const SimReportSettings *s = sim_report_get_settings (report);
   g_autoptr(GString) markup = g_string_new (NULL);
-  Pdf pdf = { NULL, NULL, g_ptr_array_new_with_free_func ((GDestroyNotify) cairo_surface_destroy), 0 };
+  Pdf pdf = { page_w, page_h, NULL, NULL, g_ptr_array_new_with_free_func ((GDestroyNotify) cairo_surface_destroy), 0 };
   cairo_status_t status;
   guint32 at = 0;
 

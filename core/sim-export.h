@@ -29,8 +29,20 @@ char     *sim_export_html        (const SimReport *report);   /* (transfer full)
 gboolean  sim_export_html_file   (const SimReport *report,
                                   const char      *path,
                                   GError         **error);
+typedef enum {
+  SIM_PAPER_A4,
+  SIM_PAPER_LETTER,
+} SimPaper;
+
+/* The locale's paper size (LC_PAPER): Letter where it is, else A4. */
+SimPaper  sim_export_default_paper (void);
+/* A PDF on the locale's paper. */
 gboolean  sim_export_pdf_file    (const SimReport *report,
                                   const char      *path,
+                                  GError         **error);
+gboolean  sim_export_pdf_file_on (const SimReport *report,
+                                  const char      *path,
+                                  SimPaper         paper,
                                   GError         **error);
 
 G_END_DECLS

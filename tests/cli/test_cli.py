@@ -330,6 +330,20 @@ class CliTest(unittest.TestCase):
         r = self.run_cli("check", "--pdf", "/nonexistent/dir/r.pdf", "-", stdin=EN.encode())
         self.assertEqual(r.returncode, 2)
         self.assertIn(b"/nonexistent/dir/r.pdf", r.stderr)
+        # The paper: the locale's by default, or as asked.
+        letter = os.path.join(self.dir, "letter.pdf")
+        r = self.run_cli("check", "--pdf", letter, "--paper", "letter", "-", stdin=EN.encode())
+        self.assertEqual(r.returncode, 0, r.stderr)
+        if shutil.which("pdfinfo"):
+            info = subprocess.run(["pdfinfo", letter], capture_output=True, text=True).stdout
+            self.assertIn("612 x 792", info)
+            a4 = os.path.join(self.dir, "a4.pdf")
+            self.assertEqual(self.run_cli("check", "--pdf", a4, "--paper", "A4", "-", stdin=EN.encode()).returncode, 0)
+            info = subprocess.run(["pdfinfo", a4], capture_output=True, text=True).stdout
+            self.assertIn("595 x 842", info)
+        r = self.run_cli("check", "--pdf", letter, "--paper", "legal", "-", stdin=EN.encode())
+        self.assertEqual(r.returncode, 1)
+        self.assertIn(b"a4 or letter", r.stderr)
 
     def test_check_errors_and_exit_codes(self):
         r = self.run_cli("check", self.write("a.txt", "hello"))

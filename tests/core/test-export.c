@@ -206,13 +206,45 @@ test_pdf_holds_flagged_segments_and_sources (void **state)
 
 /* A long article flows paragraph by paragraph (one Pango layout for a whole
  * 1 MB article took seconds): nothing of it is lost, neither the many short
- * paragraphs nor one paragraph longer than a layout's share. */
+ * paragraphs nor one paragraph longer than a layout's share, on A4 and on
+ * Letter paper alike. */
+static void
+check_long_article_pdf (Fixture  *f,
+                        SimPaper  paper);
+
 static void
 test_pdf_keeps_every_paragraph_of_a_long_article (void **state)
 {
-  Fixture *f = *state;
+  check_long_article_pdf (*state, SIM_PAPER_A4);
+  check_long_article_pdf (*state, SIM_PAPER_LETTER);
+}
+
+/* The page size pdfinfo reads in @pdf: "595 x 842". */
+static char *
+page_size (const char *pdf)
+{
+  g_autofree char *pdfinfo = g_find_program_in_path ("pdfinfo");
+  const char *argv[] = { pdfinfo, pdf, NULL };
+  g_autofree char *out = NULL;
+  const char *line;
+  int status = 0;
+
+  assert_non_null (pdfinfo);
+  assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, NULL, &status, NULL));
+  line = strstr (out, "Page size:");
+  assert_non_null (line);
+  line += strlen ("Page size:");
+  while (*line == ' ')
+    line++;
+  return g_strndup (line, strcspn (line, " ") + strlen (" x ") + strcspn (line + strcspn (line, " ") + 3, " "));
+}
+
+static void
+check_long_article_pdf (Fixture  *f,
+                        SimPaper  paper)
+{
   g_autofree char *store = g_build_filename (f->dir, "store.db", NULL);
-  g_autofree char *pdf = g_build_filename (f->dir, "long.pdf", NULL);
+  g_autofree char *pdf = g_build_filename (f->dir, paper == SIM_PAPER_LETTER ? "long-letter.pdf" : "long.pdf", NULL);
   g_autoptr(SimCorpus) corpus = sim_corpus_open (store, TRUE, NULL);
   g_autoptr(SimCorpusSnapshot) snapshot = sim_corpus_ref_snapshot (corpus);
   g_autoptr(GString) article = g_string_new (NULL);
@@ -229,7 +261,12 @@ test_pdf_keeps_every_paragraph_of_a_long_article (void **state)
   report = sim_check_run (snapshot, article->str, -1, &options, NULL, NULL, NULL, NULL);
   assert_non_null (report);
   sim_report_set_name (report, "long-article.txt");
-  assert_true (sim_export_pdf_file (report, pdf, &error));
+  assert_true (sim_export_pdf_file_on (report, pdf, paper, &error));
+  {
+    g_autofree char *size = page_size (pdf);
+
+    assert_string_equal (size, paper == SIM_PAPER_LETTER ? "612 x 792" : "595 x 842");
+  }
   flat = pdf_text (pdf, &out);
   assert_non_null (strstr (flat, "Paragraph 0 tells of harbour 0."));
   assert_non_null (strstr (flat, "Paragraph 299 tells of harbour 2093."));
