@@ -977,10 +977,12 @@ cross_command (int argc, char **argv)
   g_autoptr(GArray) n_chars = g_array_new (FALSE, FALSE, sizeof (guint32));
   g_autoptr(GArray) pairs = NULL;
   gboolean json = FALSE, keep_traditional = FALSE;
+  g_autofree char *html_path = NULL;
   SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
   int status = EXIT_OK;
   GOptionEntry entries[] = {
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print the pairs as JSON"), NULL },
+    { "html", 0, 0, G_OPTION_ARG_FILENAME, &html_path, N_("Also write the pairs as HTML: a matrix of shares and each pair's passages side by side"), N_("FILE") },
     { "keep-traditional", 0, 0, G_OPTION_ARG_NONE, &keep_traditional, N_("Tell traditional and simplified Chinese apart"), NULL },
     { NULL }
   };
@@ -1028,6 +1030,15 @@ cross_command (int argc, char **argv)
                          keep_traditional ? SIM_NORMALIZE_DEFAULT : SIM_NORMALIZE_FOLD_T2S, cancellable, &error);
   if (pairs == NULL)
     return fail (error);
+  if (html_path != NULL)
+    {
+      g_autofree char *html = sim_cross_to_html (pairs, (const char *const *) paths->pdata,
+                                                 (const char *const *) texts->pdata,
+                                                 (const guint32 *) n_chars->data, texts->len);
+
+      if (!g_file_set_contents (html_path, html, -1, &error))
+        return fail (error);
+    }
   if (json)
     {
       g_autofree char *out = sim_cross_to_json (pairs, (const char *const *) paths->pdata,

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <math.h>
 #include <string.h>
+#include <glib/gi18n-lib.h>
 #include <json-glib/json-glib.h>
 
 #include "sim-cross.h"
@@ -433,4 +434,167 @@ sim_cross_to_json (GArray            *pairs,
   json_generator_set_root (gen, root);
   json_generator_set_pretty (gen, TRUE);
   return json_generator_to_data (gen, NULL);
+}
+
+/* ------------------------------------------------------------------ HTML */
+
+#define SIM_CROSS_HTML_MATRIX_MAX 60
+
+static void
+append_text (GString    *out,
+             const char *text)
+{
+  g_autofree char *escaped = g_markup_escape_text (text, -1);
+
+  g_string_append (out, escaped);
+}
+
+/* @text's code points [@start, @end), escaped. */
+static void
+append_span (GString    *out,
+             const char *text,
+             guint32     start,
+             guint32     end)
+{
+  const char *from = g_utf8_offset_to_pointer (text, start);
+  g_autofree char *span = g_strndup (from, g_utf8_offset_to_pointer (from, end - start) - from);
+
+  append_text (out, span);
+}
+
+char *
+sim_cross_to_html (GArray            *pairs,
+                   const char *const *paths,
+                   const char *const *texts,
+                   const guint32     *n_chars,
+                   guint              n)
+{
+  GString *out = g_string_new (NULL);
+  g_autoptr(GArray) involved = g_array_new (FALSE, FALSE, sizeof (guint));
+  g_autofree gint *column = g_new (gint, MAX (n, 1));
+  g_autofree gint *pair_at = NULL;
+  g_autoptr(GDateTime) now = g_date_time_new_now_local ();
+  g_autofree char *date = g_date_time_format (now, "%Y-%m-%d %H:%M");
+  g_autofree char *title = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u pair of %u documents shares passages",
+                                                         "%u pairs of %u documents share passages", pairs->len),
+                                            pairs->len, n);
+  guint m;
+
+  /* The matrix has a row and a column for each document in some pair. */
+  for (guint i = 0; i < n; i++)
+    column[i] = -1;
+  for (guint i = 0; i < pairs->len; i++)
+    {
+      const SimCrossPair *pair = &g_array_index (pairs, SimCrossPair, i);
+
+      column[pair->a] = column[pair->b] = 0;
+    }
+  for (guint i = 0; i < n; i++)
+    if (column[i] == 0)
+      {
+        column[i] = involved->len;
+        g_array_append_val (involved, i);
+      }
+  m = involved->len;
+  pair_at = g_new (gint, MAX (m * m, 1));
+  for (guint i = 0; i < m * m; i++)
+    pair_at[i] = -1;
+  for (guint i = 0; i < pairs->len; i++)
+    {
+      const SimCrossPair *pair = &g_array_index (pairs, SimCrossPair, i);
+
+      pair_at[column[pair->a] * m + column[pair->b]] = i;
+      pair_at[column[pair->b] * m + column[pair->a]] = i;
+    }
+
+  g_string_append (out, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>");
+  append_text (out, _("Simhound: a class checked against itself"));
+  g_string_append (out, "</title><style>"
+                        "body{font-family:sans-serif;max-width:70em;margin:2em auto;padding:0 1em;line-height:1.45}"
+                        "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.25em .4em;text-align:right}"
+                        "th{font-weight:normal;text-align:left}td a{color:inherit;text-decoration:none;display:block}"
+                        ".pair{display:grid;grid-template-columns:1fr 1fr;gap:1em;margin:.5em 0 1.5em}"
+                        ".pair div{background:#f6f5f4;padding:.5em;white-space:pre-wrap}"
+                        "mark{background:#f6d32d80}"
+                        "</style></head><body>\n<h1>");
+  append_text (out, title);
+  g_string_append (out, "</h1>\n<p>");
+  append_text (out, date);
+  g_string_append (out, "</p>\n");
+
+  if (m > 0 && m <= SIM_CROSS_HTML_MATRIX_MAX)
+    {
+      g_string_append (out, "<h2>");
+      append_text (out, _("Who shares with whom"));
+      g_string_append (out, "</h2>\n<p>");
+      append_text (out, _("Each cell is the share of the row's document found in the column's; it links to the passages."));
+      g_string_append (out, "</p>\n<table class=\"matrix\"><tr><th></th>");
+      for (guint c = 0; c < m; c++)
+        g_string_append_printf (out, "<th title=\"%u\">%u</th>", c + 1, c + 1);
+      g_string_append (out, "</tr>\n");
+      for (guint r = 0; r < m; r++)
+        {
+          const guint doc = g_array_index (involved, guint, r);
+          g_autofree char *name = g_filename_display_basename (paths[doc]);
+
+          g_string_append_printf (out, "<tr><th>%u. ", r + 1);
+          append_text (out, name);
+          g_string_append (out, "</th>");
+          for (guint c = 0; c < m; c++)
+            {
+              const gint p = pair_at[r * m + c];
+
+              if (p < 0)
+                {
+                  g_string_append (out, "<td></td>");
+                  continue;
+                }
+              {
+                const SimCrossPair *pair = &g_array_index (pairs, SimCrossPair, p);
+                const float share = pair->a == doc ? pair->share_a : pair->share_b;
+
+                /* Deeper the more of it is shared. */
+                g_string_append_printf (out, "<td style=\"background:rgba(224,27,36,%.2f)\"><a href=\"#pair-%d\">%.0f%%</a></td>",
+                                        0.1 + 0.6 * share, p + 1, 100 * share);
+              }
+            }
+          g_string_append (out, "</tr>\n");
+        }
+      g_string_append (out, "</table>\n");
+    }
+  else if (m > SIM_CROSS_HTML_MATRIX_MAX)
+    {
+      g_autofree char *said = g_strdup_printf (_("%u documents share passages: too many for a matrix; the pairs follow."), m);
+
+      g_string_append (out, "<p>");
+      append_text (out, said);
+      g_string_append (out, "</p>\n");
+    }
+
+  for (guint i = 0; i < pairs->len; i++)
+    {
+      const SimCrossPair *pair = &g_array_index (pairs, SimCrossPair, i);
+      g_autofree char *a = g_filename_display_name (paths[pair->a]);
+      g_autofree char *b = g_filename_display_name (paths[pair->b]);
+      g_autofree char *head = g_strdup_printf (_("%.1f%% of %s and %.1f%% of %s (%u characters)"),
+                                               100 * pair->share_a, a, 100 * pair->share_b, b, pair->shared_a);
+
+      g_string_append_printf (out, "<h2 id=\"pair-%u\">%u. ", i + 1, i + 1);
+      append_text (out, head);
+      g_string_append (out, "</h2>\n");
+      for (guint p = 0; p < pair->passages->len; p++)
+        {
+          const SimPassage *passage = &g_array_index (pair->passages, SimPassage, p);
+
+          if (passage->end > n_chars[pair->a] || passage->source_end > n_chars[pair->b])
+            continue;
+          g_string_append (out, "<div class=\"pair\"><div><mark>");
+          append_span (out, texts[pair->a], passage->start, passage->end);
+          g_string_append (out, "</mark></div><div><mark>");
+          append_span (out, texts[pair->b], passage->source_start, passage->source_end);
+          g_string_append (out, "</mark></div></div>\n");
+        }
+    }
+  g_string_append (out, "</body></html>\n");
+  return g_string_free (out, FALSE);
 }

@@ -56,4 +56,14 @@ char   *sim_cross_to_json (GArray                 *pairs,
                            const guint32          *n_chars,
                            guint                   n);
 
+/* A self-contained HTML page: the pairs' documents in a matrix of shares
+ * (each cell linking to its pair; up to 60 documents, beyond that the
+ * pairs only), then each pair's passages side by side, @texts' extracted
+ * text. (transfer full) */
+char   *sim_cross_to_html (GArray                 *pairs,
+                           const char *const      *paths,
+                           const char *const      *texts,
+                           const guint32          *n_chars,
+                           guint                   n);
+
 G_END_DECLS

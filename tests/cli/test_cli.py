@@ -258,6 +258,18 @@ class CliTest(unittest.TestCase):
         self.assertIn("lighthouse keeper", text_b[p["source_start"]:p["source_end"]])
         r = self.run_cli("cross", os.path.join(self.dir, "class"))
         self.assertIn(b"1 pair of 3 documents shares passages", r.stdout)
+        # The HTML: a matrix of the two documents that share, each cell
+        # linking to the pair's passages, shown side by side.
+        html = os.path.join(self.dir, "class.html")
+        r = self.run_cli("cross", "--html", html, os.path.join(self.dir, "class"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        page = open(html, encoding="utf-8").read()
+        self.assertIn('class="matrix"', page)
+        self.assertEqual(page.count('href="#pair-1"'), 2)
+        self.assertIn('id="pair-1"', page)
+        self.assertIn("anna.docx", page)
+        self.assertNotIn("cleo.txt", page)   # shares nothing: not in the matrix
+        self.assertIn("lighthouse keeper", page)
         r = self.run_cli("cross", os.path.join(self.dir, "class/cleo.txt"))
         self.assertEqual(r.returncode, 2)
 
