@@ -976,13 +976,15 @@ cross_command (int argc, char **argv)
   g_autoptr(GArray) lens = g_array_new (FALSE, FALSE, sizeof (gsize));
   g_autoptr(GArray) n_chars = g_array_new (FALSE, FALSE, sizeof (guint32));
   g_autoptr(GArray) pairs = NULL;
-  gboolean json = FALSE, keep_traditional = FALSE;
+  gboolean json = FALSE, keep_traditional = FALSE, with_corpus = FALSE;
   g_autofree char *html_path = NULL;
+  g_autoptr(GPtrArray) corpus_reports = NULL;
   SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
   int status = EXIT_OK;
   GOptionEntry entries[] = {
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print the pairs as JSON"), NULL },
     { "html", 0, 0, G_OPTION_ARG_FILENAME, &html_path, N_("Also write the pairs as HTML: a matrix of shares and each pair's passages side by side"), N_("FILE") },
+    { "with-corpus", 0, 0, G_OPTION_ARG_NONE, &with_corpus, N_("Check each document against the corpus too"), NULL },
     { "keep-traditional", 0, 0, G_OPTION_ARG_NONE, &keep_traditional, N_("Tell traditional and simplified Chinese apart"), NULL },
     { NULL }
   };
@@ -1030,11 +1032,41 @@ cross_command (int argc, char **argv)
                          keep_traditional ? SIM_NORMALIZE_DEFAULT : SIM_NORMALIZE_FOLD_T2S, cancellable, &error);
   if (pairs == NULL)
     return fail (error);
+  /* Each document against the store too: its check's similarity and
+   * largest sources. */
+  if (with_corpus)
+    {
+      g_autoptr(SimCorpus) corpus = NULL;
+      g_autoptr(SimCorpusSnapshot) snapshot = NULL;
+
+      if (!g_file_test (resolve_store (), G_FILE_TEST_EXISTS))
+        {
+          g_printerr (_("simhound-cli: no store at %s: add reference documents first with "
+                        "“simhound-cli corpus add PATH”\n"), resolve_store ());
+          return EXIT_ERROR;
+        }
+      corpus = sim_corpus_open (resolve_store (), sim_store_path_is_read_only (resolve_store ()), &error);
+      if (corpus == NULL)
+        return fail (error);
+      snapshot = sim_corpus_ref_snapshot (corpus);
+      corpus_reports = g_ptr_array_new_with_free_func ((GDestroyNotify) sim_report_unref);
+      for (guint i = 0; i < texts->len; i++)
+        {
+          SimReport *report = sim_check_run (snapshot, g_ptr_array_index (texts, i), g_array_index (lens, gsize, i),
+                                             &options, NULL, NULL, cancellable, &error);
+
+          if (report == NULL)
+            return fail (error);
+          g_ptr_array_add (corpus_reports, report);
+        }
+    }
   if (html_path != NULL)
     {
       g_autofree char *html = sim_cross_to_html (pairs, (const char *const *) paths->pdata,
                                                  (const char *const *) texts->pdata,
-                                                 (const guint32 *) n_chars->data, texts->len);
+                                                 (const guint32 *) n_chars->data,
+                                                 corpus_reports ? (SimReport *const *) corpus_reports->pdata : NULL,
+                                                 texts->len);
 
       if (!g_file_set_contents (html_path, html, -1, &error))
         return fail (error);
@@ -1043,7 +1075,9 @@ cross_command (int argc, char **argv)
     {
       g_autofree char *out = sim_cross_to_json (pairs, (const char *const *) paths->pdata,
                                                 (const char *const *) formats->pdata,
-                                                (const guint32 *) n_chars->data, texts->len);
+                                                (const guint32 *) n_chars->data,
+                                                corpus_reports ? (SimReport *const *) corpus_reports->pdata : NULL,
+                                                texts->len);
 
       g_print ("%s\n", out);
       return status;
@@ -1059,6 +1093,23 @@ cross_command (int argc, char **argv)
       g_print (_("  %5.1f%% of %s  ↔  %5.1f%% of %s  (%u characters, %u passages)\n"),
                100 * pair->share_a, a, 100 * pair->share_b, b, pair->shared_a,
                pair->passages->len);
+    }
+  if (corpus_reports != NULL)
+    {
+      g_print ("%s", _("Against the reference corpus:\n"));
+      for (guint i = 0; i < corpus_reports->len; i++)
+        {
+          const SimReport *report = g_ptr_array_index (corpus_reports, i);
+          g_autofree char *name = for_terminal (g_ptr_array_index (paths, i));
+          g_autofree char *largest = sim_report_get_n_sources (report) > 0
+                                       ? for_terminal (sim_report_get_source (report, 0)->title) : NULL;
+
+          if (largest != NULL)
+            g_print (_("  %5.1f%% of %s  (largest source: %s, %.1f%%)\n"), 100 * sim_report_get_similarity (report),
+                     name, largest, 100 * sim_report_get_source (report, 0)->share);
+          else
+            g_print (_("  %5.1f%% of %s\n"), 100 * sim_report_get_similarity (report), name);
+        }
     }
   return status;
 }

@@ -374,11 +374,41 @@ sim_cross_run (const char *const     *texts,
   return pairs;
 }
 
+/* A document's check against the corpus: its similarity and its largest
+ * sources. */
+static void
+add_corpus_json (JsonBuilder     *b,
+                 const SimReport *report)
+{
+  json_builder_set_member_name (b, "corpus");
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "similarity");
+  json_builder_add_double_value (b, round (1000 * sim_report_get_similarity (report)) / 1000);
+  json_builder_set_member_name (b, "sources");
+  json_builder_begin_array (b);
+  for (guint s = 0; s < MIN (sim_report_get_n_sources (report), SIM_CROSS_CORPUS_SOURCES); s++)
+    {
+      const SimReportSource *src = sim_report_get_source (report, s);
+
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "document");
+      json_builder_add_string_value (b, src->display_path);
+      json_builder_set_member_name (b, "title");
+      json_builder_add_string_value (b, src->title);
+      json_builder_set_member_name (b, "share");
+      json_builder_add_double_value (b, round (1000 * src->share) / 1000);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+}
+
 char *
 sim_cross_to_json (GArray            *pairs,
                    const char *const *paths,
                    const char *const *formats,
                    const guint32     *n_chars,
+                   SimReport *const  *corpus,
                    guint              n)
 {
   g_autoptr(JsonBuilder) b = json_builder_new ();
@@ -399,6 +429,8 @@ sim_cross_to_json (GArray            *pairs,
       json_builder_add_string_value (b, formats[i]);
       json_builder_set_member_name (b, "characters");
       json_builder_add_int_value (b, n_chars[i]);
+      if (corpus != NULL && corpus[i] != NULL)
+        add_corpus_json (b, corpus[i]);
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
@@ -467,6 +499,7 @@ sim_cross_to_html (GArray            *pairs,
                    const char *const *paths,
                    const char *const *texts,
                    const guint32     *n_chars,
+                   SimReport *const  *corpus,
                    guint              n)
 {
   GString *out = g_string_new (NULL);
@@ -569,6 +602,39 @@ sim_cross_to_html (GArray            *pairs,
       g_string_append (out, "<p>");
       append_text (out, said);
       g_string_append (out, "</p>\n");
+    }
+
+  /* Each document against the reference corpus, when it was asked for. */
+  if (corpus != NULL)
+    {
+      g_string_append (out, "<h2>");
+      append_text (out, _("Against the reference corpus"));
+      g_string_append (out, "</h2>\n<table><tr><th>");
+      append_text (out, _("Document"));
+      g_string_append (out, "</th><th>");
+      append_text (out, _("Similarity"));
+      g_string_append (out, "</th><th>");
+      append_text (out, _("Largest sources"));
+      g_string_append (out, "</th></tr>\n");
+      for (guint i = 0; i < n; i++)
+        {
+          g_autofree char *name = g_filename_display_name (paths[i]);
+
+          if (corpus[i] == NULL)
+            continue;
+          g_string_append (out, "<tr><th>");
+          append_text (out, name);
+          g_string_append_printf (out, "</th><td>%.1f%%</td><th>", 100 * sim_report_get_similarity (corpus[i]));
+          for (guint s = 0; s < MIN (sim_report_get_n_sources (corpus[i]), SIM_CROSS_CORPUS_SOURCES); s++)
+            {
+              const SimReportSource *src = sim_report_get_source (corpus[i], s);
+              g_autofree char *said = g_strdup_printf ("%s%s (%.1f%%)", s ? "; " : "", src->title, 100 * src->share);
+
+              append_text (out, said);
+            }
+          g_string_append (out, "</th></tr>\n");
+        }
+      g_string_append (out, "</table>\n");
     }
 
   for (guint i = 0; i < pairs->len; i++)

@@ -47,23 +47,33 @@ GArray *sim_cross_run     (const char *const      *texts,
                            GCancellable           *cancellable,
                            GError                **error);
 
+/* Largest sources named per document when the class is checked against the
+ * corpus too. */
+#define SIM_CROSS_CORPUS_SOURCES 3
+
 /* {"documents": [{"path", "format", "characters"}], "pairs": [{"a", "b",
  * "shared_characters", "share_a", "share_b", "passages": [{"start", "end",
- * "source_start", "source_end", "level", "similarity"}]}]}. (transfer full) */
+ * "source_start", "source_end", "level", "similarity"}]}]}. With @corpus
+ * (each document's check against the corpus, or NULL), each document also
+ * has "corpus": {"similarity", "sources": [{"document", "title",
+ * "share"}]}. (transfer full) */
 char   *sim_cross_to_json (GArray                 *pairs,
                            const char *const      *paths,
                            const char *const      *formats,
                            const guint32          *n_chars,
+                           SimReport *const       *corpus,
                            guint                   n);
 
 /* A self-contained HTML page: the pairs' documents in a matrix of shares
  * (each cell linking to its pair; up to 60 documents, beyond that the
- * pairs only), then each pair's passages side by side, @texts' extracted
+ * pairs only), each document against the corpus when @corpus is given (as
+ * for JSON), then each pair's passages side by side, @texts' extracted
  * text. (transfer full) */
 char   *sim_cross_to_html (GArray                 *pairs,
                            const char *const      *paths,
                            const char *const      *texts,
                            const guint32          *n_chars,
+                           SimReport *const       *corpus,
                            guint                   n);
 
 G_END_DECLS

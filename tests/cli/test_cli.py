@@ -270,6 +270,17 @@ class CliTest(unittest.TestCase):
         self.assertIn("anna.docx", page)
         self.assertNotIn("cleo.txt", page)   # shares nothing: not in the matrix
         self.assertIn("lighthouse keeper", page)
+        # With the corpus too: each document's similarity and largest source.
+        self.add_docs()
+        r = self.run_cli("cross", "--json", "--with-corpus", os.path.join(self.dir, "class"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        docs = json.loads(r.stdout)["documents"]
+        self.assertGreater(docs[0]["corpus"]["similarity"], 0.5)          # anna copies the lighthouse
+        self.assertTrue(docs[0]["corpus"]["sources"][0]["document"].endswith("lighthouse.txt"))
+        self.assertEqual(docs[2]["corpus"]["similarity"], 0)              # cleo's own words
+        r = self.run_cli("cross", "--with-corpus", "--html", html, os.path.join(self.dir, "class"))
+        self.assertIn(b"Against the reference corpus:", r.stdout)
+        self.assertIn("Against the reference corpus", open(html, encoding="utf-8").read())
         r = self.run_cli("cross", os.path.join(self.dir, "class/cleo.txt"))
         self.assertEqual(r.returncode, 2)
 

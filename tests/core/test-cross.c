@@ -79,7 +79,7 @@ test_pairs_that_share_passages_and_only_those (void **state)
   }
   {
     g_autofree char *json = sim_cross_to_json (pairs, names, (const char *const[]) { "text", "text", "text", "text", "text", "text" },
-                                               (const guint32[]) { 1, 2, 3, 4, 5, 0 }, 6);
+                                               (const guint32[]) { 1, 2, 3, 4, 5, 0 }, NULL, 6);
 
     assert_non_null (strstr (json, "\"shared_characters\""));
     assert_non_null (strstr (json, "\"source_start\""));
