@@ -117,9 +117,26 @@ sim_document_detect (const char *data,
 /* Text as it is extracted: runs of spaces collapse, and breaks between
  * blocks are at most one blank line. */
 typedef struct {
-  GString *s;
-  gboolean pre;  /* inside <pre>: whitespace kept */
+  GString    *s;
+  gboolean    pre;         /* inside <pre>: whitespace kept */
+  gboolean    quote;       /* inside a block quotation */
+  gboolean    quote_open;  /* its paragraph's opening mark is written */
+  GHashTable *quote_styles; /* ODT: style names that are quotations */
 } Out;
+
+/* A block quotation (HTML <blockquote>, a DOCX or ODT paragraph in a
+ * quotation style) is written between “ and ” paragraph by paragraph, so
+ * the text says it is quoted and leaving quotes out (sim-exclude.h) finds it
+ * like any quotation. */
+static void
+out_open_quote (Out *out)
+{
+  if (out->quote && !out->quote_open)
+    {
+      g_string_append (out->s, "“");
+      out->quote_open = TRUE;
+    }
+}
 
 static void
 out_break (Out  *out,
@@ -129,6 +146,11 @@ out_break (Out  *out,
 
   while (out->s->len > 0 && out->s->str[out->s->len - 1] == ' ')
     g_string_truncate (out->s, out->s->len - 1);
+  if (out->quote_open)
+    {
+      g_string_append (out->s, "”");
+      out->quote_open = FALSE;
+    }
   if (out->s->len == 0)
     return;
   while (have < out->s->len && out->s->str[out->s->len - 1 - have] == '\n')
@@ -146,6 +168,8 @@ out_text (Out        *out,
 
   if (out->pre)
     {
+      if (end > text)
+        out_open_quote (out);
       g_string_append_len (out->s, text, end - text);
       return;
     }
@@ -154,11 +178,15 @@ out_text (Out        *out,
       if (g_ascii_isspace (*p))
         {
           /* One space, and none at the start of a line. */
-          if (out->s->len > 0 && out->s->str[out->s->len - 1] != ' ' && out->s->str[out->s->len - 1] != '\n')
+          if (out->s->len > 0 && out->s->str[out->s->len - 1] != ' ' && out->s->str[out->s->len - 1] != '\n' &&
+              !(out->quote_open && g_str_has_suffix (out->s->str, "“")))
             g_string_append_c (out->s, ' ');
         }
       else
-        g_string_append_c (out->s, *p);
+        {
+          out_open_quote (out);
+          g_string_append_c (out->s, *p);
+        }
     }
 }
 
@@ -246,7 +274,8 @@ html_walk (Out       *out,
         const gboolean cell = g_ascii_strcasecmp ((const char *) n->name, "td") == 0 ||
                               g_ascii_strcasecmp ((const char *) n->name, "th") == 0;
         const gboolean pre = g_ascii_strcasecmp ((const char *) n->name, "pre") == 0;
-        const gboolean was_pre = out->pre;
+        const gboolean quote = g_ascii_strcasecmp ((const char *) n->name, "blockquote") == 0;
+        const gboolean was_pre = out->pre, was_quote = out->quote;
 
         if (para)
           out_break (out, 2);
@@ -254,8 +283,13 @@ html_walk (Out       *out,
           out_break (out, 1);
         if (pre)
           out->pre = TRUE;
+        if (quote)
+          out->quote = TRUE;
         html_walk (out, n->children, depth + 1);
         out->pre = was_pre;
+        if (quote)
+          out_break (out, 2);
+        out->quote = was_quote;
         if (para)
           out_break (out, 2);
         else if (line)
@@ -385,6 +419,19 @@ is (const xmlNode *n,
   return n->type == XML_ELEMENT_NODE && strcmp ((const char *) n->name, local) == 0;
 }
 
+/* Paragraph styles that mean a block quotation: Word's Quote and Intense
+ * Quote, pandoc's Block Text, LibreOffice's Quotations. */
+static gboolean
+is_quote_style (const char *style)
+{
+  static const char *const names[] = { "Quote", "IntenseQuote", "BlockText", "Quotations", NULL };
+
+  for (guint i = 0; names[i]; i++)
+    if (g_ascii_strcasecmp (style, names[i]) == 0)
+      return TRUE;
+  return FALSE;
+}
+
 static void
 docx_walk (Out     *out,
            xmlNode *node,
@@ -405,10 +452,20 @@ docx_walk (Out     *out,
           xmlChar *t = xmlNodeGetContent (n);
 
           /* w:t keeps its spaces (xml:space="preserve"). */
-          if (t)
-            g_string_append (out->s, (const char *) t);
+          if (t && *t)
+            {
+              out_open_quote (out);
+              g_string_append (out->s, (const char *) t);
+            }
           xmlFree (t);
           continue;
+        }
+      if (is (n, "pStyle"))
+        {
+          xmlChar *style = xmlGetProp (n, (const xmlChar *) "val");
+
+          out->quote = style != NULL && is_quote_style ((const char *) style);
+          xmlFree (style);
         }
       if (is (n, "tab"))
         g_string_append_c (out->s, '\t');
@@ -416,7 +473,10 @@ docx_walk (Out     *out,
         out_break (out, 1);
       docx_walk (out, n->children, depth + 1);
       if (is (n, "p"))
-        out_break (out, 2);
+        {
+          out_break (out, 2);
+          out->quote = FALSE;
+        }
     }
 }
 
@@ -431,6 +491,8 @@ odt_walk (Out     *out,
     {
       if (n->type == XML_TEXT_NODE)
         {
+          if (n->content && *n->content)
+            out_open_quote (out);
           g_string_append (out->s, (const char *) n->content);
           continue;
         }
@@ -455,10 +517,47 @@ odt_walk (Out     *out,
       else if (is (n, "line-break"))
         out_break (out, 1);
       if (is (n, "p") || is (n, "h"))
-        out_break (out, 2);
+        {
+          xmlChar *style = xmlGetProp (n, (const xmlChar *) "style-name");
+
+          out_break (out, 2);
+          out->quote = is (n, "p") && style != NULL &&
+                       (is_quote_style ((const char *) style) ||
+                        (out->quote_styles && g_hash_table_contains (out->quote_styles, style)));
+          xmlFree (style);
+        }
       odt_walk (out, n->children, depth + 1);
       if (is (n, "p") || is (n, "h"))
-        out_break (out, 2);
+        {
+          out_break (out, 2);
+          out->quote = FALSE;
+        }
+    }
+}
+
+/* ODT's automatic paragraph styles ("P3") that derive from a quotation
+ * style. */
+static void
+odt_find_quote_styles (Out     *out,
+                       xmlNode *node,
+                       guint    depth)
+{
+  if (depth > 8)
+    return;
+  for (xmlNode *n = node; n; n = n->next)
+    {
+      if (is (n, "style"))
+        {
+          xmlChar *name = xmlGetProp (n, (const xmlChar *) "name");
+          xmlChar *parent = xmlGetProp (n, (const xmlChar *) "parent-style-name");
+
+          if (name && parent && is_quote_style ((const char *) parent))
+            g_hash_table_add (out->quote_styles, g_strdup ((const char *) name));
+          xmlFree (name);
+          xmlFree (parent);
+        }
+      else if (is (n, "automatic-styles") || is (n, "document-content"))
+        odt_find_quote_styles (out, n->children, depth + 1);
     }
 }
 
@@ -490,7 +589,12 @@ extract_office (const char  *data,
   if (format == SIM_FORMAT_DOCX)
     docx_walk (&out, xmlDocGetRootElement (doc), 0);
   else
-    odt_walk (&out, xmlDocGetRootElement (doc), 0);
+    {
+      out.quote_styles = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+      odt_find_quote_styles (&out, xmlDocGetRootElement (doc), 0);
+      odt_walk (&out, xmlDocGetRootElement (doc), 0);
+      g_clear_pointer (&out.quote_styles, g_hash_table_unref);
+    }
   xmlFreeDoc (doc);
 
   /* DOCX keeps its footnotes apart: they follow the text. */

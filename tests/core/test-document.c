@@ -25,6 +25,7 @@
 
 #include "sim-check.h"
 #include "sim-document.h"
+#include "sim-exclude.h"
 #include "sim-error.h"
 #include "sim-test-util.h"
 
@@ -273,6 +274,78 @@ test_html_visible_text_only (void **state)
   assert_string_equal (text, "Café & Keeper\n\nThe lighthouse keeper climbed the spiral stairs.\n\none\ntwo\n");
 }
 
+/* Block quotations (HTML <blockquote>, DOCX Quote and pandoc's Block Text,
+ * ODT Quotations and the automatic styles made from it) are read between
+ * “ and ”, paragraph by paragraph: leaving quotes out finds them. */
+static void
+assert_quoted (const char *text,
+               const char *quotation)
+{
+  g_autofree char *marked = g_strdup_printf ("“%s”", quotation);
+  g_autoptr(GArray) spans = g_array_new (FALSE, FALSE, sizeof (SimExcludedSpan));
+  const char *at = strstr (text, marked);
+  const glong start = at ? g_utf8_pointer_to_offset (text, at) : -1;
+  gboolean found = FALSE;
+
+  assert_non_null (at);
+  sim_exclude_find_quotes (text, -1, spans);
+  for (guint i = 0; i < spans->len; i++)
+    {
+      const SimExcludedSpan *x = &g_array_index (spans, SimExcludedSpan, i);
+
+      found |= x->start <= start + 1 && x->end >= start + 1 + g_utf8_strlen (quotation, -1);
+    }
+  assert_true (found);
+}
+
+static void
+test_block_quotations_are_read_as_quotes (void **state)
+{
+  g_autofree char *html = sim_test_write_file (*state, "quote.html",
+    "<html><body><p>As the keeper wrote:</p><blockquote><p>The lamp must never go dark.</p>"
+    "<p>Not even in a storm.</p></blockquote><p>He meant it.</p></body></html>", -1);
+  const char *docx_members[] = {
+    "[Content_Types].xml", "<?xml version=\"1.0\"?><Types/>",
+    "word/document.xml",
+    "<?xml version=\"1.0\" encoding=\"UTF-8\"?><w:document " W "><w:body>"
+    "<w:p><w:r><w:t>As the keeper wrote:</w:t></w:r></w:p>"
+    "<w:p><w:pPr><w:pStyle w:val=\"Quote\"/></w:pPr><w:r><w:t>The lamp must never go dark.</w:t></w:r></w:p>"
+    "<w:p><w:pPr><w:pStyle w:val=\"BlockText\"/></w:pPr><w:r><w:t>Not even in a storm.</w:t></w:r></w:p>"
+    "<w:p><w:r><w:t>He meant it.</w:t></w:r></w:p>"
+    "</w:body></w:document>",
+    NULL
+  };
+  const char *odt_members[] = {
+    "mimetype", "application/vnd.oasis.opendocument.text",
+    "content.xml",
+    "<?xml version=\"1.0\" encoding=\"UTF-8\"?>"
+    "<office:document-content xmlns:office=\"urn:oasis:names:tc:opendocument:xmlns:office:1.0\" "
+    "xmlns:style=\"urn:oasis:names:tc:opendocument:xmlns:style:1.0\" "
+    "xmlns:text=\"urn:oasis:names:tc:opendocument:xmlns:text:1.0\">"
+    "<office:automatic-styles><style:style style:name=\"P2\" style:family=\"paragraph\" "
+    "style:parent-style-name=\"Quotations\"/></office:automatic-styles>"
+    "<office:body><office:text><text:p>As the keeper wrote:</text:p>"
+    "<text:p text:style-name=\"Quotations\">The lamp must never go dark.</text:p>"
+    "<text:p text:style-name=\"P2\">Not even in a storm.</text:p>"
+    "<text:p>He meant it.</text:p></office:text></office:body></office:document-content>",
+    NULL
+  };
+  g_autofree char *docx = make_zip (*state, "quote.docx", docx_members, 0);
+  g_autofree char *odt = make_zip (*state, "quote.odt", odt_members, 0);
+  const char *paths[] = { html, docx, odt };
+  const SimFormat formats[] = { SIM_FORMAT_HTML, SIM_FORMAT_DOCX, SIM_FORMAT_ODT };
+
+  for (guint i = 0; i < G_N_ELEMENTS (paths); i++)
+    {
+      g_autofree char *text = load (paths[i], formats[i]);
+
+      assert_quoted (text, "The lamp must never go dark.");
+      assert_quoted (text, "Not even in a storm.");
+      assert_null (strstr (text, "“As the keeper"));
+      assert_null (strstr (text, "“He meant"));
+    }
+}
+
 static void
 test_html_recognised_by_content_and_utf8_without_charset (void **state)
 {
@@ -458,6 +531,7 @@ main (void)
     cmocka_unit_test_setup_teardown (test_docx_paragraphs_tables_footnotes_without_deletions, setup, teardown),
     cmocka_unit_test_setup_teardown (test_odt_paragraphs_without_changes_or_comments, setup, teardown),
     cmocka_unit_test_setup_teardown (test_html_visible_text_only, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_block_quotations_are_read_as_quotes, setup, teardown),
     cmocka_unit_test_setup_teardown (test_html_recognised_by_content_and_utf8_without_charset, setup, teardown),
     cmocka_unit_test_setup_teardown (test_markdown_markup_dropped, setup, teardown),
     cmocka_unit_test_setup_teardown (test_pdf_reading_order_without_running_headers, setup, teardown),
