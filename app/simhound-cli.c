@@ -922,44 +922,14 @@ text_command (int    argc,
 
 /* ---------------------------------------------------------------- cross */
 
-static int
-compare_strings (gconstpointer a,
-                 gconstpointer b)
-{
-  return strcmp (*(const char *const *) a, *(const char *const *) b);
-}
-
-/* Regular files under @path (itself if a file), hidden entries skipped, in
- * name order. */
+/* Reading a class: Ctrl+C is noticed between documents. */
 static void
-collect_files (const char *path,
-               GPtrArray  *out,
-               guint       depth)
+on_cross_progress (guint64     done,
+                   guint64     total,
+                   const char *what,
+                   gpointer    user_data)
 {
-  g_autoptr(GDir) dir = NULL;
-  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
-  const char *name;
-
-  if (!g_file_test (path, G_FILE_TEST_IS_DIR))
-    {
-      g_ptr_array_add (out, g_strdup (path));
-      return;
-    }
-  if (depth > 64 || (dir = g_dir_open (path, 0, NULL)) == NULL)
-    return;
-  while ((name = g_dir_read_name (dir)) != NULL)
-    if (name[0] != '.')
-      g_ptr_array_add (names, g_build_filename (path, name, NULL));
-  g_ptr_array_sort (names, compare_strings);
-  for (guint i = 0; i < names->len; i++)
-    {
-      const char *child = g_ptr_array_index (names, i);
-
-      if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
-        collect_files (child, out, depth + 1);
-      else if (g_file_test (child, G_FILE_TEST_IS_REGULAR))
-        g_ptr_array_add (out, g_strdup (child));
-    }
+  poll_interrupt ();
 }
 
 /* simhound-cli cross FILE|DIR…: every pair of the documents that shares
@@ -969,12 +939,9 @@ cross_command (int argc, char **argv)
 {
   g_autoptr(GOptionContext) context = g_option_context_new (_("FILE|DIR… — compare every pair of documents"));
   g_autoptr(GError) error = NULL;
-  g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func (g_free);
-  g_autoptr(GPtrArray) paths = g_ptr_array_new ();
-  g_autoptr(GPtrArray) texts = g_ptr_array_new_with_free_func (g_free);
-  g_autoptr(GPtrArray) formats = g_ptr_array_new ();
-  g_autoptr(GArray) lens = g_array_new (FALSE, FALSE, sizeof (gsize));
-  g_autoptr(GArray) n_chars = g_array_new (FALSE, FALSE, sizeof (guint32));
+  g_autoptr(SimCrossDocuments) docs = NULL;
+  GPtrArray *paths, *texts, *formats;
+  GArray *lens, *n_chars;
   g_autoptr(GArray) pairs = NULL;
   gboolean json = FALSE, keep_traditional = FALSE, with_corpus = FALSE;
   g_autofree char *html_path = NULL;
@@ -994,34 +961,17 @@ cross_command (int argc, char **argv)
     return usage_error (context, error->message);
   if (argc < 2)
     return usage_error (context, _("cross needs the documents: files or folders"));
-  for (int i = 1; i < argc; i++)
-    collect_files (argv[i], files, 0);
-  for (guint i = 0; i < files->len; i++)
+  docs = sim_cross_documents_load ((const char *const *) argv + 1, on_cross_progress, NULL, cancellable, &error);
+  if (docs == NULL)
+    return fail (error);
+  for (guint i = 0; i < docs->failures->len; i++)
     {
-      g_autoptr(GError) local_error = NULL;
-      SimFormat format = SIM_FORMAT_TEXT;
-      gsize len = 0;
-      char *text = sim_document_load (g_ptr_array_index (files, i), &format, &len, NULL, &local_error);
-      guint32 chars;
+      g_autofree char *shown = for_terminal (g_ptr_array_index (docs->failures, i));
 
-      poll_interrupt ();
-      if (interrupted)
-        return EXIT_INTERRUPTED;
-      if (text == NULL)
-        {
-          g_autofree char *shown = for_terminal (local_error->message);
-
-          g_printerr ("simhound-cli: %s\n", shown);
-          status = EXIT_ERROR;
-          continue;
-        }
-      chars = g_utf8_strlen (text, len);
-      g_ptr_array_add (paths, g_ptr_array_index (files, i));
-      g_ptr_array_add (texts, text);
-      g_ptr_array_add (formats, (gpointer) sim_format_to_string (format));
-      g_array_append_val (lens, len);
-      g_array_append_val (n_chars, chars);
+      g_printerr ("simhound-cli: %s\n", shown);
+      status = EXIT_ERROR;
     }
+  paths = docs->paths, texts = docs->texts, formats = docs->formats, lens = docs->lens, n_chars = docs->n_chars;
   if (texts->len < 2)
     {
       g_printerr ("%s", _("simhound-cli: cross needs at least two readable documents\n"));

@@ -8,6 +8,7 @@
 #include <json-glib/json-glib.h>
 
 #include "sim-cross.h"
+#include "sim-document.h"
 #include "sim-fingerprint.h"
 #include "sim-parallel.h"
 
@@ -663,4 +664,112 @@ sim_cross_to_html (GArray            *pairs,
     }
   g_string_append (out, "</body></html>\n");
   return g_string_free (out, FALSE);
+}
+
+/* ------------------------------------------------------------ documents */
+
+static int
+compare_strings (gconstpointer a,
+                 gconstpointer b)
+{
+  return strcmp (*(const char *const *) a, *(const char *const *) b);
+}
+
+/* Regular files under @path (itself if a file), hidden entries skipped, in
+ * name order. */
+static void
+collect_files (const char *path,
+               GPtrArray  *out,
+               guint       depth)
+{
+  g_autoptr(GDir) dir = NULL;
+  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  const char *name;
+
+  if (!g_file_test (path, G_FILE_TEST_IS_DIR))
+    {
+      g_ptr_array_add (out, g_strdup (path));
+      return;
+    }
+  if (depth > 64 || (dir = g_dir_open (path, 0, NULL)) == NULL)
+    return;
+  while ((name = g_dir_read_name (dir)) != NULL)
+    if (name[0] != '.')
+      g_ptr_array_add (names, g_build_filename (path, name, NULL));
+  g_ptr_array_sort (names, compare_strings);
+  for (guint i = 0; i < names->len; i++)
+    {
+      const char *child = g_ptr_array_index (names, i);
+
+      if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
+        collect_files (child, out, depth + 1);
+      else if (g_file_test (child, G_FILE_TEST_IS_REGULAR))
+        g_ptr_array_add (out, g_strdup (child));
+    }
+}
+
+void
+sim_cross_documents_free (SimCrossDocuments *docs)
+{
+  if (docs == NULL)
+    return;
+  g_ptr_array_unref (docs->paths);
+  g_ptr_array_unref (docs->texts);
+  g_ptr_array_unref (docs->formats);
+  g_array_unref (docs->lens);
+  g_array_unref (docs->n_chars);
+  g_ptr_array_unref (docs->failures);
+  g_free (docs);
+}
+
+SimCrossDocuments *
+sim_cross_documents_load (const char *const  *paths,
+                          SimProgressFunc     progress,
+                          gpointer            user_data,
+                          GCancellable       *cancellable,
+                          GError            **error)
+{
+  g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func (g_free);
+  SimCrossDocuments *docs = g_new0 (SimCrossDocuments, 1);
+
+  docs->paths = g_ptr_array_new_with_free_func (g_free);
+  docs->texts = g_ptr_array_new_with_free_func (g_free);
+  docs->formats = g_ptr_array_new ();
+  docs->lens = g_array_new (FALSE, FALSE, sizeof (gsize));
+  docs->n_chars = g_array_new (FALSE, FALSE, sizeof (guint32));
+  docs->failures = g_ptr_array_new_with_free_func (g_free);
+  for (guint i = 0; paths[i] != NULL; i++)
+    collect_files (paths[i], files, 0);
+  for (guint i = 0; i < files->len; i++)
+    {
+      g_autoptr(GError) local_error = NULL;
+      const char *path = g_ptr_array_index (files, i);
+      SimFormat format = SIM_FORMAT_TEXT;
+      gsize len = 0;
+      char *text;
+      guint32 chars;
+
+      if (progress)
+        progress (i, files->len, path, user_data);
+      if (g_cancellable_set_error_if_cancelled (cancellable, error))
+        {
+          sim_cross_documents_free (docs);
+          return NULL;
+        }
+      text = sim_document_load (path, &format, &len, NULL, &local_error);
+      if (text == NULL)
+        {
+          g_ptr_array_add (docs->failures, g_strdup (local_error->message));
+          continue;
+        }
+      chars = g_utf8_strlen (text, len);
+      g_ptr_array_add (docs->paths, g_strdup (path));
+      g_ptr_array_add (docs->texts, text);
+      g_ptr_array_add (docs->formats, (gpointer) sim_format_to_string (format));
+      g_array_append_val (docs->lens, len);
+      g_array_append_val (docs->n_chars, chars);
+    }
+  if (progress)
+    progress (files->len, files->len, NULL, user_data);
+  return docs;
 }

@@ -76,4 +76,26 @@ char   *sim_cross_to_html (GArray                 *pairs,
                            SimReport *const       *corpus,
                            guint                   n);
 
+/* The documents of a class, read as check reads them. */
+typedef struct {
+  GPtrArray *paths;     /* (element-type filename) */
+  GPtrArray *texts;     /* (element-type utf8) their extracted text */
+  GPtrArray *formats;   /* (element-type utf8) sim_format_to_string () */
+  GArray    *lens;      /* gsize: bytes of each text */
+  GArray    *n_chars;   /* guint32: code points of each text */
+  GPtrArray *failures;  /* (element-type utf8) why a file was not read (it names the file) */
+} SimCrossDocuments;
+
+/* Reads the files and folders of @paths (folders recursively, hidden
+ * entries skipped, in name order). A file that cannot be read is listed in
+ * failures and the rest read. @progress is called before each file. NULL
+ * only when cancelled. (transfer full) */
+SimCrossDocuments *sim_cross_documents_load (const char *const  *paths,
+                                             SimProgressFunc     progress,
+                                             gpointer            user_data,
+                                             GCancellable       *cancellable,
+                                             GError            **error);
+void    sim_cross_documents_free (SimCrossDocuments *docs);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimCrossDocuments, sim_cross_documents_free)
+
 G_END_DECLS
