@@ -13,6 +13,7 @@
 #include "sim-paths.h"
 #include "sim-export-dialog.h"
 #include "sim-chart.h"
+#include "sim-class-window.h"
 #include "sim-open.h"
 #include "sim-comparison.h"
 #include "sim-compare-window.h"
@@ -810,6 +811,33 @@ on_compare_a_response (GtkNativeDialog *dialog,
 }
 
 static void
+on_class_folder_response (GtkNativeDialog *dialog,
+                          int              response,
+                          SimWindow       *self)
+{
+  g_autoptr(GFile) folder = response == GTK_RESPONSE_ACCEPT ? gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog)) : NULL;
+  g_autofree char *path = folder ? g_file_get_path (folder) : NULL;
+
+  g_object_unref (dialog);
+  if (path != NULL)
+    gtk_window_present (GTK_WINDOW (sim_class_window_new (GTK_WINDOW (self), path)));
+}
+
+/* Check a Class…: every pair of a folder's documents that shares passages. */
+static void
+check_class_action (GtkWidget  *widget,
+                    const char *action_name,
+                    GVariant   *parameter)
+{
+  GtkFileChooserNative *dialog = gtk_file_chooser_native_new (_("Choose the Class's Folder"), GTK_WINDOW (widget),
+                                                              GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER,
+                                                              _("_Check"), _("_Cancel"));
+
+  g_signal_connect (dialog, "response", G_CALLBACK (on_class_folder_response), widget);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
+}
+
+static void
 compare_action (GtkWidget  *widget,
                 const char *action_name,
                 GVariant   *parameter)
@@ -1596,6 +1624,7 @@ sim_window_class_init (SimWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.cancel-check", NULL, cancel_action);
   gtk_widget_class_install_action (widget_class, "win.export", NULL, export_action);
   gtk_widget_class_install_action (widget_class, "win.save-report", NULL, save_report_action);
+  gtk_widget_class_install_action (widget_class, "win.check-class", NULL, check_class_action);
   gtk_widget_class_install_action (widget_class, "win.open-recent", "s", open_recent_action);
   gtk_widget_class_install_action (widget_class, "win.reset-choices", NULL, reset_choices_action);
   gtk_widget_class_install_action (widget_class, "win.add-documents", NULL, add_documents_action);

@@ -19,6 +19,7 @@
 
 #include <glib/gi18n.h>
 
+#include "sim-class-window.h"
 #include "sim-compare-window.h"
 #include "sim-tint.h"
 #include "sim-test-util.h"
@@ -161,6 +162,54 @@ test_compare_reports_an_unreadable_document (void **state)
   sim_test_remove_tree (dir);
 }
 
+static gboolean
+class_checked (gpointer data)
+{
+  return !sim_class_window_is_busy (data);
+}
+
+/* Check a Class: of three essays and a file that is not text, the one pair
+ * that shares a passage is listed with both shares, the bad file with its
+ * reason, and Compare opens the pair side by side. */
+static void
+test_check_a_class_lists_the_pairs_and_opens_one (void **state)
+{
+  g_autofree char *dir = sim_test_make_tmp_dir ();
+  g_autofree char *shared = g_strjoinv (" ", (char **) copied);
+  g_autofree char *anna = g_strconcat ("My grandmother grew tomatoes behind the house and sold them at the market. ",
+                                       shared, NULL);
+  g_autofree char *ben = g_strconcat ("The river froze early that year, and the children skated to the mill. ",
+                                      shared, NULL);
+  GtkWidget *window;
+  GtkWidget *compare;
+
+  g_free (sim_test_write_file (dir, "anna.txt", anna, -1));
+  g_free (sim_test_write_file (dir, "ben.txt", ben, -1));
+  g_free (sim_test_write_file (dir, "cleo.txt", "Our school band practised every Thursday evening, and the drummer was late.", -1));
+  g_free (sim_test_write_file (dir, "picture.png", "\x89PNG\r\n\x1a\n\0\0\0", 11));
+  window = sim_class_window_new (NULL, dir);
+  gtk_window_present (GTK_WINDOW (window));
+  assert_true (sim_class_window_is_busy (SIM_CLASS_WINDOW (window)));
+  sim_test_spin_until (class_checked, window, 60);
+  assert_int_equal (sim_class_window_get_n_pairs (SIM_CLASS_WINDOW (window)), 1);
+  assert_string_equal (sim_class_window_get_summary (SIM_CLASS_WINDOW (window)), "1 pair of 3 documents shares passages");
+  assert_non_null (strstr (sim_class_window_get_pair_text (SIM_CLASS_WINDOW (window), 0), "of anna.txt ↔ "));
+  assert_non_null (strstr (sim_class_window_get_pair_text (SIM_CLASS_WINDOW (window), 0), "of ben.txt"));
+  compare = sim_class_window_compare_pair (SIM_CLASS_WINDOW (window), 0);
+  sim_test_spin_until (compared, compare, 60);
+  assert_true (sim_report_get_n_passages (sim_compare_window_get_report (SIM_COMPARE_WINDOW (compare))) >= 1);
+  assert_true (sim_test_ui_has_shortcut (window, "Escape", "window.close"));
+  gtk_window_destroy (GTK_WINDOW (compare));
+  gtk_window_destroy (GTK_WINDOW (window));
+
+  /* Closing while it reads cancels, and nothing is left running. */
+  window = sim_class_window_new (NULL, dir);
+  gtk_window_destroy (GTK_WINDOW (window));
+  for (int i = 0; i < 50; i++)
+    g_main_context_iteration (NULL, FALSE);
+  sim_test_remove_tree (dir);
+}
+
 /* Saves the comparison of A with B as shown. */
 static int
 screenshot (const char *out,
@@ -183,9 +232,19 @@ main (int argc, char **argv)
   const struct CMUnitTest tests[] = {
     cmocka_unit_test (test_compare_highlights_both_sides_and_a_click_scrolls_the_other),
     cmocka_unit_test (test_compare_reports_an_unreadable_document),
+    cmocka_unit_test (test_check_a_class_lists_the_pairs_and_opens_one),
   };
 
   sim_test_ui_init ();
+  /* --class-screenshot OUT.png DIR: Check a Class on DIR as shown. */
+  if (argc == 4 && g_str_equal (argv[1], "--class-screenshot"))
+    {
+      GtkWidget *window = sim_class_window_new (NULL, argv[3]);
+
+      gtk_window_present (GTK_WINDOW (window));
+      sim_test_spin_until (class_checked, window, 120);
+      return sim_test_ui_save_png (window, argv[2]);
+    }
   /* --screenshot OUT.png A B: the comparison of A with B as shown (screenshots.sh). */
   if (argc == 5 && g_str_equal (argv[1], "--screenshot"))
     return screenshot (argv[2], argv[3], argv[4]);

@@ -1,0 +1,324 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "sim-compare-window.h"
+#include "sim-cross.h"
+#include "sim-class-window.h"
+
+struct _SimClassWindow {
+  GtkWindow          parent_instance;
+
+  GtkStack          *stack;
+  GtkLabel          *progress_label;
+  GtkLabel          *summary;
+  GtkListBox        *pairs_list;
+  GtkLabel          *failures;
+
+  char              *folder;
+  GCancellable      *cancellable;
+  SimCrossDocuments *docs;      /* once read */
+  GArray            *pairs;     /* SimCrossPair, once compared */
+  gint               done;      /* atomic: documents read so far */
+  gint               total;
+  gboolean           busy;
+};
+
+G_DEFINE_FINAL_TYPE (SimClassWindow, sim_class_window, GTK_TYPE_WINDOW)
+
+typedef struct {
+  SimCrossDocuments *docs;
+  GArray            *pairs;
+} ClassResult;
+
+static void
+class_result_free (ClassResult *result)
+{
+  sim_cross_documents_free (result->docs);
+  if (result->pairs)
+    g_array_unref (result->pairs);
+  g_free (result);
+}
+
+static void
+on_read_progress (guint64     done,
+                  guint64     total,
+                  const char *what,
+                  gpointer    user_data)
+{
+  SimClassWindow *self = user_data;
+
+  g_atomic_int_set (&self->done, done);
+  g_atomic_int_set (&self->total, total);
+}
+
+static void
+class_thread (GTask        *task,
+              gpointer      source_object,
+              gpointer      task_data,
+              GCancellable *cancellable)
+{
+  SimClassWindow *self = source_object;
+  const char *paths[] = { self->folder, NULL };
+  ClassResult *result = g_new0 (ClassResult, 1);
+  SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
+  GError *error = NULL;
+
+  result->docs = sim_cross_documents_load (paths, on_read_progress, self, cancellable, &error);
+  if (result->docs != NULL && result->docs->texts->len >= 2)
+    result->pairs = sim_cross_run ((const char *const *) result->docs->texts->pdata,
+                                   (const gsize *) result->docs->lens->data,
+                                   (const char *const *) result->docs->paths->pdata, result->docs->texts->len,
+                                   &options, SIM_NORMALIZE_DEFAULT | SIM_NORMALIZE_FOLD_T2S, cancellable, &error);
+  if (error != NULL)
+    {
+      class_result_free (result);
+      g_task_return_error (task, error);
+    }
+  else
+    g_task_return_pointer (task, result, (GDestroyNotify) class_result_free);
+}
+
+static gboolean
+poll_progress (gpointer data)
+{
+  SimClassWindow *self = data;
+  const gint total = g_atomic_int_get (&self->total), done = g_atomic_int_get (&self->done);
+  g_autofree char *text = NULL;
+
+  if (!self->busy)
+    return G_SOURCE_REMOVE;
+  text = done < total || total == 0
+           ? g_strdup_printf (_("Reading %d of %d documents…"), done, total)
+           : g_strdup_printf (_("Comparing %d documents…"), total);
+  gtk_label_set_text (self->progress_label, text);
+  return G_SOURCE_CONTINUE;
+}
+
+static char *
+pair_text (SimClassWindow     *self,
+           const SimCrossPair *pair)
+{
+  g_autofree char *a = g_filename_display_basename (g_ptr_array_index (self->docs->paths, pair->a));
+  g_autofree char *b = g_filename_display_basename (g_ptr_array_index (self->docs->paths, pair->b));
+
+  return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%.0f%% of %s ↔ %.0f%% of %s — %u characters, %u passage",
+                                       "%.0f%% of %s ↔ %.0f%% of %s — %u characters, %u passages",
+                                       pair->passages->len),
+                          100 * pair->share_a, a, 100 * pair->share_b, b, pair->shared_a, pair->passages->len);
+}
+
+GtkWidget *
+sim_class_window_compare_pair (SimClassWindow *self,
+                               guint           index)
+{
+  const SimCrossPair *pair;
+  SimCompareWindow *compare;
+
+  g_return_val_if_fail (self->pairs != NULL && index < self->pairs->len, NULL);
+  pair = &g_array_index (self->pairs, SimCrossPair, index);
+  compare = sim_compare_window_new (GTK_WINDOW (self), g_ptr_array_index (self->docs->paths, pair->a),
+                                    g_ptr_array_index (self->docs->paths, pair->b));
+  gtk_window_present (GTK_WINDOW (compare));
+  return GTK_WIDGET (compare);
+}
+
+static void
+on_compare_clicked (GtkButton      *button,
+                    SimClassWindow *self)
+{
+  sim_class_window_compare_pair (self, GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (button), "sim-pair")));
+}
+
+static void
+on_done (GObject      *source,
+         GAsyncResult *result,
+         gpointer      user_data)
+{
+  SimClassWindow *self = SIM_CLASS_WINDOW (source);
+  g_autoptr(GError) error = NULL;
+  ClassResult *found = g_task_propagate_pointer (G_TASK (result), &error);
+  g_autofree char *summary = NULL;
+  GString *failed = g_string_new (NULL);
+
+  if (gtk_widget_in_destruction (GTK_WIDGET (self)))
+    {
+      if (found)
+        class_result_free (found);
+      g_string_free (failed, TRUE);
+      return;
+    }
+  self->busy = FALSE;
+  if (found == NULL)
+    {
+      gtk_label_set_text (self->summary, error->message);
+      gtk_stack_set_visible_child_name (self->stack, "result");
+      g_string_free (failed, TRUE);
+      return;
+    }
+  self->docs = g_steal_pointer (&found->docs);
+  self->pairs = g_steal_pointer (&found->pairs);
+  class_result_free (found);
+  if (self->docs->texts->len < 2)
+    summary = g_strdup (_("A class needs at least two readable documents."));
+  else
+    summary = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u pair of %u documents shares passages",
+                                            "%u pairs of %u documents share passages", self->pairs->len),
+                               self->pairs->len, self->docs->texts->len);
+  gtk_label_set_text (self->summary, summary);
+  for (guint i = 0; self->pairs && i < self->pairs->len; i++)
+    {
+      g_autofree char *text = pair_text (self, &g_array_index (self->pairs, SimCrossPair, i));
+      GtkWidget *row = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
+      GtkWidget *label = gtk_label_new (text);
+      GtkWidget *button = gtk_button_new_with_mnemonic (_("_Compare"));
+
+      gtk_label_set_xalign (GTK_LABEL (label), 0);
+      gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+      gtk_widget_set_hexpand (label, TRUE);
+      gtk_widget_set_margin_start (row, 6);
+      gtk_widget_set_margin_end (row, 6);
+      gtk_widget_set_margin_top (row, 4);
+      gtk_widget_set_margin_bottom (row, 4);
+      gtk_widget_set_tooltip_text (button, _("Open the two documents side by side"));
+      g_object_set_data (G_OBJECT (button), "sim-pair", GUINT_TO_POINTER (i));
+      g_signal_connect (button, "clicked", G_CALLBACK (on_compare_clicked), self);
+      gtk_box_append (GTK_BOX (row), label);
+      gtk_box_append (GTK_BOX (row), button);
+      gtk_list_box_append (self->pairs_list, row);
+    }
+  for (guint i = 0; i < self->docs->failures->len; i++)
+    g_string_append_printf (failed, "%s%s", i ? "\n" : "", (const char *) g_ptr_array_index (self->docs->failures, i));
+  gtk_label_set_text (self->failures, failed->str);
+  gtk_widget_set_visible (GTK_WIDGET (self->failures), failed->len > 0);
+  g_string_free (failed, TRUE);
+  gtk_stack_set_visible_child_name (self->stack, "result");
+}
+
+gboolean
+sim_class_window_is_busy (SimClassWindow *self)
+{
+  return self->busy;
+}
+
+guint
+sim_class_window_get_n_pairs (SimClassWindow *self)
+{
+  return self->pairs ? self->pairs->len : 0;
+}
+
+const char *
+sim_class_window_get_pair_text (SimClassWindow *self,
+                                guint           index)
+{
+  GtkListBoxRow *row = gtk_list_box_get_row_at_index (self->pairs_list, index);
+  GtkWidget *box = row ? gtk_list_box_row_get_child (row) : NULL;
+
+  return box ? gtk_label_get_text (GTK_LABEL (gtk_widget_get_first_child (box))) : NULL;
+}
+
+const char *
+sim_class_window_get_summary (SimClassWindow *self)
+{
+  return gtk_label_get_text (self->summary);
+}
+
+static void
+sim_class_window_dispose (GObject *object)
+{
+  SimClassWindow *self = SIM_CLASS_WINDOW (object);
+
+  g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
+  self->busy = FALSE;   /* the progress poll lets go */
+  G_OBJECT_CLASS (sim_class_window_parent_class)->dispose (object);
+}
+
+static void
+sim_class_window_finalize (GObject *object)
+{
+  SimClassWindow *self = SIM_CLASS_WINDOW (object);
+
+  g_free (self->folder);
+  sim_cross_documents_free (self->docs);
+  if (self->pairs)
+    g_array_unref (self->pairs);
+  G_OBJECT_CLASS (sim_class_window_parent_class)->finalize (object);
+}
+
+static void
+sim_class_window_class_init (SimClassWindowClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = sim_class_window_dispose;
+  object_class->finalize = sim_class_window_finalize;
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Escape, 0, "window.close", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_w, GDK_CONTROL_MASK, "window.close", NULL);
+}
+
+static void
+sim_class_window_init (SimClassWindow *self)
+{
+  GtkWidget *busy = gtk_box_new (GTK_ORIENTATION_VERTICAL, 12);
+  GtkWidget *result = gtk_box_new (GTK_ORIENTATION_VERTICAL, 8);
+  GtkWidget *spinner = gtk_spinner_new ();
+  GtkWidget *scrolled = gtk_scrolled_window_new ();
+
+  self->cancellable = g_cancellable_new ();
+  self->stack = GTK_STACK (gtk_stack_new ());
+  gtk_window_set_default_size (GTK_WINDOW (self), 760, 520);
+  gtk_window_set_title (GTK_WINDOW (self), _("Check a Class"));
+
+  gtk_widget_set_valign (busy, GTK_ALIGN_CENTER);
+  gtk_spinner_start (GTK_SPINNER (spinner));
+  gtk_widget_set_size_request (spinner, 32, 32);
+  self->progress_label = GTK_LABEL (gtk_label_new (_("Reading the documents…")));
+  gtk_box_append (GTK_BOX (busy), spinner);
+  gtk_box_append (GTK_BOX (busy), GTK_WIDGET (self->progress_label));
+  gtk_stack_add_named (self->stack, busy, "busy");
+
+  g_object_set (result, "margin-start", 12, "margin-end", 12, "margin-top", 12, "margin-bottom", 12, NULL);
+  self->summary = GTK_LABEL (gtk_label_new (NULL));
+  gtk_label_set_xalign (self->summary, 0);
+  gtk_label_set_wrap (self->summary, TRUE);
+  gtk_widget_add_css_class (GTK_WIDGET (self->summary), "title-4");
+  self->pairs_list = GTK_LIST_BOX (gtk_list_box_new ());
+  gtk_list_box_set_selection_mode (self->pairs_list, GTK_SELECTION_NONE);
+  gtk_widget_add_css_class (GTK_WIDGET (self->pairs_list), "boxed-list");
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->pairs_list), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                  _("Pairs of documents that share passages, largest first"), -1);
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scrolled), GTK_WIDGET (self->pairs_list));
+  gtk_widget_set_vexpand (scrolled, TRUE);
+  self->failures = GTK_LABEL (gtk_label_new (NULL));
+  gtk_label_set_xalign (self->failures, 0);
+  gtk_label_set_wrap (self->failures, TRUE);
+  gtk_label_set_selectable (self->failures, TRUE);
+  gtk_widget_add_css_class (GTK_WIDGET (self->failures), "dim-label");
+  gtk_widget_set_visible (GTK_WIDGET (self->failures), FALSE);
+  gtk_box_append (GTK_BOX (result), GTK_WIDGET (self->summary));
+  gtk_box_append (GTK_BOX (result), scrolled);
+  gtk_box_append (GTK_BOX (result), GTK_WIDGET (self->failures));
+  gtk_stack_add_named (self->stack, result, "result");
+  gtk_window_set_child (GTK_WINDOW (self), GTK_WIDGET (self->stack));
+}
+
+GtkWidget *
+sim_class_window_new (GtkWindow  *parent,
+                      const char *folder)
+{
+  SimClassWindow *self = g_object_new (SIM_TYPE_CLASS_WINDOW, "transient-for", parent, NULL);
+  g_autoptr(GTask) task = g_task_new (self, self->cancellable, on_done, NULL);
+  g_autofree char *name = g_filename_display_basename (folder);
+  g_autofree char *title = g_strdup_printf (_("Check a Class: %s"), name);
+
+  gtk_window_set_title (GTK_WINDOW (self), title);
+  self->folder = g_strdup (folder);
+  self->busy = TRUE;
+  g_timeout_add_full (G_PRIORITY_DEFAULT, 100, poll_progress, g_object_ref (self), g_object_unref);
+  g_task_set_return_on_cancel (task, FALSE);
+  g_task_run_in_thread (task, class_thread);
+  return GTK_WIDGET (self);
+}
