@@ -66,6 +66,10 @@ struct _SimWindow {
   GtkWidget         *corpus_window; /* weak: the corpus manager while it is open */
   GFile             *file;        /* the text's file, or NULL (pasted) */
   GFile             *loading;     /* a large file being opened, or NULL */
+  GArray            *left_out;    /* gint64: sources not counted (the student's own work) */
+  char              *template_text; /* the assignment's own text, or NULL */
+  GtkLabel          *template_label;
+  GtkSpinButton     *exclude_small_spin;
   GMenu             *recent_section; /* template: Open Recent's items */
   gint               selected;    /* segment shown in the source pane, or -1 */
   gint               filter;      /* the only source whose flags are shown, or -1 */
@@ -199,10 +203,54 @@ sim_window_select_segment (SimWindow *self,
     }
 }
 
+static gboolean
+is_left_out (SimWindow *self,
+             gint64     doc_id)
+{
+  for (guint i = 0; i < self->left_out->len; i++)
+    if (g_array_index (self->left_out, gint64, i) == doc_id)
+      return TRUE;
+  return FALSE;
+}
+
+void
+sim_window_set_source_counted (SimWindow *self,
+                               guint      index,
+                               gboolean   counted)
+{
+  gint64 doc_id;
+
+  g_return_if_fail (self->report != NULL && index < sim_report_get_n_sources (self->report));
+  doc_id = sim_report_get_source (self->report, index)->doc_id;
+  if (counted == !is_left_out (self, doc_id))
+    return;
+  if (counted)
+    {
+      for (guint i = 0; i < self->left_out->len; i++)
+        if (g_array_index (self->left_out, gint64, i) == doc_id)
+          g_array_remove_index (self->left_out, i--);
+    }
+  else
+    g_array_append_val (self->left_out, doc_id);
+  /* Recomputed on the report shown: no new lookup. */
+  if (!self->stale && !self->busy)
+    sim_window_show_report (self, self->report);
+}
+
+static void
+on_counted_toggled (GtkCheckButton *check,
+                    SimWindow      *self)
+{
+  sim_window_set_source_counted (self, GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (check), "sim-source")),
+                                 gtk_check_button_get_active (check));
+}
+
 static GtkWidget *
-make_source_row (const SimReportSource *src,
+make_source_row (SimWindow             *self,
+                 const SimReportSource *src,
                  guint                  number)
 {
+  GtkWidget *counted = gtk_check_button_new ();
   GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 8);
   g_autofree char *digits = g_strdup_printf ("%u", number);
   g_autofree char *swatch_class = g_strdup_printf ("source-%u", (number - 1) % SIM_SOURCE_N_COLORS + 1);
@@ -220,6 +268,11 @@ make_source_row (const SimReportSource *src,
   gtk_label_set_xalign (GTK_LABEL (title), 0);
   gtk_widget_set_hexpand (title, TRUE);
   gtk_widget_set_tooltip_text (box, src->display_path);
+  gtk_check_button_set_active (GTK_CHECK_BUTTON (counted), !is_left_out (self, src->doc_id));
+  gtk_widget_set_tooltip_text (counted, _("Count this source; untick it to leave it out (the student's own earlier work)"));
+  g_object_set_data (G_OBJECT (counted), "sim-source", GUINT_TO_POINTER (number - 1));
+  g_signal_connect (counted, "toggled", G_CALLBACK (on_counted_toggled), self);
+  gtk_box_append (GTK_BOX (box), counted);
   gtk_box_append (GTK_BOX (box), badge);
   gtk_box_append (GTK_BOX (box), gtk_label_new (share));
   gtk_box_append (GTK_BOX (box), title);
@@ -346,6 +399,11 @@ sim_window_show_report (SimWindow *self,
   /* The choices apply to this report at once: no lookup is repeated. */
   exclusions.quotes = g_settings_get_boolean (self->settings, "exclude-quotes");
   exclusions.references = g_settings_get_boolean (self->settings, "exclude-references");
+  exclusions.small_words = g_settings_get_uint (self->settings, "exclude-small");
+  exclusions.source_ids = (const gint64 *) self->left_out->data;
+  exclusions.n_source_ids = self->left_out->len;
+  exclusions.template_text = self->template_text;
+  exclusions.flags = self->snapshot ? sim_corpus_snapshot_get_flags (self->snapshot) : SIM_NORMALIZE_DEFAULT;
   sim_exclude_apply (report, &exclusions, NULL);
   if (self->report != report)
     {
@@ -386,7 +444,7 @@ sim_window_show_report (SimWindow *self,
 
       if (src->n_segments == 0)
         break;
-      gtk_list_box_append (self->sources_list, make_source_row (src, i + 1));
+      gtk_list_box_append (self->sources_list, make_source_row (self, src, i + 1));
     }
   sim_chart_set_report (self->chart, report);
   clear_source_pane (self);
@@ -808,6 +866,68 @@ on_compare_a_response (GtkNativeDialog *dialog,
       gtk_native_dialog_show (GTK_NATIVE_DIALOG (next));
     }
   g_object_unref (dialog);
+}
+
+/* ------------------------------------------------------------ template */
+
+void
+sim_window_set_template (SimWindow  *self,
+                         const char *name,
+                         const char *text)
+{
+  g_clear_pointer (&self->template_text, g_free);
+  self->template_text = text ? g_strdup (text) : NULL;
+  gtk_label_set_text (self->template_label, text ? name : _("none"));
+  if (self->report != NULL && !self->stale && !self->busy)
+    sim_window_show_report (self, self->report);
+}
+
+static void
+on_template_response (GtkNativeDialog *dialog,
+                      int              response,
+                      SimWindow       *self)
+{
+  g_autoptr(GFile) file = response == GTK_RESPONSE_ACCEPT ? gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog)) : NULL;
+  g_autofree char *path = file ? g_file_get_path (file) : NULL;
+  g_autofree char *text = NULL;
+  g_autoptr(SimReport) report = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_object_unref (dialog);
+  if (path == NULL)
+    return;
+  if (!sim_open_read_file (path, &text, &report, &error) || text == NULL)
+    {
+      if (error == NULL)
+        error = g_error_new_literal (G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED, _("A saved report is no assignment text"));
+      show_error (self, _("The assignment text could not be read"), error);
+      return;
+    }
+  {
+    g_autofree char *name = g_file_get_basename (file);
+
+    sim_window_set_template (self, name, text);
+  }
+}
+
+static void
+choose_template_action (GtkWidget  *widget,
+                        const char *action_name,
+                        GVariant   *parameter)
+{
+  GtkFileChooserNative *dialog = gtk_file_chooser_native_new (_("Choose the Assignment's Own Text"), GTK_WINDOW (widget),
+                                                              GTK_FILE_CHOOSER_ACTION_OPEN, _("_Choose"), _("_Cancel"));
+
+  g_signal_connect (dialog, "response", G_CALLBACK (on_template_response), widget);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
+}
+
+static void
+clear_template_action (GtkWidget  *widget,
+                       const char *action_name,
+                       GVariant   *parameter)
+{
+  sim_window_set_template (SIM_WINDOW (widget), NULL, NULL);
 }
 
 static void
@@ -1457,7 +1577,7 @@ on_chart_segment (SimChart  *chart,
 
 /* The toolbar's choices, kept in GSettings from one start to the next. */
 static const char *const toolbar_keys[] = {
-  "segmentation", "window-size", "fast", "exclude-quotes", "exclude-references", "highlight",
+  "segmentation", "window-size", "fast", "exclude-quotes", "exclude-references", "exclude-small", "highlight",
 };
 
 static gboolean
@@ -1568,6 +1688,8 @@ sim_window_finalize (GObject *object)
   g_free (self->store_path);
   g_clear_object (&self->file);
   g_clear_object (&self->loading);
+  g_array_unref (self->left_out);
+  g_free (self->template_text);
   G_OBJECT_CLASS (sim_window_parent_class)->finalize (object);
 }
 
@@ -1591,6 +1713,8 @@ sim_window_class_init (SimWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SimWindow, stack);
   gtk_widget_class_bind_template_child (widget_class, SimWindow, toast_overlay);
   gtk_widget_class_bind_template_child (widget_class, SimWindow, window_title);
+  gtk_widget_class_bind_template_child (widget_class, SimWindow, template_label);
+  gtk_widget_class_bind_template_child (widget_class, SimWindow, exclude_small_spin);
   gtk_widget_class_bind_template_child (widget_class, SimWindow, recent_section);
   gtk_widget_class_bind_template_child (widget_class, SimWindow, leaflet);
   gtk_widget_class_bind_template_child (widget_class, SimWindow, results_button);
@@ -1625,6 +1749,8 @@ sim_window_class_init (SimWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.export", NULL, export_action);
   gtk_widget_class_install_action (widget_class, "win.save-report", NULL, save_report_action);
   gtk_widget_class_install_action (widget_class, "win.check-class", NULL, check_class_action);
+  gtk_widget_class_install_action (widget_class, "win.choose-template", NULL, choose_template_action);
+  gtk_widget_class_install_action (widget_class, "win.clear-template", NULL, clear_template_action);
   gtk_widget_class_install_action (widget_class, "win.open-recent", "s", open_recent_action);
   gtk_widget_class_install_action (widget_class, "win.reset-choices", NULL, reset_choices_action);
   gtk_widget_class_install_action (widget_class, "win.add-documents", NULL, add_documents_action);
@@ -1657,6 +1783,7 @@ sim_window_init (SimWindow *self)
   gtk_widget_init_template (GTK_WIDGET (self));
   self->selected = -1;
   self->filter = -1;
+  self->left_out = g_array_new (FALSE, FALSE, sizeof (gint64));
   self->settings = g_settings_new ("org.simhound.Simhound");
   g_settings_bind_with_mapping (self->settings, "highlight", self->highlight_dropdown, "selected",
                                 G_SETTINGS_BIND_DEFAULT, nick_to_position, position_to_nick,
@@ -1672,6 +1799,8 @@ sim_window_init (SimWindow *self)
                    G_SETTINGS_BIND_DEFAULT);
   g_signal_connect (self->settings, "changed::exclude-quotes", G_CALLBACK (on_exclusions_changed), self);
   g_signal_connect (self->settings, "changed::exclude-references", G_CALLBACK (on_exclusions_changed), self);
+  g_settings_bind (self->settings, "exclude-small", self->exclude_small_spin, "value", G_SETTINGS_BIND_DEFAULT);
+  g_signal_connect (self->settings, "changed::exclude-small", G_CALLBACK (on_exclusions_changed), self);
   g_signal_connect (self->settings, "changed::fold-traditional", G_CALLBACK (on_fold_changed), self);
 
   /* Colours that read in light and dark styles: translucent level colours. */

@@ -81,4 +81,15 @@ GMenuModel *sim_window_get_recent_menu (SimWindow  *self);
  * offers "Reset to Defaults", the action win.reset-choices). */
 gboolean    sim_window_choices_are_default (SimWindow *self);
 
+/* Counts source @index of the report shown, or leaves it out (a student's
+ * own earlier work), as its tick in the list of sources does; recomputed
+ * without a new lookup. */
+void        sim_window_set_source_counted (SimWindow *self,
+                                           guint      index,
+                                           gboolean   counted);
+/* The assignment's own text (its passages are never flagged), or NULL. */
+void        sim_window_set_template   (SimWindow  *self,
+                                       const char *name,
+                                       const char *text);
+
 G_END_DECLS

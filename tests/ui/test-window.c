@@ -812,6 +812,61 @@ test_window_leaves_out_quotes_without_a_new_check (void **state)
   sim_test_remove_tree (dir);
 }
 
+/* The other exclusions the CLI has, in the app and without a new check:
+ * short passages, a source left out (its tick in the list), and the
+ * assignment's own text. */
+static void
+test_window_leaves_out_short_passages_a_source_and_the_assignment (void **state)
+{
+  g_autofree char *dir = sim_test_make_tmp_dir ();
+  g_autofree char *store = make_store (dir);
+  g_autoptr(GSettings) settings = g_settings_new ("org.simhound.Simhound");
+  SimWindow *window = sim_window_new (NULL, store);
+  SimReport *report;
+  float before;
+  gint lighthouse = -1;
+
+  gtk_window_present (GTK_WINDOW (window));
+  sim_window_set_text (window, OWN EN_COPY " " ZH_COPY);
+  sim_window_check (window);
+  sim_test_spin_until (check_finished, window, 60);
+  report = sim_window_get_report (window);
+  before = sim_report_get_similarity (report);
+  assert_true (before > 0.3);
+
+  /* Both copies are short of 100 words: none is flagged. */
+  g_settings_set_uint (settings, "exclude-small", 100);
+  assert_true (sim_window_get_report (window) == report);
+  assert_float_equal (sim_report_get_similarity (report), 0, 1e-6);
+  assert_false (sim_window_choices_are_default (window));
+  g_settings_reset (settings, "exclude-small");
+  assert_float_equal (sim_report_get_similarity (report), before, 1e-6);
+
+  /* The lighthouse left out: its passage no longer counts, and the JSON
+   * says why; ticked again, it does. */
+  for (guint i = 0; i < sim_report_get_n_sources (report); i++)
+    if (g_str_has_suffix (sim_report_get_source (report, i)->display_path, "lighthouse.txt"))
+      lighthouse = i;
+  assert_true (lighthouse >= 0);
+  sim_window_set_source_counted (window, lighthouse, FALSE);
+  assert_true (sim_report_get_similarity (report) < before - 0.2);
+  {
+    g_autofree char *json = sim_report_to_json (report, NULL, FALSE);
+
+    assert_non_null (strstr (json, "\"reason\":\"source\""));
+  }
+  sim_window_set_source_counted (window, lighthouse, TRUE);
+  assert_float_equal (sim_report_get_similarity (report), before, 1e-6);
+
+  /* The assignment repeats the English sentence: it is never flagged. */
+  sim_window_set_template (window, "assignment.txt", EN_COPY);
+  assert_true (sim_report_get_similarity (report) < before - 0.2);
+  sim_window_set_template (window, NULL, NULL);
+  assert_float_equal (sim_report_get_similarity (report), before, 1e-6);
+  gtk_window_destroy (GTK_WINDOW (window));
+  sim_test_remove_tree (dir);
+}
+
 /* Run in a child as a user who may only read the store (root may write
  * anything, so as root the child runs as nobody): the window checks against
  * it, says it is read-only, and offers no edits. */
@@ -937,6 +992,7 @@ main (int argc, char **argv)
     cmocka_unit_test (test_window_waits_for_another_writer_and_says_so),
     cmocka_unit_test (test_window_uses_a_read_only_store),
     cmocka_unit_test (test_window_leaves_out_quotes_without_a_new_check),
+    cmocka_unit_test (test_window_leaves_out_short_passages_a_source_and_the_assignment),
     cmocka_unit_test (test_export_dialog_names_the_file_by_its_type),
     cmocka_unit_test (test_window_title_names_the_file_and_marks_edits),
     cmocka_unit_test (test_window_fits_640_by_480),
