@@ -125,8 +125,10 @@ tokenize (const SimUnits *units,
 
 typedef struct {
   guint64 token;
-  float   weight;  /* tf * isf */
+  float   weight;    /* tf * isf, for the pair being aligned */
   guint   tf;
+  guint   sentence;
+  guint   word;      /* its side's distinct word */
 } Entry;
 
 typedef struct {
@@ -135,9 +137,24 @@ typedef struct {
   float   norm;
 } Vector;
 
+struct _SimAlignSide {
+  SimAlignText text;
+  GArray      *entries;     /* Entry, each sentence's words sorted, weights 0 */
+  GArray      *vectors;     /* Vector per sentence, norms 0 */
+  guint64     *words;       /* distinct words, sorted */
+  guint       *df;          /* sentences holding each word */
+  guint       *post_first;  /* word w's entries: postings[post_first[w] .. post_first[w + 1]) */
+  guint       *postings;    /* entry indices, in text order */
+  guint        n_words;
+};
+
+/* One side of the pair being aligned: the prepared side's entries and
+ * vectors weighted for this pair, and each word's index on the other side. */
 typedef struct {
-  GArray *entries;  /* Entry */
-  GArray *vectors;  /* Vector per sentence */
+  const SimAlignSide *prepared;
+  GArray             *entries;  /* Entry */
+  GArray             *vectors;  /* Vector */
+  guint              *other;    /* per word: the other side's word, or G_MAXUINT */
 } Side;
 
 static int
@@ -149,17 +166,34 @@ compare_tokens (gconstpointer a,
   return x < y ? -1 : x > y;
 }
 
-/* Each sentence's words, sorted with their counts; document frequencies
- * counted in @df. */
-static void
-side_build (const SimAlignText *text,
-            GHashTable         *df,
-            Side               *side)
-{
-  g_autoptr(GArray) tokens = g_array_new (FALSE, FALSE, sizeof (guint64));
+typedef struct {
+  guint64 token;
+  guint   entry;
+} Occurrence;
 
+static int
+compare_occurrences (gconstpointer a,
+                     gconstpointer b)
+{
+  const Occurrence *x = a, *y = b;
+
+  if (x->token != y->token)
+    return x->token < y->token ? -1 : 1;
+  return x->entry < y->entry ? -1 : x->entry > y->entry;
+}
+
+SimAlignSide *
+sim_align_side_new (const SimAlignText *text)
+{
+  SimAlignSide *side = g_new0 (SimAlignSide, 1);
+  g_autoptr(GArray) tokens = g_array_new (FALSE, FALSE, sizeof (guint64));
+  g_autofree Occurrence *occ = NULL;
+  guint n;
+
+  side->text = *text;
   side->entries = g_array_new (FALSE, FALSE, sizeof (Entry));
   side->vectors = g_array_sized_new (FALSE, TRUE, sizeof (Vector), text->n_sentences);
+  /* Each sentence's words, sorted with their counts. */
   for (guint s = 0; s < text->n_sentences; s++)
     {
       Vector v = { side->entries->len, 0, 0 };
@@ -178,23 +212,148 @@ side_build (const SimAlignText *text,
               continue;
             }
           {
-            Entry e = { t, 0, 1 };
-            gpointer key = GSIZE_TO_POINTER ((gsize) t);
+            Entry e = { t, 0, 1, s, 0 };
 
             g_array_append_val (side->entries, e);
             v.n++;
-            g_hash_table_insert (df, key, GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (df, key)) + 1));
           }
         }
       g_array_append_val (side->vectors, v);
     }
+  /* The distinct words, how many sentences hold each, and where. */
+  n = side->entries->len;
+  occ = g_new (Occurrence, MAX (n, 1));
+  for (guint k = 0; k < n; k++)
+    occ[k] = (Occurrence) { g_array_index (side->entries, Entry, k).token, k };
+  qsort (occ, n, sizeof (Occurrence), compare_occurrences);
+  side->words = g_new (guint64, MAX (n, 1));
+  side->df = g_new (guint, MAX (n, 1));
+  side->post_first = g_new (guint, n + 1);
+  side->postings = g_new (guint, MAX (n, 1));
+  for (guint k = 0; k < n; k++)
+    {
+      if (k == 0 || occ[k].token != occ[k - 1].token)
+        {
+          side->post_first[side->n_words] = k;
+          side->words[side->n_words] = occ[k].token;
+          side->df[side->n_words++] = 0;
+        }
+      side->df[side->n_words - 1]++;
+      side->postings[k] = occ[k].entry;
+      g_array_index (side->entries, Entry, occ[k].entry).word = side->n_words - 1;
+    }
+  side->post_first[side->n_words] = n;
+  return side;
 }
 
+void
+sim_align_side_free (SimAlignSide *side)
+{
+  if (side == NULL)
+    return;
+  g_array_unref (side->entries);
+  g_array_unref (side->vectors);
+  g_free (side->words);
+  g_free (side->df);
+  g_free (side->post_first);
+  g_free (side->postings);
+  g_free (side);
+}
+
+/* Each prepared side's words looked up on the other side, in one merge of
+ * the two sorted word lists. */
+static void
+sides_pair (const SimAlignSide *a,
+            const SimAlignSide *b,
+            Side               *sa,
+            Side               *sb)
+{
+  guint x = 0, y = 0;
+
+  sa->prepared = a;
+  sb->prepared = b;
+  sa->other = g_new (guint, MAX (a->n_words, 1));
+  sb->other = g_new (guint, MAX (b->n_words, 1));
+  while (x < a->n_words || y < b->n_words)
+    {
+      if (y == b->n_words || (x < a->n_words && a->words[x] < b->words[y]))
+        sa->other[x++] = G_MAXUINT;
+      else if (x == a->n_words || b->words[y] < a->words[x])
+        sb->other[y++] = G_MAXUINT;
+      else
+        {
+          sa->other[x] = y;
+          sb->other[y] = x;
+          x++;
+          y++;
+        }
+    }
+}
+
+/* Whether some sentence of A shares enough words with one of B to be a
+ * seed (find_seeds()'s Dice test, which needs no weights, on the same
+ * postings): most pairs of texts that share a phrase stop here. */
+static gboolean
+may_seed (const Side *a,
+          const Side *b)
+{
+  const SimAlignSide *pa = a->prepared, *pb = b->prepared;
+  const guint nb = pb->vectors->len;
+  g_autofree guint *shared = g_new0 (guint, MAX (nb, 1));
+  g_autoptr(GArray) touched = g_array_new (FALSE, FALSE, sizeof (guint));
+  gboolean found = FALSE;
+
+  for (guint i = 0; i < pa->vectors->len && !found; i++)
+    {
+      const Vector *va = &g_array_index (pa->vectors, Vector, i);
+
+      g_array_set_size (touched, 0);
+      for (guint k = va->first; k < va->first + va->n; k++)
+        {
+          const guint w = a->other[g_array_index (pa->entries, Entry, k).word];
+
+          if (w == G_MAXUINT)
+            continue;
+          for (guint p = pb->post_first[w + 1]; p > pb->post_first[w] && pb->post_first[w + 1] - p < MAX_POSTINGS; p--)
+            {
+              const guint j = g_array_index (pb->entries, Entry, pb->postings[p - 1]).sentence;
+
+              if (shared[j]++ == 0)
+                g_array_append_val (touched, j);
+            }
+        }
+      for (guint t = 0; t < touched->len; t++)
+        {
+          const guint j = g_array_index (touched, guint, t);
+          const Vector *vb = &g_array_index (pb->vectors, Vector, j);
+
+          if (2.0 * shared[j] / (va->n + vb->n) > SIM_ALIGN_SEED)
+            found = TRUE;
+          shared[j] = 0;
+        }
+    }
+  return found;
+}
+
+/* The pair's own copies of both sides' entries and vectors, to weigh. */
+static void
+sides_copy (Side *sa,
+            Side *sb)
+{
+  sa->entries = g_array_copy (sa->prepared->entries);
+  sa->vectors = g_array_copy (sa->prepared->vectors);
+  sb->entries = g_array_copy (sb->prepared->entries);
+  sb->vectors = g_array_copy (sb->prepared->vectors);
+}
+
+/* Weights each word by its inverse sentence frequency over both texts. */
 static void
 side_weigh (Side       *side,
-            GHashTable *df,
+            const Side *other,
             guint       n_sentences)
 {
+  const SimAlignSide *p = side->prepared, *q = other->prepared;
+
   for (guint s = 0; s < side->vectors->len; s++)
     {
       Vector *v = &g_array_index (side->vectors, Vector, s);
@@ -203,7 +362,8 @@ side_weigh (Side       *side,
       for (guint i = v->first; i < v->first + v->n; i++)
         {
           Entry *e = &g_array_index (side->entries, Entry, i);
-          const guint f = GPOINTER_TO_UINT (g_hash_table_lookup (df, GSIZE_TO_POINTER ((gsize) e->token)));
+          const guint w = side->other[e->word];
+          const guint f = p->df[e->word] + (w != G_MAXUINT ? q->df[w] : 0);
 
           e->weight = e->tf * logf ((float) (n_sentences + 1) / MAX (f, 1));
           norm += (double) e->weight * e->weight;
@@ -217,6 +377,7 @@ side_clear (Side *side)
 {
   g_clear_pointer (&side->entries, g_array_unref);
   g_clear_pointer (&side->vectors, g_array_unref);
+  g_clear_pointer (&side->other, g_free);
 }
 
 typedef struct {
@@ -224,11 +385,6 @@ typedef struct {
   guint j;      /* sentence of B */
   float cosine;
 } Seed;
-
-typedef struct {
-  guint sentence;
-  float weight;
-} Posting;
 
 /* Best partner first: higher cosine, then nearer the expected sentence. */
 static int
@@ -256,40 +412,20 @@ compare_seeds (gconstpointer a,
   return x->j < y->j ? -1 : x->j > y->j;
 }
 
-/* Sentence pairs similar as bags of words: an inverted index of B's words,
- * so only pairs that share a word are ever scored. */
+/* Sentence pairs similar as bags of words: through B's postings, so only
+ * pairs that share a word are ever scored. */
 static GArray *
 find_seeds (const Side *a,
             const Side *b)
 {
   GArray *seeds = g_array_new (FALSE, FALSE, sizeof (Seed));
-  g_autoptr(GHashTable) heads = g_hash_table_new (NULL, NULL);  /* token -> first posting + 1 */
-  g_autoptr(GArray) postings = g_array_new (FALSE, FALSE, sizeof (Posting));
-  g_autoptr(GArray) next = g_array_new (FALSE, FALSE, sizeof (guint));  /* chain per posting */
+  const SimAlignSide *pb = b->prepared;
   const guint nb = b->vectors->len;
   g_autofree double *dot = g_new0 (double, MAX (nb, 1));
   g_autofree guint *shared = g_new0 (guint, MAX (nb, 1));
   g_autoptr(GArray) touched = g_array_new (FALSE, FALSE, sizeof (guint));
   g_autoptr(GArray) mine = g_array_new (FALSE, FALSE, sizeof (Seed));
   guint expected = 0;
-
-  for (guint j = 0; j < nb; j++)
-    {
-      const Vector *v = &g_array_index (b->vectors, Vector, j);
-
-      for (guint k = v->first; k < v->first + v->n; k++)
-        {
-          const Entry *e = &g_array_index (b->entries, Entry, k);
-          gpointer key = GSIZE_TO_POINTER ((gsize) e->token);
-          const guint head = GPOINTER_TO_UINT (g_hash_table_lookup (heads, key));
-          Posting p = { j, e->weight };
-          guint link = head;
-
-          g_array_append_val (postings, p);
-          g_array_append_val (next, link);
-          g_hash_table_insert (heads, key, GUINT_TO_POINTER (postings->len));
-        }
-    }
 
   for (guint i = 0; i < a->vectors->len; i++)
     {
@@ -301,12 +437,14 @@ find_seeds (const Side *a,
       for (guint k = va->first; k < va->first + va->n; k++)
         {
           const Entry *e = &g_array_index (a->entries, Entry, k);
-          guint p = GPOINTER_TO_UINT (g_hash_table_lookup (heads, GSIZE_TO_POINTER ((gsize) e->token)));
-          guint walked = 0;
+          const guint w = a->other[e->word];
 
-          for (; p != 0 && walked < MAX_POSTINGS; p = g_array_index (next, guint, p - 1), walked++)
+          if (w == G_MAXUINT)
+            continue;
+          /* The last MAX_POSTINGS sentences holding the word, last first. */
+          for (guint p = pb->post_first[w + 1]; p > pb->post_first[w] && pb->post_first[w + 1] - p < MAX_POSTINGS; p--)
             {
-              const Posting *post = &g_array_index (postings, Posting, p - 1);
+              const Entry *post = &g_array_index (b->entries, Entry, pb->postings[p - 1]);
 
               if (shared[post->sentence] == 0)
                 g_array_append_val (touched, post->sentence);
@@ -823,22 +961,44 @@ sim_align (const SimAlignText *a,
            const SimAlignText *b,
            GArray             *out)
 {
-  g_autoptr(GHashTable) df = g_hash_table_new (NULL, NULL);
+  SimAlignSide *pa, *pb;
+
+  if (a->n_sentences == 0 || b->n_sentences == 0)
+    return;
+  pa = sim_align_side_new (a);
+  pb = sim_align_side_new (b);
+  sim_align_sides (pa, pb, out);
+  sim_align_side_free (pa);
+  sim_align_side_free (pb);
+}
+
+void
+sim_align_sides (const SimAlignSide *pa,
+                 const SimAlignSide *pb,
+                 GArray             *out)
+{
+  const SimAlignText *a = &pa->text, *b = &pb->text;
   g_autoptr(GArray) seeds = NULL;
   g_autoptr(GArray) fragments = g_array_new (FALSE, FALSE, sizeof (Fragment));
   g_autoptr(GArray) summaries = g_array_new (FALSE, FALSE, sizeof (Fragment));
   g_autoptr(GArray) kept = g_array_new (FALSE, FALSE, sizeof (SimAlignment));
   Fragment whole_b = { 0 };
-  Side sa, sb;
+  Side sa = { 0 }, sb = { 0 };
 
   if (a->n_sentences == 0 || b->n_sentences == 0)
     return;
   whole_b.b_first = 0;
   whole_b.b_last = b->n_sentences - 1;
-  side_build (a, df, &sa);
-  side_build (b, df, &sb);
-  side_weigh (&sa, df, a->n_sentences + b->n_sentences);
-  side_weigh (&sb, df, a->n_sentences + b->n_sentences);
+  sides_pair (pa, pb, &sa, &sb);
+  if (!may_seed (&sa, &sb))
+    {
+      side_clear (&sa);
+      side_clear (&sb);
+      return;
+    }
+  sides_copy (&sa, &sb);
+  side_weigh (&sa, &sb, a->n_sentences + b->n_sentences);
+  side_weigh (&sb, &sa, a->n_sentences + b->n_sentences);
   seeds = find_seeds (&sa, &sb);
 
   if (seeds->len > 0)

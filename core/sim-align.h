@@ -63,4 +63,20 @@ void sim_align (const SimAlignText *a,
                 const SimAlignText *b,
                 GArray             *out);
 
+/* A text made ready to be aligned with many others: its sentences' words
+ * counted and indexed once (what sim_align() does for each pair). Points
+ * into @text's units and sentences, which must outlive it; read-only once
+ * made, so any number of threads may align with it at once. */
+typedef struct _SimAlignSide SimAlignSide;
+
+SimAlignSide *sim_align_side_new  (const SimAlignText *text);
+void          sim_align_side_free (SimAlignSide       *side);
+
+/* sim_align() of two prepared texts: the same passages. */
+void          sim_align_sides     (const SimAlignSide *a,
+                                   const SimAlignSide *b,
+                                   GArray             *out);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimAlignSide, sim_align_side_free)
+
 G_END_DECLS

@@ -18,6 +18,7 @@ typedef struct {
   SimUnits      units;
   GArray       *sentences;  /* SimSegment */
   SimTextIndex  index;
+  SimAlignSide *align;      /* its sentences' words, for sim_align_sides() */
 } Side;
 
 static gboolean
@@ -45,6 +46,11 @@ side_load (Side              *side,
   sim_text_normalize (side->text, side->len, 0, flags, &side->units);
   sim_segment_split (side->text, side->len, &side->units, mode, window, side->sentences);
   sim_text_index_init (&side->index, side->text, side->len);
+  {
+    const SimAlignText text = { &side->units, (const SimSegment *) side->sentences->data, side->sentences->len, TRUE };
+
+    side->align = sim_align_side_new (&text);
+  }
   return TRUE;
 }
 
@@ -55,6 +61,7 @@ side_clear (Side *side)
   sim_units_clear (&side->units);
   g_clear_pointer (&side->sentences, g_array_unref);
   sim_text_index_clear (&side->index);
+  g_clear_pointer (&side->align, sim_align_side_free);
 }
 
 static SimLevel
@@ -67,23 +74,45 @@ alignment_level (const SimAlignment    *al,
   return al->n_seeds >= 2 ? MAX (level, SIM_LEVEL_MEDIUM) : level;
 }
 
-/* Aligns prepared side A (on its sentences) with B and builds the report:
- * its segments are A's sentences, or its windows in window mode. */
-static SimReport *
-compare_sides (const Side            *sa,
+/* The passages of A that reuse B and are flagged: A's sentences aligned
+ * with B's, less those too weak for a level. */
+static GArray *
+compare_align (const Side            *sa,
                const Side            *sb,
-               const char            *b_name,
-               const SimCheckOptions *options,
-               SimNormalizeFlags      flags,
-               GCancellable          *cancellable,
-               GError               **error)
+               const SimCheckOptions *options)
 {
-  g_autoptr(GArray) found = g_array_new (FALSE, FALSE, sizeof (SimAlignment));
+  GArray *found = g_array_new (FALSE, FALSE, sizeof (SimAlignment));
+  guint kept = 0;
+
+  sim_align_sides (sa->align, sb->align, found);
+  for (guint i = 0; i < found->len; i++)
+    {
+      const SimAlignment *al = &g_array_index (found, SimAlignment, i);
+
+      if (al->n_seeds < 2 && al->similarity < MAX (SIM_COMPARE_MIN_SINGLE, options->medium_threshold))
+        continue;
+      if (alignment_level (al, options) == SIM_LEVEL_LOW)
+        continue;
+      g_array_index (found, SimAlignment, kept++) = *al;
+    }
+  g_array_set_size (found, kept);
+  return found;
+}
+
+/* The report of A against B from @found (compare_align()): its segments
+ * are A's sentences, or its windows in window mode. */
+static SimReport *
+compare_report (const Side            *sa,
+                const Side            *sb,
+                const char            *b_name,
+                const SimCheckOptions *options,
+                SimNormalizeFlags      flags,
+                const GArray          *found)
+{
   g_autoptr(GArray) a_segments = NULL;
   const GArray *segments = sa->sentences;
   SimReportSettings settings = { 0 };
   SimReport *report = NULL;
-  SimAlignText ta, tb;
   guint source, next = 0;
   g_autofree char *title = NULL;
 
@@ -93,16 +122,6 @@ compare_sides (const Side            *sa,
       sim_segment_split (sa->text, sa->len, &sa->units, SIM_SEGMENT_WINDOW, options->window, a_segments);
       segments = a_segments;
     }
-  ta.units = &sa->units;
-  ta.sentences = (const SimSegment *) sa->sentences->data;
-  ta.n_sentences = sa->sentences->len;
-  tb.units = &sb->units;
-  tb.sentences = (const SimSegment *) sb->sentences->data;
-  tb.n_sentences = sb->sentences->len;
-  ta.is_whole = tb.is_whole = TRUE;
-  sim_align (&ta, &tb, found);
-  if (g_cancellable_set_error_if_cancelled (cancellable, error))
-    return NULL;
 
   settings.mode = options->mode == SIM_SEGMENT_WINDOW ? "window" : "sentence";
   settings.window = options->window;
@@ -118,30 +137,20 @@ compare_sides (const Side            *sa,
   title = g_path_get_basename (b_name);
   source = _sim_report_add_source (report, 1, b_name, title);
 
-  {
-    guint kept = 0;
+  for (guint i = 0; i < found->len; i++)
+    {
+      const SimAlignment *al = &g_array_index (found, SimAlignment, i);
+      SimPassage p = { 0 };
 
-    for (guint i = 0; i < found->len; i++)
-      {
-        const SimAlignment *al = &g_array_index (found, SimAlignment, i);
-        SimPassage p = { 0 };
-
-        if (al->n_seeds < 2 && al->similarity < MAX (SIM_COMPARE_MIN_SINGLE, options->medium_threshold))
-          continue;
-        if (alignment_level (al, options) == SIM_LEVEL_LOW)
-          continue;
-        p.start = al->a_start;
-        p.end = al->a_end;
-        p.source = source;
-        p.source_start = al->b_start;
-        p.source_end = al->b_end;
-        p.similarity = al->similarity;
-        p.level = alignment_level (al, options);
-        _sim_report_add_passage (report, &p);
-        g_array_index (found, SimAlignment, kept++) = *al;
-      }
-    g_array_set_size (found, kept);
-  }
+      p.start = al->a_start;
+      p.end = al->a_end;
+      p.source = source;
+      p.source_start = al->b_start;
+      p.source_end = al->b_end;
+      p.similarity = al->similarity;
+      p.level = alignment_level (al, options);
+      _sim_report_add_passage (report, &p);
+    }
 
   /* Each segment takes the passage covering most of it, and the part of B
    * that corresponds to it. */
@@ -266,10 +275,27 @@ sim_compare_run_texts (const SimCompareText  *a,
                        GCancellable          *cancellable,
                        GError               **error)
 {
+  g_autoptr(GArray) found = NULL;
+
   g_return_val_if_fail (a != NULL && b != NULL && options != NULL, NULL);
   if (!sim_check_options_validate (options, error))
     return NULL;
-  return compare_sides (&a->side, &b->side, b->name, options, a->flags, cancellable, error);
+  found = compare_align (&a->side, &b->side, options);
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    return NULL;
+  return compare_report (&a->side, &b->side, b->name, options, a->flags, found);
+}
+
+SimReport *
+sim_compare_shared (const SimCompareText  *a,
+                    const SimCompareText  *b,
+                    const SimCheckOptions *options)
+{
+  g_autoptr(GArray) found = NULL;
+
+  g_return_val_if_fail (a != NULL && b != NULL && options != NULL, NULL);
+  found = compare_align (&a->side, &b->side, options);
+  return found->len > 0 ? compare_report (&a->side, &b->side, b->name, options, a->flags, found) : NULL;
 }
 
 static double

@@ -53,6 +53,12 @@ SimReport      *sim_compare_run_texts (const SimCompareText  *a,
                                        GCancellable          *cancellable,
                                        GError               **error);
 
+/* sim_compare_run_texts(), or NULL when A and B share no passage: most
+ * pairs of a class, which need no report. @options already validated. */
+SimReport      *sim_compare_shared    (const SimCompareText  *a,
+                                       const SimCompareText  *b,
+                                       const SimCheckOptions *options);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimCompareText, sim_compare_text_free)
 
 /* One passage as compare's and cross's JSON give it: {"start", "end",

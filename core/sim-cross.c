@@ -176,7 +176,7 @@ align_worker (gpointer data)
         break;
       if (cross->prepared[pair->a] == NULL || cross->prepared[pair->b] == NULL)
         continue;
-      report = sim_compare_run_texts (cross->prepared[pair->a], cross->prepared[pair->b], cross->options, NULL, NULL);
+      report = sim_compare_shared (cross->prepared[pair->a], cross->prepared[pair->b], cross->options);
       if (report == NULL)
         continue;
       pair->passages = g_array_new (FALSE, FALSE, sizeof (SimPassage));
