@@ -145,6 +145,7 @@ struct _SimAlignSide {
   guint       *df;          /* sentences holding each word */
   guint       *post_first;  /* word w's entries: postings[post_first[w] .. post_first[w + 1]) */
   guint       *postings;    /* entry indices, in text order */
+  guint       *post_sentence; /* the sentence of each posting's entry */
   guint        n_words;
 };
 
@@ -171,65 +172,113 @@ typedef struct {
   guint   entry;
 } Occurrence;
 
-static int
-compare_occurrences (gconstpointer a,
-                     gconstpointer b)
+/* Sorts @n occurrences by token, those of one token in their order: eight
+ * stable counting passes of a byte each, through @tmp. */
+static void
+sort_occurrences (Occurrence *occ,
+                  Occurrence *tmp,
+                  guint       n)
 {
-  const Occurrence *x = a, *y = b;
+  for (guint shift = 0; shift < 64; shift += 8)
+    {
+      guint count[256] = { 0 }, at = 0;
 
-  if (x->token != y->token)
-    return x->token < y->token ? -1 : 1;
-  return x->entry < y->entry ? -1 : x->entry > y->entry;
+      for (guint i = 0; i < n; i++)
+        count[(occ[i].token >> shift) & 0xff]++;
+      if (count[(occ[0].token >> shift) & 0xff] == n)
+        continue;
+      for (guint d = 0; d < 256; d++)
+        {
+          const guint c = count[d];
+
+          count[d] = at;
+          at += c;
+        }
+      for (guint i = 0; i < n; i++)
+        tmp[count[(occ[i].token >> shift) & 0xff]++] = occ[i];
+      memcpy (occ, tmp, n * sizeof (Occurrence));
+    }
+}
+
+/* A sentence's few words: insertion sort. */
+static void
+sort_tokens (guint64 *t,
+             guint    n)
+{
+  if (n > 32)
+    {
+      qsort (t, n, sizeof (guint64), compare_tokens);
+      return;
+    }
+  for (guint i = 1; i < n; i++)
+    {
+      const guint64 x = t[i];
+      guint j = i;
+
+      for (; j > 0 && t[j - 1] > x; j--)
+        t[j] = t[j - 1];
+      t[j] = x;
+    }
 }
 
 SimAlignSide *
 sim_align_side_new (const SimAlignText *text)
 {
   SimAlignSide *side = g_new0 (SimAlignSide, 1);
-  g_autoptr(GArray) tokens = g_array_new (FALSE, FALSE, sizeof (guint64));
+  const guint32 n_units = text->n_sentences > 0
+                            ? text->sentences[text->n_sentences - 1].unit_end - text->sentences[0].unit_start : 0;
+  g_autoptr(GArray) tokens = g_array_sized_new (FALSE, FALSE, sizeof (guint64), n_units / 2 + 16);
+  g_autofree guint *bounds = g_new (guint, text->n_sentences + 1);
   g_autofree Occurrence *occ = NULL;
-  guint n;
+  g_autofree Occurrence *tmp = NULL;
+  Entry *entries;
+  guint n = 0;
 
   side->text = *text;
-  side->entries = g_array_new (FALSE, FALSE, sizeof (Entry));
-  side->vectors = g_array_sized_new (FALSE, TRUE, sizeof (Vector), text->n_sentences);
   /* Each sentence's words, sorted with their counts. */
   for (guint s = 0; s < text->n_sentences; s++)
     {
-      Vector v = { side->entries->len, 0, 0 };
-
-      g_array_set_size (tokens, 0);
+      bounds[s] = tokens->len;
       tokenize (text->units, text->sentences[s].unit_start, text->sentences[s].unit_end, tokens, NULL);
-      if (tokens->len > 1)
-        qsort (tokens->data, tokens->len, sizeof (guint64), compare_tokens);
-      for (guint i = 0; i < tokens->len; i++)
+      sort_tokens (&g_array_index (tokens, guint64, bounds[s]), tokens->len - bounds[s]);
+    }
+  bounds[text->n_sentences] = tokens->len;
+  side->entries = g_array_sized_new (FALSE, FALSE, sizeof (Entry), tokens->len);
+  side->vectors = g_array_sized_new (FALSE, TRUE, sizeof (Vector), text->n_sentences);
+  g_array_set_size (side->entries, tokens->len);
+  g_array_set_size (side->vectors, text->n_sentences);
+  entries = (Entry *) side->entries->data;
+  for (guint s = 0; s < text->n_sentences; s++)
+    {
+      Vector *v = &g_array_index (side->vectors, Vector, s);
+
+      *v = (Vector) { n, 0, 0 };
+      for (guint i = bounds[s]; i < bounds[s + 1]; i++)
         {
           const guint64 t = g_array_index (tokens, guint64, i);
 
-          if (v.n > 0 && g_array_index (side->entries, Entry, side->entries->len - 1).token == t)
+          if (v->n > 0 && entries[n - 1].token == t)
+            entries[n - 1].tf++;
+          else
             {
-              g_array_index (side->entries, Entry, side->entries->len - 1).tf++;
-              continue;
+              entries[n++] = (Entry) { t, 0, 1, s, 0 };
+              v->n++;
             }
-          {
-            Entry e = { t, 0, 1, s, 0 };
-
-            g_array_append_val (side->entries, e);
-            v.n++;
-          }
         }
-      g_array_append_val (side->vectors, v);
     }
+  g_array_set_size (side->entries, n);
   /* The distinct words, how many sentences hold each, and where. */
-  n = side->entries->len;
   occ = g_new (Occurrence, MAX (n, 1));
+  tmp = g_new (Occurrence, MAX (n, 1));
   for (guint k = 0; k < n; k++)
-    occ[k] = (Occurrence) { g_array_index (side->entries, Entry, k).token, k };
-  qsort (occ, n, sizeof (Occurrence), compare_occurrences);
+    occ[k] = (Occurrence) { entries[k].token, k };
+  if (n > 0)
+    sort_occurrences (occ, tmp, n);
   side->words = g_new (guint64, MAX (n, 1));
   side->df = g_new (guint, MAX (n, 1));
   side->post_first = g_new (guint, n + 1);
   side->postings = g_new (guint, MAX (n, 1));
+  side->post_sentence = g_new (guint, MAX (n, 1));
   for (guint k = 0; k < n; k++)
     {
       if (k == 0 || occ[k].token != occ[k - 1].token)
@@ -240,7 +289,8 @@ sim_align_side_new (const SimAlignText *text)
         }
       side->df[side->n_words - 1]++;
       side->postings[k] = occ[k].entry;
-      g_array_index (side->entries, Entry, occ[k].entry).word = side->n_words - 1;
+      side->post_sentence[k] = entries[occ[k].entry].sentence;
+      entries[occ[k].entry].word = side->n_words - 1;
     }
   side->post_first[side->n_words] = n;
   return side;
@@ -257,6 +307,7 @@ sim_align_side_free (SimAlignSide *side)
   g_free (side->df);
   g_free (side->post_first);
   g_free (side->postings);
+  g_free (side->post_sentence);
   g_free (side);
 }
 
@@ -274,25 +325,102 @@ sides_pair (const SimAlignSide *a,
   sb->prepared = b;
   sa->other = g_new (guint, MAX (a->n_words, 1));
   sb->other = g_new (guint, MAX (b->n_words, 1));
-  while (x < a->n_words || y < b->n_words)
+  /* Without branches on the words: a side's index is written until it
+   * moves on, matched or not. */
+  while (x < a->n_words && y < b->n_words)
     {
-      if (y == b->n_words || (x < a->n_words && a->words[x] < b->words[y]))
-        sa->other[x++] = G_MAXUINT;
-      else if (x == a->n_words || b->words[y] < a->words[x])
-        sb->other[y++] = G_MAXUINT;
-      else
-        {
-          sa->other[x] = y;
-          sb->other[y] = x;
-          x++;
-          y++;
-        }
+      const guint64 u = a->words[x], v = b->words[y];
+
+      sa->other[x] = u == v ? y : G_MAXUINT;
+      sb->other[y] = u == v ? x : G_MAXUINT;
+      x += u <= v;
+      y += v <= u;
     }
+  for (; x < a->n_words; x++)
+    sa->other[x] = G_MAXUINT;
+  for (; y < b->n_words; y++)
+    sb->other[y] = G_MAXUINT;
 }
 
-/* Whether some sentence of A shares enough words with one of B to be a
- * seed (find_seeds()'s Dice test, which needs no weights, on the same
- * postings): most pairs of texts that share a phrase stop here. */
+/* The weight of @e, a word of @p, for the pair of @p and @q (@other: @p's
+ * words on @q's side): tf times its inverse sentence frequency over both
+ * texts (@n_sentences). */
+static inline float
+entry_weight (const SimAlignSide *p,
+              const guint        *other,
+              const SimAlignSide *q,
+              const Entry        *e,
+              guint               n_sentences)
+{
+  const guint w = other[e->word];
+  const guint f = p->df[e->word] + (w != G_MAXUINT ? q->df[w] : 0);
+
+  return e->tf * logf ((float) (n_sentences + 1) / MAX (f, 1));
+}
+
+/* The norm side_weigh() gives sentence @s of @side. */
+static float
+sentence_norm (const Side         *side,
+               const SimAlignSide *q,
+               guint               s,
+               guint               n_sentences)
+{
+  const SimAlignSide *p = side->prepared;
+  const Vector *v = &g_array_index (p->vectors, Vector, s);
+  double norm = 0;
+
+  for (guint i = v->first; i < v->first + v->n; i++)
+    {
+      const float w = entry_weight (p, side->other, q, &g_array_index (p->entries, Entry, i), n_sentences);
+
+      norm += (double) w * w;
+    }
+  return sqrt (norm);
+}
+
+/* find_seeds()'s cosine of sentence @i of A and @j of B, from the prepared
+ * sides: the same sum in the same order, over the same capped postings. */
+static double
+seed_cosine (const Side *a,
+             const Side *b,
+             guint       i,
+             guint       j)
+{
+  const SimAlignSide *pa = a->prepared, *pb = b->prepared;
+  const guint n_sentences = pa->vectors->len + pb->vectors->len;
+  const Vector *va = &g_array_index (pa->vectors, Vector, i);
+  const Vector *vb = &g_array_index (pb->vectors, Vector, j);
+  const Entry *eb = &g_array_index (pb->entries, Entry, vb->first);
+  const float na = sentence_norm (a, pb, i, n_sentences), nb = sentence_norm (b, pa, j, n_sentences);
+  double dot = 0;
+  guint y = 0;
+
+  if (na <= 0 || nb <= 0)
+    return 0;
+  for (guint k = va->first; k < va->first + va->n; k++)
+    {
+      const Entry *e = &g_array_index (pa->entries, Entry, k);
+      const guint w = a->other[e->word];
+
+      if (w == G_MAXUINT)
+        continue;
+      /* Both sentences' words are sorted. */
+      while (y < vb->n && eb[y].token < e->token)
+        y++;
+      if (y == vb->n)
+        break;
+      if (eb[y].token == e->token &&
+          vb->first + y >= pb->postings[MAX (pb->post_first[w], (gint64) pb->post_first[w + 1] - MAX_POSTINGS)])
+        dot += (double) entry_weight (pa, a->other, pb, e, n_sentences) *
+               entry_weight (pb, b->other, pa, &eb[y], n_sentences);
+    }
+  return dot / (na * nb);
+}
+
+/* Whether find_seeds() will find a seed: its Dice test (which needs no
+ * weights) on the same postings, then the cosine of the pairs that pass
+ * it, weighed for them alone. Most pairs of texts that share a phrase
+ * stop here, before both texts are weighed. */
 static gboolean
 may_seed (const Side *a,
           const Side *b)
@@ -316,7 +444,7 @@ may_seed (const Side *a,
             continue;
           for (guint p = pb->post_first[w + 1]; p > pb->post_first[w] && pb->post_first[w + 1] - p < MAX_POSTINGS; p--)
             {
-              const guint j = g_array_index (pb->entries, Entry, pb->postings[p - 1]).sentence;
+              const guint j = pb->post_sentence[p - 1];
 
               if (shared[j]++ == 0)
                 g_array_append_val (touched, j);
@@ -327,7 +455,8 @@ may_seed (const Side *a,
           const guint j = g_array_index (touched, guint, t);
           const Vector *vb = &g_array_index (pb->vectors, Vector, j);
 
-          if (2.0 * shared[j] / (va->n + vb->n) > SIM_ALIGN_SEED)
+          if (!found && 2.0 * shared[j] / (va->n + vb->n) > SIM_ALIGN_SEED &&
+              seed_cosine (a, b, i, j) > SIM_ALIGN_SEED)
             found = TRUE;
           shared[j] = 0;
         }
@@ -362,10 +491,8 @@ side_weigh (Side       *side,
       for (guint i = v->first; i < v->first + v->n; i++)
         {
           Entry *e = &g_array_index (side->entries, Entry, i);
-          const guint w = side->other[e->word];
-          const guint f = p->df[e->word] + (w != G_MAXUINT ? q->df[w] : 0);
 
-          e->weight = e->tf * logf ((float) (n_sentences + 1) / MAX (f, 1));
+          e->weight = entry_weight (p, side->other, q, e, n_sentences);
           norm += (double) e->weight * e->weight;
         }
       v->norm = sqrt (norm);
