@@ -46,6 +46,8 @@ SimCompareText *sim_compare_text_new  (const char            *text,
                                        SimNormalizeFlags      flags,
                                        GError               **error);
 void            sim_compare_text_free (SimCompareText        *text);
+/* Its normalised units (sim_text_normalize() with its flags). */
+const SimUnits *sim_compare_text_get_units (const SimCompareText *text);
 /* sim_compare_run() on prepared texts (normalised with A's flags). */
 SimReport      *sim_compare_run_texts (const SimCompareText  *a,
                                        const SimCompareText  *b,

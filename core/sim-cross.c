@@ -14,11 +14,6 @@
 
 typedef struct {
   guint64 hash;
-  guint32 doc;
-} Held;
-
-typedef struct {
-  guint64 hash;
   guint32 start;  /* code points */
   guint32 end;
 } Window;
@@ -31,10 +26,10 @@ typedef struct {
   const SimCheckOptions *options;
   SimNormalizeFlags      flags;
   GCancellable          *cancellable;
-  GArray               **windows;  /* per document: distinct window hashes (guint64) */
-  GArray               **spans;    /* per document: Window, in text order */
+  guint64                doc_mask; /* a window's key: its hash's high bits, the document in these */
+  GArray               **spans;    /* per document: Window (its key as hash), in text order */
   GArray               **common;   /* per document: guint64 start << 32 | end of commonplace windows */
-  SimCompareText       **prepared; /* per document in a candidate pair, else NULL */
+  SimCompareText       **prepared; /* per document, NULL if it has no content */
   gint                   next;     /* work counter */
   GArray                *pairs;    /* SimCrossPair candidates, filled in by the aligners */
 } Cross;
@@ -48,19 +43,52 @@ compare_u64 (const void *a,
   return x < y ? -1 : x > y;
 }
 
-static int
-compare_held (const void *a,
-              const void *b)
+/* A window's SimHash with its bits mixed: near windows have near SimHashes,
+ * and the key keeps only the high bits. */
+static inline guint64
+spread (guint64 h)
 {
-  const Held *x = a, *y = b;
-
-  if (x->hash != y->hash)
-    return x->hash < y->hash ? -1 : 1;
-  return x->doc < y->doc ? -1 : x->doc > y->doc;
+  h ^= h >> 33;
+  h *= G_GUINT64_CONSTANT (0xff51afd7ed558ccd);
+  h ^= h >> 33;
+  h *= G_GUINT64_CONSTANT (0xc4ceb9fe1a85ec53);
+  h ^= h >> 33;
+  return h;
 }
 
+/* Sorts @n keys in place: least significant 16 bits first, four passes
+ * through @tmp (room for @n), each a counting sort. */
 static void
-fingerprint_worker (gpointer data)
+sort_keys (guint64 *keys,
+           guint64 *tmp,
+           gsize    n)
+{
+  g_autofree gsize *count = g_new (gsize, 1 << 16);
+
+  for (guint shift = 0; shift < 64; shift += 16)
+    {
+      gsize at = 0;
+
+      memset (count, 0, sizeof (gsize) << 16);
+      for (gsize i = 0; i < n; i++)
+        count[(keys[i] >> shift) & 0xffff]++;
+      for (guint d = 0; d < 1 << 16; d++)
+        {
+          const gsize c = count[d];
+
+          count[d] = at;
+          at += c;
+        }
+      for (gsize i = 0; i < n; i++)
+        tmp[count[(keys[i] >> shift) & 0xffff]++] = keys[i];
+      memcpy (keys, tmp, n * sizeof (guint64));
+    }
+}
+
+/* Each document prepared for comparison, and its windows' keys from the
+ * same units. */
+static void
+document_worker (gpointer data)
 {
   Cross *cross = data;
   g_autoptr(SimFingerprinter) fp = sim_fingerprinter_new (cross->flags);
@@ -69,50 +97,29 @@ fingerprint_worker (gpointer data)
 
   while ((i = g_atomic_int_add (&cross->next, 1)) < (gint) cross->n)
     {
-      GArray *hashes = g_array_new (FALSE, FALSE, sizeof (guint64));
+      const SimUnits *units;
+      Window *spans;
 
       if (g_cancellable_is_cancelled (cross->cancellable))
         break;
-      g_array_set_size (anchors, 0);
-      {
-        const SimUnits *units = sim_fingerprinter_load (fp, cross->texts[i], cross->lens[i]);
-        GArray *spans = g_array_sized_new (FALSE, FALSE, sizeof (Window), 0);
-
-        sim_fingerprinter_windows (fp, TRUE, anchors);
-        for (guint k = 0; k < anchors->len; k++)
-          {
-            const SimAnchor *an = &g_array_index (anchors, SimAnchor, k);
-            Window w = { an->simhash, units->src_start[an->unit_start], sim_units_get_end (units, an->unit_end - 1) };
-
-            g_array_append_val (hashes, an->simhash);
-            g_array_append_val (spans, w);
-          }
-        cross->spans[i] = spans;
-      }
-      /* Each window counts once per document. */
-      g_array_sort (hashes, compare_u64);
-      {
-        guint w = 0;
-
-        for (guint k = 0; k < hashes->len; k++)
-          if (k == 0 || g_array_index (hashes, guint64, k) != g_array_index (hashes, guint64, w - 1))
-            g_array_index (hashes, guint64, w++) = g_array_index (hashes, guint64, k);
-        g_array_set_size (hashes, w);
-      }
-      cross->windows[i] = hashes;
-    }
-}
-
-/* Prepares every document that takes part in a candidate pair, once. */
-static void
-prepare_worker (gpointer data)
-{
-  Cross *cross = data;
-  gint i;
-
-  while ((i = g_atomic_int_add (&cross->next, 1)) < (gint) cross->n)
-    if (cross->prepared[i] == GINT_TO_POINTER (1))
       cross->prepared[i] = sim_compare_text_new (cross->texts[i], cross->lens[i], cross->names[i], cross->flags, NULL);
+      if (cross->prepared[i] == NULL)
+        continue;
+      units = sim_compare_text_get_units (cross->prepared[i]);
+      g_array_set_size (anchors, 0);
+      sim_fingerprinter_load_units (fp, units);
+      sim_fingerprinter_windows (fp, TRUE, anchors);
+      cross->spans[i] = g_array_sized_new (FALSE, FALSE, sizeof (Window), anchors->len);
+      g_array_set_size (cross->spans[i], anchors->len);
+      spans = (Window *) cross->spans[i]->data;
+      for (guint k = 0; k < anchors->len; k++)
+        {
+          const SimAnchor *an = &g_array_index (anchors, SimAnchor, k);
+
+          spans[k] = (Window) { (spread (an->simhash) & ~cross->doc_mask) | i,
+                                units->src_start[an->unit_start], sim_units_get_end (units, an->unit_end - 1) };
+        }
+    }
 }
 
 /* Characters covered by the union of [starts[i], ends[i]). */
@@ -218,104 +225,87 @@ clear_pair (gpointer data)
   g_clear_pointer (&((SimCrossPair *) data)->passages, g_array_unref);
 }
 
-GArray *
-sim_cross_run (const char *const     *texts,
-               const gsize           *lens,
-               const char *const     *names,
-               guint                  n,
-               const SimCheckOptions *options,
-               SimNormalizeFlags      flags,
-               GCancellable          *cancellable,
-               GError               **error)
+/* The windows held by two to @max_holders documents make candidate pairs
+ * (those sharing SIM_CROSS_MIN_SHARED of them, as SimCrossPair in
+ * @pairs); those held by more are commonplaces, kept as spans of each
+ * document's text in cross->common. Frees the spans. */
+static void
+find_candidates (Cross  *cross,
+                 guint   max_holders,
+                 GArray *pairs)
 {
-  Cross cross = { .texts = texts, .lens = lens, .names = names, .n = n, .options = options,
-                  .flags = flags, .cancellable = cancellable };
-  g_autoptr(GArray) held = g_array_new (FALSE, FALSE, sizeof (Held));
+  const guint n = cross->n;
+  const guint64 doc_mask = cross->doc_mask;
   g_autoptr(GArray) shared = g_array_new (FALSE, FALSE, sizeof (guint64));
   g_autoptr(GArray) commonplaces = g_array_new (FALSE, FALSE, sizeof (guint64));
-  const guint max_holders = MIN (SIM_CROSS_MAX_HOLDERS, MAX (2, n / 4));
-  GArray *pairs = g_array_new (FALSE, TRUE, sizeof (SimCrossPair));
-  const guint n_threads = options->n_threads ? options->n_threads : sim_parallel_default_threads ();
-  g_array_set_clear_func (pairs, clear_pair);
-  if (!sim_check_options_validate (options, error))
-    {
-      g_array_unref (pairs);
-      return NULL;
-    }
+  g_autofree guint64 *keys = NULL;
+  g_autofree guint64 *tmp = NULL;
+  gsize n_keys = 0, w = 0;
 
-  /* 1. Each document's distinct windows. */
-  cross.windows = g_new0 (GArray *, MAX (n, 1));
-  cross.spans = g_new0 (GArray *, MAX (n, 1));
-  cross.common = g_new0 (GArray *, MAX (n, 1));
-  sim_parallel_run (n_threads, fingerprint_worker, &cross);
+  /* Every window's key, sorted: a window's holders are a run of keys. */
   for (guint i = 0; i < n; i++)
-    if (cross.windows[i] != NULL)
-      for (guint k = 0; k < cross.windows[i]->len; k++)
-        {
-          Held h = { g_array_index (cross.windows[i], guint64, k), i };
-
-          g_array_append_val (held, h);
-        }
+    n_keys += cross->spans[i] ? cross->spans[i]->len : 0;
+  keys = g_new (guint64, MAX (n_keys, 1));
+  n_keys = 0;
   for (guint i = 0; i < n; i++)
-    if (cross.windows[i] != NULL)
-      g_array_unref (cross.windows[i]);
-  g_free (cross.windows);
-  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    for (guint k = 0; cross->spans[i] && k < cross->spans[i]->len; k++)
+      keys[n_keys++] = g_array_index (cross->spans[i], Window, k).hash;
+  tmp = g_new (guint64, MAX (n_keys, 1));
+  sort_keys (keys, tmp, n_keys);
+  g_clear_pointer (&tmp, g_free);
+  /* Each window counts once per document. */
+  for (gsize i = 0; i < n_keys; i++)
+    if (w == 0 || keys[i] != keys[w - 1])
+      keys[w++] = keys[i];
+  n_keys = w;
+  for (gsize i = 0; i < n_keys;)
     {
-      g_array_unref (pairs);
-      return NULL;
-    }
+      const guint64 hash = keys[i] & ~doc_mask;
+      gsize j = i;
 
-  /* 2. Documents holding the same window: candidate pairs, counted by
-   * sorting the pair of every shared window. */
-  g_array_sort (held, compare_held);
-  for (guint i = 0; i < held->len;)
-    {
-      guint j = i;
-
-      while (j < held->len && g_array_index (held, Held, j).hash == g_array_index (held, Held, i).hash)
+      while (j < n_keys && (keys[j] & ~doc_mask) == hash)
         j++;
       if (j - i > max_holders)
-        {
-          const guint64 hash = g_array_index (held, Held, i).hash;
-
-          g_array_append_val (commonplaces, hash);
-        }
+        g_array_append_val (commonplaces, hash);
       else if (j - i >= 2)
-        for (guint x = i; x < j; x++)
-          for (guint y = x + 1; y < j; y++)
+        for (gsize x = i; x < j; x++)
+          for (gsize y = x + 1; y < j; y++)
             {
-              const guint64 k = (guint64) g_array_index (held, Held, x).doc << 32 | g_array_index (held, Held, y).doc;
+              const guint64 k = (keys[x] & doc_mask) << 32 | (keys[y] & doc_mask);
 
               g_array_append_val (shared, k);
             }
       i = j;
     }
-  g_clear_pointer (&held, g_array_unref);
+  g_clear_pointer (&keys, g_free);
+
   /* Each document's commonplace windows, as spans of its text. */
   for (guint i = 0; i < n; i++)
     {
-      GArray *spans = cross.spans[i];
+      GArray *spans = cross->spans[i];
 
       for (guint k = 0; spans && commonplaces->len > 0 && k < spans->len; k++)
         {
-          const Window *w = &g_array_index (spans, Window, k);
+          const Window *win = &g_array_index (spans, Window, k);
+          const guint64 hash = win->hash & ~doc_mask;
 
-          if (bsearch (&w->hash, commonplaces->data, commonplaces->len, sizeof (guint64), compare_u64))
+          if (bsearch (&hash, commonplaces->data, commonplaces->len, sizeof (guint64), compare_u64))
             {
-              const guint64 span = (guint64) w->start << 32 | w->end;
+              const guint64 span = (guint64) win->start << 32 | win->end;
 
-              if (cross.common[i] == NULL)
-                cross.common[i] = g_array_new (FALSE, FALSE, sizeof (guint64));
-              g_array_append_val (cross.common[i], span);
+              if (cross->common[i] == NULL)
+                cross->common[i] = g_array_new (FALSE, FALSE, sizeof (guint64));
+              g_array_append_val (cross->common[i], span);
             }
         }
-      if (cross.common[i] != NULL)
-        g_array_sort (cross.common[i], compare_u64);
-      g_clear_pointer (&cross.spans[i], g_array_unref);
+      if (cross->common[i] != NULL)
+        g_array_sort (cross->common[i], compare_u64);
+      g_clear_pointer (&cross->spans[i], g_array_unref);
     }
-  g_free (cross.spans);
-  g_array_sort (shared, compare_u64);
+
+  /* The pairs, each as often as the windows it shares. */
+  tmp = g_new (guint64, MAX (shared->len, 1));
+  sort_keys ((guint64 *) shared->data, tmp, shared->len);
   for (guint i = 0; i < shared->len;)
     {
       guint j = i;
@@ -332,27 +322,63 @@ sim_cross_run (const char *const     *texts,
         }
       i = j;
     }
+}
 
-  /* 3. Prepare the texts of the candidates once, then align the pairs, in parallel. */
-  cross.prepared = g_new0 (SimCompareText *, MAX (n, 1));
-  for (guint i = 0; i < pairs->len; i++)
+static void
+cross_clear (Cross *cross)
+{
+  for (guint i = 0; i < cross->n; i++)
     {
-      const SimCrossPair *pair = &g_array_index (pairs, SimCrossPair, i);
-
-      cross.prepared[pair->a] = cross.prepared[pair->b] = GINT_TO_POINTER (1);
+      g_clear_pointer (&cross->spans[i], g_array_unref);
+      g_clear_pointer (&cross->common[i], g_array_unref);
+      g_clear_pointer (&cross->prepared[i], sim_compare_text_free);
     }
-  cross.next = 0;
-  sim_parallel_run (n_threads, prepare_worker, &cross);
+  g_free (cross->spans);
+  g_free (cross->common);
+  g_free (cross->prepared);
+}
+
+GArray *
+sim_cross_run (const char *const     *texts,
+               const gsize           *lens,
+               const char *const     *names,
+               guint                  n,
+               const SimCheckOptions *options,
+               SimNormalizeFlags      flags,
+               GCancellable          *cancellable,
+               GError               **error)
+{
+  Cross cross = { .texts = texts, .lens = lens, .names = names, .n = n, .options = options,
+                  .flags = flags, .cancellable = cancellable };
+  const guint max_holders = MIN (SIM_CROSS_MAX_HOLDERS, MAX (2, n / 4));
+  const guint n_threads = options->n_threads ? options->n_threads : sim_parallel_default_threads ();
+  GArray *pairs;
+
+  if (!sim_check_options_validate (options, error))
+    return NULL;
+  pairs = g_array_new (FALSE, TRUE, sizeof (SimCrossPair));
+  g_array_set_clear_func (pairs, clear_pair);
+
+  /* 1. Each document prepared for alignment, and its windows as keys: the
+   * window's hash with bits spread and its low bits replaced by the
+   * document (two windows whose spread hashes differ only there, one in
+   * 2^40 or more, are taken for one: at worst a pair more to align). */
+  cross.doc_mask = ((guint64) 1 << g_bit_storage (MAX (n, 1))) - 1;
+  cross.spans = g_new0 (GArray *, MAX (n, 1));
+  cross.common = g_new0 (GArray *, MAX (n, 1));
+  cross.prepared = g_new0 (SimCompareText *, MAX (n, 1));
+  sim_parallel_run (n_threads, document_worker, &cross);
+
+  /* 2. Documents holding the same windows: the candidate pairs. */
+  if (!g_cancellable_is_cancelled (cancellable))
+    find_candidates (&cross, max_holders, pairs);
+
+  /* 3. The candidates aligned, in parallel. */
   cross.pairs = pairs;
   cross.next = 0;
-  sim_parallel_run (n_threads, align_worker, &cross);
-  for (guint i = 0; i < n; i++)
-    if (cross.prepared[i] != GINT_TO_POINTER (1))
-      sim_compare_text_free (cross.prepared[i]);
-  g_free (cross.prepared);
-  for (guint i = 0; i < n; i++)
-    g_clear_pointer (&cross.common[i], g_array_unref);
-  g_free (cross.common);
+  if (!g_cancellable_is_cancelled (cancellable))
+    sim_parallel_run (n_threads, align_worker, &cross);
+  cross_clear (&cross);
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     {
       g_array_unref (pairs);

@@ -314,6 +314,7 @@ sim_fingerprint_simhash (const guint64    *features,
 struct _SimFingerprinter {
   SimNormalizeFlags flags;
   SimUnits          units;
+  const SimUnits   *loaded;      /* &units, or units normalised elsewhere */
   guint64          *features;
   gsize             features_alloc;
   GArray           *all_windows; /* SimAnchor scratch for winnowing */
@@ -330,6 +331,7 @@ sim_fingerprinter_new (SimNormalizeFlags flags)
   init_sign_table ();
   fp->flags = flags;
   sim_units_init (&fp->units);
+  fp->loaded = &fp->units;
   fp->all_windows = g_array_new (FALSE, FALSE, sizeof (SimAnchor));
   fp->deque = g_array_new (FALSE, FALSE, sizeof (guint32));
   fp->cumulative = g_array_new (FALSE, FALSE, sizeof (guint32));
@@ -356,10 +358,17 @@ sim_fingerprinter_load (SimFingerprinter *fp,
                         const char       *text,
                         gssize            len)
 {
-  SimUnits *units = &fp->units;
+  sim_units_reset (&fp->units);
+  sim_text_normalize (text, len, 0, fp->flags, &fp->units);
+  sim_fingerprinter_load_units (fp, &fp->units);
+  return &fp->units;
+}
 
-  sim_units_reset (units);
-  sim_text_normalize (text, len, 0, fp->flags, units);
+void
+sim_fingerprinter_load_units (SimFingerprinter *fp,
+                              const SimUnits   *units)
+{
+  fp->loaded = units;
   if (fp->features_alloc < units->n)
     {
       fp->features_alloc = MAX (units->n, fp->features_alloc * 2);
@@ -367,7 +376,6 @@ sim_fingerprinter_load (SimFingerprinter *fp,
       fp->features = g_new (guint64, fp->features_alloc);
     }
   sim_fingerprint_features (units, fp->features);
-  return units;
 }
 
 const guint64 *
@@ -384,7 +392,7 @@ sim_fingerprinter_windows (SimFingerprinter *fp,
                            gboolean          winnow,
                            GArray           *out)
 {
-  const SimUnits *units = &fp->units;
+  const SimUnits *units = fp->loaded;
   const guint64 *f = fp->features;
   v8s acc[8] = { 0 };
   guint64 sum = 0;

@@ -71,6 +71,10 @@ void              sim_fingerprinter_free         (SimFingerprinter  *fp);
 const SimUnits   *sim_fingerprinter_load         (SimFingerprinter  *fp,
                                                   const char        *text,
                                                   gssize             len);
+/* sim_fingerprinter_load() of units normalised elsewhere with the same
+ * flags (borrowed: they must stay as they are while @fp uses them). */
+void              sim_fingerprinter_load_units   (SimFingerprinter  *fp,
+                                                  const SimUnits    *units);
 const guint64    *sim_fingerprinter_get_features (SimFingerprinter  *fp);
 /* Anchor windows of the loaded text, appended to @out (GArray of SimAnchor):
  * all of them, or only the winnowed ones. */
