@@ -56,32 +56,39 @@ spread (guint64 h)
   return h;
 }
 
-/* Sorts @n keys in place: least significant 16 bits first, four passes
- * through @tmp (room for @n), each a counting sort. */
+/* Sorts @n keys in place: least significant 16 bits first, four stable
+ * counting passes between @keys and @tmp (room for @n). */
 static void
 sort_keys (guint64 *keys,
            guint64 *tmp,
            gsize    n)
 {
-  g_autofree gsize *count = g_new (gsize, 1 << 16);
+  g_autofree guint32 *count = NULL;
+  guint64 *from = keys, *to = tmp;
 
+  if (n < 2)
+    return;
+  g_assert (n < G_MAXUINT32);
+  count = g_new (guint32, 1 << 16);
   for (guint shift = 0; shift < 64; shift += 16)
     {
-      gsize at = 0;
+      guint32 at = 0;
 
-      memset (count, 0, sizeof (gsize) << 16);
+      memset (count, 0, sizeof (guint32) << 16);
       for (gsize i = 0; i < n; i++)
-        count[(keys[i] >> shift) & 0xffff]++;
+        count[(from[i] >> shift) & 0xffff]++;
       for (guint d = 0; d < 1 << 16; d++)
         {
-          const gsize c = count[d];
+          const guint32 c = count[d];
 
           count[d] = at;
           at += c;
         }
       for (gsize i = 0; i < n; i++)
-        tmp[count[(keys[i] >> shift) & 0xffff]++] = keys[i];
-      memcpy (keys, tmp, n * sizeof (guint64));
+        to[count[(from[i] >> shift) & 0xffff]++] = from[i];
+      /* An even number of passes: the last lands in @keys. */
+      from = to;
+      to = from == keys ? tmp : keys;
     }
 }
 

@@ -258,7 +258,7 @@ def large(args, pool, held, words, chars):
     print()
 
 
-CLASS_FOLDERS = ("en-news-bbc", "zh-news", "zh-sohu-news", "en-kjv")
+CLASS_FOLDERS = ("en-news-bbc", "zh-news", "zh-sohu-news", "en-kjv", "en-handbook", "en-debref")
 
 
 def make_class(work, texts, n=2000, chars=5000, n_planted=50):
