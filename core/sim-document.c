@@ -11,6 +11,8 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 #include <poppler.h>
+#include <cmark-gfm.h>
+#include <cmark-gfm-core-extensions.h>
 
 #include "sim-document.h"
 #include "sim-error.h"
@@ -237,6 +239,25 @@ name_in (const xmlChar      *name,
   return FALSE;
 }
 
+/* A footnote's link back to the text (cmark-gfm's and GitHub's ↩, pandoc's
+ * footnote-back) is navigation, like a menu. */
+static gboolean
+is_backlink (xmlNode *n)
+{
+  xmlChar *klass;
+  gboolean back;
+
+  if (g_ascii_strcasecmp ((const char *) n->name, "a") != 0)
+    return FALSE;
+  if (xmlHasProp (n, (const xmlChar *) "data-footnote-backref"))
+    return TRUE;
+  klass = xmlGetProp (n, (const xmlChar *) "class");
+  back = klass != NULL && (g_str_equal ((const char *) klass, "footnote-backref") ||
+                           g_str_equal ((const char *) klass, "footnote-back"));
+  xmlFree (klass);
+  return back;
+}
+
 static void
 html_walk (Out       *out,
            xmlNode   *node,
@@ -262,7 +283,7 @@ html_walk (Out       *out,
         }
       if (n->type != XML_ELEMENT_NODE)
         continue;
-      if (name_in (n->name, dropped))
+      if (name_in (n->name, dropped) || is_backlink (n))
         continue;
       if (g_ascii_strcasecmp ((const char *) n->name, "br") == 0)
         {
@@ -737,44 +758,47 @@ extract_pdf (const char  *data,
 
 /* ------------------------------------------------------------- Markdown */
 
-static char *
-extract_markdown (const char *text,
-                  gsize      *out_len)
+static gpointer
+markdown_register (gpointer data)
 {
-  static const struct { const char *pattern; const char *replacement; } rules[] = {
-    { "^[ \\t]*(```|~~~).*$", "" },                                 /* code fences */
-    { "^[ \\t]{0,3}#{1,6}[ \\t]+(.*?)[ \\t#]*$", "\\1" },           /* headings */
-    { "^[ \\t]{0,3}(-{3,}|\\*{3,}|_{3,})[ \\t]*$", "" },            /* rules */
-    { "^[ \\t]{0,3}\\[[^\\]]+\\]:[ \\t]+\\S.*$", "" },              /* link definitions */
-    { "^[ \\t]*(>[ \\t]?)+", "" },                                  /* block quotes */
-    { "^[ \\t]*([-*+]|\\d{1,9}[.)])[ \\t]+(\\[[ xX]\\][ \\t]+)?", "" }, /* list items */
-    { "!\\[([^\\]]*)\\]\\([^)]*\\)", "\\1" },                      /* images: their text */
-    { "\\[([^\\]]+)\\]\\([^)]*\\)", "\\1" },                       /* links: their text */
-    { "\\[([^\\]]+)\\]\\[[^\\]]*\\]", "\\1" },
-    { "(\\*\\*|__)(?=\\S)(.+?)(?<=\\S)\\1", "\\2" },               /* strong */
-    { "(?<![\\w*])\\*(?=\\S)(.+?)(?<=\\S)\\*(?![\\w*])", "\\1" },  /* emphasis */
-    { "(?<!\\w)_(?=\\S)(.+?)(?<=\\S)_(?!\\w)", "\\1" },
-    { "~~(.+?)~~", "\\1" },
-    { "`+([^`]+)`+", "\\1" },                                      /* code spans */
-    { "</?[A-Za-z][^>\\n]*>", "" },                                 /* inline HTML */
-  };
-  char *out = g_strdup (text);
+  cmark_gfm_core_extensions_ensure_registered ();
+  return NULL;
+}
 
-  for (guint i = 0; i < G_N_ELEMENTS (rules); i++)
+/* Markdown is rendered to HTML by cmark-gfm (with GitHub's tables, task
+ * lists, strikethrough and footnotes) and read like any page: a block
+ * quotation is a quote, raw HTML keeps only its visible text (html_walk
+ * drops scripts; nothing is displayed, so raw HTML is let through). */
+static char *
+extract_markdown (const char  *text,
+                  gsize        len,
+                  const char  *name,
+                  gsize       *out_len,
+                  GError     **error)
+{
+  static GOnce registered = G_ONCE_INIT;
+  static const char *const extensions[] = { "table", "strikethrough", "autolink", "tasklist", NULL };
+  const int options = CMARK_OPT_UNSAFE | CMARK_OPT_FOOTNOTES;
+  cmark_parser *parser;
+  cmark_node *root;
+  char *html, *out;
+
+  g_once (&registered, markdown_register, NULL);
+  parser = cmark_parser_new (options);
+  for (guint i = 0; extensions[i]; i++)
     {
-      g_autoptr(GRegex) re = g_regex_new (rules[i].pattern, G_REGEX_MULTILINE | G_REGEX_OPTIMIZE, 0, NULL);
-      char *next;
+      cmark_syntax_extension *extension = cmark_find_syntax_extension (extensions[i]);
 
-      g_assert (re != NULL);
-      next = g_regex_replace (re, out, -1, 0, rules[i].replacement, 0, NULL);
-      if (next != NULL)
-        {
-          g_free (out);
-          out = next;
-        }
+      if (extension != NULL)
+        cmark_parser_attach_syntax_extension (parser, extension);
     }
-  if (out_len)
-    *out_len = strlen (out);
+  cmark_parser_feed (parser, text, len);
+  root = cmark_parser_finish (parser);
+  html = cmark_render_html (root, options, cmark_parser_get_syntax_extensions (parser));
+  cmark_node_free (root);
+  cmark_parser_free (parser);
+  out = extract_html (html, strlen (html), name, out_len, error);
+  free (html); /* cmark's default allocator */
   return out;
 }
 
@@ -849,6 +873,7 @@ sim_document_extract (const char  *data,
   const SimFormat format = sim_document_detect (data, len, name);
   g_autofree char *text = NULL;
   gsize text_len = 0;
+  guint repaired = 0; /* by decoding before extraction */
 
   quiet_libxml ();
   if (out_format)
@@ -861,9 +886,10 @@ sim_document_extract (const char  *data,
       return sim_text_decode (data, len, name, out_len, out_n_repaired, error);
     case SIM_FORMAT_MARKDOWN:
       {
-        g_autofree char *plain = sim_text_decode (data, len, name, NULL, out_n_repaired, error);
+        g_autofree char *plain = sim_text_decode (data, len, name, &text_len, &repaired, error);
 
-        return plain ? extract_markdown (plain, out_len) : NULL;
+        text = plain ? extract_markdown (plain, text_len, name, &text_len, error) : NULL;
+        break;
       }
     case SIM_FORMAT_HTML:
       text = extract_html (data, len, name, &text_len, error);
@@ -883,7 +909,13 @@ sim_document_extract (const char  *data,
   if (text == NULL)
     return NULL;
   /* The libraries give UTF-8; a damaged file may still hold odd bytes or NULs. */
-  return sim_text_decode (text, text_len, name, out_len, out_n_repaired, error);
+  {
+    char *decoded = sim_text_decode (text, text_len, name, out_len, out_n_repaired, error);
+
+    if (decoded != NULL && out_n_repaired)
+      *out_n_repaired += repaired;
+    return decoded;
+  }
 }
 
 char *

@@ -5,8 +5,10 @@
  * damaged, encrypted, scanned and bomb files are refused with a clear error;
  * and one essay checks alike whatever format it comes in.
  *
- * The DOCX, ODT and PDF fixtures are made here: zips with libarchive, PDFs
- * with cairo and Pango (as the PDF export does), so no office suite is needed.
+ * Most DOCX, ODT and PDF fixtures are made here (zips with libarchive, PDFs
+ * with cairo and Pango, as the PDF export does) to hold exactly the case a
+ * test needs; tests/data/office holds one essay as LibreOffice and pandoc
+ * write it.
  */
 #include "config.h"
 
@@ -361,11 +363,15 @@ test_markdown_markup_dropped (void **state)
 {
   g_autofree char *path = sim_test_write_file (*state, "notes.md",
     "# The Keeper\n\nHe **climbed** the *spiral* stairs, see [the map](http://x.org/m) and `lamp`, "
-    "not snake_case_name.\n\n> quoted\n- item\n", -1);
+    "not snake_case_name.\n\n> quoted\n- item\n\n| Year | Lamp |\n|---|---|\n| 1881 | oil |\n\n"
+    "<div>Raw <b>bold</b><script>track()</script></div>\n\nA reef[^r].\n\n[^r]: On the charts.\n", -1);
   g_autofree char *text = load (path, SIM_FORMAT_MARKDOWN);
 
+  /* A block quotation is a quote; a table its cells; a footnote's number
+   * stays, its note follows the text without the link back. */
   assert_string_equal (text, "The Keeper\n\nHe climbed the spiral stairs, see the map and lamp, "
-                             "not snake_case_name.\n\nquoted\nitem\n");
+                             "not snake_case_name.\n\n“quoted”\n\nitem\n\nYear Lamp\n1881 oil\n\n"
+                             "Raw bold\n\nA reef1.\n\nOn the charts.\n");
 }
 
 static void
@@ -524,6 +530,94 @@ test_every_format_checks_like_the_text (void **state)
     g_free (files[i]);
 }
 
+/* The same essay saved by LibreOffice as text, DOCX, ODT, PDF and XHTML,
+ * and by pandoc as Markdown (tests/data/office/README.md): each checks
+ * within 3 points of the text, its footnote and table are read, its
+ * references are found, its quotation marked where the format marks it, and
+ * nothing of the office suite's metadata is in the text. */
+static void
+test_office_suite_documents_check_like_the_text (void **state)
+{
+  static const struct { const char *file; SimFormat format; gboolean quote, note; } versions[] = {
+    { "essay.txt", SIM_FORMAT_TEXT, FALSE, FALSE }, /* first: the others are measured against it */
+    { "essay.docx", SIM_FORMAT_DOCX, TRUE, TRUE },
+    { "essay.odt", SIM_FORMAT_ODT, TRUE, TRUE },
+    { "essay.pdf", SIM_FORMAT_PDF, FALSE, TRUE },
+    { "essay.html", SIM_FORMAT_HTML, FALSE, TRUE },
+    { "essay.md", SIM_FORMAT_MARKDOWN, FALSE, TRUE },
+  };
+  const char *data = g_getenv ("SIMHOUND_TEST_DATA");
+  g_autofree char *office = NULL;
+  g_autofree char *docs = g_build_filename (*state, "docs", NULL);
+  g_autofree char *store = g_build_filename (*state, "store.db", NULL);
+  g_autofree char *source = NULL;
+  g_autofree char *copy = NULL;
+  g_autoptr(SimCorpus) corpus = NULL;
+  g_autoptr(SimCorpusSnapshot) snapshot = NULL;
+  g_autoptr(SimImportResult) result = NULL;
+  const char *paths[] = { docs, NULL };
+  SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
+  double base = -1;
+
+  if (data == NULL)
+    fail_msg ("SIMHOUND_TEST_DATA is not set: run the tests through meson");
+  office = g_build_filename (data, "office", NULL);
+  source = g_build_filename (office, "source.txt", NULL);
+  copy = g_build_filename (docs, "source.txt", NULL);
+  assert_int_equal (g_mkdir_with_parents (docs, 0700), 0);
+  {
+    g_autofree char *contents = NULL;
+    gsize len = 0;
+
+    assert_true (g_file_get_contents (source, &contents, &len, NULL));
+    assert_true (g_file_set_contents (copy, contents, len, NULL));
+  }
+  corpus = sim_corpus_open (store, FALSE, NULL);
+  result = sim_corpus_add (corpus, paths, NULL, NULL, NULL, NULL);
+  assert_int_equal (result->n_added, 1);
+  snapshot = sim_corpus_ref_snapshot (corpus);
+  for (guint i = 0; i < G_N_ELEMENTS (versions); i++)
+    {
+      g_autofree char *path = g_build_filename (office, versions[i].file, NULL);
+      g_autoptr(GError) error = NULL;
+      SimFormat format = SIM_FORMAT_TEXT;
+      gsize len = 0;
+      g_autofree char *text = sim_document_load (path, &format, &len, NULL, &error);
+      g_autoptr(SimReport) report = NULL;
+      const SimRatios *ratios;
+      double similarity;
+
+      if (text == NULL)
+        fail_msg ("%s: %s", versions[i].file, error->message);
+      assert_int_equal (format, versions[i].format);
+      assert_non_null (strstr (text, "Lamp lit by hand"));
+      assert_null (strstr (text, "LibreOffice"));
+      assert_null (strstr (text, "no title specified"));
+      assert_null (strstr (text, "|"));
+      if (versions[i].note && strstr (text, "On charts since 1881.") == NULL)
+        fail_msg ("%s: the footnote is missing", versions[i].file);
+      report = sim_check_run (snapshot, text, len, &options, NULL, NULL, NULL, &error);
+      assert_non_null (report);
+      assert_true (sim_exclude_apply (report, NULL, NULL));
+      similarity = sim_report_get_similarity (report);
+      ratios = sim_report_get_ratios (report);
+      if (base < 0)
+        {
+          base = similarity;
+          assert_true (base > 0.6 && base < 0.95);
+        }
+      else if (fabs (similarity - base) > 0.03)
+        fail_msg ("%s: similarity %.3f, the text's %.3f", versions[i].file, similarity, base);
+      /* The references are copied too: leaving them out lowers the figure. */
+      if (!(ratios->excluding_references < ratios->total - 0.1))
+        fail_msg ("%s: references not found (%.3f of %.3f)", versions[i].file,
+                  ratios->excluding_references, ratios->total);
+      if (versions[i].quote != (ratios->excluding_quotes < ratios->total - 0.05))
+        fail_msg ("%s: the block quotation %s", versions[i].file,
+                  versions[i].quote ? "is not marked" : "is marked where the format does not mark it");
+    }
+}
+
 int
 main (void)
 {
@@ -537,6 +631,7 @@ main (void)
     cmocka_unit_test_setup_teardown (test_pdf_reading_order_without_running_headers, setup, teardown),
     cmocka_unit_test_setup_teardown (test_refused_files_say_why, setup, teardown),
     cmocka_unit_test_setup_teardown (test_every_format_checks_like_the_text, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_office_suite_documents_check_like_the_text, setup, teardown),
   };
 
   return cmocka_run_group_tests_name ("document", tests, NULL, NULL);

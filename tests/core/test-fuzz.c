@@ -352,7 +352,9 @@ test_fuzz_documents (void **state)
   static const char html[] =
     "<!DOCTYPE html><html><head><meta charset=\"gb2312\"><script>x()</script></head><body><nav>m</nav>"
     "<h1>T&amp;t</h1><p>One <b>two</b><br>three</p><pre>  kept  </pre><table><tr><td>a<td>b</table></body></html>";
-  static const char markdown[] = "# Title\n\n**bold** _it_ [l](u) `c` ![i](p)\n> q\n- a\n1. b\n```\ncode\n```\n";
+  static const char markdown[] = "# Title\n\n**bold** _it_ [l](u) `c` ![i](p)\n> q\n- a\n1. b\n```\ncode\n```\n"
+                                  "| a | b |\n|---|:-:|\n| 1 | ~~2~~ |\n\n- [x] t <div>h<script>s</script></div>\n"
+                                  "n[^1] <https://x.org>\n\n[^1]: note\n";
   g_autoptr(GBytes) seeds_docx = zip_bytes (docx);
   g_autoptr(GBytes) seeds_odt = zip_bytes (odt);
   g_autoptr(GBytes) seeds_pdf = pdf_bytes ();
