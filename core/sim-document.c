@@ -765,16 +765,115 @@ markdown_register (gpointer data)
   return NULL;
 }
 
-/* Markdown is rendered to HTML by cmark-gfm (with GitHub's tables, task
- * lists, strikethrough and footnotes) and read like any page: a block
- * quotation is a quote, raw HTML keeps only its visible text (html_walk
- * drops scripts; nothing is displayed, so raw HTML is let through). */
+/* cmark-gfm's time grows with the nesting depth times the inline nodes: a
+ * line nested deeper than any real document (a hostile file) is read as
+ * plain text instead. */
+#define MAX_MARKDOWN_NESTING 32
+
+static gboolean
+markdown_nesting_is_sane (const char *text,
+                          gsize       len)
+{
+  const char *p = text, *end = text + len;
+
+  while (p < end)
+    {
+      guint depth = 0;
+
+      for (;;)
+        {
+          while (p < end && (*p == ' ' || *p == '\t'))
+            p++;
+          if (p < end && *p == '>')
+            p++;
+          else if (p + 1 < end && strchr ("-*+", *p) && (p[1] == ' ' || p[1] == '\t'))
+            p += 2;
+          else if (p < end && g_ascii_isdigit (*p))
+            {
+              const char *q = p;
+
+              while (q < end && g_ascii_isdigit (*q))
+                q++;
+              if (q + 1 < end && (*q == '.' || *q == ')') && (q[1] == ' ' || q[1] == '\t'))
+                p = q + 2;
+              else
+                break;
+            }
+          else
+            break;
+          if (++depth > MAX_MARKDOWN_NESTING)
+            return FALSE;
+        }
+      p = memchr (p, '\n', end - p);
+      p = p ? p + 1 : end;
+    }
+  return TRUE;
+}
+
+/* cmark-gfm holds about 140 bytes per inline node (a hostile "*a *a…"
+ * makes one every 3 bytes), so a large file is read in parts: each ends at
+ * the first blank line outside a code fence after MARKDOWN_PART bytes, or,
+ * where there is none, at a line end or a space before 4 times that. A
+ * link or footnote defined in another part then stays as written. */
+#define MARKDOWN_PART (256u << 10)
+
+static gboolean
+markdown_fence (const char *line,
+                const char *end)
+{
+  for (guint i = 0; i < 3 && line < end && *line == ' '; i++)
+    line++;
+  return end - line >= 3 && (strncmp (line, "```", 3) == 0 || strncmp (line, "~~~", 3) == 0);
+}
+
+static gsize
+markdown_part_end (const char *text,
+                   gsize       len,
+                   gsize       at)
+{
+  const gsize most = at + 4 * MARKDOWN_PART;
+  gboolean fenced = FALSE;
+  gsize p = at, cut;
+
+  if (len - at <= MARKDOWN_PART)
+    return len;
+  while (p < len)
+    {
+      const char *nl = memchr (text + p, '\n', len - p);
+      const gsize line_end = nl ? (gsize) (nl - text) + 1 : len;
+
+      if (line_end > most)
+        break;
+      if (markdown_fence (text + p, text + line_end))
+        fenced = !fenced;
+      else if (!fenced && p - at >= MARKDOWN_PART &&
+               strspn (text + p, " \t\r") == line_end - p - (nl ? 1 : 0))
+        return line_end;
+      p = line_end;
+    }
+  if (p >= len)
+    return len;
+  if (p > at)
+    return p;
+  /* One line longer than a part: cut at a space, or between characters. */
+  for (cut = most; cut > at && text[cut] != ' '; cut--)
+    ;
+  if (cut == at)
+    for (cut = most; (text[cut] & 0xc0) == 0x80; cut--)
+      ;
+  return cut;
+}
+
+/* One part rendered to HTML by cmark-gfm (with GitHub's tables, task lists,
+ * strikethrough and footnotes) and read like any page: a block quotation is
+ * a quote, raw HTML keeps only its visible text (html_walk drops scripts;
+ * nothing is displayed, so raw HTML is let through). */
 static char *
-extract_markdown (const char  *text,
-                  gsize        len,
-                  const char  *name,
-                  gsize       *out_len,
-                  GError     **error)
+markdown_part (const char  *text,
+               gsize        len,
+               const char  *name,
+               gsize       *out_len,
+               GError     **error)
 {
   static GOnce registered = G_ONCE_INIT;
   static const char *const extensions[] = { "table", "strikethrough", "autolink", "tasklist", NULL };
@@ -783,6 +882,11 @@ extract_markdown (const char  *text,
   cmark_node *root;
   char *html, *out;
 
+  if (!markdown_nesting_is_sane (text, len))
+    {
+      *out_len = len;
+      return g_strndup (text, len);
+    }
   g_once (&registered, markdown_register, NULL);
   parser = cmark_parser_new (options);
   for (guint i = 0; extensions[i]; i++)
@@ -800,6 +904,39 @@ extract_markdown (const char  *text,
   out = extract_html (html, strlen (html), name, out_len, error);
   free (html); /* cmark's default allocator */
   return out;
+}
+
+static char *
+extract_markdown (const char  *text,
+                  gsize        len,
+                  const char  *name,
+                  gsize       *out_len,
+                  GError     **error)
+{
+  GString *s = g_string_new (NULL);
+
+  for (gsize at = 0, end; at < len; at = end)
+    {
+      gsize part_len = 0;
+      g_autofree char *part = NULL;
+
+      end = markdown_part_end (text, len, at);
+      if ((part = markdown_part (text + at, end - at, name, &part_len, error)) == NULL)
+        {
+          g_string_free (s, TRUE);
+          return NULL;
+        }
+      /* Parts end at a paragraph: one blank line between them. */
+      if (s->len > 0 && part_len > 0)
+        {
+          while (s->len > 0 && s->str[s->len - 1] == '\n')
+            g_string_truncate (s, s->len - 1);
+          g_string_append (s, "\n\n");
+        }
+      g_string_append_len (s, part, part_len);
+    }
+  *out_len = s->len;
+  return g_string_free (s, FALSE);
 }
 
 /* ---------------------------------------------------------------- .doc */

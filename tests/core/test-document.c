@@ -374,6 +374,45 @@ test_markdown_markup_dropped (void **state)
                              "Raw bold\n\nA reef1.\n\nOn the charts.\n");
 }
 
+/* A large file is read in parts without losing or doubling a paragraph;
+ * nesting deeper than any real document (cmark-gfm's time grows with depth
+ * times inline nodes: minutes for this one) is read as plain text. */
+static void
+test_markdown_large_and_hostile (void **state)
+{
+  g_autoptr(GString) big = g_string_new (NULL);
+  g_autoptr(GString) hostile = g_string_new (NULL);
+  g_autofree char *big_path = NULL, *hostile_path = NULL, *text = NULL, *deep = NULL;
+  const char *at;
+
+  for (guint i = 0; i < 20000; i++)
+    g_string_append_printf (big, i % 7 == 0 ? "> Quoted paragraph %u.\n\n" : "Paragraph **%u** here.\n\n", i);
+  big_path = sim_test_write_file (*state, "big.md", big->str, big->len);
+  text = load (big_path, SIM_FORMAT_MARKDOWN);
+  at = text;
+  for (guint i = 0; i < 20000; i++)
+    {
+      g_autofree char *want = g_strdup_printf (i % 7 == 0 ? "“Quoted paragraph %u.”\n" : "Paragraph %u here.\n", i);
+      const char *found = strstr (at, want);
+
+      if (found != at)
+        fail_msg ("paragraph %u: not next in the text", i);
+      at = found + strlen (want);
+      if (i + 1 < 20000)
+        assert_int_equal (*at++, '\n');
+    }
+  assert_string_equal (at, "");
+
+  for (guint i = 0; i < 100000; i++)
+    g_string_append_c (hostile, '>');
+  g_string_append (hostile, " deep\n");
+  for (guint i = 0; i < 100000; i++)
+    g_string_append (hostile, "*a ");
+  hostile_path = sim_test_write_file (*state, "hostile.md", hostile->str, hostile->len);
+  deep = load (hostile_path, SIM_FORMAT_MARKDOWN);
+  assert_non_null (strstr (deep, "> deep\n*a *a"));
+}
+
 static void
 test_pdf_reading_order_without_running_headers (void **state)
 {
@@ -628,6 +667,7 @@ main (void)
     cmocka_unit_test_setup_teardown (test_block_quotations_are_read_as_quotes, setup, teardown),
     cmocka_unit_test_setup_teardown (test_html_recognised_by_content_and_utf8_without_charset, setup, teardown),
     cmocka_unit_test_setup_teardown (test_markdown_markup_dropped, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_markdown_large_and_hostile, setup, teardown),
     cmocka_unit_test_setup_teardown (test_pdf_reading_order_without_running_headers, setup, teardown),
     cmocka_unit_test_setup_teardown (test_refused_files_say_why, setup, teardown),
     cmocka_unit_test_setup_teardown (test_every_format_checks_like_the_text, setup, teardown),
