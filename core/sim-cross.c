@@ -232,6 +232,124 @@ clear_pair (gpointer data)
   g_clear_pointer (&((SimCrossPair *) data)->passages, g_array_unref);
 }
 
+/* Keys sorted in parts, one part of the documents per worker. */
+typedef struct {
+  Cross    *cross;
+  guint     n_parts;
+  guint64 **keys;    /* per part, sorted */
+  gsize    *n_keys;
+  gint      next;
+} Parts;
+
+static void
+sort_worker (gpointer data)
+{
+  Parts *parts = data;
+  gint p;
+
+  while ((p = g_atomic_int_add (&parts->next, 1)) < (gint) parts->n_parts)
+    {
+      const guint from = (guint64) parts->cross->n * p / parts->n_parts;
+      const guint to = (guint64) parts->cross->n * (p + 1) / parts->n_parts;
+      GArray **spans = parts->cross->spans;
+      g_autofree guint64 *tmp = NULL;
+      guint64 *keys;
+      gsize n = 0;
+
+      for (guint i = from; i < to; i++)
+        n += spans[i] ? spans[i]->len : 0;
+      keys = parts->keys[p] = g_new (guint64, MAX (n, 1));
+      parts->n_keys[p] = n;
+      n = 0;
+      for (guint i = from; i < to; i++)
+        for (guint k = 0; spans[i] && k < spans[i]->len; k++)
+          keys[n++] = g_array_index (spans[i], Window, k).hash;
+      tmp = g_new (guint64, MAX (n, 1));
+      sort_keys (keys, tmp, n);
+    }
+}
+
+/* Every window's key, sorted (a window's holders are then a run of keys),
+ * in @n_threads parts merged. Returns the keys; their number in @out_n. */
+static guint64 *
+sorted_keys (Cross *cross,
+             guint  n_threads,
+             gsize *out_n)
+{
+  Parts parts = { cross, MAX (1, MIN (n_threads, cross->n)) };
+  guint64 *keys;
+  gsize n;
+
+  parts.keys = g_new0 (guint64 *, parts.n_parts);
+  parts.n_keys = g_new0 (gsize, parts.n_parts);
+  sim_parallel_run (parts.n_parts, sort_worker, &parts);
+  keys = parts.keys[0];
+  n = parts.n_keys[0];
+  for (guint p = 1; p < parts.n_parts; p++)
+    {
+      const guint64 *b = parts.keys[p];
+      const gsize nb = parts.n_keys[p];
+      guint64 *merged = g_new (guint64, MAX (n + nb, 1));
+      gsize i = 0, j = 0, k = 0;
+
+      while (i < n && j < nb)
+        merged[k++] = keys[i] <= b[j] ? keys[i++] : b[j++];
+      while (i < n)
+        merged[k++] = keys[i++];
+      while (j < nb)
+        merged[k++] = b[j++];
+      g_free (keys);
+      g_free (parts.keys[p]);
+      keys = merged;
+      n += nb;
+    }
+  g_free (parts.keys);
+  g_free (parts.n_keys);
+  *out_n = n;
+  return keys;
+}
+
+/* A set of a few window hashes (their document bits clear), open
+ * addressing on their high bits; a slot holds hash | 1, 0 when empty. */
+typedef struct {
+  guint64 *slots;
+  guint64  mask;
+} HashSet;
+
+static void
+hash_set_init (HashSet      *set,
+               const GArray *hashes)
+{
+  const gsize size = (gsize) 1 << g_bit_storage (MAX (hashes->len, 8) * 2);
+
+  set->slots = g_new0 (guint64, size);
+  set->mask = size - 1;
+  for (guint i = 0; i < hashes->len; i++)
+    {
+      const guint64 h = g_array_index (hashes, guint64, i);
+      guint64 at = h >> 40;
+
+      while (set->slots[at & set->mask] != 0)
+        at++;
+      set->slots[at & set->mask] = h | 1;
+    }
+}
+
+static inline gboolean
+hash_set_contains (const HashSet *set,
+                   guint64        h)
+{
+  for (guint64 at = h >> 40;; at++)
+    {
+      const guint64 slot = set->slots[at & set->mask];
+
+      if (slot == 0)
+        return FALSE;
+      if (slot == (h | 1))
+        return TRUE;
+    }
+}
+
 /* The windows held by two to @max_holders documents make candidate pairs
  * (those sharing SIM_CROSS_MIN_SHARED of them, as SimCrossPair in
  * @pairs); those held by more are commonplaces, kept as spans of each
@@ -239,6 +357,7 @@ clear_pair (gpointer data)
 static void
 find_candidates (Cross  *cross,
                  guint   max_holders,
+                 guint   n_threads,
                  GArray *pairs)
 {
   const guint n = cross->n;
@@ -247,19 +366,10 @@ find_candidates (Cross  *cross,
   g_autoptr(GArray) commonplaces = g_array_new (FALSE, FALSE, sizeof (guint64));
   g_autofree guint64 *keys = NULL;
   g_autofree guint64 *tmp = NULL;
+  HashSet common_set;
   gsize n_keys = 0, w = 0;
 
-  /* Every window's key, sorted: a window's holders are a run of keys. */
-  for (guint i = 0; i < n; i++)
-    n_keys += cross->spans[i] ? cross->spans[i]->len : 0;
-  keys = g_new (guint64, MAX (n_keys, 1));
-  n_keys = 0;
-  for (guint i = 0; i < n; i++)
-    for (guint k = 0; cross->spans[i] && k < cross->spans[i]->len; k++)
-      keys[n_keys++] = g_array_index (cross->spans[i], Window, k).hash;
-  tmp = g_new (guint64, MAX (n_keys, 1));
-  sort_keys (keys, tmp, n_keys);
-  g_clear_pointer (&tmp, g_free);
+  keys = sorted_keys (cross, n_threads, &n_keys);
   /* Each window counts once per document. */
   for (gsize i = 0; i < n_keys; i++)
     if (w == 0 || keys[i] != keys[w - 1])
@@ -287,6 +397,7 @@ find_candidates (Cross  *cross,
   g_clear_pointer (&keys, g_free);
 
   /* Each document's commonplace windows, as spans of its text. */
+  hash_set_init (&common_set, commonplaces);
   for (guint i = 0; i < n; i++)
     {
       GArray *spans = cross->spans[i];
@@ -296,7 +407,7 @@ find_candidates (Cross  *cross,
           const Window *win = &g_array_index (spans, Window, k);
           const guint64 hash = win->hash & ~doc_mask;
 
-          if (bsearch (&hash, commonplaces->data, commonplaces->len, sizeof (guint64), compare_u64))
+          if (hash_set_contains (&common_set, hash))
             {
               const guint64 span = (guint64) win->start << 32 | win->end;
 
@@ -309,6 +420,7 @@ find_candidates (Cross  *cross,
         g_array_sort (cross->common[i], compare_u64);
       g_clear_pointer (&cross->spans[i], g_array_unref);
     }
+  g_free (common_set.slots);
 
   /* The pairs, each as often as the windows it shares. */
   tmp = g_new (guint64, MAX (shared->len, 1));
@@ -378,7 +490,7 @@ sim_cross_run (const char *const     *texts,
 
   /* 2. Documents holding the same windows: the candidate pairs. */
   if (!g_cancellable_is_cancelled (cancellable))
-    find_candidates (&cross, max_holders, pairs);
+    find_candidates (&cross, max_holders, n_threads, pairs);
 
   /* 3. The candidates aligned, in parallel. */
   cross.pairs = pairs;

@@ -29,18 +29,14 @@ static const char *const own[] = {
   "Every spring the swallows returned to the barn and built their nests under the same wooden beam.",
 };
 
-static void
-test_pairs_that_share_passages_and_only_those (void **state)
-{
-  char *texts[6];
-  gsize lens[6];
-  const char *names[6] = { "a.txt", "b.txt", "c.txt", "d.txt", "e.txt", "f.txt" };
-  SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
-  g_autoptr(GArray) pairs = NULL;
-  g_autoptr(GError) error = NULL;
+static const char *const names[6] = { "a.txt", "b.txt", "c.txt", "d.txt", "e.txt", "f.txt" };
 
-  /* a and c share the English passage, b and d the Chinese one (c's copy is
-   * longer, so it comes first); every essay opens with the same commonplace. */
+/* a and c share the English passage, b and d the Chinese one (c's copy is
+ * longer, so it comes first); every essay opens with the same commonplace. */
+static void
+make_class (char  *texts[6],
+            gsize  lens[6])
+{
   texts[0] = g_strjoin (" ", COMMON, own[0], COPY_EN, own[1], NULL);
   texts[1] = g_strjoin ("", COMMON, " ", own[3], COPY_ZH, NULL);
   texts[2] = g_strjoin (" ", COMMON, own[2], COPY_EN, COPY_EN, NULL);
@@ -49,6 +45,18 @@ test_pairs_that_share_passages_and_only_those (void **state)
   texts[5] = g_strdup ("");  /* no text: in no pair */
   for (guint i = 0; i < 6; i++)
     lens[i] = strlen (texts[i]);
+}
+
+static void
+test_pairs_that_share_passages_and_only_those (void **state)
+{
+  char *texts[6];
+  gsize lens[6];
+  SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
+  g_autoptr(GArray) pairs = NULL;
+  g_autoptr(GError) error = NULL;
+
+  make_class (texts, lens);
   pairs = sim_cross_run ((const char *const *) texts, lens, names, 6, &options, SIM_NORMALIZE_FOLD_T2S, NULL, &error);
   assert_non_null (pairs);
   assert_int_equal (pairs->len, 2);
@@ -88,11 +96,51 @@ test_pairs_that_share_passages_and_only_those (void **state)
     g_free (texts[i]);
 }
 
+/* The windows are sorted in one part per thread and merged: any number of
+ * threads finds the same pairs with the same spans. */
+static void
+test_same_pairs_on_any_number_of_threads (void **state)
+{
+  char *texts[6];
+  gsize lens[6];
+  g_autoptr(GArray) one = NULL;
+
+  make_class (texts, lens);
+  for (guint n_threads = 1; n_threads <= 7; n_threads++)
+    {
+      SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
+      g_autoptr(GArray) pairs = NULL;
+
+      options.n_threads = n_threads;
+      pairs = sim_cross_run ((const char *const *) texts, lens, names, 6, &options, SIM_NORMALIZE_FOLD_T2S, NULL, NULL);
+      assert_non_null (pairs);
+      assert_int_equal (pairs->len, 2);
+      if (one == NULL)
+        {
+          one = g_steal_pointer (&pairs);
+          continue;
+        }
+      for (guint i = 0; i < pairs->len; i++)
+        {
+          const SimCrossPair *p = &g_array_index (pairs, SimCrossPair, i), *q = &g_array_index (one, SimCrossPair, i);
+
+          assert_int_equal (p->a, q->a);
+          assert_int_equal (p->b, q->b);
+          assert_int_equal (p->shared_a, q->shared_a);
+          assert_int_equal (p->shared_b, q->shared_b);
+          assert_int_equal (p->passages->len, q->passages->len);
+        }
+    }
+  for (guint i = 0; i < 6; i++)
+    g_free (texts[i]);
+}
+
 int
 main (void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test (test_pairs_that_share_passages_and_only_those),
+    cmocka_unit_test (test_same_pairs_on_any_number_of_threads),
   };
 
   return cmocka_run_group_tests_name ("cross", tests, NULL, NULL);
