@@ -1087,11 +1087,49 @@ print_usage (FILE *out)
              "Exit codes: 0 done, 1 usage, 2 input or store error, 3 interrupted.\n"));
 }
 
+/* Commands that touch hundreds of MB (a class of 2,000 essays, a large
+ * import) spend a third of their time in the kernel faulting in 4 KB pages.
+ * glibc backs its heaps with transparent huge pages when told so at start-up
+ * (the tunable glibc.malloc.hugetlb=1 only calls madvise: nothing is
+ * reserved), so such a command starts once more with it set. Measured:
+ * `cross` of 2,000 essays 1.86 → 1.43 s, `corpus add` of 10 MB 1.62 →
+ * 1.22 s (tests/bench/RESULTS.md). */
+static void
+restart_with_huge_pages (int    argc,
+                         char **argv)
+{
+#ifdef __GLIBC__
+  const char *tunables = g_getenv ("GLIBC_TUNABLES");
+  g_autofree char *old = g_strdup (tunables);
+  g_autofree char *value = NULL;
+  gboolean heavy = FALSE;
+
+  for (int i = 1; i < argc && !heavy; i++)
+    heavy = g_str_equal (argv[i], "cross") ||
+            (g_str_equal (argv[i], "corpus") && i + 1 < argc &&
+             (g_str_equal (argv[i + 1], "add") || g_str_equal (argv[i + 1], "rebuild")));
+  /* Set already (by the first start, or by the user either way). */
+  if (!heavy || (tunables != NULL && strstr (tunables, "glibc.malloc.hugetlb") != NULL))
+    return;
+  value = old != NULL && *old ? g_strconcat (old, ":glibc.malloc.hugetlb=1", NULL)
+                              : g_strdup ("glibc.malloc.hugetlb=1");
+  if (!g_setenv ("GLIBC_TUNABLES", value, TRUE))
+    return;
+  execv ("/proc/self/exe", argv);
+  /* Could not: go on with small pages. */
+  if (old != NULL)
+    g_setenv ("GLIBC_TUNABLES", old, TRUE);
+  else
+    g_unsetenv ("GLIBC_TUNABLES");
+#endif
+}
+
 int
 main (int argc, char **argv)
 {
   int status;
 
+  restart_with_huge_pages (argc, argv);
   setlocale (LC_ALL, "");
   paper = sim_export_default_paper ();
   /* Installed translations, or the build tree's (SIMHOUND_LOCALEDIR overrides). */
