@@ -507,8 +507,11 @@ _sim_report_finish (SimReport *report)
     }
   g_array_sort (report->passages, compare_passages);
   /* Passages of one source that now overlap are one, and so are passages
-   * next to each other in the article that go on forward in the source,
-   * however far (a summary condenses a source about tenfold). */
+   * next to each other in the article whose source spans lie within ten
+   * times their article length of each other, in either order: a summary
+   * condenses a source about tenfold, and a writer who moves a sentence, or
+   * shuffles phrases, still copied one passage (the source span is then the
+   * union). */
   {
     guint kept = 0;
 
@@ -517,11 +520,15 @@ _sim_report_finish (SimReport *report)
         const SimPassage *p = &g_array_index (report->passages, SimPassage, i);
         SimPassage *last = kept ? &g_array_index (report->passages, SimPassage, kept - 1) : NULL;
 
-        if (last != NULL && last->source == p->source &&
-            (p->start < last->end ||
-             (p->start - last->end <= PASSAGE_ARTICLE_GAP && p->source_start >= last->source_start &&
-              p->source_start <= last->source_end + MAX (PASSAGE_SOURCE_GAP, 10 * (p->end - last->start)))))
+        if (last != NULL && last->source == p->source && p->start < last->end)
           absorb (last, p);
+        else if (last != NULL && last->source == p->source && p->start - last->end <= PASSAGE_ARTICLE_GAP &&
+                 p->source_start <= last->source_end + MAX (PASSAGE_SOURCE_GAP, 10 * (p->end - last->start)) &&
+                 p->source_end + MAX (PASSAGE_SOURCE_GAP, 10 * (p->end - last->start)) >= last->source_start)
+          {
+            absorb (last, p);
+            last->source_start = MIN (last->source_start, p->source_start);
+          }
         else
           g_array_index (report->passages, SimPassage, kept++) = *p;
       }

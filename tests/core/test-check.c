@@ -226,6 +226,44 @@ test_check_reports_a_hard_wrapped_copy_as_one_passage (void **state)
     assert_int_not_equal (sim_report_get_segment (report, i)->level, SIM_LEVEL_LOW);
 }
 
+/* Passages of one source next to each other in the article are one
+ * passage when their source spans lie near each other, in either order (a
+ * writer moved a sentence; random obfuscation shuffles phrases); far apart
+ * in the source, they stay two. */
+static void
+test_report_joins_neighbouring_passages_of_one_source (void **state)
+{
+  static const char text[] = "One two three four five six seven eight nine ten eleven twelve thirteen "
+                             "fourteen fifteen sixteen seventeen eighteen nineteen twenty.";
+  const SimReportSettings settings = { .mode = "sentence", .store = "store.db" };
+  const struct { guint32 start, end, source_start, source_end, n_passages, joined_start, joined_end; } cases[] = {
+    { 40, 80, 150, 199, 1, 150, 230 },  /* before the first in the source, next to it */
+    { 40, 80, 260, 300, 1, 200, 300 },  /* after it: as before */
+    { 40, 80, 5000, 5040, 2, 200, 230 }, /* far away in the source: another passage */
+  };
+
+  (void) state;
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
+    {
+      g_autoptr(SimReport) report = _sim_report_new (text, sizeof text - 1, &settings);
+      const guint source = _sim_report_add_source (report, 1, "/corpus/source.txt", "source");
+      SimPassage first = { 0, 39, source, 200, 230, 0.6f, SIM_LEVEL_MEDIUM, 0, 0 };
+      SimPassage second = { cases[c].start, cases[c].end, source, cases[c].source_start, cases[c].source_end,
+                            0.6f, SIM_LEVEL_MEDIUM, 0, 0 };
+      const SimPassage *p;
+
+      _sim_report_add_passage (report, &first);
+      _sim_report_add_passage (report, &second);
+      _sim_report_finish (report);
+      assert_int_equal (sim_report_get_n_passages (report), cases[c].n_passages);
+      p = sim_report_get_passage (report, 0);
+      assert_int_equal (p->start, 0);
+      assert_int_equal (p->end, cases[c].n_passages == 1 ? 80 : 39);
+      assert_int_equal (p->source_start, cases[c].joined_start);
+      assert_int_equal (p->source_end, cases[c].joined_end);
+    }
+}
+
 static void
 test_check_does_not_flag_a_shared_name (void **state)
 {
@@ -549,6 +587,7 @@ main (void)
     cmocka_unit_test_setup_teardown (test_check_finds_copied_and_edited_sentences, setup, teardown),
     cmocka_unit_test_setup_teardown (test_check_splits_a_copy_run_into_own_words, setup, teardown),
     cmocka_unit_test_setup_teardown (test_check_reports_a_hard_wrapped_copy_as_one_passage, setup, teardown),
+    cmocka_unit_test (test_report_joins_neighbouring_passages_of_one_source),
     cmocka_unit_test (test_check_does_not_flag_a_shared_name),
     cmocka_unit_test_setup_teardown (test_check_window_mode_finds_copies_however_windows_fall, setup, teardown),
     cmocka_unit_test_setup_teardown (test_check_window_mode_works_for_english_papers, setup, teardown),
