@@ -67,7 +67,8 @@ typedef struct {
   char         *text;
   gsize         len;
   SimTextIndex  index;     /* code points of text to bytes */
-  SimUnits      units;
+  guint32       lo, hi;    /* code points the units cover: the candidates' regions and a margin */
+  SimUnits      units;     /* of [lo, hi), offsets into the whole text */
   guint64      *features;
   gboolean      loaded;
 } DocCache;

@@ -264,6 +264,73 @@ test_report_joins_neighbouring_passages_of_one_source (void **state)
     }
 }
 
+/* Only the parts of a source its candidates point into are normalised (a
+ * margin around them): a copy from deep inside a long document still comes
+ * out with its exact source span, and so does a copy from its start. */
+static void
+test_check_finds_copies_anywhere_in_a_long_source (void **state)
+{
+  g_autofree char *dir = sim_test_make_tmp_dir ();
+  g_autofree char *docs = g_build_filename (dir, "docs", NULL);
+  g_autofree char *store = g_build_filename (dir, "store.db", NULL);
+  g_autofree char *path = NULL;
+  const char *paths[] = { docs, NULL };
+  g_autoptr(GString) long_text = g_string_new (NULL);
+  g_autoptr(SimCorpus) corpus = NULL;
+  g_autoptr(SimCorpusSnapshot) snapshot = NULL;
+  g_autoptr(SimImportResult) result = NULL;
+  guint32 copy_from[2], seed = 12345;
+  const guint32 copy_len = 3;
+
+  (void) state;
+  /* 600 sentences of made-up words, about 40,000 characters, none like another. */
+  for (guint i = 0; i < 600; i++)
+    {
+      if (i == 5)
+        copy_from[0] = g_utf8_strlen (long_text->str, -1);
+      if (i == 560)
+        copy_from[1] = g_utf8_strlen (long_text->str, -1);
+      for (guint w = 0; w < 10; w++)
+        {
+          for (guint l = 0; l < 5; l++)
+            {
+              seed = seed * 1103515245u + 12345u;
+              g_string_append_c (long_text, (char) ('a' + (seed >> 16) % 26));
+            }
+          g_string_append (long_text, w < 9 ? " " : ". ");
+        }
+    }
+  path = sim_test_write_file (docs, "long.txt", long_text->str, -1);
+  corpus = sim_corpus_open (store, FALSE, NULL);
+  result = sim_corpus_add (corpus, paths, NULL, NULL, NULL, NULL);
+  assert_int_equal (result->n_added, 1);
+  snapshot = sim_corpus_ref_snapshot (corpus);
+  for (guint c = 0; c < 2; c++)
+    {
+      /* copy_len sentences from copy_from[c], between two of the writer's own. */
+      const char *from = g_utf8_offset_to_pointer (long_text->str, copy_from[c]);
+      const char *to = from;
+      g_autofree char *copy = NULL, *article = NULL, *span = NULL;
+      g_autoptr(SimReport) report = NULL;
+      SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
+      const SimPassage *p;
+
+      for (guint k = 0; k < copy_len; k++)
+        to = strstr (to, ". ") + 2;
+      copy = g_strndup (from, to - 1 - from);
+      article = g_strconcat (OWN_1 " ", copy, " " OWN_1, NULL);
+      report = sim_check_run (snapshot, article, -1, &options, NULL, NULL, NULL, NULL);
+      assert_non_null (report);
+      assert_int_equal (sim_report_get_n_passages (report), 1);
+      p = sim_report_get_passage (report, 0);
+      assert_int_equal (p->start, g_utf8_strlen (OWN_1, -1) + 1);
+      assert_int_equal (p->end, g_utf8_strlen (OWN_1, -1) + 1 + g_utf8_strlen (copy, -1));
+      span = sim_test_span_text (long_text->str, p->source_start, p->source_end);
+      assert_string_equal (span, copy);
+    }
+  sim_test_remove_tree (dir);
+}
+
 static void
 test_check_does_not_flag_a_shared_name (void **state)
 {
@@ -588,6 +655,7 @@ main (void)
     cmocka_unit_test_setup_teardown (test_check_splits_a_copy_run_into_own_words, setup, teardown),
     cmocka_unit_test_setup_teardown (test_check_reports_a_hard_wrapped_copy_as_one_passage, setup, teardown),
     cmocka_unit_test (test_report_joins_neighbouring_passages_of_one_source),
+    cmocka_unit_test (test_check_finds_copies_anywhere_in_a_long_source),
     cmocka_unit_test (test_check_does_not_flag_a_shared_name),
     cmocka_unit_test_setup_teardown (test_check_window_mode_finds_copies_however_windows_fall, setup, teardown),
     cmocka_unit_test_setup_teardown (test_check_window_mode_works_for_english_papers, setup, teardown),
