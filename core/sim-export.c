@@ -82,6 +82,133 @@ run_continues (const SimReport *report,
   return FALSE;
 }
 
+/* A flagged passage as the reports list it: its text, its source's text
+ * as its segments' matches give it (" … " where they skip some), and
+ * whether the two are the same word for word (then the text is not
+ * repeated in the list: the article shows it). */
+#define SOURCE_GAP 8  /* code points between two matches shown as " … " */
+typedef struct {
+  const SimPassage *passage;
+  char             *text;
+  char             *source_text;
+  gboolean          identical;
+  gboolean          excluded;   /* every flagged segment of it is left out */
+} Listed;
+
+static void
+listed_clear (gpointer data)
+{
+  Listed *l = data;
+
+  g_free (l->text);
+  g_free (l->source_text);
+}
+
+/* The letters and digits of @text: spacing, line breaks and punctuation do
+ * not make a copy less word for word. */
+static GString *
+words_of (const char *text)
+{
+  GString *out = g_string_new (NULL);
+
+  for (const char *p = text; *p; p = g_utf8_next_char (p))
+    if (g_unichar_isalnum (g_utf8_get_char (p)))
+      g_string_append_len (out, p, g_utf8_next_char (p) - p);
+  return out;
+}
+
+/* The passages of medium level or higher that hold a segment flagged with
+ * their source, in article order. (element-type Listed) */
+static GArray *
+listed_passages (const SimReport *report)
+{
+  GArray *listed = g_array_new (FALSE, TRUE, sizeof (Listed));
+
+  g_array_set_clear_func (listed, listed_clear);
+  for (guint i = 0; i < sim_report_get_n_passages (report); i++)
+    {
+      const SimPassage *p = sim_report_get_passage (report, i);
+      g_autoptr(GString) source_text = g_string_new (NULL);
+      g_autoptr(GString) words = NULL;
+      Listed l = { p, NULL, NULL, TRUE, TRUE };
+      guint32 last_end = 0;
+      guint n_flagged = 0;
+      gsize n_source_words = 0;
+
+      if (p->level == SIM_LEVEL_LOW)
+        continue;
+      l.text = sim_report_dup_text (report, p->start, p->end);
+      words = words_of (l.text);
+      for (guint k = p->first_segment; k < p->first_segment + p->n_segments; k++)
+        {
+          const SimReportSegment *seg = sim_report_get_segment (report, k);
+          const SimMatch *m = NULL;
+          const char *piece;
+
+          if (seg->level == SIM_LEVEL_LOW || seg->n_matches == 0)
+            continue;
+          /* Listed under the source its flags are coloured by: the same
+           * text found in other sources too is theirs in the JSON. */
+          if (segment_source (report, seg) != p->source)
+            continue;
+          n_flagged++;
+          l.excluded = l.excluded && sim_report_is_segment_excluded (report, k);
+          /* Its best match from the passage's source. */
+          for (guint j = seg->first_match; j < seg->first_match + seg->n_matches && m == NULL; j++)
+            if (sim_report_get_match (report, j)->source == p->source)
+              m = sim_report_get_match (report, j);
+          if (m == NULL || m->excerpt == NULL || (source_text->len > 0 && m->end <= last_end))
+            continue;
+          piece = m->excerpt;
+          if (source_text->len > 0 && m->start < last_end)
+            piece = g_utf8_offset_to_pointer (m->excerpt, MIN ((glong) (last_end - m->start),
+                                                               g_utf8_strlen (m->excerpt, -1)));
+          else if (source_text->len > 0)
+            /* A few characters apart: the letters a match's shingles do not reach. */
+            g_string_append (source_text, m->start > last_end + SOURCE_GAP ? " … " : " ");
+          g_string_append (source_text, piece);
+          last_end = m->end;
+          /* Word for word: each piece of the source is in the passage as it is. */
+          {
+            g_autoptr(GString) piece_words = words_of (piece);
+
+            n_source_words += piece_words->len;
+            l.identical = l.identical && strstr (words->str, piece_words->str) != NULL;
+          }
+        }
+      if (n_flagged == 0)
+        {
+          g_free (l.text);
+          continue;
+        }
+      /* ... and together they are nearly all of it. */
+      l.identical = l.identical && words->len > 0 && n_source_words * 10 >= words->len * 9;
+      l.source_text = g_string_free (g_steal_pointer (&source_text), FALSE);
+      g_array_append_val (listed, l);
+    }
+  return listed;
+}
+
+static guint
+count_identical (GArray *listed)
+{
+  guint n = 0;
+
+  for (guint i = 0; i < listed->len; i++)
+    n += g_array_index (listed, Listed, i).identical;
+  return n;
+}
+
+static char *
+identical_note (guint n_identical)
+{
+  return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                       "%u flagged passage is the text of its source word for word: it is coloured "
+                                       "in the article and not repeated here.",
+                                       "%u flagged passages are the text of their sources word for word: they are "
+                                       "coloured in the article and not repeated here.", n_identical), n_identical);
+}
+
 static char *
 describe_segment (const SimReport        *report,
                   const SimReportSegment *seg)
@@ -175,9 +302,25 @@ sim_export_html (const SimReport *report)
   const guint n_flagged_sources = count_flagged_sources (report);
   g_autoptr(GDateTime) now = g_date_time_new_now_local ();
   g_autofree char *date = g_date_time_format (now, "%Y-%m-%d %H:%M");
+  g_autoptr(GArray) listed = listed_passages (report);
+  g_autofree guint *entry_of = g_new0 (guint, MAX (sim_report_get_n_segments (report), 1));
+  const guint n_identical = count_identical (listed);
   guint32 at = 0;
-  guint number = 0, listed = 0;
+  guint number = 0;
 
+  /* The list's entry (from 1) of each flagged segment's passage; 0: not listed. */
+  for (guint i = 0, n = 0; i < listed->len; i++)
+    {
+      const Listed *l = &g_array_index (listed, Listed, i);
+
+      if (l->identical)
+        continue;
+      n++;
+      for (guint k = l->passage->first_segment; k < l->passage->first_segment + l->passage->n_segments; k++)
+        if (sim_report_get_segment (report, k)->n_matches > 0 &&
+            segment_source (report, sim_report_get_segment (report, k)) == l->passage->source)
+          entry_of[k] = n;
+    }
   g_string_append (out, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">\n<title>");
   if (sim_report_get_name (report))
     {
@@ -309,8 +452,10 @@ sim_export_html (const SimReport *report)
       g_string_append (out, "\">");
       append_escaped (out, inner);
       g_string_append (out, "</mark>");
-      if (!run_continues (report, i))
-        g_string_append_printf (out, "<sup class=\"src\"><a href=\"#f%u\">%u</a></sup>", number, source + 1);
+      if (!run_continues (report, i) && entry_of[i] > 0)
+        g_string_append_printf (out, "<sup class=\"src\"><a href=\"#p%u\">%u</a></sup>", entry_of[i], source + 1);
+      else if (!run_continues (report, i))
+        g_string_append_printf (out, "<sup class=\"src\"><a href=\"#src%u\">%u</a></sup>", source + 1, source + 1);
       at = seg->end;
     }
   {
@@ -320,38 +465,40 @@ sim_export_html (const SimReport *report)
   }
   g_string_append (out, "</div>\n<h2>");
   append_escaped (out, _("Flagged passages and their sources"));
-  g_string_append (out, "</h2>\n<ol>\n");
-  for (guint i = 0; i < sim_report_get_n_segments (report); i++)
+  g_string_append (out, "</h2>\n");
+  if (n_identical > 0)
     {
-      const SimReportSegment *seg = sim_report_get_segment (report, i);
-      const SimMatch *m;
-      const SimReportSource *src;
-      g_autofree char *inner = NULL;
+      g_autofree char *note = identical_note (n_identical);
 
-      if (seg->level == SIM_LEVEL_LOW || seg->n_matches == 0)
+      g_string_append (out, "<p class=\"legend\">");
+      append_escaped (out, note);
+      g_string_append (out, "</p>\n");
+    }
+  g_string_append (out, "<ol>\n");
+  for (guint i = 0, n = 0; i < listed->len; i++)
+    {
+      const Listed *l = &g_array_index (listed, Listed, i);
+      const SimReportSource *src = sim_report_get_source (report, l->passage->source);
+      g_autofree char *similar = NULL;
+
+      if (l->identical)
         continue;
-      m = sim_report_get_match (report, seg->first_match);
-      src = sim_report_get_source (report, m->source);
-      inner = sim_report_dup_text (report, seg->start, seg->end);
-      if (sim_report_is_segment_excluded (report, i))
-        g_string_append_printf (out, "<li id=\"f%u\"><mark class=\"excluded\">", ++listed);
+      if (l->excluded)
+        g_string_append_printf (out, "<li id=\"p%u\"><mark class=\"excluded\">", ++n);
       else
-        g_string_append_printf (out, "<li id=\"f%u\"><mark class=\"c%u\">", ++listed,
-                                (m->source % SIM_SOURCE_N_COLORS) + 1);
-      append_escaped (out, inner);
+        g_string_append_printf (out, "<li id=\"p%u\"><mark class=\"c%u\">", ++n,
+                                (l->passage->source % SIM_SOURCE_N_COLORS) + 1);
+      append_escaped (out, l->text);
       g_string_append_printf (out, "</mark><div class=\"source\"><a href=\"#src%u\">%s %u</a> · ",
-                              m->source + 1, _("Source"), m->source + 1);
-      {
-        g_autofree char *similar = g_strdup_printf (_("%.0f%% similar to the source"), 100 * m->similarity);
-
-        append_escaped (out, similar);
-      }
+                              l->passage->source + 1, _("Source"), l->passage->source + 1);
+      similar = g_strdup_printf (_("%.0f%% similar to the source"), 100 * l->passage->similarity);
+      append_escaped (out, similar);
       g_string_append (out, " · ");
       append_escaped (out, src->title);
       g_string_append (out, " — ");
       append_escaped (out, src->display_path);
       g_string_append (out, "</div><div class=\"excerpt\">");
-      append_escaped (out, m->excerpt);
+      append_escaped (out, l->source_text);
       g_string_append (out, "</div></li>\n");
     }
   g_string_append (out, "</ol>\n</body></html>\n");
@@ -812,31 +959,37 @@ sim_export_pdf_file_on (const SimReport *report,
     }
   }
 
-  /* Every flagged passage and its source. */
+  /* Every flagged passage that is not its source's text word for word, and that text. */
   {
+    g_autoptr(GArray) listed = listed_passages (report);
+    const guint n_identical = count_identical (listed);
     g_autofree char *heading = g_markup_printf_escaped ("<b>%s</b>", _("Flagged passages and their sources"));
     guint number = 0;
 
     pdf_markup (&pdf, heading, "Sans 13");
-    for (guint i = 0; i < sim_report_get_n_segments (report); i++)
+    if (n_identical > 0)
       {
-        const SimReportSegment *seg = sim_report_get_segment (report, i);
-        const SimMatch *m;
-        const SimReportSource *src;
-        g_autofree char *inner = NULL, *item = NULL, *similar = NULL;
+        g_autofree char *note = identical_note (n_identical);
+        g_autofree char *escaped = g_markup_printf_escaped ("<span foreground=\"#555\">%s</span>", note);
 
-        if (seg->level == SIM_LEVEL_LOW || seg->n_matches == 0)
+        pdf_markup (&pdf, escaped, "Sans 8");
+      }
+    for (guint i = 0; i < listed->len; i++)
+      {
+        const Listed *l = &g_array_index (listed, Listed, i);
+        const SimReportSource *src = sim_report_get_source (report, l->passage->source);
+        g_autofree char *item = NULL, *similar = NULL;
+
+        if (l->identical)
           continue;
-        m = sim_report_get_match (report, seg->first_match);
-        src = sim_report_get_source (report, m->source);
-        inner = sim_report_dup_text (report, seg->start, seg->end);
-        similar = g_strdup_printf (_("%.0f%% similar to the source"), 100 * m->similarity);
+        similar = g_strdup_printf (_("%.0f%% similar to the source"), 100 * l->passage->similarity);
         item = g_markup_printf_escaped ("%u. <span background=\"%s\">%s</span>\n"
-                                        "<span foreground=\"#555\">%s %u · %s · %s — %s</span>\n%s",
-                                        ++number, sim_report_is_segment_excluded (report, i)
-                                                    ? sim_level_excluded_tint () : sim_source_tint (m->source + 1),
-                                        inner, _("Source"), m->source + 1, similar,
-                                        src->title, src->display_path, m->excerpt);
+                                        "<span foreground=\"#555\">%s %u · %s · %s — %s</span>\n"
+                                        "<span background=\"#f6f5f4\">%s</span>",
+                                        ++number, l->excluded ? sim_level_excluded_tint ()
+                                                              : sim_source_tint (l->passage->source + 1),
+                                        l->text, _("Source"), l->passage->source + 1, similar,
+                                        src->title, src->display_path, l->source_text);
         pdf_markup (&pdf, item, "Sans 9");
       }
   }

@@ -294,6 +294,65 @@ check_long_article_pdf (Fixture  *f,
   }
 }
 
+/* The list of flagged passages, in HTML and PDF: a passage copied word for
+ * word is coloured in the article and only counted in the list; a reworded
+ * one is listed whole, with its source's text beside it, and its number in
+ * the article links to it. */
+static void
+test_list_repeats_only_reworded_passages (void **state)
+{
+  Fixture *f = *state;
+  g_autofree char *docs = g_build_filename (f->dir, "list-docs", NULL);
+  g_autofree char *store = g_build_filename (f->dir, "list.db", NULL);
+  g_autofree char *pdf = g_build_filename (f->dir, "list.pdf", NULL);
+  const char *paths[] = { docs, NULL };
+  const char *harbour = "The old harbour master kept a careful record of every storm that crossed the bay, noting the "
+                        "wind, the tide and the ships that sought shelter behind the long stone breakwater.";
+  const char *reworded = "The old harbour master kept a careful log of every storm that crossed the bay, noting the "
+                         "wind, the tides and the boats that sought shelter behind the long stone breakwater.";
+  g_autofree char *article = g_strconcat ("My own words come first here, they are not copied. " COPIED "\n\n",
+                                          reworded, "\n", NULL);
+  g_autoptr(SimCorpus) corpus = NULL;
+  g_autoptr(SimCorpusSnapshot) snapshot = NULL;
+  g_autoptr(SimImportResult) result = NULL;
+  g_autoptr(SimReport) report = NULL;
+  g_autoptr(GError) error = NULL;
+  SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
+  g_autofree char *html = NULL, *out = NULL, *flat = NULL;
+  const char *list;
+
+  g_free (sim_test_write_file (docs, "lamp.txt", COPIED "\n", -1));
+  g_free (sim_test_write_file (docs, "harbour.txt", harbour, -1));
+  corpus = sim_corpus_open (store, FALSE, NULL);
+  result = sim_corpus_add (corpus, paths, NULL, NULL, NULL, NULL);
+  assert_int_equal (result->n_added, 2);
+  snapshot = sim_corpus_ref_snapshot (corpus);
+  report = sim_check_run (snapshot, article, -1, &options, NULL, NULL, NULL, NULL);
+  assert_non_null (report);
+  assert_int_equal (sim_report_count_level (report, SIM_LEVEL_HIGH) + sim_report_count_level (report, SIM_LEVEL_MEDIUM), 2);
+
+  html = sim_export_html (report);
+  list = strstr (html, "Flagged passages and their sources");
+  assert_non_null (list);
+  assert_non_null (strstr (list, "1 flagged passage is the text of its source word for word"));
+  assert_null (strstr (list, "relied on his lamp"));               /* not repeated */
+  assert_non_null (strstr (list, "<li id=\"p1\">"));
+  assert_null (strstr (list, "<li id=\"p2\">"));
+  assert_non_null (strstr (list, "careful log of every storm"));    /* the article's text */
+  assert_non_null (strstr (list, "careful record of every storm")); /* and the source's */
+  assert_non_null (strstr (html, "href=\"#p1\""));                 /* the number in the article links to it */
+  assert_true (strstr (html, "href=\"#p1\"") < list);
+
+  assert_true (sim_export_pdf_file (report, pdf, &error));
+  flat = pdf_text (pdf, &out);
+  list = strstr (flat, "Flagged passages and their sources");
+  assert_non_null (list);
+  assert_non_null (strstr (flat, "relied on his lamp"));            /* in the article */
+  assert_null (strstr (list, "relied on his lamp"));
+  assert_non_null (strstr (list, "1. The old harbour master kept a careful log"));
+  assert_non_null (strstr (list, "careful record of every storm"));
+}
+
 /* The report names when the corpus last changed: the JSON in ISO 8601,
  * the HTML and PDF as a date (the fixture's corpus was made today). */
 static void
@@ -417,6 +476,7 @@ main (void)
     cmocka_unit_test (test_html_numbers_and_colours_flags_by_source),
     cmocka_unit_test (test_pdf_holds_flagged_segments_and_sources),
     cmocka_unit_test (test_pdf_keeps_every_paragraph_of_a_long_article),
+    cmocka_unit_test (test_list_repeats_only_reworded_passages),
     cmocka_unit_test (test_report_names_the_corpus_last_update),
     cmocka_unit_test (test_saved_report_reopens_identical),
     cmocka_unit_test (test_saved_report_refuses_damaged_files),
