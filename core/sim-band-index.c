@@ -11,8 +11,10 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #ifdef __linux__
 #include <sys/mman.h>
 #endif
@@ -34,6 +36,8 @@ struct _SimBandIndex {
   guint32       *perm;                /* table-0 position -> caller's id, or NULL */
   gboolean       has_popcnt;
   gboolean       mapped;              /* offsets and tables belong to the caller's memory */
+  int            fd;                  /* read from a file: its descriptor (tables NULL), else -1 */
+  goffset        tables_at;           /* where table 0 starts in it */
 };
 
 static inline guint64
@@ -129,6 +133,7 @@ index_new (gsize n_fps,
   SimBandIndex *index = g_new0 (SimBandIndex, 1);
   guint shift = 0;
 
+  index->fd = -1;
   index->n_fps = n_fps;
   index->max_distance = max_distance;
   index->has_popcnt = cpu_has_popcnt ();
@@ -197,6 +202,63 @@ sim_band_index_new_mapped (const guint8 *data,
         if (offsets[k + 1] < offsets[k])
           goto damaged;
     }
+  return index;
+
+damaged:
+  sim_band_index_free (index);
+  return NULL;
+}
+
+/* Reads @len bytes at @offset of @fd; what the file does not hold (it was
+ * cut short) reads as zeros. */
+static void
+read_at (int      fd,
+         gpointer buf,
+         gsize    len,
+         goffset  offset)
+{
+  gsize done = 0;
+
+  while (done < len)
+    {
+      const gssize n = pread (fd, (char *) buf + done, len - done, offset + done);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        break;
+      done += n;
+    }
+  memset ((char *) buf + done, 0, len - done);
+}
+
+SimBandIndex *
+sim_band_index_new_read (int     fd,
+                         goffset offset,
+                         gsize   n_fps)
+{
+  SimBandIndex *index;
+
+  if (fd < 0 || n_fps >= G_MAXUINT32)
+    return NULL;
+  index = index_new (n_fps, 3);
+  index->tables_at = offset + MAPPED_BLOCKS * (MAPPED_BUCKETS + 2) * sizeof (guint32);
+  for (guint b = 0; b < MAPPED_BLOCKS; b++)
+    {
+      guint32 *offsets = g_new (guint32, MAPPED_BUCKETS + 2);
+
+      index->offsets[b] = offsets;
+      read_at (fd, offsets, (MAPPED_BUCKETS + 2) * sizeof (guint32), offset + b * (MAPPED_BUCKETS + 2) * sizeof (guint32));
+      /* As for a mapped index: every read stays inside the tables. */
+      if (offsets[0] != 0 || offsets[MAPPED_BUCKETS] != n_fps)
+        goto damaged;
+      for (guint k = 0; k < MAPPED_BUCKETS; k++)
+        if (offsets[k + 1] < offsets[k])
+          goto damaged;
+    }
+  index->fd = dup (fd);
+  if (index->fd < 0)
+    goto damaged;
   return index;
 
 damaged:
@@ -294,6 +356,8 @@ sim_band_index_free (SimBandIndex *index)
 {
   if (index == NULL)
     return;
+  if (index->fd >= 0)
+    close (index->fd);
   for (guint b = 0; b < index->n_blocks && !index->mapped; b++)
     {
       g_free (index->offsets[b]);
@@ -327,13 +391,28 @@ sim_band_index_get_fps (const SimBandIndex *index)
   return index->perm ? NULL : index->tables[0];
 }
 
+guint64 *
+sim_band_index_dup_fps (const SimBandIndex *index)
+{
+  guint64 *fps = g_new (guint64, MAX (index->n_fps, 1));
+
+  if (index->fd >= 0)
+    read_at (index->fd, fps, index->n_fps * sizeof (guint64), index->tables_at);
+  else if (index->perm != NULL)
+    for (gsize p = 0; p < index->n_fps; p++)
+      fps[index->perm[p]] = index->tables[0][p];
+  else if (index->n_fps > 0)
+    memcpy (fps, index->tables[0], index->n_fps * sizeof (guint64));
+  return fps;
+}
+
 gsize
 sim_band_index_get_memory (const SimBandIndex *index)
 {
   gsize bytes = sizeof *index;
 
   for (guint b = 0; b < index->n_blocks; b++)
-    bytes += (index->mask[b] + 2) * sizeof (guint32) + index->n_fps * sizeof (guint64);
+    bytes += (index->mask[b] + 2) * sizeof (guint32) + (index->tables[b] ? index->n_fps * sizeof (guint64) : 0);
   if (index->perm)
     bytes += index->n_fps * sizeof (guint32);
   return bytes;
@@ -367,6 +446,113 @@ append_ids (const SimBandIndex *index,
       n++;
     }
   return n;
+}
+
+/* An index read from a file: each bucket a lookup scans is read into a
+ * buffer, so a lookup touches no mapped page and the process holds only
+ * the bucket offsets and its buffers, whatever the size of the file. */
+typedef struct {
+  guint64 *data;
+  gsize    size;
+} Buffer;
+
+static const guint64 *
+read_bucket (const SimBandIndex *index,
+             guint               b,
+             guint32             start,
+             guint32             end,
+             Buffer             *buf)
+{
+  const gsize n = end - start;
+
+  if (n > buf->size)
+    {
+      buf->data = g_renew (guint64, buf->data, n);
+      buf->size = n;
+    }
+  read_at (index->fd, buf->data, n * sizeof (guint64),
+           index->tables_at + ((goffset) b * index->n_fps + start) * (goffset) sizeof (guint64));
+  return buf->data;
+}
+
+/* append_ids() with table 0's bucket read from the file. */
+static gsize
+append_ids_read (const SimBandIndex *index,
+                 guint64             fp,
+                 GArray             *out,
+                 Buffer             *buf)
+{
+  const guint64 key = block_key (index, 0, fp);
+  const guint32 start = index->offsets[0][key], n = index->offsets[0][key + 1] - start;
+  const guint64 *table = read_bucket (index, 0, start, start + n, buf);
+  guint32 lo = 0, hi = n;
+  gsize found = 0;
+
+  while (lo < hi)
+    {
+      const guint32 mid = lo + (hi - lo) / 2;
+
+      if (table[mid] < fp)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  for (guint32 p = lo; p < n && table[p] == fp; p++)
+    {
+      const guint32 id = start + p;
+
+      g_array_append_val (out, id);
+      found++;
+    }
+  return found;
+}
+
+static gsize
+lookup_read (const SimBandIndex *index,
+             guint64             fp,
+             guint               max_distance,
+             GArray             *out,
+             Buffer             *bucket,
+             Buffer             *table0)
+{
+  gsize found = 0;
+
+  for (guint b = 0; b < index->n_blocks; b++)
+    {
+      const guint64 key = block_key (index, b, fp);
+      const guint32 start = index->offsets[b][key], n = index->offsets[b][key + 1] - start;
+      const guint64 *table;
+      guint32 j = 0;
+
+      if (n == 0)
+        continue;
+      table = read_bucket (index, b, start, start + n, bucket);
+      while ((j = index->has_popcnt ? next_within_popcnt (table, j, n, fp, max_distance)
+                                    : next_within (table, j, n, fp, max_distance)) < n)
+        {
+          const guint64 diff = table[j] ^ fp;
+          gboolean seen = FALSE;
+
+          if (!(j > 0 && table[j - 1] == table[j]))
+            {
+              for (guint e = 0; e < b && !seen; e++)
+                seen = ((diff >> index->shift[e]) & index->mask[e]) == 0;
+              if (!seen && b == 0)
+                /* Table 0's bucket is the one in hand: its copies follow. */
+                for (guint32 p = j; p < n && table[p] == table[j]; p++)
+                  {
+                    const guint32 id = start + p;
+
+                    g_array_append_val (out, id);
+                    found++;
+                  }
+              else if (!seen)
+                found += append_ids_read (index, table[j], out, table0);
+            }
+          j++;
+        }
+    }
+  return found;
 }
 
 /* Work on one query, split in the three steps of its memory accesses so a
@@ -448,6 +634,15 @@ sim_band_index_lookup (const SimBandIndex *index,
 
   g_return_val_if_fail (max_distance <= index->max_distance, 0);
 
+  if (index->fd >= 0)
+    {
+      Buffer bucket = { NULL, 0 }, table0 = { NULL, 0 };
+      const gsize found = lookup_read (index, fp, max_distance, out, &bucket, &table0);
+
+      g_free (bucket.data);
+      g_free (table0.data);
+      return found;
+    }
   probe.fp = fp;
   probe_prefetch_offsets (index, &probe);
   probe_prefetch_buckets (index, &probe);
@@ -466,6 +661,19 @@ sim_band_index_lookup_many (const SimBandIndex *index,
 
   g_return_if_fail (max_distance <= index->max_distance);
 
+  if (index->fd >= 0)
+    {
+      Buffer bucket = { NULL, 0 }, table0 = { NULL, 0 };
+
+      for (gsize i = 0; i < n_fps; i++)
+        {
+          lookup_read (index, fps[i], max_distance, out, &bucket, &table0);
+          out_ends[i] = out->len;
+        }
+      g_free (bucket.data);
+      g_free (table0.data);
+      return;
+    }
   /* A software pipeline: the offsets of query i + PIPELINE - 1 and the
    * buckets of query i + BUCKET_LEAD are on their way while query i is scanned. */
   for (gsize i = 0; i < n_fps + PIPELINE - 1; i++)

@@ -33,7 +33,8 @@ void          sim_band_index_free             (SimBandIndex       *index);
 guint         sim_band_index_get_max_distance (const SimBandIndex *index);
 guint         sim_band_index_get_n_blocks     (const SimBandIndex *index);
 gsize         sim_band_index_get_size         (const SimBandIndex *index);
-/* The fingerprints in id order when the index chose the order, else NULL. */
+/* The fingerprints in id order when the index chose the order and holds
+ * them in memory (built or mapped), else NULL. */
 const guint64 *sim_band_index_get_fps         (const SimBandIndex *index);
 /* Bytes the index uses, its copies of the fingerprints included. */
 gsize         sim_band_index_get_memory       (const SimBandIndex *index);
@@ -54,6 +55,18 @@ gboolean      sim_band_index_serialize    (const SimBandIndex    *index,
 SimBandIndex *sim_band_index_new_mapped   (const guint8       *data,
                                            gsize               len,
                                            gsize               n_fps);
+
+/* The same index read from @fd at @offset, bucket by bucket as lookups need
+ * them, instead of mapped: the process holds 1 MB of bucket offsets and
+ * touches no page of the file (a check of a large corpus otherwise maps a
+ * page for every bucket it reads). @fd is duplicated; NULL when the offsets
+ * are damaged. A file cut short afterwards reads as zeros: wrong hits,
+ * never a read out of bounds. */
+SimBandIndex *sim_band_index_new_read     (int                 fd,
+                                           goffset             offset,
+                                           gsize               n_fps);
+/* Every fingerprint, in id order (read from the file when the index is). (transfer full) */
+guint64      *sim_band_index_dup_fps      (const SimBandIndex *index);
 
 /* Appends to @out (GArray of guint32) the index of every fingerprint within
  * @max_distance (<= the index's) of @fp, each once. Returns how many. */

@@ -38,6 +38,8 @@ lookup_worker (gpointer data)
     {
       const gint c = g_atomic_int_add (&check->next, 1);
       g_autoptr(GArray) ids = g_array_new (FALSE, FALSE, sizeof (guint32));
+      g_autoptr(GArray) kept = g_array_new (FALSE, FALSE, sizeof (guint32));
+      g_autofree guint32 *docs = NULL, *starts = NULL;
       guint32 ends[CHUNK];
       GArray *hits;
       guint end;
@@ -48,17 +50,28 @@ lookup_worker (gpointer data)
       end = MIN ((c + 1) * CHUNK, check->n_keys);
       sim_band_index_lookup_many (check->index, check->keys + c * CHUNK, end - c * CHUNK,
                                   check->options->max_distance, ids, ends);
+      /* A window found everywhere is boilerplate: it says nothing about
+       * the source, and its hits are never kept (memory stays bounded by
+       * MAX_WINDOW_HITS per distinct window). */
       for (guint k = c * CHUNK, j = 0; k < end; k++)
         {
           const guint32 n = ends[k - c * CHUNK] - j;
 
-          /* A window found everywhere is boilerplate: it says nothing about
-           * the source, and its hits are never kept (memory stays bounded
-           * by MAX_WINDOW_HITS per distinct window). */
           if (n <= MAX_WINDOW_HITS)
-            for (guint32 i = j; i < j + n; i++)
+            g_array_append_vals (kept, &g_array_index (ids, guint32, j), n);
+          j += n;
+        }
+      docs = g_new (guint32, MAX (kept->len, 1));
+      starts = g_new (guint32, MAX (kept->len, 1));
+      sim_corpus_snapshot_get_places (check->snapshot, (const guint32 *) kept->data, kept->len, docs, starts);
+      for (guint k = c * CHUNK, j = 0, h = 0; k < end; k++)
+        {
+          const guint32 n = ends[k - c * CHUNK] - j;
+
+          if (n <= MAX_WINDOW_HITS)
+            for (guint32 i = 0; i < n; i++, h++)
               {
-                Hit hit = { k, g_array_index (ids, guint32, i) };
+                Hit hit = { k, docs[h], starts[h] };
 
                 g_array_append_val (hits, hit);
               }
@@ -118,8 +131,6 @@ _sim_candidates_for (Check            *check,
                      const SimSegment *seg,
                      GArray           *cands)
 {
-  const guint32 *fp_docs = sim_corpus_snapshot_get_fp_docs (check->snapshot);
-  const guint32 *fp_starts = sim_corpus_snapshot_get_fp_starts (check->snapshot);
   const guint n_docs = sim_corpus_snapshot_get_n_docs (check->snapshot);
   const gint64 slack = _sim_candidates_slack (seg);
   guint lo = 0, hi = check->windows->len;
@@ -146,14 +157,13 @@ _sim_candidates_for (Check            *check,
         break;
       for (guint h = check->first_hit[k]; h < check->first_hit[k + 1]; h++)
         {
-          const guint32 fp = g_array_index (check->hits, Hit, h).fp;
-          const gint64 start = (gint64) fp_starts[fp] - (q_start - (gint64) seg->start);
+          const Hit *hit = &g_array_index (check->hits, Hit, h);
+          const gint64 start = (gint64) hit->start - (q_start - (gint64) seg->start);
 
-          /* The arrays may come from the index file: a damaged one gives no hit. */
-          if (fp_docs[fp] >= n_docs ||
-              fp_starts[fp] > sim_corpus_snapshot_get_doc (check->snapshot, fp_docs[fp])->n_chars)
+          /* Places may come from the index file: a damaged one gives no hit. */
+          if (hit->doc >= n_docs || hit->start > sim_corpus_snapshot_get_doc (check->snapshot, hit->doc)->n_chars)
             continue;
-          add_candidate (cands, fp_docs[fp], start, start + (seg->end - seg->start), slack);
+          add_candidate (cands, hit->doc, start, start + (seg->end - seg->start), slack);
         }
     }
   g_array_sort (cands, compare_candidates);

@@ -29,7 +29,8 @@ G_BEGIN_DECLS
 
 typedef struct {
   guint32 key;     /* distinct window SimHash (check->keys) */
-  guint32 fp;      /* stored fingerprint found for it */
+  guint32 doc;     /* where the stored fingerprint found for it is: snapshot document index */
+  guint32 start;   /* and code-point start of its window */
 } Hit;
 
 typedef struct {

@@ -31,9 +31,11 @@ struct _SimCorpusSnapshot {
   gsize              n_fps;
   GArray            *fp_docs;   /* guint32 index into docs (while built in memory) */
   GArray            *fp_starts; /* guint32 code-point offset of the window */
-  const guint32     *docs_of;   /* fp_docs's data, or the index file's */
+  const guint32     *docs_of;   /* fp_docs's data, or the index file's; NULL when read */
   const guint32     *starts_of;
-  GMappedFile       *mapped;    /* the index file, or NULL when built in memory */
+  GMappedFile       *mapped;    /* the index file when mapped */
+  int                index_fd;  /* the index file when read as needed, else -1 */
+  goffset            places_at; /* where its per-fingerprint arrays start */
   SimWeights        *weights;
   GMutex             index_lock;
   SimBandIndex      *indexes[SIM_BAND_INDEX_MAX_DISTANCE + 1]; /* by max distance */
@@ -46,6 +48,7 @@ snapshot_new (const char        *store_path,
   SimCorpusSnapshot *snapshot = g_new0 (SimCorpusSnapshot, 1);
 
   snapshot->ref_count = 1;
+  snapshot->index_fd = -1;
   snapshot->store_path = g_strdup (store_path);
   snapshot->flags = flags;
   snapshot->docs = g_array_new (FALSE, FALSE, sizeof (SimCorpusDoc));
@@ -77,6 +80,8 @@ sim_corpus_snapshot_unref (SimCorpusSnapshot *snapshot)
   g_array_unref (snapshot->fp_docs);
   g_array_unref (snapshot->fp_starts);
   g_clear_pointer (&snapshot->mapped, g_mapped_file_unref);
+  if (snapshot->index_fd >= 0)
+    close (snapshot->index_fd);
   g_array_unref (snapshot->docs);
   g_string_chunk_free (snapshot->strings);
   g_free (snapshot->store_path);
@@ -124,7 +129,7 @@ sim_corpus_snapshot_get_n_fps (const SimCorpusSnapshot *snapshot)
 gboolean
 sim_corpus_snapshot_is_mapped (const SimCorpusSnapshot *snapshot)
 {
-  return snapshot->mapped != NULL;
+  return snapshot->mapped != NULL || snapshot->index_fd >= 0;
 }
 
 const guint64 *
@@ -133,16 +138,37 @@ sim_corpus_snapshot_get_fps (const SimCorpusSnapshot *snapshot)
   return sim_band_index_get_fps (snapshot->indexes[3]);
 }
 
-const guint32 *
-sim_corpus_snapshot_get_fp_docs (const SimCorpusSnapshot *snapshot)
+static guint32
+read_u32 (int     fd,
+          goffset offset)
 {
-  return snapshot->docs_of;
+  guint32 v = G_MAXUINT32;
+
+  while (pread (fd, &v, sizeof v, offset) < 0 && errno == EINTR)
+    ;
+  return v;
 }
 
-const guint32 *
-sim_corpus_snapshot_get_fp_starts (const SimCorpusSnapshot *snapshot)
+void
+sim_corpus_snapshot_get_places (const SimCorpusSnapshot *snapshot,
+                                const guint32           *ids,
+                                gsize                    n,
+                                guint32                 *docs,
+                                guint32                 *starts)
 {
-  return snapshot->starts_of;
+  for (gsize i = 0; i < n; i++)
+    if (ids[i] >= snapshot->n_fps)
+      docs[i] = starts[i] = G_MAXUINT32;
+    else if (snapshot->index_fd >= 0)
+      {
+        docs[i] = read_u32 (snapshot->index_fd, snapshot->places_at + (goffset) ids[i] * 4);
+        starts[i] = read_u32 (snapshot->index_fd, snapshot->places_at + ((goffset) snapshot->n_fps + ids[i]) * 4);
+      }
+    else
+      {
+        docs[i] = snapshot->docs_of[ids[i]];
+        starts[i] = snapshot->starts_of[ids[i]];
+      }
 }
 
 gboolean
@@ -199,8 +225,9 @@ sim_corpus_snapshot_get_index (SimCorpusSnapshot *snapshot,
   index = snapshot->indexes[max_distance];
   if (index == NULL)
     {
-      index = sim_band_index_new (sim_band_index_get_fps (snapshot->indexes[3]), snapshot->n_fps,
-                                  max_distance, NULL);
+      g_autofree guint64 *fps = sim_band_index_dup_fps (snapshot->indexes[3]);
+
+      index = sim_band_index_new (fps, snapshot->n_fps, max_distance, NULL);
       snapshot->indexes[max_distance] = index;
     }
   g_mutex_unlock (&snapshot->index_lock);
@@ -304,39 +331,70 @@ index_key (SimStore          *store,
   return key;
 }
 
-/* Maps the index file when it was made from exactly this store. */
+/* Index files up to this size are mapped; larger ones are read bucket by
+ * bucket (SIMHOUND_INDEX_MAP_LIMIT, in bytes, sets it for tests and
+ * benchmarks). A check touches some four buckets a window: mapped, each
+ * costs a page fault and stays in the process's memory, so a check of a
+ * large corpus held gigabytes of mapped pages; a small file is soon mapped
+ * whole, and then reading from memory is faster than asking for it. */
+#define INDEX_MAP_LIMIT (256u << 20)
+
+/* Maps or opens the index file when it was made from exactly this store. */
 static gboolean
 snapshot_map_index (SimCorpusSnapshot *snapshot,
                     guint64            key)
 {
   g_autofree char *path = index_path (snapshot->store_path);
-  g_autoptr(GMappedFile) file = g_mapped_file_new (path, FALSE, NULL);
-  const guint8 *data;
+  const char *limit_env = g_getenv ("SIMHOUND_INDEX_MAP_LIMIT");
+  const guint64 limit = limit_env ? g_ascii_strtoull (limit_env, NULL, 10) : INDEX_MAP_LIMIT;
+  const int fd = g_open (path, O_RDONLY | O_CLOEXEC, 0);
   gsize len, index_len;
   IndexHeader header;
+  GStatBuf st;
 
-  if (file == NULL)
+  if (fd < 0)
     return FALSE;
-  data = (const guint8 *) g_mapped_file_get_contents (file);
-  len = g_mapped_file_get_length (file);
-  if (len < sizeof header)
-    return FALSE;
-  memcpy (&header, data, sizeof header);
+  if (fstat (fd, &st) != 0 || st.st_size < (goffset) sizeof header ||
+      pread (fd, &header, sizeof header, 0) != sizeof header)
+    goto fail;
+  len = st.st_size;
   if (memcmp (header.magic, INDEX_MAGIC, 8) != 0 || header.version != INDEX_VERSION || header.key != key ||
       header.n_docs != snapshot->docs->len || header.n_fps >= G_MAXUINT32)
-    return FALSE;
+    goto fail;
   index_len = sim_band_index_get_serialized_size (header.n_fps);
   if (len != sizeof header + index_len + 2 * header.n_fps * sizeof (guint32))
-    return FALSE;
-  snapshot->indexes[3] = sim_band_index_new_mapped (data + sizeof header, index_len, header.n_fps);
-  if (snapshot->indexes[3] == NULL)
-    return FALSE;
+    goto fail;
+  if (len > limit)
+    {
+      snapshot->indexes[3] = sim_band_index_new_read (fd, sizeof header, header.n_fps);
+      if (snapshot->indexes[3] == NULL)
+        goto fail;
+      snapshot->index_fd = fd;
+      snapshot->places_at = sizeof header + index_len;
+    }
+  else
+    {
+      g_autoptr(GMappedFile) file = g_mapped_file_new_from_fd (fd, FALSE, NULL);
+      const guint8 *data;
+
+      close (fd);
+      if (file == NULL || g_mapped_file_get_length (file) != len)
+        return FALSE;
+      data = (const guint8 *) g_mapped_file_get_contents (file);
+      snapshot->indexes[3] = sim_band_index_new_mapped (data + sizeof header, index_len, header.n_fps);
+      if (snapshot->indexes[3] == NULL)
+        return FALSE;
+      snapshot->docs_of = (const guint32 *) (data + sizeof header + index_len);
+      snapshot->starts_of = snapshot->docs_of + header.n_fps;
+      snapshot->mapped = g_steal_pointer (&file);
+    }
   snapshot->n_fps = header.n_fps;
-  snapshot->docs_of = (const guint32 *) (data + sizeof header + index_len);
-  snapshot->starts_of = snapshot->docs_of + header.n_fps;
-  snapshot->mapped = g_steal_pointer (&file);
   g_clear_pointer (&snapshot->fps, g_array_unref);
   return TRUE;
+
+fail:
+  close (fd);
+  return FALSE;
 }
 
 static gboolean

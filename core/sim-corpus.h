@@ -122,13 +122,21 @@ gint64             sim_corpus_snapshot_get_updated_at (const SimCorpusSnapshot *
 const SimCorpusDoc *sim_corpus_snapshot_get_doc       (const SimCorpusSnapshot *snapshot,
                                                        guint                    index);
 gsize              sim_corpus_snapshot_get_n_fps      (const SimCorpusSnapshot *snapshot);
-/* TRUE when the snapshot's index was mapped from the store's index file
- * (STORE.index) rather than built from the stored fingerprints. */
+/* TRUE when the snapshot's index came from the store's index file
+ * (STORE.index, mapped or read as lookups need it) rather than built from
+ * the stored fingerprints. */
 gboolean           sim_corpus_snapshot_is_mapped      (const SimCorpusSnapshot *snapshot);
+/* The fingerprints in id order, or NULL when the index is read from its
+ * file as needed. */
 const guint64     *sim_corpus_snapshot_get_fps        (const SimCorpusSnapshot *snapshot);
-/* Document index (into get_doc) and code-point start of each fingerprint's window. */
-const guint32     *sim_corpus_snapshot_get_fp_docs    (const SimCorpusSnapshot *snapshot);
-const guint32     *sim_corpus_snapshot_get_fp_starts  (const SimCorpusSnapshot *snapshot);
+/* The document index (into get_doc) and code-point start of the window of
+ * each of the @n fingerprints @ids. An id out of range, or a damaged index
+ * file, gives values a caller must check against the documents. */
+void               sim_corpus_snapshot_get_places     (const SimCorpusSnapshot *snapshot,
+                                                       const guint32           *ids,
+                                                       gsize                    n,
+                                                       guint32                 *docs,
+                                                       guint32                 *starts);
 const SimWeights  *sim_corpus_snapshot_get_weights    (const SimCorpusSnapshot *snapshot);
 /* The stored text of documents @indices (into get_doc) into @texts and
  * @lens, read through a connection of the calling thread's own. A document

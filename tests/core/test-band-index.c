@@ -11,10 +11,15 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <cmocka.h>
 #include <glib.h>
+#include <glib/gstdio.h>
 
 #include "sim-band-index.h"
+#include "sim-test-util.h"
 
 static int
 compare_u32 (gconstpointer a,
@@ -134,6 +139,61 @@ check_distance_bound (guint k)
         assert_non_null (mapped);
         for (guint q = 0; q < queries->len; q++)
           assert_same_answer (mapped, sorted, fps->len, g_array_index (queries, guint64, q), k);
+        /* Read from a file bucket by bucket (a large corpus's index file):
+         * the same answers, one by one and batched, and the same fingerprints. */
+        {
+          g_autofree char *dir = sim_test_make_tmp_dir ();
+          g_autofree char *path = g_build_filename (dir, "index", NULL);
+          g_autoptr(GByteArray) file = g_byte_array_new ();
+          static const guint8 header[24] = { 0 };
+          g_autoptr(SimBandIndex) read = NULL;
+          g_autofree guint64 *copy = NULL;
+          int fd;
+
+          /* Behind a header, as in the corpus's file. */
+          g_byte_array_append (file, header, sizeof header);
+          g_byte_array_append (file, bytes->data, bytes->len);
+          assert_true (g_file_set_contents (path, (const char *) file->data, file->len, NULL));
+          fd = g_open (path, O_RDONLY, 0);
+          assert_true (fd >= 0);
+          read = sim_band_index_new_read (fd, sizeof header, fps->len);
+          close (fd);   /* the index keeps its own descriptor */
+          assert_non_null (read);
+          assert_null (sim_band_index_get_fps (read));
+          copy = sim_band_index_dup_fps (read);
+          assert_memory_equal (copy, sorted, fps->len * sizeof (guint64));
+          for (guint q = 0; q < queries->len; q++)
+            assert_same_answer (read, sorted, fps->len, g_array_index (queries, guint64, q), k);
+          {
+            g_autoptr(GArray) batch = g_array_new (FALSE, FALSE, sizeof (guint32));
+            g_autoptr(GArray) again = g_array_new (FALSE, FALSE, sizeof (guint32));
+            g_autofree guint32 *ends = g_new (guint32, queries->len);
+            g_autofree guint32 *ends_again = g_new (guint32, queries->len);
+
+            sim_band_index_lookup_many (read, (const guint64 *) queries->data, queries->len, k, batch, ends);
+            sim_band_index_lookup_many (mapped, (const guint64 *) queries->data, queries->len, k, again, ends_again);
+            assert_int_equal (batch->len, again->len);
+            assert_memory_equal (ends, ends_again, queries->len * sizeof (guint32));
+            assert_memory_equal (batch->data, again->data, batch->len * sizeof (guint32));
+          }
+          /* Damaged offsets are refused as when mapped; a file cut short
+           * afterwards gives wrong answers, never a read out of bounds. */
+          ((guint32 *) (file->data + sizeof header))[500] = G_MAXUINT32;
+          assert_true (g_file_set_contents (path, (const char *) file->data, file->len, NULL));
+          fd = g_open (path, O_RDONLY, 0);
+          assert_null (sim_band_index_new_read (fd, sizeof header, fps->len));
+          close (fd);
+          assert_int_equal (truncate (path, file->len / 2), 0);
+          for (guint q = 0; q < queries->len; q++)
+            {
+              g_autoptr(GArray) out = g_array_new (FALSE, FALSE, sizeof (guint32));
+
+              sim_band_index_lookup (read, g_array_index (queries, guint64, q), k, out);
+              for (guint i = 0; i < out->len; i++)
+                assert_true (g_array_index (out, guint32, i) < fps->len);
+            }
+          sim_test_remove_tree (dir);
+        }
         /* Offsets that run backwards or past the end are refused. */
         g_clear_pointer (&mapped, sim_band_index_free);
         ((guint32 *) bytes->data)[500] = G_MAXUINT32;

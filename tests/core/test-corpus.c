@@ -574,6 +574,22 @@ test_corpus_index_file_is_mapped_and_never_trusted_blindly (void **state)
     mapped = check_json (corpus, article);
     assert_string_equal (mapped, built);
   }
+  /* Larger than the limit, the file is read bucket by bucket instead: the
+   * same report, and nothing of the file in the snapshot's memory. */
+  {
+    g_autoptr(SimCorpus) corpus = NULL;
+    g_autoptr(SimCorpusSnapshot) snapshot = NULL;
+    g_autofree char *read = NULL;
+
+    g_setenv ("SIMHOUND_INDEX_MAP_LIMIT", "0", TRUE);
+    corpus = sim_corpus_open (f->store, TRUE, NULL);
+    snapshot = sim_corpus_ref_snapshot (corpus);
+    assert_true (sim_corpus_snapshot_is_mapped (snapshot));
+    assert_null (sim_corpus_snapshot_get_fps (snapshot));
+    read = check_json (corpus, article);
+    g_unsetenv ("SIMHOUND_INDEX_MAP_LIMIT");
+    assert_string_equal (read, built);
+  }
 
   /* A damaged file (cut, or garbage with the right size) is not used. */
   {
@@ -605,12 +621,17 @@ test_corpus_index_file_is_mapped_and_never_trusted_blindly (void **state)
     assert_true (g_file_get_contents (index, &bytes, &len, NULL));  /* made again by the last open */
     memset (bytes + len - 8 * 100, 0xff, 8 * 100);
     assert_true (g_file_set_contents (index, bytes, len, NULL));
-    {
-      g_autoptr(SimCorpus) corpus = sim_corpus_open (f->store, TRUE, NULL);
+    for (guint read = 0; read < 2; read++)
+      {
+        g_autoptr(SimCorpus) corpus = NULL;
 
-      assert_true (is_mapped (corpus));
-      g_free (check_json (corpus, article));
-    }
+        if (read)
+          g_setenv ("SIMHOUND_INDEX_MAP_LIMIT", "0", TRUE);
+        corpus = sim_corpus_open (f->store, TRUE, NULL);
+        assert_true (is_mapped (corpus));
+        g_free (check_json (corpus, article));
+        g_unsetenv ("SIMHOUND_INDEX_MAP_LIMIT");
+      }
   }
 
   /* After an import the old file describes another store: not used. */
