@@ -258,16 +258,18 @@ snapshot_build_index (SimCorpusSnapshot *snapshot)
   snapshot->starts_of = (const guint32 *) snapshot->fp_starts->data;
 }
 
-/* The index file: the k <= 3 band index and the per-fingerprint arrays as
- * they are after the build, beside the store (STORE.index), so that opening
- * maps them instead of reading every fingerprint and sorting them again. It
+/* The index file: the k <= 3 band index, the per-fingerprint arrays as
+ * they are after the build and the feature statistics, beside the store
+ * (STORE.index), so that opening maps or reads them instead of reading
+ * every fingerprint and sorting them again (and the 4 MiB statistics from
+ * 1,024 SQLite overflow pages). It
  * is a cache: made from the store, named by a key of everything it was made
  * from (the store's write epoch, the documents, settings and versions), and
  * used only when that key, its magic, version and size match; otherwise the
  * index is built in memory and the file written again (a temporary file
  * renamed over it, so a reader never maps half a file). */
 #define INDEX_MAGIC   "SIMHIDX1"
-#define INDEX_VERSION 1
+#define INDEX_VERSION 2
 
 typedef struct {
   char    magic[8];
@@ -342,7 +344,8 @@ index_key (SimStore          *store,
 /* Maps or opens the index file when it was made from exactly this store. */
 static gboolean
 snapshot_map_index (SimCorpusSnapshot *snapshot,
-                    guint64            key)
+                    guint64            key,
+                    guint32            n_docs)
 {
   g_autofree char *path = index_path (snapshot->store_path);
   const char *limit_env = g_getenv ("SIMHOUND_INDEX_MAP_LIMIT");
@@ -362,8 +365,19 @@ snapshot_map_index (SimCorpusSnapshot *snapshot,
       header.n_docs != snapshot->docs->len || header.n_fps >= G_MAXUINT32)
     goto fail;
   index_len = sim_band_index_get_serialized_size (header.n_fps);
-  if (len != sizeof header + index_len + 2 * header.n_fps * sizeof (guint32))
+  if (len != sizeof header + index_len + 2 * header.n_fps * sizeof (guint32) + SIM_DF_BUCKETS * sizeof (guint32))
     goto fail;
+  {
+    guint32 *counts = g_new (guint32, SIM_DF_BUCKETS);
+    const goffset at = len - SIM_DF_BUCKETS * sizeof (guint32);
+
+    if (pread (fd, counts, SIM_DF_BUCKETS * sizeof (guint32), at) != SIM_DF_BUCKETS * sizeof (guint32))
+      {
+        g_free (counts);
+        goto fail;
+      }
+    snapshot->weights = sim_weights_new (counts, n_docs);
+  }
   if (len > limit)
     {
       snapshot->indexes[3] = sim_band_index_new_read (fd, sizeof header, header.n_fps);
@@ -379,11 +393,17 @@ snapshot_map_index (SimCorpusSnapshot *snapshot,
 
       close (fd);
       if (file == NULL || g_mapped_file_get_length (file) != len)
-        return FALSE;
+        {
+          g_clear_pointer (&snapshot->weights, sim_weights_free);
+          return FALSE;
+        }
       data = (const guint8 *) g_mapped_file_get_contents (file);
       snapshot->indexes[3] = sim_band_index_new_mapped (data + sizeof header, index_len, header.n_fps);
       if (snapshot->indexes[3] == NULL)
-        return FALSE;
+        {
+          g_clear_pointer (&snapshot->weights, sim_weights_free);
+          return FALSE;
+        }
       snapshot->docs_of = (const guint32 *) (data + sizeof header + index_len);
       snapshot->starts_of = snapshot->docs_of + header.n_fps;
       snapshot->mapped = g_steal_pointer (&file);
@@ -394,6 +414,7 @@ snapshot_map_index (SimCorpusSnapshot *snapshot,
 
 fail:
   close (fd);
+  g_clear_pointer (&snapshot->weights, sim_weights_free);
   return FALSE;
 }
 
@@ -435,6 +456,14 @@ snapshot_write_index (SimCorpusSnapshot *snapshot,
        sim_band_index_serialize (snapshot->indexes[3], write_all, GINT_TO_POINTER (fd)) &&
        write_all (snapshot->docs_of, snapshot->n_fps * sizeof (guint32), GINT_TO_POINTER (fd)) &&
        write_all (snapshot->starts_of, snapshot->n_fps * sizeof (guint32), GINT_TO_POINTER (fd));
+  if (ok && sim_weights_get_counts (snapshot->weights) != NULL)
+    ok = write_all (sim_weights_get_counts (snapshot->weights), SIM_DF_BUCKETS * sizeof (guint32), GINT_TO_POINTER (fd));
+  else if (ok)
+    {
+      g_autofree guint32 *zeros = g_new0 (guint32, SIM_DF_BUCKETS);
+
+      ok = write_all (zeros, SIM_DF_BUCKETS * sizeof (guint32), GINT_TO_POINTER (fd));
+    }
   ok = g_close (fd, NULL) && ok;
   if (!ok || g_rename (tmp, path) != 0)
     g_unlink (tmp);
@@ -527,15 +556,18 @@ snapshot_load (SimStore           *store,
       g_array_append_val (snapshot->docs, doc);
       snapshot->updated_at = MAX (snapshot->updated_at, sd->updated_at);
     }
-  if (!sim_store_load_df (store, SIM_DF_BUCKETS, &counts, &n_docs, error))
+  if (!sim_store_load_df (store, SIM_DF_BUCKETS, NULL, &n_docs, error))
     return NULL;
-  snapshot->weights = sim_weights_new (counts, n_docs);
   /* SIMHOUND_INDEX_FILE=off: no index file is read or written (a disk too
    * small for it; comparing the two ways in benchmarks). */
   use_file = g_strcmp0 (g_getenv ("SIMHOUND_INDEX_FILE"), "off") != 0;
   key = index_key (store, docs, flags, n_docs);
-  if (use_file && snapshot_map_index (snapshot, key))
+  if (use_file && snapshot_map_index (snapshot, key, n_docs))
     return g_steal_pointer (&snapshot);
+
+  if (!sim_store_load_df (store, SIM_DF_BUCKETS, &counts, &n_docs, error))
+    return NULL;
+  snapshot->weights = sim_weights_new (counts, n_docs);
 
   if (!sim_store_foreach_segments (store, load_segments_cb, &state, error))
     return NULL;

@@ -124,7 +124,8 @@ gboolean  sim_store_foreach_segments (SimStore            *store,
                                       GError             **error);
 
 /* Document frequencies: @n_buckets counts (transfer full) or NULL when none
- * are stored yet. A blob of another size is SIM_ERROR_STORE_CORRUPT. */
+ * are stored yet. A blob of another size is SIM_ERROR_STORE_CORRUPT. With
+ * @out_counts NULL, only the number of documents they count is read. */
 gboolean  sim_store_load_df     (SimStore          *store,
                                  gsize              n_buckets,
                                  guint32          **out_counts,

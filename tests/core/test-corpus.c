@@ -615,11 +615,13 @@ test_corpus_index_file_is_mapped_and_never_trusted_blindly (void **state)
       assert_false (is_mapped (corpus));
       assert_string_equal (again, built);
     }
-    /* Garbage where the per-fingerprint arrays are: the file is used, and
-     * hits may be lost, never read out of bounds. */
+    /* Garbage where the per-fingerprint arrays and the feature statistics
+     * are (the file's end): the file is used, and hits may be lost, never
+     * read out of bounds. */
     g_clear_pointer (&bytes, g_free);
     assert_true (g_file_get_contents (index, &bytes, &len, NULL));  /* made again by the last open */
-    memset (bytes + len - 8 * 100, 0xff, 8 * 100);
+    memset (bytes + len - SIM_DF_BUCKETS * sizeof (guint32) - 8 * 100, 0xff, 8 * 100);
+    memset (bytes + len - 4 * 100, 0xff, 4 * 100);
     assert_true (g_file_set_contents (index, bytes, len, NULL));
     for (guint read = 0; read < 2; read++)
       {
