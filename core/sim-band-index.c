@@ -273,7 +273,7 @@ sim_band_index_new (const guint64  *fps,
                     guint32       **out_order)
 {
   SimBandIndex *index;
-  g_autofree Entry *entries = NULL;
+  Entry *entries;
 
   g_return_val_if_fail (fps != NULL || n_fps == 0, NULL);
   g_return_val_if_fail (max_distance <= SIM_BAND_INDEX_MAX_DISTANCE, NULL);
@@ -327,6 +327,8 @@ sim_band_index_new (const guint64  *fps,
       for (gsize i = 0; i < n_fps; i++)
         index->perm[i] = entries[i].id;
     }
+  /* 16 bytes a fingerprint, not kept while the other tables are built. */
+  g_free (entries);
 
   /* Other tables: stable counting sort of table 0 by their block, which keeps
    * equal fingerprints next to each other. */
