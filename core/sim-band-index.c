@@ -20,6 +20,7 @@
 #endif
 
 #include "sim-band-index.h"
+#include "sim-parallel.h"
 
 #define MAX_BLOCKS (SIM_BAND_INDEX_MAX_DISTANCE + 1)
 #define PIPELINE    6 /* queries in flight in a batched lookup */
@@ -266,6 +267,39 @@ damaged:
   return NULL;
 }
 
+typedef struct {
+  SimBandIndex *index;
+  gint          next;   /* the next table to build */
+} TablesJob;
+
+static void
+build_tables_worker (gpointer data)
+{
+  TablesJob *job = data;
+  SimBandIndex *index = job->index;
+  gint b;
+
+  while ((b = g_atomic_int_add (&job->next, 1)) < (gint) index->n_blocks)
+    {
+      const gsize n_fps = index->n_fps;
+      const gsize n_buckets = index->mask[b] + 1;
+      const guint64 *src = index->tables[0];
+      guint32 *offsets = g_new0 (guint32, n_buckets + 1);
+      guint64 *table = alloc_table (n_fps * sizeof (guint64));
+      g_autofree guint32 *fill = NULL;
+
+      for (gsize i = 0; i < n_fps; i++)
+        offsets[block_key (index, b, src[i]) + 1]++;
+      for (gsize k = 0; k < n_buckets; k++)
+        offsets[k + 1] += offsets[k];
+      fill = g_memdup2 (offsets, n_buckets * sizeof (guint32));
+      for (gsize i = 0; i < n_fps; i++)
+        table[fill[block_key (index, b, src[i])]++] = src[i];
+      index->offsets[b] = offsets;
+      index->tables[b] = table;
+    }
+}
+
 SimBandIndex *
 sim_band_index_new (const guint64  *fps,
                     gsize           n_fps,
@@ -281,32 +315,59 @@ sim_band_index_new (const guint64  *fps,
 
   index = index_new (n_fps, max_distance);
 
-  /* Table 0: counting sort by block 0, then each bucket sorted by value, so
-   * equal fingerprints are neighbours and a bucket can be binary searched. */
+  /* Table 0: sorted by (block 0, value), so equal fingerprints are
+   * neighbours and a bucket can be binary searched. Two stable counting
+   * sorts, by the top 16 bits and then by block 0, leave only fingerprints
+   * agreeing on both in a bucket's runs, which an insertion sort orders (a
+   * comparison sort of every bucket took a tenth of an import). */
   {
     const gsize n_buckets = index->mask[0] + 1;
     guint32 *offsets = g_new0 (guint32, n_buckets + 1);
     guint64 *table = alloc_table (n_fps * sizeof (guint64));
+    Entry *by_top = g_new (Entry, MAX (n_fps, 1));
 
+    {
+      g_autofree guint32 *fill = g_new0 (guint32, (1u << 16) + 1);
+
+      for (gsize i = 0; i < n_fps; i++)
+        fill[(fps[i] >> 48) + 1]++;
+      for (gsize k = 0; k < (1u << 16); k++)
+        fill[k + 1] += fill[k];
+      for (gsize i = 0; i < n_fps; i++)
+        {
+          Entry *e = &by_top[fill[fps[i] >> 48]++];
+
+          e->fp = fps[i];
+          e->id = i;
+        }
+    }
     entries = g_new (Entry, MAX (n_fps, 1));
     for (gsize i = 0; i < n_fps; i++)
-      offsets[block_key (index, 0, fps[i]) + 1]++;
+      offsets[block_key (index, 0, by_top[i].fp) + 1]++;
     for (gsize k = 0; k < n_buckets; k++)
       offsets[k + 1] += offsets[k];
     {
       g_autofree guint32 *fill = g_memdup2 (offsets, n_buckets * sizeof (guint32));
 
       for (gsize i = 0; i < n_fps; i++)
-        {
-          Entry *e = &entries[fill[block_key (index, 0, fps[i])]++];
-
-          e->fp = fps[i];
-          e->id = i;
-        }
+        entries[fill[block_key (index, 0, by_top[i].fp)]++] = by_top[i];
     }
-    for (gsize k = 0; k < n_buckets; k++)
-      if (offsets[k + 1] - offsets[k] > 1)
-        qsort (entries + offsets[k], offsets[k + 1] - offsets[k], sizeof (Entry), compare_entries);
+    g_free (by_top);
+    for (gsize i = 1; i < n_fps; i++)
+      {
+        const Entry e = entries[i];
+        gsize j = i;
+
+        /* Only neighbours in one bucket with the same top bits can be out of order. */
+        while (j > 0 && entries[j - 1].fp >> 48 == e.fp >> 48 &&
+               block_key (index, 0, entries[j - 1].fp) == block_key (index, 0, e.fp) &&
+               compare_entries (&entries[j - 1], &e) > 0)
+          {
+            entries[j] = entries[j - 1];
+            j--;
+          }
+        entries[j] = e;
+      }
     for (gsize i = 0; i < n_fps; i++)
       table[i] = entries[i].fp;
     index->offsets[0] = offsets;
@@ -331,25 +392,12 @@ sim_band_index_new (const guint64  *fps,
   g_free (entries);
 
   /* Other tables: stable counting sort of table 0 by their block, which keeps
-   * equal fingerprints next to each other. */
-  for (guint b = 1; b < index->n_blocks; b++)
-    {
-      const gsize n_buckets = index->mask[b] + 1;
-      const guint64 *src = index->tables[0];
-      guint32 *offsets = g_new0 (guint32, n_buckets + 1);
-      guint64 *table = alloc_table (n_fps * sizeof (guint64));
-      g_autofree guint32 *fill = NULL;
+   * equal fingerprints next to each other; one table per thread. */
+  {
+    TablesJob job = { index, 1 };
 
-      for (gsize i = 0; i < n_fps; i++)
-        offsets[block_key (index, b, src[i]) + 1]++;
-      for (gsize k = 0; k < n_buckets; k++)
-        offsets[k + 1] += offsets[k];
-      fill = g_memdup2 (offsets, n_buckets * sizeof (guint32));
-      for (gsize i = 0; i < n_fps; i++)
-        table[fill[block_key (index, b, src[i])]++] = src[i];
-      index->offsets[b] = offsets;
-      index->tables[b] = table;
-    }
+    sim_parallel_run (MIN (sim_parallel_default_threads (), index->n_blocks - 1), build_tables_worker, &job);
+  }
   return index;
 }
 
