@@ -468,6 +468,26 @@ sim_band_index_get_memory (const SimBandIndex *index)
   return bytes;
 }
 
+/* The first of the @n sorted fingerprints of @bucket that is not below @fp. */
+static guint32
+lower_bound (const guint64 *bucket,
+             guint32        n,
+             guint64        fp)
+{
+  guint32 lo = 0, hi = n;
+
+  while (lo < hi)
+    {
+      const guint32 mid = lo + (hi - lo) / 2;
+
+      if (bucket[mid] < fp)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
+}
+
 /* Appends the id of every stored copy of @fp. */
 static gsize
 append_ids (const SimBandIndex *index,
@@ -476,19 +496,10 @@ append_ids (const SimBandIndex *index,
 {
   const guint64 key = block_key (index, 0, fp);
   const guint64 *table = index->tables[0];
-  guint32 lo = index->offsets[0][key], hi = index->offsets[0][key + 1];
+  const guint32 start = index->offsets[0][key], end = index->offsets[0][key + 1];
   gsize n = 0;
 
-  while (lo < hi)
-    {
-      const guint32 mid = lo + (hi - lo) / 2;
-
-      if (table[mid] < fp)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-  for (guint32 p = lo; p < index->offsets[0][key + 1] && table[p] == fp; p++)
+  for (guint32 p = start + lower_bound (table + start, end - start, fp); p < end && table[p] == fp; p++)
     {
       const guint32 id = index->perm ? index->perm[p] : p;
 
@@ -535,24 +546,61 @@ append_ids_read (const SimBandIndex *index,
   const guint64 key = block_key (index, 0, fp);
   const guint32 start = index->offsets[0][key], n = index->offsets[0][key + 1] - start;
   const guint64 *table = read_bucket (index, 0, start, start + n, buf);
-  guint32 lo = 0, hi = n;
   gsize found = 0;
 
-  while (lo < hi)
-    {
-      const guint32 mid = lo + (hi - lo) / 2;
-
-      if (table[mid] < fp)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-  for (guint32 p = lo; p < n && table[p] == fp; p++)
+  for (guint32 p = lower_bound (table, n, fp); p < n && table[p] == fp; p++)
     {
       const guint32 id = start + p;
 
       g_array_append_val (out, id);
       found++;
+    }
+  return found;
+}
+
+/* Finds in the @n fingerprints of table @b's bucket @bucket (the table's
+ * positions from @base) those within @max_distance of @fp, and appends the
+ * ids of each from the first block it agrees on. */
+static gsize
+scan_bucket (const SimBandIndex *index,
+             guint               b,
+             const guint64      *bucket,
+             guint32             n,
+             guint32             base,
+             guint64             fp,
+             guint               max_distance,
+             GArray             *out,
+             Buffer             *table0)
+{
+  gsize found = 0;
+  guint32 j = 0;
+
+  /* Most of the time goes here: find the next entry within the distance. */
+  while ((j = index->has_popcnt ? next_within_popcnt (bucket, j, n, fp, max_distance)
+                                : next_within (bucket, j, n, fp, max_distance)) < n)
+    {
+      const guint64 diff = bucket[j] ^ fp;
+      gboolean seen = FALSE;
+
+      /* Copies are neighbours: the first one reports them all. */
+      if (!(j > 0 && bucket[j - 1] == bucket[j]))
+        {
+          for (guint e = 0; e < b && !seen; e++)
+            seen = ((diff >> index->shift[e]) & index->mask[e]) == 0;
+          if (!seen && b == 0)
+            /* Table 0's bucket is the one in hand. */
+            for (guint32 p = j; p < n && bucket[p] == bucket[j]; p++)
+              {
+                const guint32 id = index->perm ? index->perm[base + p] : base + p;
+
+                g_array_append_val (out, id);
+                found++;
+              }
+          else if (!seen)
+            found += index->fd >= 0 ? append_ids_read (index, bucket[j], out, table0)
+                                    : append_ids (index, bucket[j], out);
+        }
+      j++;
     }
   return found;
 }
@@ -571,36 +619,10 @@ lookup_read (const SimBandIndex *index,
     {
       const guint64 key = block_key (index, b, fp);
       const guint32 start = index->offsets[b][key], n = index->offsets[b][key + 1] - start;
-      const guint64 *table;
-      guint32 j = 0;
 
-      if (n == 0)
-        continue;
-      table = read_bucket (index, b, start, start + n, bucket);
-      while ((j = index->has_popcnt ? next_within_popcnt (table, j, n, fp, max_distance)
-                                    : next_within (table, j, n, fp, max_distance)) < n)
-        {
-          const guint64 diff = table[j] ^ fp;
-          gboolean seen = FALSE;
-
-          if (!(j > 0 && table[j - 1] == table[j]))
-            {
-              for (guint e = 0; e < b && !seen; e++)
-                seen = ((diff >> index->shift[e]) & index->mask[e]) == 0;
-              if (!seen && b == 0)
-                /* Table 0's bucket is the one in hand: its copies follow. */
-                for (guint32 p = j; p < n && table[p] == table[j]; p++)
-                  {
-                    const guint32 id = start + p;
-
-                    g_array_append_val (out, id);
-                    found++;
-                  }
-              else if (!seen)
-                found += append_ids_read (index, table[j], out, table0);
-            }
-          j++;
-        }
+      if (n > 0)
+        found += scan_bucket (index, b, read_bucket (index, b, start, start + n, bucket), n, start, fp,
+                              max_distance, out, table0);
     }
   return found;
 }
@@ -643,34 +665,11 @@ probe_scan (const SimBandIndex *index,
             guint               max_distance,
             GArray             *out)
 {
-  const guint64 fp = probe->fp;
   gsize n = 0;
 
   for (guint b = 0; b < index->n_blocks; b++)
-    {
-      const guint64 *table = index->tables[b];
-      const guint32 start = probe->start[b], end = probe->end[b];
-      guint32 j = start;
-
-      /* Most of the time goes here: find the next entry within the distance. */
-      while ((j = index->has_popcnt ? next_within_popcnt (table, j, end, fp, max_distance)
-                                    : next_within (table, j, end, fp, max_distance)) < end)
-        {
-          const guint64 diff = table[j] ^ fp;
-          gboolean seen = FALSE;
-
-          /* Copies are neighbours: the first one reports them all. */
-          if (!(j > start && table[j - 1] == table[j]))
-            {
-              /* Report each fingerprint from the first block it agrees on. */
-              for (guint e = 0; e < b && !seen; e++)
-                seen = ((diff >> index->shift[e]) & index->mask[e]) == 0;
-              if (!seen)
-                n += append_ids (index, table[j], out);
-            }
-          j++;
-        }
-    }
+    n += scan_bucket (index, b, index->tables[b] + probe->start[b], probe->end[b] - probe->start[b],
+                      probe->start[b], probe->fp, max_distance, out, NULL);
   return n;
 }
 
