@@ -507,9 +507,10 @@ _sim_report_finish (SimReport *report)
     }
   g_array_sort (report->passages, compare_passages);
   /* Passages of one source that now overlap are one, and so are passages
-   * next to each other in the article whose source spans lie within ten
+   * next to each other in the article whose source spans lie within twenty
    * times their article length of each other, in either order: a summary
-   * condenses a source about tenfold, and a writer who moves a sentence, or
+   * condenses a whole source (PAN's tenfold to thirteenfold) and its
+   * sentences draw on it in any order, and a writer who moves a sentence, or
    * shuffles phrases, still copied one passage (the source span is then the
    * union). */
   {
@@ -523,8 +524,8 @@ _sim_report_finish (SimReport *report)
         if (last != NULL && last->source == p->source && p->start < last->end)
           absorb (last, p);
         else if (last != NULL && last->source == p->source && p->start - last->end <= PASSAGE_ARTICLE_GAP &&
-                 p->source_start <= last->source_end + MAX (PASSAGE_SOURCE_GAP, 10 * (p->end - last->start)) &&
-                 p->source_end + MAX (PASSAGE_SOURCE_GAP, 10 * (p->end - last->start)) >= last->source_start)
+                 p->source_start <= last->source_end + MAX (PASSAGE_SOURCE_GAP, 20 * (p->end - last->start)) &&
+                 p->source_end + MAX (PASSAGE_SOURCE_GAP, 20 * (p->end - last->start)) >= last->source_start)
           {
             absorb (last, p);
             last->source_start = MIN (last->source_start, p->source_start);

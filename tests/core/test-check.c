@@ -228,8 +228,8 @@ test_check_reports_a_hard_wrapped_copy_as_one_passage (void **state)
 
 /* Passages of one source next to each other in the article are one
  * passage when their source spans lie near each other, in either order (a
- * writer moved a sentence; random obfuscation shuffles phrases); far apart
- * in the source, they stay two. */
+ * writer moved a sentence; random obfuscation shuffles phrases; a summary
+ * draws on its whole source); far apart in the source, they stay two. */
 static void
 test_report_joins_neighbouring_passages_of_one_source (void **state)
 {
@@ -239,6 +239,7 @@ test_report_joins_neighbouring_passages_of_one_source (void **state)
   const struct { guint32 start, end, source_start, source_end, n_passages, joined_start, joined_end; } cases[] = {
     { 40, 80, 150, 199, 1, 150, 230 },  /* before the first in the source, next to it */
     { 40, 80, 260, 300, 1, 200, 300 },  /* after it: as before */
+    { 40, 80, 1300, 1340, 1, 200, 1340 }, /* further on, within twenty times the article's length: a summary */
     { 40, 80, 5000, 5040, 2, 200, 230 }, /* far away in the source: another passage */
   };
 
