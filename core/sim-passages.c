@@ -35,6 +35,7 @@ typedef struct {
   GArray           *targets;      /* Target */
   const SimSegment *sentences;    /* the article's, in order */
   guint             n_sentences;
+  SimAlignSide     *whole;        /* the whole article prepared once, when a target takes all of it */
   gint              next;
 } Job;
 
@@ -89,6 +90,25 @@ choose_targets (Check *check)
   return targets;
 }
 
+/* The article's side of @t: the sentences [*first, *last) around the
+ * segments its source explains, so a long article is not aligned whole
+ * with every source. */
+static void
+article_range (const Job    *job,
+               const Target *t,
+               guint        *first,
+               guint        *last)
+{
+  guint f = 0, l;
+
+  while (f < job->n_sentences && job->sentences[f].end + REGION_MARGIN <= t->a_lo)
+    f++;
+  for (l = f; l < job->n_sentences && job->sentences[l].start < (guint64) t->a_hi + REGION_MARGIN; l++)
+    ;
+  *first = f;
+  *last = l;
+}
+
 /* Aligns the article with one source's region. */
 static void
 align_target (Job    *job,
@@ -109,12 +129,7 @@ align_target (Job    *job,
   t->found = g_array_new (FALSE, FALSE, sizeof (CheckPassage));
   if (n_chars == 0 || job->n_sentences == 0)
     return;
-  /* The article's side: the sentences around the segments this source
-   * explains, so a long article is not aligned whole with every source. */
-  while (first < job->n_sentences && job->sentences[first].end + REGION_MARGIN <= t->a_lo)
-    first++;
-  for (last = first; last < job->n_sentences && job->sentences[last].start < (guint64) t->a_hi + REGION_MARGIN; last++)
-    ;
+  article_range (job, t, &first, &last);
   if (last == first)
     return;
   article.units = check->units;
@@ -135,7 +150,14 @@ align_target (Job    *job,
   source.sentences = (const SimSegment *) sentences->data;
   source.n_sentences = sentences->len;
   source.is_whole = lo == 0 && hi == n_chars;
-  sim_align (&article, &source, found);
+  if (article.is_whole && job->whole != NULL)
+    {
+      g_autoptr(SimAlignSide) side = sim_align_side_new (&source);
+
+      sim_align_sides (job->whole, side, found);
+    }
+  else
+    sim_align (&article, &source, found);
   for (guint i = 0; i < found->len; i++)
     {
       CheckPassage p = { g_array_index (found, SimAlignment, i), t->doc };
@@ -209,13 +231,28 @@ _sim_passages_find (Check *check)
 {
   g_autoptr(GArray) sentences = g_array_new (FALSE, FALSE, sizeof (SimSegment));
   g_autoptr(GArray) all = g_array_new (FALSE, FALSE, sizeof (CheckPassage));
-  Job job = { check, choose_targets (check), NULL, 0, 0 };
+  Job job = { check, choose_targets (check), NULL, 0, NULL, 0 };
 
   check->passages = g_array_new (FALSE, FALSE, sizeof (CheckPassage));
   sim_segment_split (check->text, check->len, check->units, SIM_SEGMENT_SENTENCE, 0, sentences);
   job.sentences = (const SimSegment *) sentences->data;
   job.n_sentences = sentences->len;
+  /* A short article is the article's side of most targets: its words are
+   * counted once for all of them. */
+  for (guint i = 0; i < job.targets->len && job.whole == NULL && job.n_sentences > 0; i++)
+    {
+      guint first, last;
+
+      article_range (&job, &g_array_index (job.targets, Target, i), &first, &last);
+      if (first == 0 && last == job.n_sentences)
+        {
+          const SimAlignText article = { check->units, job.sentences, job.n_sentences, TRUE };
+
+          job.whole = sim_align_side_new (&article);
+        }
+    }
   sim_parallel_run (MIN (check->options->n_threads, MAX (job.targets->len, 1)), align_worker, &job);
+  g_clear_pointer (&job.whole, sim_align_side_free);
   for (guint i = 0; i < job.targets->len; i++)
     {
       GArray *found = g_array_index (job.targets, Target, i).found;
