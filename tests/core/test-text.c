@@ -221,10 +221,54 @@ test_load_file_reports_missing_file (void **state)
   assert_non_null (strstr (error->message, "/nonexistent/essay.txt"));
 }
 
+/* The code-point index finds every offset as walking from the start does:
+ * ASCII runs (taken 64 bytes at a time), CJK, and the two mixed across
+ * the index's steps, up to and past the end. */
+static void
+test_text_index_finds_every_code_point (void **state)
+{
+  g_autoptr(GString) text = g_string_new (NULL);
+  GRand *rand = g_rand_new_with_seed (7);
+
+  (void) state;
+  for (guint i = 0; i < 3000; i++)
+    {
+      const guint kind = g_rand_int_range (rand, 0, 4);
+
+      if (kind == 0)
+        g_string_append (text, "plain ascii words in a row ");
+      else if (kind == 1)
+        g_string_append (text, "街角那家茶馆");
+      else if (kind == 2)
+        g_string_append_unichar (text, 0x1F600);  /* four bytes */
+      else
+        g_string_append_c (text, (char) ('a' + i % 26));
+    }
+  for (gsize len = 0; len <= text->len; len += len < 300 ? 1 : 997)
+    {
+      SimTextIndex index;
+      gsize at = 0;
+      /* Whole characters only: @len cut back to a character boundary. */
+      const char *cut = text->str + len;
+
+      while (cut > text->str && (*cut & 0xc0) == 0x80)
+        cut--;
+      sim_text_index_init (&index, text->str, cut - text->str);
+      assert_int_equal (index.n_chars, g_utf8_strlen (text->str, cut - text->str));
+      for (const char *p = text->str; p < cut; p = g_utf8_next_char (p), at++)
+        assert_ptr_equal (sim_text_index_pointer (&index, at), p);
+      assert_ptr_equal (sim_text_index_pointer (&index, at), cut);
+      assert_ptr_equal (sim_text_index_pointer (&index, at + 100), cut);
+      sim_text_index_clear (&index);
+    }
+  g_rand_free (rand);
+}
+
 int
 main (void)
 {
   const struct CMUnitTest tests[] = {
+    cmocka_unit_test (test_text_index_finds_every_code_point),
     cmocka_unit_test (test_normalize_folds_width_case_and_marks),
     cmocka_unit_test (test_normalize_maps_every_unit_to_its_source),
     cmocka_unit_test (test_normalize_folds_traditional_chinese_only_when_asked),
