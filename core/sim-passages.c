@@ -137,9 +137,7 @@ align_target (Job    *job,
   article.n_sentences = last - first;
   article.is_whole = first == 0 && last == job->n_sentences;
   /* The source's side: the region its matches fall in, with room for as
-   * much again as the stretch of the article it explains (the article's
-   * side was the margin before: for a short article, all of it, and every
-   * source region three times the article). */
+   * much again as the stretch of the article it explains. */
   margin = REGION_MARGIN + (t->a_hi - t->a_lo);
   lo = t->lo > margin ? t->lo - margin : 0;
   hi = MIN ((guint64) t->hi + margin, n_chars);
