@@ -21,6 +21,8 @@
 #define GROW_REACH        2      /* source sentences an edge sentence may be matched across */
 #define CJK_TOKEN_BIT     G_GUINT64_CONSTANT (0x8000000000000000)
 
+#define STOP_WORD_MAX 7  /* letters of the longest below */
+
 static const char *const stop_words[] = {
   "a", "about", "above", "after", "again", "against", "all", "also", "am", "an", "and", "any",
   "are", "as", "at", "be", "because", "been", "before", "being", "below", "between", "both",
@@ -109,7 +111,8 @@ tokenize (const SimUnits *units,
               word[n++] = (char) c;
           }
         word[n] = '\0';
-        if (!(ascii && end - u < sizeof word && g_hash_table_contains (stops, word)))
+        /* No stop word is longer than STOP_WORD_MAX letters. */
+        if (!(ascii && end - u <= STOP_WORD_MAX && g_hash_table_contains (stops, word)))
           {
             guint64 t = mix (h) & ~CJK_TOKEN_BIT;
             guint32 span[2] = { u, end };
@@ -158,15 +161,6 @@ typedef struct {
   guint              *other;    /* per word: the other side's word, or G_MAXUINT */
 } Side;
 
-static int
-compare_tokens (gconstpointer a,
-                gconstpointer b)
-{
-  const guint64 x = *(const guint64 *) a, y = *(const guint64 *) b;
-
-  return x < y ? -1 : x > y;
-}
-
 typedef struct {
   guint64 token;
   guint   entry;
@@ -200,15 +194,46 @@ sort_occurrences (Occurrence *occ,
     }
 }
 
-/* A sentence's few words: insertion sort. */
+/* A sentence's words: a quicksort down to runs of 16, then an insertion
+ * sort (a CJK sentence is a bigram a character; qsort's callback was a
+ * twentieth of a check). */
 static void
 sort_tokens (guint64 *t,
              guint    n)
 {
-  if (n > 32)
+  while (n > 16)
     {
-      qsort (t, n, sizeof (guint64), compare_tokens);
-      return;
+      const guint64 a = t[0], b = t[n / 2], c = t[n - 1];
+      const guint64 pivot = a < b ? (b < c ? b : MAX (a, c)) : (a < c ? a : MAX (b, c));
+      guint i = 0, j = n - 1;
+
+      for (;;)
+        {
+          while (t[i] < pivot)
+            i++;
+          while (t[j] > pivot)
+            j--;
+          if (i >= j)
+            break;
+          {
+            const guint64 x = t[i];
+
+            t[i++] = t[j];
+            t[j--] = x;
+          }
+        }
+      /* Hoare's partition: [0, j] <= pivot <= [j + 1, n). The smaller side recurses. */
+      if (j + 1 < n - (j + 1))
+        {
+          sort_tokens (t, j + 1);
+          t += j + 1;
+          n -= j + 1;
+        }
+      else
+        {
+          sort_tokens (t + j + 1, n - (j + 1));
+          n = j + 1;
+        }
     }
   for (guint i = 1; i < n; i++)
     {
