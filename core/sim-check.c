@@ -305,7 +305,7 @@ check_run (SimCorpusSnapshot     *snapshot,
   /* Matching always works on sentences; window mode reports on windows. */
   sim_segment_split (text, len, check.units, SIM_SEGMENT_SENTENCE, opts.window, check.segments);
   check.windows = g_array_new (FALSE, FALSE, sizeof (SimAnchor));
-  sim_fingerprinter_windows (fp, FALSE, check.windows);
+  sim_fingerprinter_windows (fp, SIM_QUERY_WINNOW_WEIGHT, check.windows);
   check.total = check.segments->len;  /* and the distinct windows, once counted */
 
   _sim_candidates_lookup (&check);

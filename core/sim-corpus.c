@@ -649,7 +649,7 @@ sim_corpus_pack_windows (SimFingerprinter *fp,
   g_autoptr(GArray) windows = g_array_new (FALSE, FALSE, sizeof (SimAnchor));
   guint8 *data, *p;
 
-  sim_fingerprinter_windows (fp, TRUE, windows);
+  sim_fingerprinter_windows (fp, SIM_WINNOW_WEIGHT, windows);
   p = data = g_malloc (MAX (windows->len, 1) * 16);
   for (guint i = 0; i < windows->len; i++, p += 16)
     {

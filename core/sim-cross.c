@@ -115,7 +115,7 @@ document_worker (gpointer data)
       units = sim_compare_text_get_units (cross->prepared[i]);
       g_array_set_size (anchors, 0);
       sim_fingerprinter_load_units (fp, units);
-      sim_fingerprinter_windows (fp, TRUE, anchors);
+      sim_fingerprinter_windows (fp, SIM_WINNOW_WEIGHT, anchors);
       cross->spans[i] = g_array_sized_new (FALSE, FALSE, sizeof (Window), anchors->len);
       g_array_set_size (cross->spans[i], anchors->len);
       spans = (Window *) cross->spans[i]->data;

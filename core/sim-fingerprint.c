@@ -384,12 +384,12 @@ sim_fingerprinter_get_features (SimFingerprinter *fp)
   return fp->features;
 }
 
-/* Winnowing (Schleimer et al.) over ranges of SIM_WINNOW_WEIGHT rather than a
+/* Winnowing (Schleimer et al.) over ranges of a weight rather than a
  * fixed count of windows, so that CJK and Latin text get the same guarantee
  * per unit of information. The rightmost minimum of each range is kept. */
 void
 sim_fingerprinter_windows (SimFingerprinter *fp,
-                           gboolean          winnow,
+                           guint             winnow_weight,
                            GArray           *out)
 {
   const SimUnits *units = fp->loaded;
@@ -449,7 +449,7 @@ sim_fingerprinter_windows (SimFingerprinter *fp,
         win.simhash = acc_bits (acc, mix64 (sum));
         win.unit_start = left + 1 - sim_fingerprint_shingle (units, left);
         win.unit_end = p + 1;
-        if (!winnow)
+        if (winnow_weight == 0)
           {
             g_array_append_val (out, win);
             continue;
@@ -464,7 +464,7 @@ sim_fingerprinter_windows (SimFingerprinter *fp,
                  g_array_index (sums, guint64, g_array_index (deque, guint32, deque->len - 1)) >= key)
             g_array_set_size (deque, deque->len - 1);
           g_array_append_val (deque, index);
-          while (g_array_index (cumulative, guint32, g_array_index (deque, guint32, head)) + SIM_WINNOW_WEIGHT <= total)
+          while (g_array_index (cumulative, guint32, g_array_index (deque, guint32, head)) + winnow_weight <= total)
             head++;
           if ((gint64) g_array_index (deque, guint32, head) != last_selected)
             {

@@ -28,6 +28,12 @@ G_BEGIN_DECLS
 #define SIM_WEIGHT_OTHER       1
 #define SIM_WINDOW_WEIGHT      12 /* weight of one anchor window */
 #define SIM_WINNOW_WEIGHT      6  /* winnowing range, in the same weight */
+/* The range an article's lookups are thinned with. A window the store keeps
+ * is the minimum of a range of SIM_WINNOW_WEIGHT; every smaller range inside
+ * it that holds the window has it as its minimum too, so an article that
+ * shares that much text still looks the window up. Ranges of 4 and more lost
+ * near-duplicate hits on the labelled sets; 3 lost none. */
+#define SIM_QUERY_WINNOW_WEIGHT 3
 #define SIM_IDF_MIN_DOCS       20 /* below this, all features weigh the same */
 #define SIM_DF_BUCKETS         (1u << 20)
 
@@ -77,9 +83,10 @@ void              sim_fingerprinter_load_units   (SimFingerprinter  *fp,
                                                   const SimUnits    *units);
 const guint64    *sim_fingerprinter_get_features (SimFingerprinter  *fp);
 /* Anchor windows of the loaded text, appended to @out (GArray of SimAnchor):
- * all of them, or only the winnowed ones. */
+ * all of them (@winnow_weight 0), or those winnowing over ranges of
+ * @winnow_weight keeps. */
 void              sim_fingerprinter_windows      (SimFingerprinter  *fp,
-                                                  gboolean           winnow,
+                                                  guint              winnow_weight,
                                                   GArray            *out);
 
 /* The feature ending at every unit of @units into @out (n entries; 0 where

@@ -158,7 +158,7 @@ bench_fingerprinting (const char *texts)
                 {
                   sim_fingerprinter_load (fp, text->str, text->len);
                   g_array_set_size (windows, 0);
-                  sim_fingerprinter_windows (fp, TRUE, windows);
+                  sim_fingerprinter_windows (fp, SIM_WINNOW_WEIGHT, windows);
                 }
               t[r] = now () - start;
             }

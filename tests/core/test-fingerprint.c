@@ -48,7 +48,7 @@ compute_golden (SimFingerprinter *fp,
   g_autoptr(GArray) windows = g_array_new (FALSE, FALSE, sizeof (SimAnchor));
 
   out[0] = text_simhash (fp, text);
-  sim_fingerprinter_windows (fp, TRUE, windows);
+  sim_fingerprinter_windows (fp, SIM_WINNOW_WEIGHT, windows);
   out[1] = windows->len;
   out[2] = windows->len ? g_array_index (windows, SimAnchor, 0).simhash : 0;
 }
@@ -125,7 +125,7 @@ test_windows_found_wherever_the_copy_starts (void **state)
       const glong n = g_utf8_strlen (sources[s], -1);
 
       sim_fingerprinter_load (fp, sources[s], -1);
-      sim_fingerprinter_windows (fp, TRUE, anchors);
+      sim_fingerprinter_windows (fp, SIM_WINNOW_WEIGHT, anchors);
       assert_true (anchors->len > 0);
 
       for (glong cut = 0; cut < 20; cut++)
@@ -138,7 +138,7 @@ test_windows_found_wherever_the_copy_starts (void **state)
           gboolean found = FALSE;
 
           sim_fingerprinter_load (fp, copy, -1);
-          sim_fingerprinter_windows (fp, FALSE, windows);
+          sim_fingerprinter_windows (fp, SIM_QUERY_WINNOW_WEIGHT, windows);
           for (guint i = 0; i < windows->len && !found; i++)
             for (guint j = 0; j < anchors->len && !found; j++)
               found = g_array_index (windows, SimAnchor, i).simhash ==
@@ -146,6 +146,77 @@ test_windows_found_wherever_the_copy_starts (void **state)
           assert_true (found);
         }
     }
+}
+
+/* An article looks up fewer windows than it has, and still every window the
+ * store keeps of the text they share: random words around a shared stretch
+ * differ on each side, and each stored window inside the stretch (with a
+ * range of context on both ends) is among the article's lookups. */
+static void
+test_query_windows_hold_the_stored_ones (void **state)
+{
+  g_autoptr(SimFingerprinter) fp = sim_fingerprinter_new (SIM_NORMALIZE_DEFAULT);
+  g_autoptr(GRand) rand = g_rand_new_with_seed (11);
+  guint checked = 0;
+
+  for (guint round = 0; round < 40; round++)
+    {
+      const gboolean cjk = round % 2;
+      g_autoptr(GString) shared = g_string_new (NULL);
+      g_autoptr(GString) source = g_string_new (NULL);
+      g_autoptr(GString) article = g_string_new (NULL);
+      g_autoptr(GArray) stored = g_array_new (FALSE, FALSE, sizeof (SimAnchor));
+      g_autoptr(GArray) all = g_array_new (FALSE, FALSE, sizeof (SimAnchor));
+      g_autoptr(GArray) queried = g_array_new (FALSE, FALSE, sizeof (SimAnchor));
+      g_autoptr(GHashTable) asked = g_hash_table_new (g_int64_hash, g_int64_equal);
+      GString *parts[] = { source, article };
+      glong shared_from, shared_to;
+      const SimUnits *units;
+
+      for (guint w = 0; w < 200; w++)
+        if (cjk)
+          g_string_append_unichar (shared, 0x4e00 + g_rand_int_range (rand, 0, 3000));
+        else
+          g_string_append_printf (shared, "%c%x ", 'a' + g_rand_int_range (rand, 0, 26), g_rand_int (rand));
+      for (guint p = 0; p < 2; p++)
+        {
+          for (guint w = 0; w < 30; w++)
+            g_string_append_printf (parts[p], cjk ? "%c%x" : "%c%x ", 'a' + g_rand_int_range (rand, 0, 26), g_rand_int (rand));
+          g_string_append (parts[p], shared->str);
+          for (guint w = 0; w < 30; w++)
+            g_string_append_printf (parts[p], " %c%x", 'a' + g_rand_int_range (rand, 0, 26), g_rand_int (rand));
+        }
+
+      units = sim_fingerprinter_load (fp, article->str, -1);
+      sim_fingerprinter_windows (fp, 0, all);
+      sim_fingerprinter_windows (fp, SIM_QUERY_WINNOW_WEIGHT, queried);
+      (void) units;
+      for (guint i = 0; i < queried->len; i++)
+        g_hash_table_add (asked, &g_array_index (queried, SimAnchor, i).simhash);
+      if (!cjk) /* a CJK unit weighs the whole range: every CJK window is looked up */
+        assert_true (queried->len < all->len * 3 / 4);
+      assert_true (queried->len <= all->len);
+
+      units = sim_fingerprinter_load (fp, source->str, -1);
+      sim_fingerprinter_windows (fp, SIM_WINNOW_WEIGHT, stored);
+      shared_from = strstr (source->str, shared->str) - source->str;
+      shared_to = shared_from + shared->len;
+      for (guint i = 0; i < stored->len; i++)
+        {
+          const SimAnchor *a = &g_array_index (stored, SimAnchor, i);
+          const guint32 from = units->src_start[a->unit_start];
+          const guint32 to = sim_units_get_end (units, a->unit_end - 1);
+
+          /* Offsets are in code points; the shared stretch in bytes. Leave
+           * a range of context inside it at both ends. */
+          if (g_utf8_offset_to_pointer (source->str, from) - source->str < shared_from + 40 ||
+              g_utf8_offset_to_pointer (source->str, to) - source->str > shared_to - 40)
+            continue;
+          assert_true (g_hash_table_contains (asked, &a->simhash));
+          checked++;
+        }
+    }
+  assert_true (checked > 200);
 }
 
 static void
@@ -160,8 +231,8 @@ test_winnowing_thins_windows (void **state)
   for (int i = 0; i < 2000; i++)
     g_string_append_unichar (text, 0x4e00 + g_rand_int_range (rand, 0, 3000));
   sim_fingerprinter_load (fp, text->str, -1);
-  sim_fingerprinter_windows (fp, FALSE, all);
-  sim_fingerprinter_windows (fp, TRUE, winnowed);
+  sim_fingerprinter_windows (fp, 0, all);
+  sim_fingerprinter_windows (fp, SIM_WINNOW_WEIGHT, winnowed);
   assert_true (all->len > 1900);
   /* Expected density 2 / (w + 1) for a range of w windows. */
   assert_true (winnowed->len < all->len * 3 / 4);
@@ -198,6 +269,7 @@ main (int argc, char **argv)
     cmocka_unit_test (test_simhash_of_near_duplicates_is_closer_than_of_strangers),
     cmocka_unit_test (test_windows_found_wherever_the_copy_starts),
     cmocka_unit_test (test_winnowing_thins_windows),
+    cmocka_unit_test (test_query_windows_hold_the_stored_ones),
     cmocka_unit_test (test_weights_are_uniform_until_the_corpus_is_big_enough),
   };
 

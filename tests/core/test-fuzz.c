@@ -155,7 +155,7 @@ exercise_text (const char *text,
       assert_true (s->start < s->end && s->unit_start < s->unit_end && s->unit_end <= units.n);
     }
   sim_fingerprinter_load (fp, text, len);
-  sim_fingerprinter_windows (fp, TRUE, anchors);
+  sim_fingerprinter_windows (fp, SIM_WINNOW_WEIGHT, anchors);
   sim_units_clear (&units);
   {
     const char *texts[] = { text, other, text };
