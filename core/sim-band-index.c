@@ -300,11 +300,32 @@ build_tables_worker (gpointer data)
     }
 }
 
+static SimBandIndex *index_build (const guint64 *fps, guint64 *owned, gsize n_fps, guint max_distance, guint32 **out_order);
+
 SimBandIndex *
 sim_band_index_new (const guint64  *fps,
                     gsize           n_fps,
                     guint           max_distance,
                     guint32       **out_order)
+{
+  return index_build (fps, NULL, n_fps, max_distance, out_order);
+}
+
+SimBandIndex *
+sim_band_index_new_take (guint64  *fps,
+                         gsize     n_fps,
+                         guint32 **out_order)
+{
+  return index_build (fps, fps, n_fps, 3, out_order);
+}
+
+/* @owned, when not NULL, is @fps, freed as soon as table 0 holds a copy. */
+static SimBandIndex *
+index_build (const guint64  *fps,
+             guint64        *owned,
+             gsize           n_fps,
+             guint           max_distance,
+             guint32       **out_order)
 {
   SimBandIndex *index;
   Entry *entries;
@@ -341,6 +362,10 @@ sim_band_index_new (const guint64  *fps,
           e->id = i;
         }
     }
+    /* by_top holds every fingerprint now: the caller's copy would only add
+     * 8 bytes a fingerprint to the peak while the other tables are built. */
+    g_free (owned);
+    fps = NULL;
     entries = g_new (Entry, MAX (n_fps, 1));
     for (gsize i = 0; i < n_fps; i++)
       offsets[block_key (index, 0, by_top[i].fp) + 1]++;

@@ -245,8 +245,8 @@ snapshot_build_index (SimCorpusSnapshot *snapshot)
   const gsize n = snapshot->fps->len;
 
   snapshot->n_fps = n;
-  snapshot->indexes[3] = sim_band_index_new ((const guint64 *) snapshot->fps->data, n, 3, &order);
-  g_clear_pointer (&snapshot->fps, g_array_unref);
+  snapshot->indexes[3] = sim_band_index_new_take ((guint64 *) g_array_free (g_steal_pointer (&snapshot->fps), FALSE),
+                                                  n, &order);
   /* One array at a time: a copy of each is 4 bytes a fingerprint more. */
   docs = g_memdup2 (snapshot->fp_docs->data, n * sizeof (guint32));
   for (gsize i = 0; i < n; i++)
@@ -569,6 +569,29 @@ snapshot_load (SimStore           *store,
   if (!sim_store_load_df (store, SIM_DF_BUCKETS, &counts, &n_docs, error))
     return NULL;
   snapshot->weights = sim_weights_new (counts, n_docs);
+
+  /* Room for every window at once: grown by doubling, the three arrays took
+   * up to twice their size (gigabytes at a gigabyte of text) while the
+   * index was built. A document has at most a window a character, so a
+   * damaged count cannot ask for more than the text could hold. */
+  {
+    guint64 n_windows = 0, n_chars = 0;
+
+    for (guint i = 0; i < docs->len; i++)
+      {
+        const SimStoreDocument *sd = g_ptr_array_index (docs, i);
+
+        n_windows += MAX (sd->n_segments, 0);
+        n_chars += MAX (sd->n_chars, 0) + 1;
+      }
+    n_windows = MIN (MIN (n_windows, n_chars), G_MAXUINT32 - 1);
+    g_array_unref (snapshot->fps);
+    g_array_unref (snapshot->fp_docs);
+    g_array_unref (snapshot->fp_starts);
+    snapshot->fps = g_array_sized_new (FALSE, FALSE, sizeof (guint64), n_windows);
+    snapshot->fp_docs = g_array_sized_new (FALSE, FALSE, sizeof (guint32), n_windows);
+    snapshot->fp_starts = g_array_sized_new (FALSE, FALSE, sizeof (guint32), n_windows);
+  }
 
   if (!sim_store_foreach_segments (store, load_segments_cb, &state, error))
     return NULL;

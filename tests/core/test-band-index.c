@@ -135,6 +135,18 @@ check_distance_bound (guint k)
 
         assert_true (sim_band_index_serialize (own, append_bytes, bytes));
         assert_int_equal (bytes->len, sim_band_index_get_serialized_size (fps->len));
+        /* Built over a copy it frees early (the corpus's build): the same bytes and order. */
+        {
+          g_autofree guint32 *taken_order = NULL;
+          g_autoptr(SimBandIndex) taken =
+            sim_band_index_new_take (g_memdup2 (fps->data, fps->len * sizeof (guint64)), fps->len, &taken_order);
+          g_autoptr(GByteArray) taken_bytes = g_byte_array_new ();
+
+          assert_true (sim_band_index_serialize (taken, append_bytes, taken_bytes));
+          assert_int_equal (taken_bytes->len, bytes->len);
+          assert_memory_equal (taken_bytes->data, bytes->data, bytes->len);
+          assert_memory_equal (taken_order, order, fps->len * sizeof (guint32));
+        }
         mapped = sim_band_index_new_mapped (bytes->data, bytes->len, fps->len);
         assert_non_null (mapped);
         for (guint q = 0; q < queries->len; q++)
