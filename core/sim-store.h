@@ -59,6 +59,11 @@ gboolean  sim_store_begin       (SimStore          *store,
 gboolean  sim_store_commit      (SimStore          *store,
                                  GError           **error);
 void      sim_store_rollback    (SimStore          *store);
+/* Best effort, never waiting: moves the write-ahead log into the store and
+ * empties it, so the store's files stay as they are until the next write
+ * (closing the last connection would otherwise do it, and change them).
+ * FALSE when a reader kept part of the log. */
+gboolean  sim_store_checkpoint  (SimStore          *store);
 
 /* (transfer full) (nullable): NULL when unset, without an error. */
 char     *sim_store_dup_meta    (SimStore          *store,
