@@ -441,7 +441,7 @@ write_all (gconstpointer data,
 }
 
 /* Best effort: a store in a folder we may not write simply has no file. */
-static void
+static gboolean
 snapshot_write_index (SimCorpusSnapshot *snapshot,
                       guint64            key)
 {
@@ -452,7 +452,7 @@ snapshot_write_index (SimCorpusSnapshot *snapshot,
   gboolean ok;
 
   if (fd < 0)
-    return;
+    return FALSE;
   ok = write_all (&header, sizeof header, GINT_TO_POINTER (fd)) &&
        sim_band_index_serialize (snapshot->indexes[3], write_all, GINT_TO_POINTER (fd)) &&
        write_all (snapshot->docs_of, snapshot->n_fps * sizeof (guint32), GINT_TO_POINTER (fd)) &&
@@ -467,7 +467,44 @@ snapshot_write_index (SimCorpusSnapshot *snapshot,
     }
   ok = g_close (fd, NULL) && ok;
   if (!ok || g_rename (tmp, path) != 0)
-    g_unlink (tmp);
+    {
+      g_unlink (tmp);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* Swaps the index built in memory (about 40 bytes a fingerprint, held for
+ * as long as the snapshot lives: the app's after an import, gigabytes at a
+ * gigabyte of text) for the file just written from it, which answers the
+ * same. Keeps the built one when the file cannot be used. */
+static void
+snapshot_use_written_index (SimCorpusSnapshot *snapshot,
+                            guint64            key,
+                            guint32            n_docs)
+{
+  SimBandIndex *built = g_steal_pointer (&snapshot->indexes[3]);
+  SimWeights *weights = g_steal_pointer (&snapshot->weights);
+  const guint32 *docs_of = snapshot->docs_of, *starts_of = snapshot->starts_of;
+  const gsize n_fps = snapshot->n_fps;
+
+  if (snapshot_map_index (snapshot, key, n_docs))
+    {
+      sim_band_index_free (built);
+      sim_weights_free (weights);
+      g_array_unref (snapshot->fp_docs);
+      g_array_unref (snapshot->fp_starts);
+      snapshot->fp_docs = g_array_new (FALSE, FALSE, sizeof (guint32));
+      snapshot->fp_starts = g_array_new (FALSE, FALSE, sizeof (guint32));
+      return;
+    }
+  sim_band_index_free (snapshot->indexes[3]);
+  g_clear_pointer (&snapshot->weights, sim_weights_free);
+  snapshot->indexes[3] = built;
+  snapshot->weights = weights;
+  snapshot->docs_of = docs_of;
+  snapshot->starts_of = starts_of;
+  snapshot->n_fps = n_fps;
 }
 
 typedef struct {
@@ -603,8 +640,8 @@ snapshot_load (SimStore           *store,
       return NULL;
     }
   snapshot_build_index (snapshot);
-  if (use_file)
-    snapshot_write_index (snapshot, key);
+  if (use_file && snapshot_write_index (snapshot, key))
+    snapshot_use_written_index (snapshot, key, n_docs);
   return g_steal_pointer (&snapshot);
 }
 
