@@ -138,16 +138,33 @@ sim_corpus_snapshot_get_fps (const SimCorpusSnapshot *snapshot)
   return sim_band_index_get_fps (snapshot->indexes[3]);
 }
 
-static guint32
-read_u32 (int     fd,
-          goffset offset)
+/* @n guint32 at @offset of @fd into @out; what the file does not hold (cut
+ * short since) reads as G_MAXUINT32, a place no document has. */
+static void
+read_u32s (int      fd,
+           goffset  offset,
+           gsize    n,
+           guint32 *out)
 {
-  guint32 v = G_MAXUINT32;
+  gsize done = 0;
 
-  while (pread (fd, &v, sizeof v, offset) < 0 && errno == EINTR)
-    ;
-  return v;
+  while (done < n * 4)
+    {
+      const gssize r = pread (fd, (char *) out + done, n * 4 - done, offset + done);
+
+      if (r < 0 && errno == EINTR)
+        continue;
+      if (r <= 0)
+        break;
+      done += r;
+    }
+  memset ((char *) out + done, 0xff, n * 4 - done);
 }
+
+/* Ids one after another (a window's fingerprint found in many documents
+ * that share its text: equal fingerprints are neighbours in table 0) are
+ * read in one call per array instead of two per id. */
+#define PLACES_RUN_MAX 256
 
 void
 sim_corpus_snapshot_get_places (const SimCorpusSnapshot *snapshot,
@@ -161,8 +178,13 @@ sim_corpus_snapshot_get_places (const SimCorpusSnapshot *snapshot,
       docs[i] = starts[i] = G_MAXUINT32;
     else if (snapshot->index_fd >= 0)
       {
-        docs[i] = read_u32 (snapshot->index_fd, snapshot->places_at + (goffset) ids[i] * 4);
-        starts[i] = read_u32 (snapshot->index_fd, snapshot->places_at + ((goffset) snapshot->n_fps + ids[i]) * 4);
+        gsize run = 1;
+
+        while (i + run < n && run < PLACES_RUN_MAX && ids[i + run] == ids[i] + run && ids[i + run] < snapshot->n_fps)
+          run++;
+        read_u32s (snapshot->index_fd, snapshot->places_at + (goffset) ids[i] * 4, run, docs + i);
+        read_u32s (snapshot->index_fd, snapshot->places_at + ((goffset) snapshot->n_fps + ids[i]) * 4, run, starts + i);
+        i += run - 1;
       }
     else
       {

@@ -590,6 +590,42 @@ test_corpus_index_file_is_mapped_and_never_trusted_blindly (void **state)
     read = check_json (corpus, article);
     g_unsetenv ("SIMHOUND_INDEX_MAP_LIMIT");
     assert_string_equal (read, built);
+
+    /* Every place read from the file, ids one after another as runs are
+     * read, is the mapped file's; cut short under the reader, what is gone
+     * reads as no place, the rest as before. */
+    {
+      g_autoptr(SimCorpus) mapped_corpus = sim_corpus_open (f->store, TRUE, NULL);
+      g_autoptr(SimCorpusSnapshot) mapped = sim_corpus_ref_snapshot (mapped_corpus);
+      const gsize n = sim_corpus_snapshot_get_n_fps (snapshot);
+      g_autofree guint32 *ids = g_new (guint32, n + 1);
+      g_autofree guint32 *docs = g_new (guint32, n + 1);
+      g_autofree guint32 *starts = g_new (guint32, n + 1);
+      g_autofree guint32 *want_docs = g_new (guint32, n + 1);
+      g_autofree guint32 *want_starts = g_new (guint32, n + 1);
+      g_autofree char *good = NULL;
+      gsize len = 0;
+
+      assert_true (n > 300);
+      assert_int_equal (sim_corpus_snapshot_get_n_fps (mapped), n);
+      for (gsize i = 0; i < n; i++)
+        ids[i] = i;
+      ids[n] = n;  /* past the end: no place */
+      sim_corpus_snapshot_get_places (snapshot, ids, n + 1, docs, starts);
+      sim_corpus_snapshot_get_places (mapped, ids, n + 1, want_docs, want_starts);
+      assert_memory_equal (docs, want_docs, (n + 1) * 4);
+      assert_memory_equal (starts, want_starts, (n + 1) * 4);
+      assert_int_equal (docs[n], G_MAXUINT32);
+
+      assert_true (g_file_get_contents (index, &good, &len, NULL));
+      /* The statistics and the second half of the starts gone. */
+      assert_int_equal (truncate (index, len - SIM_DF_BUCKETS * sizeof (guint32) - (n / 2) * 4), 0);
+      sim_corpus_snapshot_get_places (snapshot, ids, n, docs, starts);
+      assert_memory_equal (docs, want_docs, n * 4);
+      for (gsize i = 0; i < n; i++)
+        assert_int_equal (starts[i], i < n - n / 2 ? want_starts[i] : G_MAXUINT32);
+      assert_true (g_file_set_contents (index, good, len, NULL));
+    }
   }
 
   /* A damaged file (cut, or garbage with the right size) is not used: the
