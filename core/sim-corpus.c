@@ -312,16 +312,17 @@ index_path (const char *store_path)
   return g_strconcat (store_path, ".index", NULL);
 }
 
-static guint64
-index_key (SimStore          *store,
-           GPtrArray         *docs,
-           SimNormalizeFlags  flags,
-           guint32            df_docs)
+/* The key starts with what the documents are indexed under and the store
+ * files' state; each document is added as the list is read (add_document),
+ * and the count last. */
+static XXH3_state_t *
+index_key_begin (SimStore          *store,
+                 SimNormalizeFlags  flags,
+                 guint32            df_docs)
 {
   g_autofree char *epoch = sim_store_dup_meta (store, "epoch", NULL);
   XXH3_state_t *state = XXH3_createState ();
-  const guint64 head[] = { SIM_FEATURE_VERSION, flags, df_docs, docs->len };
-  guint64 key;
+  const guint64 head[] = { SIM_FEATURE_VERSION, flags, df_docs };
 
   XXH3_64bits_reset (state);
   XXH3_64bits_update (state, head, sizeof head);
@@ -343,17 +344,35 @@ index_key (SimStore          *store,
       XXH3_64bits_update (state, stamp, sizeof stamp);
     }
   XXH3_64bits_update (state, epoch ? epoch : "", epoch ? strlen (epoch) + 1 : 1);
-  for (guint i = 0; i < docs->len; i++)
-    {
-      const SimStoreDocument *d = g_ptr_array_index (docs, i);
-      const gint64 fields[] = { d->id, d->n_segments, d->n_chars, d->updated_at };
+  return state;
+}
 
-      XXH3_64bits_update (state, fields, sizeof fields);
-      XXH3_64bits_update (state, d->content_hash, strlen (d->content_hash) + 1);
-    }
-  key = XXH3_64bits_digest (state);
-  XXH3_freeState (state);
-  return key;
+typedef struct {
+  SimCorpusSnapshot *snapshot;
+  XXH3_state_t      *key;
+  guint64            n_windows;
+  guint64            n_chars;
+} ListState;
+
+static void
+add_document (const SimStoreDocument *sd,
+              gpointer                user_data)
+{
+  ListState *ls = user_data;
+  SimCorpusSnapshot *snapshot = ls->snapshot;
+  const gint64 fields[] = { sd->id, sd->n_segments, sd->n_chars, sd->updated_at };
+  SimCorpusDoc doc;
+
+  doc.id = sd->id;
+  doc.path = g_string_chunk_insert (snapshot->strings, sd->path);
+  doc.title = g_string_chunk_insert (snapshot->strings, sd->title);
+  doc.n_chars = sd->n_chars;
+  g_array_append_val (snapshot->docs, doc);
+  snapshot->updated_at = MAX (snapshot->updated_at, sd->updated_at);
+  XXH3_64bits_update (ls->key, fields, sizeof fields);
+  XXH3_64bits_update (ls->key, sd->content_hash, strlen (sd->content_hash) + 1);
+  ls->n_windows += MAX (sd->n_segments, 0);
+  ls->n_chars += MAX (sd->n_chars, 0) + 1;
 }
 
 /* Index files up to this size are mapped; larger ones are read bucket by
@@ -595,33 +614,31 @@ snapshot_load (SimStore           *store,
                GError            **error)
 {
   g_autoptr(SimCorpusSnapshot) snapshot = snapshot_new (sim_store_get_path (store), flags);
-  g_autoptr(GPtrArray) docs = sim_store_list (store, error);
   LoadState state = { snapshot, 0, 0 };
+  ListState list = { snapshot, NULL, 0, 0 };
   guint32 *counts = NULL;
   guint32 n_docs = 0;
   guint64 key;
   gboolean use_file;
 
-  if (docs == NULL)
-    return NULL;
-  for (guint i = 0; i < docs->len; i++)
-    {
-      const SimStoreDocument *sd = g_ptr_array_index (docs, i);
-      SimCorpusDoc doc;
-
-      doc.id = sd->id;
-      doc.path = g_string_chunk_insert (snapshot->strings, sd->path);
-      doc.title = g_string_chunk_insert (snapshot->strings, sd->title);
-      doc.n_chars = sd->n_chars;
-      g_array_append_val (snapshot->docs, doc);
-      snapshot->updated_at = MAX (snapshot->updated_at, sd->updated_at);
-    }
   if (!sim_store_load_df (store, SIM_DF_BUCKETS, NULL, &n_docs, error))
     return NULL;
+  list.key = index_key_begin (store, flags, n_docs);
+  if (!sim_store_foreach_document (store, add_document, &list, error))
+    {
+      XXH3_freeState (list.key);
+      return NULL;
+    }
+  {
+    const guint64 n = snapshot->docs->len;
+
+    XXH3_64bits_update (list.key, &n, sizeof n);
+    key = XXH3_64bits_digest (list.key);
+    XXH3_freeState (list.key);
+  }
   /* SIMHOUND_INDEX_FILE=off: no index file is read or written (a disk too
    * small for it; comparing the two ways in benchmarks). */
   use_file = g_strcmp0 (g_getenv ("SIMHOUND_INDEX_FILE"), "off") != 0;
-  key = index_key (store, docs, flags, n_docs);
   if (use_file && snapshot_map_index (snapshot, key, n_docs))
     return g_steal_pointer (&snapshot);
 
@@ -634,16 +651,8 @@ snapshot_load (SimStore           *store,
    * index was built. A document has at most a window a character, so a
    * damaged count cannot ask for more than the text could hold. */
   {
-    guint64 n_windows = 0, n_chars = 0;
+    const guint64 n_windows = MIN (MIN (list.n_windows, list.n_chars), G_MAXUINT32 - 1);
 
-    for (guint i = 0; i < docs->len; i++)
-      {
-        const SimStoreDocument *sd = g_ptr_array_index (docs, i);
-
-        n_windows += MAX (sd->n_segments, 0);
-        n_chars += MAX (sd->n_chars, 0) + 1;
-      }
-    n_windows = MIN (MIN (n_windows, n_chars), G_MAXUINT32 - 1);
     g_array_unref (snapshot->fps);
     g_array_unref (snapshot->fp_docs);
     g_array_unref (snapshot->fp_starts);

@@ -518,52 +518,70 @@ sim_store_delete (SimStore  *store,
 #define DOCUMENT_COLUMNS "id, path, title, content_hash, n_bytes, n_chars, n_segments, " \
                          "modified_at, added_at, updated_at"
 
-static SimStoreDocument *
-document_from_row (sqlite3_stmt *stmt)
+gboolean
+sim_store_foreach_document (SimStore             *store,
+                            SimStoreDocumentFunc  func,
+                            gpointer              user_data,
+                            GError              **error)
 {
-  SimStoreDocument *doc = g_new0 (SimStoreDocument, 1);
+  g_autoptr(sqlite3_stmt) stmt =
+    prepare (store, "SELECT " DOCUMENT_COLUMNS " FROM documents ORDER BY id", error);
+  int rc;
 
-  doc->id = sqlite3_column_int64 (stmt, 0);
-  doc->path = g_strdup ((const char *) sqlite3_column_text (stmt, 1));
-  doc->title = g_strdup (sqlite3_column_text (stmt, 2) ? (const char *) sqlite3_column_text (stmt, 2) : "");
-  doc->content_hash = g_strdup ((const char *) sqlite3_column_text (stmt, 3));
-  doc->n_bytes = sqlite3_column_int64 (stmt, 4);
-  doc->n_chars = sqlite3_column_int64 (stmt, 5);
-  doc->n_segments = sqlite3_column_int64 (stmt, 6);
-  doc->modified_at = sqlite3_column_int64 (stmt, 7);
-  doc->added_at = sqlite3_column_int64 (stmt, 8);
-  doc->updated_at = sqlite3_column_int64 (stmt, 9);
-  return doc;
+  if (stmt == NULL)
+    return FALSE;
+  while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
+    {
+      SimStoreDocument doc;
+
+      doc.id = sqlite3_column_int64 (stmt, 0);
+      doc.path = (char *) sqlite3_column_text (stmt, 1);
+      doc.title = (char *) sqlite3_column_text (stmt, 2);
+      doc.content_hash = (char *) sqlite3_column_text (stmt, 3);
+      doc.n_bytes = sqlite3_column_int64 (stmt, 4);
+      doc.n_chars = sqlite3_column_int64 (stmt, 5);
+      doc.n_segments = sqlite3_column_int64 (stmt, 6);
+      doc.modified_at = sqlite3_column_int64 (stmt, 7);
+      doc.added_at = sqlite3_column_int64 (stmt, 8);
+      doc.updated_at = sqlite3_column_int64 (stmt, 9);
+      if (doc.title == NULL)
+        doc.title = (char *) "";
+      /* Columns declared NOT NULL can still read as NULL from damaged pages. */
+      if (doc.path == NULL || doc.content_hash == NULL)
+        {
+          sim_store_set_damaged (store, _("the list of documents"), error);
+          return FALSE;
+        }
+      func (&doc, user_data);
+    }
+  if (rc != SQLITE_DONE)
+    {
+      set_sqlite_error (store, rc, "listing documents", error);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static void
+add_copy (const SimStoreDocument *doc,
+          gpointer                user_data)
+{
+  SimStoreDocument *copy = g_memdup2 (doc, sizeof *doc);
+
+  copy->path = g_strdup (doc->path);
+  copy->title = g_strdup (doc->title);
+  copy->content_hash = g_strdup (doc->content_hash);
+  g_ptr_array_add (user_data, copy);
 }
 
 GPtrArray *
 sim_store_list (SimStore  *store,
                 GError   **error)
 {
-  g_autoptr(sqlite3_stmt) stmt =
-    prepare (store, "SELECT " DOCUMENT_COLUMNS " FROM documents ORDER BY id", error);
   g_autoptr(GPtrArray) docs = g_ptr_array_new_with_free_func ((GDestroyNotify) sim_store_document_free);
-  int rc;
 
-  if (stmt == NULL)
+  if (!sim_store_foreach_document (store, add_copy, docs, error))
     return NULL;
-  while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
-    {
-      SimStoreDocument *doc = document_from_row (stmt);
-
-      g_ptr_array_add (docs, doc);
-      /* Columns declared NOT NULL can still read as NULL from damaged pages. */
-      if (doc->path == NULL || doc->content_hash == NULL)
-        {
-          sim_store_set_damaged (store, _("the list of documents"), error);
-          return NULL;
-        }
-    }
-  if (rc != SQLITE_DONE)
-    {
-      set_sqlite_error (store, rc, "listing documents", error);
-      return NULL;
-    }
   return g_steal_pointer (&docs);
 }
 

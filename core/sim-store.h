@@ -112,6 +112,16 @@ void      sim_store_set_busy_func (SimStore         *store,
 
 GPtrArray *sim_store_list       (SimStore          *store,
                                  GError           **error);
+/* Calls @func with every document in id order, its strings borrowed for the
+ * call (no copies: opening a corpus of 44,000 documents spent a third of
+ * its time copying and freeing them). FALSE with @error set when the list
+ * cannot be read or is damaged. */
+typedef void (*SimStoreDocumentFunc) (const SimStoreDocument *doc,
+                                      gpointer                user_data);
+gboolean   sim_store_foreach_document (SimStore             *store,
+                                       SimStoreDocumentFunc  func,
+                                       gpointer              user_data,
+                                       GError              **error);
 /* (transfer full): the stored text of a document. */
 char     *sim_store_dup_text    (SimStore          *store,
                                  gint64             id,

@@ -47,6 +47,13 @@ make_doc (const char *path)
 }
 
 static void
+remember_path (const SimStoreDocument *doc,
+               gpointer                user_data)
+{
+  g_ptr_array_add (user_data, g_strdup_printf ("%s %s %" G_GINT64_FORMAT, doc->path, doc->content_hash, doc->n_chars));
+}
+
+static void
 test_store_insert_list_read_delete (void **state)
 {
   g_autofree char *path = g_build_filename (*state, "sub", "dir", "store.db", NULL);
@@ -82,6 +89,16 @@ test_store_insert_list_read_delete (void **state)
 
   docs = sim_store_list (store, &error);
   assert_int_equal (docs->len, 1);
+  assert_string_equal (((SimStoreDocument *) g_ptr_array_index (docs, 0))->path, "/a.txt");
+  assert_string_equal (((SimStoreDocument *) g_ptr_array_index (docs, 0))->content_hash, "00ff");
+  /* The same document visited without a copy. */
+  {
+    g_autoptr(GPtrArray) seen = g_ptr_array_new_with_free_func (g_free);
+
+    assert_true (sim_store_foreach_document (store, remember_path, seen, &error));
+    assert_int_equal (seen->len, 1);
+    assert_string_equal (g_ptr_array_index (seen, 0), "/a.txt 00ff 10");
+  }
   assert_true (sim_store_delete (store, id, &error));
   g_clear_pointer (&text, g_free);
   text = sim_store_dup_text (store, id, NULL, &error);
