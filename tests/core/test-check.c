@@ -338,23 +338,17 @@ test_check_does_not_flag_a_shared_name (void **state)
   g_autofree char *dir = sim_test_make_tmp_dir ();
   g_autofree char *docs = g_build_filename (dir, "docs", NULL);
   g_autofree char *store = g_build_filename (dir, "store.db", NULL);
-  const char *paths[] = { docs, NULL };
   const char *article = "Delegates of the International Union Against Tuberculosis argued in Paris for weeks. "
                         "My grandmother kept bees in the orchard behind her farmhouse.";
-  g_autoptr(SimCorpus) corpus = NULL;
-  g_autoptr(SimCorpusSnapshot) snapshot = NULL;
-  g_autoptr(SimImportResult) result = NULL;
   g_autoptr(SimReport) report = NULL;
   SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
+  guint n_added = 0;
 
   g_free (sim_test_write_file (docs, "hospital.txt",
                                "A grant from the International Union Against Tuberculosis paid for the new wing. "
                                "The architect chose red brick and tall windows to let in the sun.\n", -1));
-  corpus = sim_corpus_open (store, FALSE, NULL);
-  result = sim_corpus_add (corpus, paths, NULL, NULL, NULL, NULL);
-  assert_int_equal (result->n_added, 1);
-  snapshot = sim_corpus_ref_snapshot (corpus);
-  report = sim_check_run (snapshot, article, -1, &options, NULL, NULL, NULL, NULL);
+  report = sim_test_check_folder (store, docs, article, &options, &n_added);
+  assert_int_equal (n_added, 1);
   assert_non_null (report);
   /* The name is found in the source, but a name is not copied text. */
   assert_true (sim_report_get_n_segments (report) >= 1);

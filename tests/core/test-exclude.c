@@ -89,12 +89,8 @@ test_ratios_and_spans_follow_the_choices (void **state)
   g_autofree char *dir = sim_test_make_tmp_dir ();
   g_autofree char *docs = g_build_filename (dir, "docs", NULL);
   g_autofree char *store = g_build_filename (dir, "store.db", NULL);
-  const char *paths[] = { docs, NULL };
   const char *article = "My own introduction talks about the mountains where I grew up, far from any coast.\n\n"
                         "As one historian put it, “" COPY "” " COPY2 "\n\nReferences\n\n" REF "\n";
-  g_autoptr(SimCorpus) corpus = NULL;
-  g_autoptr(SimCorpusSnapshot) snapshot = NULL;
-  g_autoptr(SimImportResult) result = NULL;
   g_autoptr(SimReport) report = NULL;
   SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
   SimExclusions ex = SIM_EXCLUSIONS_INIT;
@@ -102,10 +98,7 @@ test_ratios_and_spans_follow_the_choices (void **state)
   float total;
 
   g_free (sim_test_write_file (docs, "source.txt", COPY " " COPY2 "\n\n" REF "\n", -1));
-  corpus = sim_corpus_open (store, FALSE, NULL);
-  result = sim_corpus_add (corpus, paths, NULL, NULL, NULL, NULL);
-  snapshot = sim_corpus_ref_snapshot (corpus);
-  report = sim_check_run (snapshot, article, -1, &options, NULL, NULL, NULL, NULL);
+  report = sim_test_check_folder (store, docs, article, &options, NULL);
   assert_non_null (report);
   total = sim_report_get_similarity (report);
 

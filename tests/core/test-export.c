@@ -30,23 +30,15 @@ setup (void **state)
 {
   Fixture *f = g_new0 (Fixture, 1);
   g_autofree char *docs = NULL, *store = NULL;
-  g_autoptr(SimCorpus) corpus = NULL;
-  g_autoptr(SimCorpusSnapshot) snapshot = NULL;
-  g_autoptr(SimImportResult) result = NULL;
   SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
-  const char *paths[2] = { NULL, NULL };
 
   f->dir = sim_test_make_tmp_dir ();
   docs = g_build_filename (f->dir, "docs", NULL);
   store = g_build_filename (f->dir, "store.db", NULL);
   g_free (sim_test_write_file (docs, "<script>alert(1)</script>.txt", "Lighthouse <notes>\n\n" COPIED "\n", -1));
   g_free (sim_test_write_file (docs, "tea.txt", "茶馆\n\n" ZH "\n", -1));
-  paths[0] = docs;
-  corpus = sim_corpus_open (store, FALSE, NULL);
-  result = sim_corpus_add (corpus, paths, NULL, NULL, NULL, NULL);
-  snapshot = sim_corpus_ref_snapshot (corpus);
-  f->report = sim_check_run (snapshot, "My own words come first here, they are not copied. " COPIED " " ZH,
-                             -1, &options, NULL, NULL, NULL, NULL);
+  f->report = sim_test_check_folder (store, docs, "My own words come first here, they are not copied. " COPIED " " ZH,
+                                     &options, NULL);
   assert_non_null (f->report);
   *state = f;
   return 0;
@@ -305,29 +297,23 @@ test_list_repeats_only_reworded_passages (void **state)
   g_autofree char *docs = g_build_filename (f->dir, "list-docs", NULL);
   g_autofree char *store = g_build_filename (f->dir, "list.db", NULL);
   g_autofree char *pdf = g_build_filename (f->dir, "list.pdf", NULL);
-  const char *paths[] = { docs, NULL };
   const char *harbour = "The old harbour master kept a careful record of every storm that crossed the bay, noting the "
                         "wind, the tide and the ships that sought shelter behind the long stone breakwater.";
   const char *reworded = "The old harbour master kept a careful log of every storm that crossed the bay, noting the "
                          "wind, the tides and the boats that sought shelter behind the long stone breakwater.";
   g_autofree char *article = g_strconcat ("My own words come first here, they are not copied. " COPIED "\n\n",
                                           reworded, "\n", NULL);
-  g_autoptr(SimCorpus) corpus = NULL;
-  g_autoptr(SimCorpusSnapshot) snapshot = NULL;
-  g_autoptr(SimImportResult) result = NULL;
   g_autoptr(SimReport) report = NULL;
   g_autoptr(GError) error = NULL;
   SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
   g_autofree char *html = NULL, *out = NULL, *flat = NULL;
   const char *list;
+  guint n_added = 0;
 
   g_free (sim_test_write_file (docs, "lamp.txt", COPIED "\n", -1));
   g_free (sim_test_write_file (docs, "harbour.txt", harbour, -1));
-  corpus = sim_corpus_open (store, FALSE, NULL);
-  result = sim_corpus_add (corpus, paths, NULL, NULL, NULL, NULL);
-  assert_int_equal (result->n_added, 2);
-  snapshot = sim_corpus_ref_snapshot (corpus);
-  report = sim_check_run (snapshot, article, -1, &options, NULL, NULL, NULL, NULL);
+  report = sim_test_check_folder (store, docs, article, &options, &n_added);
+  assert_int_equal (n_added, 2);
   assert_non_null (report);
   assert_int_equal (sim_report_count_level (report, SIM_LEVEL_HIGH) + sim_report_count_level (report, SIM_LEVEL_MEDIUM), 2);
 

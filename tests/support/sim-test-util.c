@@ -3,6 +3,7 @@
 
 #include <glib/gstdio.h>
 
+#include "sim-corpus.h"
 #include "sim-test-util.h"
 
 char *
@@ -92,4 +93,27 @@ sim_test_span_text (const char *text,
   const char *from = g_utf8_offset_to_pointer (text, start);
 
   return g_strndup (from, g_utf8_offset_to_pointer (text, end) - from);
+}
+
+SimReport *
+sim_test_check_folder (const char            *store,
+                       const char            *folder,
+                       const char            *article,
+                       const SimCheckOptions *options,
+                       guint                 *out_n_added)
+{
+  const char *paths[] = { folder, NULL };
+  g_autoptr(SimCorpus) corpus = sim_corpus_open (store, FALSE, NULL);
+  g_autoptr(SimImportResult) result = NULL;
+  g_autoptr(SimCorpusSnapshot) snapshot = NULL;
+
+  if (corpus == NULL)
+    return NULL;
+  result = sim_corpus_add (corpus, paths, NULL, NULL, NULL, NULL);
+  if (result == NULL)
+    return NULL;
+  if (out_n_added)
+    *out_n_added = result->n_added;
+  snapshot = sim_corpus_ref_snapshot (corpus);
+  return sim_check_run (snapshot, article, -1, options, NULL, NULL, NULL, NULL);
 }

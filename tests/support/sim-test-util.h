@@ -7,6 +7,8 @@
 
 #include <glib.h>
 
+#include "sim-check.h"
+
 G_BEGIN_DECLS
 
 /* A new empty folder under the system temp dir. (transfer full) */
@@ -26,6 +28,15 @@ char       *sim_test_write_file     (const char *dir,
 void        sim_test_spin_until     (gboolean  (*done) (gpointer),
                                      gpointer    data,
                                      guint       seconds);
+/* Imports @folder into the store at @store (made if needed) and checks
+ * @article against it; *@out_n_added (may be NULL) gets how many documents
+ * the import added. NULL when the store cannot be opened or the import
+ * fails. (transfer full) */
+SimReport  *sim_test_check_folder   (const char            *store,
+                                     const char            *folder,
+                                     const char            *article,
+                                     const SimCheckOptions *options,
+                                     guint                 *out_n_added);
 /* The shared/ folder beside the project, or NULL when absent. */
 const char *sim_test_shared_dir     (void);
 
