@@ -676,7 +676,7 @@ check_command (int argc, char **argv)
     { "template", 0, 0, G_OPTION_ARG_FILENAME, &template_path, N_("The assignment's own text: its passages are never flagged"), N_("FILE") },
     { "mode", 0, 0, G_OPTION_ARG_CALLBACK, parse_mode, N_("Segments: sentence (default) or window"), N_("MODE") },
     { "window", 0, 0, G_OPTION_ARG_INT, &window, N_("Window size in characters (default 30; 13 for papers); implies --mode window"), N_("N") },
-    { "max-distance", 'k', 0, G_OPTION_ARG_INT, &max_distance, N_("Hamming distance bound of the SimHash lookup (default 3)"), N_("K") },
+    { "max-distance", 'k', 0, G_OPTION_ARG_INT, &max_distance, N_("Hamming distance bound of the SimHash lookup (default 0)"), N_("K") },
     { "fast", 0, 0, G_OPTION_ARG_NONE, &fast, N_("Stop at the first confirmed source of each segment"), NULL },
     { "precise", 0, 0, G_OPTION_ARG_NONE, &precise, N_("Confirm every candidate and keep the best (default)"), NULL },
     { "high", 0, 0, G_OPTION_ARG_DOUBLE, &high, N_("Similarity from which a segment is high (default 0.70)"), N_("X") },

@@ -7,7 +7,8 @@
  * fingerprints fast. Table 0 is sorted by (block 0, value) and defines the
  * ids: a hit found in another table is mapped back by a binary search in its
  * table-0 bucket. For k <= 3 that is 4 x 8 = 32 bytes per fingerprint; an
- * index that must keep the caller's ids adds a 4-byte permutation.
+ * index that must keep the caller's ids adds a 4-byte permutation. An exact
+ * index (k = 0) is table 0 alone, and any k = 0 lookup reads table 0 alone.
  */
 #include "config.h"
 
@@ -30,6 +31,7 @@ struct _SimBandIndex {
   gsize          n_fps;
   guint          max_distance;
   guint          n_blocks;
+  guint          n_tables;            /* n_blocks, or 1 for an exact index (k = 0) */
   guint          shift[MAX_BLOCKS];
   guint64        mask[MAX_BLOCKS];
   guint32       *offsets[MAX_BLOCKS]; /* 2^width + 1 bucket starts into tables[b] */
@@ -139,6 +141,7 @@ index_new (gsize n_fps,
   index->max_distance = max_distance;
   index->has_popcnt = cpu_has_popcnt ();
   index->n_blocks = MAX (4, max_distance + 1);
+  index->n_tables = max_distance == 0 ? 1 : index->n_blocks;
   for (guint b = 0; b < index->n_blocks; b++)
     {
       const guint width = 64 / index->n_blocks + (b < 64 % index->n_blocks ? 1 : 0);
@@ -150,13 +153,12 @@ index_new (gsize n_fps,
   return index;
 }
 
-#define MAPPED_BLOCKS  4
 #define MAPPED_BUCKETS (1u << 16)
 
 gsize
 sim_band_index_get_serialized_size (gsize n_fps)
 {
-  return MAPPED_BLOCKS * (MAPPED_BUCKETS + 2) * sizeof (guint32) + MAPPED_BLOCKS * n_fps * sizeof (guint64);
+  return (MAPPED_BUCKETS + 2) * sizeof (guint32) + n_fps * sizeof (guint64);
 }
 
 gboolean
@@ -166,16 +168,11 @@ sim_band_index_serialize (const SimBandIndex    *index,
 {
   static const guint32 pad = 0;
 
-  g_return_val_if_fail (index->n_blocks == MAPPED_BLOCKS && index->perm == NULL, FALSE);
-  /* MAPPED_BUCKETS + 1 offsets and one word of padding per block keep the tables 8-aligned. */
-  for (guint b = 0; b < MAPPED_BLOCKS; b++)
-    if (!write (index->offsets[b], (MAPPED_BUCKETS + 1) * sizeof (guint32), user_data) ||
-        !write (&pad, sizeof pad, user_data))
-      return FALSE;
-  for (guint b = 0; b < MAPPED_BLOCKS; b++)
-    if (!write (index->tables[b], index->n_fps * sizeof (guint64), user_data))
-      return FALSE;
-  return TRUE;
+  g_return_val_if_fail (index->n_tables == 1 && index->mask[0] + 1 == MAPPED_BUCKETS && index->perm == NULL, FALSE);
+  /* MAPPED_BUCKETS + 1 offsets and one word of padding keep the table 8-aligned. */
+  return write (index->offsets[0], (MAPPED_BUCKETS + 1) * sizeof (guint32), user_data) &&
+         write (&pad, sizeof pad, user_data) &&
+         write (index->tables[0], index->n_fps * sizeof (guint64), user_data);
 }
 
 SimBandIndex *
@@ -187,22 +184,20 @@ sim_band_index_new_mapped (const guint8 *data,
 
   if (len != sim_band_index_get_serialized_size (n_fps) || n_fps >= G_MAXUINT32 || ((guintptr) data & 7) != 0)
     return NULL;
-  index = index_new (n_fps, 3);
+  index = index_new (n_fps, 0);
   index->mapped = TRUE;
-  for (guint b = 0; b < MAPPED_BLOCKS; b++)
-    {
-      guint32 *offsets = (guint32 *) (data + b * (MAPPED_BUCKETS + 2) * sizeof (guint32));
+  {
+    guint32 *offsets = (guint32 *) data;
 
-      index->offsets[b] = offsets;
-      index->tables[b] = (guint64 *) (data + MAPPED_BLOCKS * (MAPPED_BUCKETS + 2) * sizeof (guint32) +
-                                      b * n_fps * sizeof (guint64));
-      /* Buckets that start at 0, never go back and end at n_fps: every read stays inside. */
-      if (offsets[0] != 0 || offsets[MAPPED_BUCKETS] != n_fps)
+    index->offsets[0] = offsets;
+    index->tables[0] = (guint64 *) (data + (MAPPED_BUCKETS + 2) * sizeof (guint32));
+    /* Buckets that start at 0, never go back and end at n_fps: every read stays inside. */
+    if (offsets[0] != 0 || offsets[MAPPED_BUCKETS] != n_fps)
+      goto damaged;
+    for (guint k = 0; k < MAPPED_BUCKETS; k++)
+      if (offsets[k + 1] < offsets[k])
         goto damaged;
-      for (guint k = 0; k < MAPPED_BUCKETS; k++)
-        if (offsets[k + 1] < offsets[k])
-          goto damaged;
-    }
+  }
   return index;
 
 damaged:
@@ -242,21 +237,20 @@ sim_band_index_new_read (int     fd,
 
   if (fd < 0 || n_fps >= G_MAXUINT32)
     return NULL;
-  index = index_new (n_fps, 3);
-  index->tables_at = offset + MAPPED_BLOCKS * (MAPPED_BUCKETS + 2) * sizeof (guint32);
-  for (guint b = 0; b < MAPPED_BLOCKS; b++)
-    {
-      guint32 *offsets = g_new (guint32, MAPPED_BUCKETS + 2);
+  index = index_new (n_fps, 0);
+  index->tables_at = offset + (MAPPED_BUCKETS + 2) * sizeof (guint32);
+  {
+    guint32 *offsets = g_new (guint32, MAPPED_BUCKETS + 2);
 
-      index->offsets[b] = offsets;
-      read_at (fd, offsets, (MAPPED_BUCKETS + 2) * sizeof (guint32), offset + b * (MAPPED_BUCKETS + 2) * sizeof (guint32));
-      /* As for a mapped index: every read stays inside the tables. */
-      if (offsets[0] != 0 || offsets[MAPPED_BUCKETS] != n_fps)
+    index->offsets[0] = offsets;
+    read_at (fd, offsets, (MAPPED_BUCKETS + 2) * sizeof (guint32), offset);
+    /* As for a mapped index: every read stays inside the table. */
+    if (offsets[0] != 0 || offsets[MAPPED_BUCKETS] != n_fps)
+      goto damaged;
+    for (guint k = 0; k < MAPPED_BUCKETS; k++)
+      if (offsets[k + 1] < offsets[k])
         goto damaged;
-      for (guint k = 0; k < MAPPED_BUCKETS; k++)
-        if (offsets[k + 1] < offsets[k])
-          goto damaged;
-    }
+  }
   index->fd = dup (fd);
   if (index->fd < 0)
     goto damaged;
@@ -279,7 +273,7 @@ build_tables_worker (gpointer data)
   SimBandIndex *index = job->index;
   gint b;
 
-  while ((b = g_atomic_int_add (&job->next, 1)) < (gint) index->n_blocks)
+  while ((b = g_atomic_int_add (&job->next, 1)) < (gint) index->n_tables)
     {
       const gsize n_fps = index->n_fps;
       const gsize n_buckets = index->mask[b] + 1;
@@ -316,7 +310,7 @@ sim_band_index_new_take (guint64  *fps,
                          gsize     n_fps,
                          guint32 **out_order)
 {
-  return index_build (fps, fps, n_fps, 3, out_order);
+  return index_build (fps, fps, n_fps, 0, out_order);
 }
 
 /* @owned, when not NULL, is @fps, freed as soon as table 0 holds a copy. */
@@ -421,7 +415,8 @@ index_build (const guint64  *fps,
   {
     TablesJob job = { index, 1 };
 
-    sim_parallel_run (MIN (sim_parallel_default_threads (), index->n_blocks - 1), build_tables_worker, &job);
+    if (index->n_tables > 1)
+      sim_parallel_run (MIN (sim_parallel_default_threads (), index->n_tables - 1), build_tables_worker, &job);
   }
   return index;
 }
@@ -433,7 +428,7 @@ sim_band_index_free (SimBandIndex *index)
     return;
   if (index->fd >= 0)
     close (index->fd);
-  for (guint b = 0; b < index->n_blocks && !index->mapped; b++)
+  for (guint b = 0; b < index->n_tables && !index->mapped; b++)
     {
       g_free (index->offsets[b]);
       g_free (index->tables[b]);
@@ -486,7 +481,7 @@ sim_band_index_get_memory (const SimBandIndex *index)
 {
   gsize bytes = sizeof *index;
 
-  for (guint b = 0; b < index->n_blocks; b++)
+  for (guint b = 0; b < index->n_tables; b++)
     bytes += (index->mask[b] + 2) * sizeof (guint32) + (index->tables[b] ? index->n_fps * sizeof (guint64) : 0);
   if (index->perm)
     bytes += index->n_fps * sizeof (guint32);
@@ -600,6 +595,19 @@ scan_bucket (const SimBandIndex *index,
   gsize found = 0;
   guint32 j = 0;
 
+  if (max_distance == 0)
+    {
+      /* Only table 0 is scanned, and its bucket is sorted: the copies of
+       * @fp are one run in it. */
+      for (guint32 p = lower_bound (bucket, n, fp); p < n && bucket[p] == fp; p++)
+        {
+          const guint32 id = index->perm ? index->perm[base + p] : base + p;
+
+          g_array_append_val (out, id);
+          found++;
+        }
+      return found;
+    }
   /* Most of the time goes here: find the next entry within the distance. */
   while ((j = index->has_popcnt ? next_within_popcnt (bucket, j, n, fp, max_distance)
                                 : next_within (bucket, j, n, fp, max_distance)) < n)
@@ -630,6 +638,14 @@ scan_bucket (const SimBandIndex *index,
   return found;
 }
 
+/* The tables a lookup scans: one that asks for equal fingerprints needs table 0 alone. */
+static inline guint
+tables_for (const SimBandIndex *index,
+            guint               max_distance)
+{
+  return max_distance == 0 ? 1 : index->n_tables;
+}
+
 static gsize
 lookup_read (const SimBandIndex *index,
              guint64             fp,
@@ -640,7 +656,7 @@ lookup_read (const SimBandIndex *index,
 {
   gsize found = 0;
 
-  for (guint b = 0; b < index->n_blocks; b++)
+  for (guint b = 0; b < tables_for (index, max_distance); b++)
     {
       const guint64 key = block_key (index, b, fp);
       const guint32 start = index->offsets[b][key], n = index->offsets[b][key + 1] - start;
@@ -662,17 +678,19 @@ typedef struct {
 
 static inline void
 probe_prefetch_offsets (const SimBandIndex *index,
+                        guint               n_tables,
                         Probe              *probe)
 {
-  for (guint b = 0; b < index->n_blocks; b++)
+  for (guint b = 0; b < n_tables; b++)
     __builtin_prefetch (&index->offsets[b][block_key (index, b, probe->fp)]);
 }
 
 static inline void
 probe_prefetch_buckets (const SimBandIndex *index,
+                        guint               n_tables,
                         Probe              *probe)
 {
-  for (guint b = 0; b < index->n_blocks; b++)
+  for (guint b = 0; b < n_tables; b++)
     {
       const guint64 key = block_key (index, b, probe->fp);
 
@@ -692,7 +710,7 @@ probe_scan (const SimBandIndex *index,
 {
   gsize n = 0;
 
-  for (guint b = 0; b < index->n_blocks; b++)
+  for (guint b = 0; b < tables_for (index, max_distance); b++)
     n += scan_bucket (index, b, index->tables[b] + probe->start[b], probe->end[b] - probe->start[b],
                       probe->start[b], probe->fp, max_distance, out, NULL);
   return n;
@@ -718,8 +736,8 @@ sim_band_index_lookup (const SimBandIndex *index,
       return found;
     }
   probe.fp = fp;
-  probe_prefetch_offsets (index, &probe);
-  probe_prefetch_buckets (index, &probe);
+  probe_prefetch_offsets (index, tables_for (index, max_distance), &probe);
+  probe_prefetch_buckets (index, tables_for (index, max_distance), &probe);
   return probe_scan (index, &probe, max_distance, out);
 }
 
@@ -755,10 +773,10 @@ sim_band_index_lookup_many (const SimBandIndex *index,
       if (i < n_fps)
         {
           ring[i % PIPELINE].fp = fps[i];
-          probe_prefetch_offsets (index, &ring[i % PIPELINE]);
+          probe_prefetch_offsets (index, tables_for (index, max_distance), &ring[i % PIPELINE]);
         }
       if (i >= PIPELINE - 1 - BUCKET_LEAD && i - (PIPELINE - 1 - BUCKET_LEAD) < n_fps)
-        probe_prefetch_buckets (index, &ring[(i - (PIPELINE - 1 - BUCKET_LEAD)) % PIPELINE]);
+        probe_prefetch_buckets (index, tables_for (index, max_distance), &ring[(i - (PIPELINE - 1 - BUCKET_LEAD)) % PIPELINE]);
       if (i >= PIPELINE - 1)
         {
           const gsize q = i - (PIPELINE - 1);

@@ -7,6 +7,10 @@
  * table and keeps the fingerprints within the distance. 32 bytes per
  * fingerprint for k <= 3, the fingerprints included.
  *
+ * An index built for k = 0 (exact) keeps table 0 alone: 8 bytes per
+ * fingerprint, sorted, so a lookup is a binary search of one bucket. Any
+ * index answers a k = 0 lookup from table 0 alone.
+ *
  * Immutable once built: any number of threads may look up at once.
  */
 #pragma once
@@ -29,7 +33,7 @@ SimBandIndex *sim_band_index_new              (const guint64      *fps,
                                                gsize               n_fps,
                                                guint               max_distance,
                                                guint32           **out_order);
-/* The same as sim_band_index_new() with k = 3 and @out_order, over @fps
+/* The same as sim_band_index_new() with k = 0 and @out_order, over @fps
  * (transfer full: freed with g_free() as soon as the index holds a copy,
  * which lowers the peak of a large build by 8 bytes a fingerprint). */
 SimBandIndex *sim_band_index_new_take         (guint64            *fps,
@@ -44,8 +48,9 @@ gsize         sim_band_index_get_size         (const SimBandIndex *index);
 const guint64 *sim_band_index_get_fps         (const SimBandIndex *index);
 /* Bytes the index uses, its copies of the fingerprints included. */
 gsize         sim_band_index_get_memory       (const SimBandIndex *index);
-/* A k <= 3 index that chose its own order, as bytes (8-aligned; bucket
- * offsets, then the tables), to be written to a file and mapped again. */
+/* An exact (k = 0) index that chose its own order, as bytes (8-aligned;
+ * bucket offsets, then the table), to be written to a file and mapped
+ * again. */
 typedef gboolean (*SimBandIndexWriteFunc) (gconstpointer data,
                                            gsize         len,
                                            gpointer      user_data);
@@ -54,7 +59,7 @@ gsize         sim_band_index_get_serialized_size (gsize n_fps);
 gboolean      sim_band_index_serialize    (const SimBandIndex    *index,
                                            SimBandIndexWriteFunc  write,
                                            gpointer               user_data);
-/* An index over @data (sim_band_index_serialize() of @n_fps fingerprints),
+/* An exact index over @data (sim_band_index_serialize() of @n_fps fingerprints),
  * used in place and never copied: @data must outlive it. NULL when the
  * bucket offsets are not those of such an index (a damaged file); damaged
  * fingerprints only give wrong hits, never reads out of bounds. */

@@ -28,6 +28,15 @@ G_BEGIN_DECLS
 #define SIM_CHECK_DEFAULT_HIGH    0.70f
 #define SIM_CHECK_DEFAULT_MEDIUM  0.40f
 #define SIM_CHECK_MAX_BYTES       (64 << 20)
+/* The SimHash lookup asks for equal window fingerprints by default. Windows
+ * that differ by a character or two rarely come within 3 bits of each other,
+ * and sharing the exact windows around them proposes the same sources:
+ * with k = 3 both labelled sets scored the same to the digit, while the
+ * index took four tables instead of one (four times the lookups and the
+ * index file). A larger k builds a band index in memory on first use. */
+#define SIM_CHECK_DEFAULT_DISTANCE 0
+/* Fingerprints up to which that band index may be built (32 bytes each). */
+#define SIM_CHECK_BAND_MAX_FPS    (32u << 20)
 
 typedef struct {
   SimSegmentMode mode;
@@ -40,7 +49,7 @@ typedef struct {
   guint          n_threads;        /* 0: one per core */
 } SimCheckOptions;
 
-#define SIM_CHECK_OPTIONS_INIT { SIM_SEGMENT_SENTENCE, SIM_SEGMENT_DEFAULT_WINDOW, 3, FALSE, \
+#define SIM_CHECK_OPTIONS_INIT { SIM_SEGMENT_SENTENCE, SIM_SEGMENT_DEFAULT_WINDOW, SIM_CHECK_DEFAULT_DISTANCE, FALSE, \
                                  SIM_CHECK_DEFAULT_HIGH, SIM_CHECK_DEFAULT_MEDIUM, 3, 0 }
 
 /* A flagged segment as soon as it is verified, before neighbours are

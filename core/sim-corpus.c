@@ -135,7 +135,7 @@ sim_corpus_snapshot_is_mapped (const SimCorpusSnapshot *snapshot)
 const guint64 *
 sim_corpus_snapshot_get_fps (const SimCorpusSnapshot *snapshot)
 {
-  return sim_band_index_get_fps (snapshot->indexes[3]);
+  return sim_band_index_get_fps (snapshot->indexes[0]);
 }
 
 /* @n guint32 at @offset of @fd into @out; what the file does not hold (cut
@@ -241,13 +241,17 @@ sim_corpus_snapshot_get_index (SimCorpusSnapshot *snapshot,
 
   g_return_val_if_fail (max_distance <= SIM_BAND_INDEX_MAX_DISTANCE, NULL);
 
-  /* Distances up to 3 share the 4-block index, which defines the ids. */
-  max_distance = MAX (max_distance, 3);
+  /* The exact index (built, or the index file) defines the ids; a lookup
+   * that tolerates differing bits needs a band index, built in memory on
+   * first use (32 bytes a fingerprint more), and distances up to 3 share
+   * the 4-block one. */
+  if (max_distance > 0)
+    max_distance = MAX (max_distance, 3);
   g_mutex_lock (&snapshot->index_lock);
   index = snapshot->indexes[max_distance];
   if (index == NULL)
     {
-      g_autofree guint64 *fps = sim_band_index_dup_fps (snapshot->indexes[3]);
+      g_autofree guint64 *fps = sim_band_index_dup_fps (snapshot->indexes[0]);
 
       index = sim_band_index_new (fps, snapshot->n_fps, max_distance, NULL);
       snapshot->indexes[max_distance] = index;
@@ -256,7 +260,7 @@ sim_corpus_snapshot_get_index (SimCorpusSnapshot *snapshot,
   return index;
 }
 
-/* Builds the k <= 3 index, which owns the fingerprints and numbers them in
+/* Builds the exact index, which owns the fingerprints and numbers them in
  * its own order, and puts the per-fingerprint arrays in that order. */
 static void
 snapshot_build_index (SimCorpusSnapshot *snapshot)
@@ -267,7 +271,7 @@ snapshot_build_index (SimCorpusSnapshot *snapshot)
   const gsize n = snapshot->fps->len;
 
   snapshot->n_fps = n;
-  snapshot->indexes[3] = sim_band_index_new_take ((guint64 *) g_array_free (g_steal_pointer (&snapshot->fps), FALSE),
+  snapshot->indexes[0] = sim_band_index_new_take ((guint64 *) g_array_free (g_steal_pointer (&snapshot->fps), FALSE),
                                                   n, &order);
   /* One array at a time: a copy of each is 4 bytes a fingerprint more. */
   docs = g_memdup2 (snapshot->fp_docs->data, n * sizeof (guint32));
@@ -281,7 +285,7 @@ snapshot_build_index (SimCorpusSnapshot *snapshot)
   snapshot->starts_of = (const guint32 *) snapshot->fp_starts->data;
 }
 
-/* The index file: the k <= 3 band index, the per-fingerprint arrays as
+/* The index file: the exact index (k = 0), the per-fingerprint arrays as
  * they are after the build and the feature statistics, beside the store
  * (STORE.index), so that opening maps or reads them instead of reading
  * every fingerprint and sorting them again (and the 4 MiB statistics from
@@ -292,7 +296,7 @@ snapshot_build_index (SimCorpusSnapshot *snapshot)
  * index is built in memory and the file written again (a temporary file
  * renamed over it, so a reader never maps half a file). */
 #define INDEX_MAGIC   "SIMHIDX1"
-#define INDEX_VERSION 2
+#define INDEX_VERSION 3
 
 typedef struct {
   char    magic[8];
@@ -422,8 +426,8 @@ snapshot_map_index (SimCorpusSnapshot *snapshot,
   }
   if (len > limit)
     {
-      snapshot->indexes[3] = sim_band_index_new_read (fd, sizeof header, header.n_fps);
-      if (snapshot->indexes[3] == NULL)
+      snapshot->indexes[0] = sim_band_index_new_read (fd, sizeof header, header.n_fps);
+      if (snapshot->indexes[0] == NULL)
         goto fail;
       snapshot->index_fd = fd;
       snapshot->places_at = sizeof header + index_len;
@@ -440,8 +444,8 @@ snapshot_map_index (SimCorpusSnapshot *snapshot,
           return FALSE;
         }
       data = (const guint8 *) g_mapped_file_get_contents (file);
-      snapshot->indexes[3] = sim_band_index_new_mapped (data + sizeof header, index_len, header.n_fps);
-      if (snapshot->indexes[3] == NULL)
+      snapshot->indexes[0] = sim_band_index_new_mapped (data + sizeof header, index_len, header.n_fps);
+      if (snapshot->indexes[0] == NULL)
         {
           g_clear_pointer (&snapshot->weights, sim_weights_free);
           return FALSE;
@@ -495,7 +499,7 @@ snapshot_write_index (SimCorpusSnapshot *snapshot,
   if (fd < 0)
     return FALSE;
   ok = write_all (&header, sizeof header, GINT_TO_POINTER (fd)) &&
-       sim_band_index_serialize (snapshot->indexes[3], write_all, GINT_TO_POINTER (fd)) &&
+       sim_band_index_serialize (snapshot->indexes[0], write_all, GINT_TO_POINTER (fd)) &&
        write_all (snapshot->docs_of, snapshot->n_fps * sizeof (guint32), GINT_TO_POINTER (fd)) &&
        write_all (snapshot->starts_of, snapshot->n_fps * sizeof (guint32), GINT_TO_POINTER (fd));
   if (ok && sim_weights_get_counts (snapshot->weights) != NULL)
@@ -524,7 +528,7 @@ snapshot_use_written_index (SimCorpusSnapshot *snapshot,
                             guint64            key,
                             guint32            n_docs)
 {
-  SimBandIndex *built = g_steal_pointer (&snapshot->indexes[3]);
+  SimBandIndex *built = g_steal_pointer (&snapshot->indexes[0]);
   SimWeights *weights = g_steal_pointer (&snapshot->weights);
   const guint32 *docs_of = snapshot->docs_of, *starts_of = snapshot->starts_of;
   const gsize n_fps = snapshot->n_fps;
@@ -539,9 +543,9 @@ snapshot_use_written_index (SimCorpusSnapshot *snapshot,
       snapshot->fp_starts = g_array_new (FALSE, FALSE, sizeof (guint32));
       return;
     }
-  sim_band_index_free (snapshot->indexes[3]);
+  sim_band_index_free (snapshot->indexes[0]);
   g_clear_pointer (&snapshot->weights, sim_weights_free);
-  snapshot->indexes[3] = built;
+  snapshot->indexes[0] = built;
   snapshot->weights = weights;
   snapshot->docs_of = docs_of;
   snapshot->starts_of = starts_of;

@@ -120,7 +120,7 @@ class CliTest(unittest.TestCase):
             self.assertIn(key, report)
         self.assertEqual(report["settings"]["mode"], "sentence")
         self.assertEqual(report["format"], "text")
-        self.assertEqual(report["settings"]["max_distance"], 3)
+        self.assertEqual(report["settings"]["max_distance"], 0)
         self.assertEqual(report["corpus"]["documents"], 2)
         segs = report["segments"]
         self.assertEqual(segs[0]["start"], 0)
