@@ -48,7 +48,7 @@ lookup_worker (gpointer data)
         break;
       hits = g_ptr_array_index (check->chunk_hits, c);
       end = MIN ((c + 1) * CHUNK, check->n_keys);
-      sim_band_index_lookup_many (check->index, check->keys + c * CHUNK, end - c * CHUNK,
+      sim_corpus_snapshot_lookup (check->snapshot, check->keys + c * CHUNK, end - c * CHUNK,
                                   check->options->max_distance, ids, ends);
       /* A window found everywhere is boilerplate: it says nothing about
        * the source, and its hits are never kept (memory stays bounded by

@@ -78,7 +78,6 @@ typedef struct {
   /* inputs */
   SimCorpusSnapshot     *snapshot;
   const SimCheckOptions *options;
-  const SimBandIndex    *index;
   const SimWeights      *weights;
   const char            *text;
   gsize                  len;

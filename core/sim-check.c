@@ -117,7 +117,7 @@ build_report (Check *check)
   settings.store = sim_corpus_snapshot_get_store_path (check->snapshot);
   settings.n_documents = sim_corpus_snapshot_get_n_docs (check->snapshot);
   settings.corpus_updated = sim_corpus_snapshot_get_updated_at (check->snapshot);
-  settings.n_fingerprints = sim_corpus_snapshot_get_n_fps (check->snapshot);
+  settings.n_fingerprints = sim_corpus_snapshot_get_n_windows (check->snapshot);
   report = _sim_report_new (check->text, check->len, &settings);
 
   for (guint i = 0; i < check->passages->len; i++)
@@ -296,7 +296,6 @@ check_run (SimCorpusSnapshot     *snapshot,
     }
   check.snapshot = snapshot;
   check.options = &opts;
-  check.index = sim_corpus_snapshot_get_index (snapshot, opts.max_distance);
   check.weights = sim_corpus_snapshot_get_weights (snapshot);
   check.text = text;
   check.len = len;

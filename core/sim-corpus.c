@@ -20,26 +20,65 @@
 
 /* ---------------------------------------------------------------- snapshot */
 
+/* The snapshot's fingerprints come in at most two parts, each an exact index
+ * with its per-fingerprint places: part 0 over the documents as they were
+ * when the index file was written, part 1 (the delta) over the documents
+ * added or changed since. Ids of part 1 follow those of part 0. A part names
+ * documents by its own numbers, mapped to the snapshot's: a document removed
+ * or changed since maps to none, so its fingerprints give no hit. */
+typedef struct {
+  SimBandIndex  *index;
+  gsize          n_fps;
+  GArray        *fp_docs;    /* guint32 part document, while built in memory */
+  GArray        *fp_starts;  /* guint32 code-point offset of the window */
+  const guint32 *docs_of;    /* fp_docs's data or the mapped file's; NULL when read */
+  const guint32 *starts_of;
+  GMappedFile   *mapped;     /* the part's file when mapped */
+  int            fd;         /* the part's file when read as needed, else -1 */
+  goffset        places_at;  /* where its per-fingerprint arrays start */
+  guint32       *doc_map;    /* part document -> snapshot document, or G_MAXUINT32 */
+  guint          n_docs;
+} Part;
+
+typedef struct {
+  guint64 key;         /* what the row says of the document: id, sizes, time, content */
+  gint64  n_windows;
+} DocRow;
+
 struct _SimCorpusSnapshot {
   gint               ref_count;
   char              *store_path;
   SimNormalizeFlags  flags;
   GArray            *docs;      /* SimCorpusDoc, strings owned by strings */
+  GArray            *rows;      /* DocRow, one per document */
   gint64             updated_at; /* the latest document's, Unix seconds */
   GStringChunk      *strings;
-  GArray            *fps;       /* guint64, while loading; then the index holds them */
-  gsize              n_fps;
-  GArray            *fp_docs;   /* guint32 index into docs (while built in memory) */
-  GArray            *fp_starts; /* guint32 code-point offset of the window */
-  const guint32     *docs_of;   /* fp_docs's data, or the index file's; NULL when read */
-  const guint32     *starts_of;
-  GMappedFile       *mapped;    /* the index file when mapped */
-  int                index_fd;  /* the index file when read as needed, else -1 */
-  goffset            places_at; /* where its per-fingerprint arrays start */
+  Part               parts[2];
+  guint              n_parts;
   SimWeights        *weights;
   GMutex             index_lock;
-  SimBandIndex      *indexes[SIM_BAND_INDEX_MAX_DISTANCE + 1]; /* by max distance */
+  SimBandIndex      *bands[SIM_BAND_INDEX_MAX_DISTANCE + 1]; /* by max distance, built on first use */
 };
+
+static void
+part_init (Part *part)
+{
+  memset (part, 0, sizeof *part);
+  part->fd = -1;
+}
+
+static void
+part_clear (Part *part)
+{
+  sim_band_index_free (part->index);
+  g_clear_pointer (&part->fp_docs, g_array_unref);
+  g_clear_pointer (&part->fp_starts, g_array_unref);
+  g_clear_pointer (&part->mapped, g_mapped_file_unref);
+  if (part->fd >= 0)
+    close (part->fd);
+  g_free (part->doc_map);
+  part_init (part);
+}
 
 static SimCorpusSnapshot *
 snapshot_new (const char        *store_path,
@@ -48,14 +87,13 @@ snapshot_new (const char        *store_path,
   SimCorpusSnapshot *snapshot = g_new0 (SimCorpusSnapshot, 1);
 
   snapshot->ref_count = 1;
-  snapshot->index_fd = -1;
   snapshot->store_path = g_strdup (store_path);
   snapshot->flags = flags;
   snapshot->docs = g_array_new (FALSE, FALSE, sizeof (SimCorpusDoc));
+  snapshot->rows = g_array_new (FALSE, FALSE, sizeof (DocRow));
   snapshot->strings = g_string_chunk_new (4096);
-  snapshot->fps = g_array_new (FALSE, FALSE, sizeof (guint64));
-  snapshot->fp_docs = g_array_new (FALSE, FALSE, sizeof (guint32));
-  snapshot->fp_starts = g_array_new (FALSE, FALSE, sizeof (guint32));
+  part_init (&snapshot->parts[0]);
+  part_init (&snapshot->parts[1]);
   g_mutex_init (&snapshot->index_lock);
   return snapshot;
 }
@@ -72,17 +110,14 @@ sim_corpus_snapshot_unref (SimCorpusSnapshot *snapshot)
 {
   if (snapshot == NULL || !g_atomic_int_dec_and_test (&snapshot->ref_count))
     return;
-  for (guint k = 0; k < G_N_ELEMENTS (snapshot->indexes); k++)
-    sim_band_index_free (snapshot->indexes[k]);
+  for (guint k = 0; k < G_N_ELEMENTS (snapshot->bands); k++)
+    sim_band_index_free (snapshot->bands[k]);
   g_mutex_clear (&snapshot->index_lock);
   sim_weights_free (snapshot->weights);
-  g_clear_pointer (&snapshot->fps, g_array_unref);
-  g_array_unref (snapshot->fp_docs);
-  g_array_unref (snapshot->fp_starts);
-  g_clear_pointer (&snapshot->mapped, g_mapped_file_unref);
-  if (snapshot->index_fd >= 0)
-    close (snapshot->index_fd);
+  part_clear (&snapshot->parts[0]);
+  part_clear (&snapshot->parts[1]);
   g_array_unref (snapshot->docs);
+  g_array_unref (snapshot->rows);
   g_string_chunk_free (snapshot->strings);
   g_free (snapshot->store_path);
   g_free (snapshot);
@@ -123,19 +158,38 @@ sim_corpus_snapshot_get_doc (const SimCorpusSnapshot *snapshot,
 gsize
 sim_corpus_snapshot_get_n_fps (const SimCorpusSnapshot *snapshot)
 {
-  return snapshot->n_fps;
+  return snapshot->parts[0].n_fps + snapshot->parts[1].n_fps;
+}
+
+gsize
+sim_corpus_snapshot_get_n_windows (const SimCorpusSnapshot *snapshot)
+{
+  gsize n = 0;
+
+  for (guint i = 0; i < snapshot->rows->len; i++)
+    n += MAX (g_array_index (snapshot->rows, DocRow, i).n_windows, 0);
+  return n;
 }
 
 gboolean
 sim_corpus_snapshot_is_mapped (const SimCorpusSnapshot *snapshot)
 {
-  return snapshot->mapped != NULL || snapshot->index_fd >= 0;
+  for (guint p = 0; p < snapshot->n_parts; p++)
+    if (snapshot->parts[p].mapped == NULL && snapshot->parts[p].fd < 0)
+      return FALSE;
+  return TRUE;
+}
+
+gboolean
+sim_corpus_snapshot_has_delta (const SimCorpusSnapshot *snapshot)
+{
+  return snapshot->n_parts > 1;
 }
 
 const guint64 *
 sim_corpus_snapshot_get_fps (const SimCorpusSnapshot *snapshot)
 {
-  return sim_band_index_get_fps (snapshot->indexes[0]);
+  return snapshot->n_parts == 1 ? sim_band_index_get_fps (snapshot->parts[0].index) : NULL;
 }
 
 /* @n guint32 at @offset of @fd into @out; what the file does not hold (cut
@@ -174,23 +228,34 @@ sim_corpus_snapshot_get_places (const SimCorpusSnapshot *snapshot,
                                 guint32                 *starts)
 {
   for (gsize i = 0; i < n; i++)
-    if (ids[i] >= snapshot->n_fps)
-      docs[i] = starts[i] = G_MAXUINT32;
-    else if (snapshot->index_fd >= 0)
-      {
-        gsize run = 1;
+    {
+      const guint p = ids[i] < snapshot->parts[0].n_fps ? 0 : 1;
+      const Part *part = &snapshot->parts[p];
+      const gsize base = p ? snapshot->parts[0].n_fps : 0;
+      const gsize local = ids[i] - base;
+      gsize run = 1;
 
-        while (i + run < n && run < PLACES_RUN_MAX && ids[i + run] == ids[i] + run && ids[i + run] < snapshot->n_fps)
-          run++;
-        read_u32s (snapshot->index_fd, snapshot->places_at + (goffset) ids[i] * 4, run, docs + i);
-        read_u32s (snapshot->index_fd, snapshot->places_at + ((goffset) snapshot->n_fps + ids[i]) * 4, run, starts + i);
-        i += run - 1;
-      }
-    else
-      {
-        docs[i] = snapshot->docs_of[ids[i]];
-        starts[i] = snapshot->starts_of[ids[i]];
-      }
+      if (local >= part->n_fps)
+        {
+          docs[i] = starts[i] = G_MAXUINT32;
+          continue;
+        }
+      if (part->fd >= 0)
+        {
+          while (i + run < n && run < PLACES_RUN_MAX && ids[i + run] == ids[i] + run && local + run < part->n_fps)
+            run++;
+          read_u32s (part->fd, part->places_at + (goffset) local * 4, run, docs + i);
+          read_u32s (part->fd, part->places_at + ((goffset) part->n_fps + local) * 4, run, starts + i);
+        }
+      else
+        {
+          docs[i] = part->docs_of[local];
+          starts[i] = part->starts_of[local];
+        }
+      for (gsize r = i; r < i + run; r++)
+        docs[r] = docs[r] < part->n_docs ? part->doc_map[docs[r]] : G_MAXUINT32;
+      i += run - 1;
+    }
 }
 
 gboolean
@@ -233,87 +298,160 @@ sim_corpus_snapshot_get_weights (const SimCorpusSnapshot *snapshot)
   return snapshot->weights;
 }
 
-const SimBandIndex *
-sim_corpus_snapshot_get_index (SimCorpusSnapshot *snapshot,
-                               guint              max_distance)
+/* A band index over every part's fingerprints, ids as the parts number
+ * them: what a lookup that tolerates differing bits needs. Built in memory
+ * on first use (32 bytes a fingerprint more); distances up to 3 share the
+ * 4-block one. */
+static const SimBandIndex *
+snapshot_band_index (SimCorpusSnapshot *snapshot,
+                     guint              max_distance)
 {
   SimBandIndex *index;
 
-  g_return_val_if_fail (max_distance <= SIM_BAND_INDEX_MAX_DISTANCE, NULL);
-
-  /* The exact index (built, or the index file) defines the ids; a lookup
-   * that tolerates differing bits needs a band index, built in memory on
-   * first use (32 bytes a fingerprint more), and distances up to 3 share
-   * the 4-block one. */
-  if (max_distance > 0)
-    max_distance = MAX (max_distance, 3);
+  max_distance = MAX (max_distance, 3);
   g_mutex_lock (&snapshot->index_lock);
-  index = snapshot->indexes[max_distance];
+  index = snapshot->bands[max_distance];
   if (index == NULL)
     {
-      g_autofree guint64 *fps = sim_band_index_dup_fps (snapshot->indexes[0]);
+      const gsize n0 = snapshot->parts[0].n_fps, n = sim_corpus_snapshot_get_n_fps (snapshot);
+      g_autofree guint64 *fps = g_new (guint64, MAX (n, 1));
 
-      index = sim_band_index_new (fps, snapshot->n_fps, max_distance, NULL);
-      snapshot->indexes[max_distance] = index;
+      for (guint p = 0; p < snapshot->n_parts; p++)
+        if (snapshot->parts[p].n_fps > 0)
+          {
+            g_autofree guint64 *part = sim_band_index_dup_fps (snapshot->parts[p].index);
+
+            memcpy (fps + (p ? n0 : 0), part, snapshot->parts[p].n_fps * sizeof (guint64));
+          }
+      index = sim_band_index_new (fps, n, max_distance, NULL);
+      snapshot->bands[max_distance] = index;
     }
   g_mutex_unlock (&snapshot->index_lock);
   return index;
 }
 
-/* Builds the exact index, which owns the fingerprints and numbers them in
- * its own order, and puts the per-fingerprint arrays in that order. */
-static void
-snapshot_build_index (SimCorpusSnapshot *snapshot)
+void
+sim_corpus_snapshot_lookup (SimCorpusSnapshot *snapshot,
+                            const guint64     *fps,
+                            gsize              n_fps,
+                            guint              max_distance,
+                            GArray            *out,
+                            guint32           *out_ends)
 {
-  g_autofree guint32 *order = NULL;
-  g_autofree guint32 *docs = NULL;
-  g_autofree guint32 *starts = NULL;
-  const gsize n = snapshot->fps->len;
+  g_autoptr(GArray) delta = NULL;
+  g_autofree guint32 *delta_ends = NULL;
+  g_autoptr(GArray) main_ids = NULL;
+  g_autofree guint32 *main_ends = NULL;
+  const guint32 n0 = snapshot->parts[0].n_fps;
 
-  snapshot->n_fps = n;
-  snapshot->indexes[0] = sim_band_index_new_take ((guint64 *) g_array_free (g_steal_pointer (&snapshot->fps), FALSE),
-                                                  n, &order);
-  /* One array at a time: a copy of each is 4 bytes a fingerprint more. */
-  docs = g_memdup2 (snapshot->fp_docs->data, n * sizeof (guint32));
-  for (gsize i = 0; i < n; i++)
-    g_array_index (snapshot->fp_docs, guint32, i) = docs[order[i]];
-  g_clear_pointer (&docs, g_free);
-  starts = g_memdup2 (snapshot->fp_starts->data, n * sizeof (guint32));
-  for (gsize i = 0; i < n; i++)
-    g_array_index (snapshot->fp_starts, guint32, i) = starts[order[i]];
-  snapshot->docs_of = (const guint32 *) snapshot->fp_docs->data;
-  snapshot->starts_of = (const guint32 *) snapshot->fp_starts->data;
+  g_return_if_fail (max_distance <= SIM_BAND_INDEX_MAX_DISTANCE);
+
+  if (max_distance > 0)
+    {
+      sim_band_index_lookup_many (snapshot_band_index (snapshot, max_distance), fps, n_fps, max_distance,
+                                  out, out_ends);
+      return;
+    }
+  if (snapshot->n_parts == 1)
+    {
+      sim_band_index_lookup_many (snapshot->parts[0].index, fps, n_fps, 0, out, out_ends);
+      return;
+    }
+  main_ids = g_array_new (FALSE, FALSE, sizeof (guint32));
+  main_ends = g_new (guint32, MAX (n_fps, 1));
+  delta = g_array_new (FALSE, FALSE, sizeof (guint32));
+  delta_ends = g_new (guint32, MAX (n_fps, 1));
+  sim_band_index_lookup_many (snapshot->parts[0].index, fps, n_fps, 0, main_ids, main_ends);
+  sim_band_index_lookup_many (snapshot->parts[1].index, fps, n_fps, 0, delta, delta_ends);
+  for (gsize i = 0; i < n_fps; i++)
+    {
+      const guint32 m = i ? main_ends[i - 1] : 0, d = i ? delta_ends[i - 1] : 0;
+
+      g_array_append_vals (out, &g_array_index (main_ids, guint32, m), main_ends[i] - m);
+      for (guint32 j = d; j < delta_ends[i]; j++)
+        {
+          const guint32 id = n0 + g_array_index (delta, guint32, j);
+
+          g_array_append_val (out, id);
+        }
+      out_ends[i] = out->len;
+    }
 }
 
-/* The index file: the exact index (k = 0), the per-fingerprint arrays as
- * they are after the build and the feature statistics, beside the store
- * (STORE.index), so that opening maps or reads them instead of reading
- * every fingerprint and sorting them again (and the 4 MiB statistics from
- * 1,024 SQLite overflow pages). It
- * is a cache: made from the store, named by a key of everything it was made
- * from (the store's write epoch, the documents, settings and versions), and
- * used only when that key, its magic, version and size match; otherwise the
- * index is built in memory and the file written again (a temporary file
- * renamed over it, so a reader never maps half a file). */
+/* Index files: the exact index, its per-fingerprint places and the feature
+ * statistics, beside the store, so that opening maps or reads them instead
+ * of reading every fingerprint and sorting them again (and the 4 MiB
+ * statistics from 1,024 SQLite overflow pages). STORE.index holds every
+ * document as it was when written; STORE.index-delta the documents added or
+ * changed since, so that a write to a large corpus costs what it adds, not
+ * a new index of everything. Both are caches, made from the store:
+ *
+ * - a file names the documents it indexes (id and a hash of their row) and
+ *   is used for those still in the store unchanged, when its magic,
+ *   version, size and base match: the index file's base is the settings and
+ *   versions fingerprints depend on (and the generation a rebuild moves
+ *   on), the delta file's the key of the index file it completes;
+ * - its key names everything the store held when it was written (the write
+ *   epoch, the store files' size and time, every document row): the
+ *   statistics are used only from a file whose key is the store's now.
+ *
+ * When neither answers for the store now, a delta is built in memory from
+ * the fingerprints of the documents the index file lacks (when they are
+ * few) and written, or else the whole index is built and written again. A
+ * file is written to a temporary name and renamed over the old one, so a
+ * reader never maps half a file. */
 #define INDEX_MAGIC   "SIMHIDX1"
-#define INDEX_VERSION 3
+#define INDEX_VERSION 4
+#define KIND_INDEX    0
+#define KIND_DELTA    1
+/* A delta holds at most this share of the index file's fingerprints (and of
+ * this many), and the index file's documents removed or changed since at
+ * most this share of its fingerprints: beyond, everything is built again. */
+#define DELTA_SHARE   4
+#define DELTA_MAX     (4u << 20)
 
 typedef struct {
   char    magic[8];
   guint32 version;
-  guint32 reserved;
+  guint32 kind;
   guint64 key;
+  guint64 base;
   guint64 n_fps;
   guint64 n_docs;
-  guint64 padding[3];
+  guint64 padding[2];
 } IndexHeader;
 
+typedef struct {
+  gint64  id;
+  guint64 row;
+} IndexDoc;
+
 G_STATIC_ASSERT (sizeof (IndexHeader) == 64);
+G_STATIC_ASSERT (sizeof (IndexDoc) == 16);
 
 static char *
-index_path (const char *store_path)
+index_path (const char *store_path,
+            guint       kind)
 {
-  return g_strconcat (store_path, ".index", NULL);
+  return g_strconcat (store_path, kind == KIND_INDEX ? ".index" : ".index-delta", NULL);
+}
+
+/* What the fingerprints depend on besides the documents' text. */
+static guint64
+index_base (SimStore          *store,
+            SimNormalizeFlags  flags)
+{
+  g_autofree char *generation = sim_store_dup_meta (store, "generation", NULL);
+  XXH3_state_t *state = XXH3_createState ();
+  const guint64 head[] = { SIM_FEATURE_VERSION, flags, INDEX_VERSION };
+  guint64 base;
+
+  XXH3_64bits_reset (state);
+  XXH3_64bits_update (state, head, sizeof head);
+  XXH3_64bits_update (state, generation ? generation : "", generation ? strlen (generation) + 1 : 1);
+  base = XXH3_64bits_digest (state);
+  XXH3_freeState (state);
+  return base;
 }
 
 /* The key starts with what the documents are indexed under and the store
@@ -366,6 +504,7 @@ add_document (const SimStoreDocument *sd,
   SimCorpusSnapshot *snapshot = ls->snapshot;
   const gint64 fields[] = { sd->id, sd->n_segments, sd->n_chars, sd->updated_at };
   SimCorpusDoc doc;
+  DocRow row;
 
   doc.id = sd->id;
   doc.path = g_string_chunk_insert (snapshot->strings, sd->path);
@@ -373,64 +512,88 @@ add_document (const SimStoreDocument *sd,
   doc.n_chars = sd->n_chars;
   g_array_append_val (snapshot->docs, doc);
   snapshot->updated_at = MAX (snapshot->updated_at, sd->updated_at);
-  XXH3_64bits_update (ls->key, fields, sizeof fields);
-  XXH3_64bits_update (ls->key, sd->content_hash, strlen (sd->content_hash) + 1);
+  row.key = XXH3_64bits_withSeed (sd->content_hash, strlen (sd->content_hash), XXH3_64bits (fields, sizeof fields));
+  row.n_windows = sd->n_segments;
+  g_array_append_val (snapshot->rows, row);
+  XXH3_64bits_update (ls->key, &row.key, sizeof row.key);
   ls->n_windows += MAX (sd->n_segments, 0);
   ls->n_chars += MAX (sd->n_chars, 0) + 1;
 }
 
 /* Index files up to this size are mapped; larger ones are read bucket by
  * bucket (SIMHOUND_INDEX_MAP_LIMIT, in bytes, sets it for tests and
- * benchmarks). A check touches some four buckets a window: mapped, each
- * costs a page fault and stays in the process's memory, so a check of a
- * large corpus held gigabytes of mapped pages; a small file is soon mapped
- * whole, and then reading from memory is faster than asking for it. */
+ * benchmarks). A check touches a bucket a window: mapped, each costs a page
+ * fault and stays in the process's memory, so a check of a large corpus
+ * held gigabytes of mapped pages; a small file is soon mapped whole, and
+ * then reading from memory is faster than asking for it. */
 #define INDEX_MAP_LIMIT (256u << 20)
 
-/* Maps or opens the index file when it was made from exactly this store. */
+/* Opens the index file of @kind into @part when its base is @base, mapping
+ * its documents to the snapshot's; its key in @out_key and, with
+ * @out_counts, its feature statistics (transfer full). */
 static gboolean
-snapshot_map_index (SimCorpusSnapshot *snapshot,
-                    guint64            key,
-                    guint32            n_docs)
+part_open (SimCorpusSnapshot *snapshot,
+           guint              kind,
+           guint64            base,
+           Part              *part,
+           guint64           *out_key,
+           guint32          **out_counts)
 {
-  g_autofree char *path = index_path (snapshot->store_path);
+  g_autofree char *path = index_path (snapshot->store_path, kind);
   const char *limit_env = g_getenv ("SIMHOUND_INDEX_MAP_LIMIT");
   const guint64 limit = limit_env ? g_ascii_strtoull (limit_env, NULL, 10) : INDEX_MAP_LIMIT;
   const int fd = g_open (path, O_RDONLY | O_CLOEXEC, 0);
+  g_autofree IndexDoc *docs = NULL;
+  g_autofree guint32 *counts = NULL;
   gsize len, index_len;
+  goffset index_at;
   IndexHeader header;
   GStatBuf st;
 
+  part_init (part);
   if (fd < 0)
     return FALSE;
   if (fstat (fd, &st) != 0 || st.st_size < (goffset) sizeof header ||
       pread (fd, &header, sizeof header, 0) != sizeof header)
     goto fail;
   len = st.st_size;
-  if (memcmp (header.magic, INDEX_MAGIC, 8) != 0 || header.version != INDEX_VERSION || header.key != key ||
-      header.n_docs != snapshot->docs->len || header.n_fps >= G_MAXUINT32)
+  if (memcmp (header.magic, INDEX_MAGIC, 8) != 0 || header.version != INDEX_VERSION || header.kind != kind ||
+      header.base != base || header.n_fps >= G_MAXUINT32 || header.n_docs >= G_MAXUINT32 ||
+      header.n_docs > len / sizeof (IndexDoc))
     goto fail;
   index_len = sim_band_index_get_serialized_size (header.n_fps);
-  if (len != sizeof header + index_len + 2 * header.n_fps * sizeof (guint32) + SIM_DF_BUCKETS * sizeof (guint32))
+  index_at = sizeof header + header.n_docs * sizeof (IndexDoc);
+  if (len != index_at + index_len + 2 * header.n_fps * sizeof (guint32) + SIM_DF_BUCKETS * sizeof (guint32))
     goto fail;
-  {
-    guint32 *counts = g_new (guint32, SIM_DF_BUCKETS);
-    const goffset at = len - SIM_DF_BUCKETS * sizeof (guint32);
 
-    if (pread (fd, counts, SIM_DF_BUCKETS * sizeof (guint32), at) != SIM_DF_BUCKETS * sizeof (guint32))
-      {
-        g_free (counts);
+  /* Its documents, matched with the snapshot's by id (both ascending) and row. */
+  docs = g_new (IndexDoc, MAX (header.n_docs, 1));
+  if (pread (fd, docs, header.n_docs * sizeof (IndexDoc), sizeof header) != (gssize) (header.n_docs * sizeof (IndexDoc)))
+    goto fail;
+  part->n_docs = header.n_docs;
+  part->doc_map = g_new (guint32, MAX (header.n_docs, 1));
+  for (guint i = 0, j = 0; i < header.n_docs; i++)
+    {
+      while (j < snapshot->docs->len && g_array_index (snapshot->docs, SimCorpusDoc, j).id < docs[i].id)
+        j++;
+      part->doc_map[i] = j < snapshot->docs->len && g_array_index (snapshot->docs, SimCorpusDoc, j).id == docs[i].id &&
+                         g_array_index (snapshot->rows, DocRow, j).key == docs[i].row ? j : G_MAXUINT32;
+    }
+  if (out_counts != NULL)
+    {
+      counts = g_new (guint32, SIM_DF_BUCKETS);
+      if (pread (fd, counts, SIM_DF_BUCKETS * sizeof (guint32), len - SIM_DF_BUCKETS * sizeof (guint32)) !=
+          SIM_DF_BUCKETS * sizeof (guint32))
         goto fail;
-      }
-    snapshot->weights = sim_weights_new (counts, n_docs);
-  }
+    }
+
   if (len > limit)
     {
-      snapshot->indexes[0] = sim_band_index_new_read (fd, sizeof header, header.n_fps);
-      if (snapshot->indexes[0] == NULL)
+      part->index = sim_band_index_new_read (fd, index_at, header.n_fps);
+      if (part->index == NULL)
         goto fail;
-      snapshot->index_fd = fd;
-      snapshot->places_at = sizeof header + index_len;
+      part->fd = fd;
+      part->places_at = index_at + index_len;
     }
   else
     {
@@ -440,27 +603,29 @@ snapshot_map_index (SimCorpusSnapshot *snapshot,
       close (fd);
       if (file == NULL || g_mapped_file_get_length (file) != len)
         {
-          g_clear_pointer (&snapshot->weights, sim_weights_free);
+          part_clear (part);
           return FALSE;
         }
       data = (const guint8 *) g_mapped_file_get_contents (file);
-      snapshot->indexes[0] = sim_band_index_new_mapped (data + sizeof header, index_len, header.n_fps);
-      if (snapshot->indexes[0] == NULL)
+      part->index = sim_band_index_new_mapped (data + index_at, index_len, header.n_fps);
+      if (part->index == NULL)
         {
-          g_clear_pointer (&snapshot->weights, sim_weights_free);
+          part_clear (part);
           return FALSE;
         }
-      snapshot->docs_of = (const guint32 *) (data + sizeof header + index_len);
-      snapshot->starts_of = snapshot->docs_of + header.n_fps;
-      snapshot->mapped = g_steal_pointer (&file);
+      part->docs_of = (const guint32 *) (data + index_at + index_len);
+      part->starts_of = part->docs_of + header.n_fps;
+      part->mapped = g_steal_pointer (&file);
     }
-  snapshot->n_fps = header.n_fps;
-  g_clear_pointer (&snapshot->fps, g_array_unref);
+  part->n_fps = header.n_fps;
+  *out_key = header.key;
+  if (out_counts != NULL)
+    *out_counts = g_steal_pointer (&counts);
   return TRUE;
 
 fail:
   close (fd);
-  g_clear_pointer (&snapshot->weights, sim_weights_free);
+  part_clear (part);
   return FALSE;
 }
 
@@ -485,31 +650,37 @@ write_all (gconstpointer data,
   return TRUE;
 }
 
-/* Best effort: a store in a folder we may not write simply has no file. */
+/* Writes @part (built in memory) as the index file of @kind. Best effort:
+ * a store in a folder we may not write simply has no file. */
 static gboolean
-snapshot_write_index (SimCorpusSnapshot *snapshot,
-                      guint64            key)
+part_write (SimCorpusSnapshot *snapshot,
+            const Part        *part,
+            guint              kind,
+            guint64            key,
+            guint64            base)
 {
-  g_autofree char *path = index_path (snapshot->store_path);
+  g_autofree char *path = index_path (snapshot->store_path, kind);
   g_autofree char *tmp = g_strconcat (path, ".XXXXXX", NULL);
-  const IndexHeader header = { INDEX_MAGIC, INDEX_VERSION, 0, key, snapshot->n_fps, snapshot->docs->len, { 0 } };
+  const IndexHeader header = { INDEX_MAGIC, INDEX_VERSION, kind, key, base, part->n_fps, part->n_docs, { 0 } };
   const int fd = g_mkstemp_full (tmp, O_WRONLY | O_CLOEXEC, 0600);
+  g_autofree IndexDoc *docs = g_new (IndexDoc, MAX (part->n_docs, 1));
+  const guint32 *counts = sim_weights_get_counts (snapshot->weights);
+  g_autofree guint32 *zeros = counts ? NULL : g_new0 (guint32, SIM_DF_BUCKETS);
   gboolean ok;
 
   if (fd < 0)
     return FALSE;
-  ok = write_all (&header, sizeof header, GINT_TO_POINTER (fd)) &&
-       sim_band_index_serialize (snapshot->indexes[0], write_all, GINT_TO_POINTER (fd)) &&
-       write_all (snapshot->docs_of, snapshot->n_fps * sizeof (guint32), GINT_TO_POINTER (fd)) &&
-       write_all (snapshot->starts_of, snapshot->n_fps * sizeof (guint32), GINT_TO_POINTER (fd));
-  if (ok && sim_weights_get_counts (snapshot->weights) != NULL)
-    ok = write_all (sim_weights_get_counts (snapshot->weights), SIM_DF_BUCKETS * sizeof (guint32), GINT_TO_POINTER (fd));
-  else if (ok)
+  for (guint i = 0; i < part->n_docs; i++)
     {
-      g_autofree guint32 *zeros = g_new0 (guint32, SIM_DF_BUCKETS);
-
-      ok = write_all (zeros, SIM_DF_BUCKETS * sizeof (guint32), GINT_TO_POINTER (fd));
+      docs[i].id = g_array_index (snapshot->docs, SimCorpusDoc, part->doc_map[i]).id;
+      docs[i].row = g_array_index (snapshot->rows, DocRow, part->doc_map[i]).key;
     }
+  ok = write_all (&header, sizeof header, GINT_TO_POINTER (fd)) &&
+       write_all (docs, part->n_docs * sizeof (IndexDoc), GINT_TO_POINTER (fd)) &&
+       sim_band_index_serialize (part->index, write_all, GINT_TO_POINTER (fd)) &&
+       write_all (part->docs_of, part->n_fps * sizeof (guint32), GINT_TO_POINTER (fd)) &&
+       write_all (part->starts_of, part->n_fps * sizeof (guint32), GINT_TO_POINTER (fd)) &&
+       write_all (counts ? counts : zeros, SIM_DF_BUCKETS * sizeof (guint32), GINT_TO_POINTER (fd));
   ok = g_close (fd, NULL) && ok;
   if (!ok || g_rename (tmp, path) != 0)
     {
@@ -519,42 +690,30 @@ snapshot_write_index (SimCorpusSnapshot *snapshot,
   return TRUE;
 }
 
-/* Swaps the index built in memory (about 40 bytes a fingerprint, held for
- * as long as the snapshot lives: the app's after an import, gigabytes at a
- * gigabyte of text) for the file just written from it, which answers the
- * same. Keeps the built one when the file cannot be used. */
+/* Swaps a part built in memory (about 16 bytes a fingerprint, held for as
+ * long as the snapshot lives: the app's after an import) for the file just
+ * written from it, which answers the same. Keeps the built one when the
+ * file cannot be used. */
 static void
-snapshot_use_written_index (SimCorpusSnapshot *snapshot,
-                            guint64            key,
-                            guint32            n_docs)
+part_use_file (SimCorpusSnapshot *snapshot,
+               Part              *part,
+               guint              kind,
+               guint64            base)
 {
-  SimBandIndex *built = g_steal_pointer (&snapshot->indexes[0]);
-  SimWeights *weights = g_steal_pointer (&snapshot->weights);
-  const guint32 *docs_of = snapshot->docs_of, *starts_of = snapshot->starts_of;
-  const gsize n_fps = snapshot->n_fps;
+  Part file;
+  guint64 key;
 
-  if (snapshot_map_index (snapshot, key, n_docs))
-    {
-      sim_band_index_free (built);
-      sim_weights_free (weights);
-      g_array_unref (snapshot->fp_docs);
-      g_array_unref (snapshot->fp_starts);
-      snapshot->fp_docs = g_array_new (FALSE, FALSE, sizeof (guint32));
-      snapshot->fp_starts = g_array_new (FALSE, FALSE, sizeof (guint32));
-      return;
-    }
-  sim_band_index_free (snapshot->indexes[0]);
-  g_clear_pointer (&snapshot->weights, sim_weights_free);
-  snapshot->indexes[0] = built;
-  snapshot->weights = weights;
-  snapshot->docs_of = docs_of;
-  snapshot->starts_of = starts_of;
-  snapshot->n_fps = n_fps;
+  if (!part_open (snapshot, kind, base, &file, &key, NULL))
+    return;
+  part_clear (part);
+  *part = file;
 }
 
 typedef struct {
   SimCorpusSnapshot *snapshot;
-  guint              doc;
+  Part              *part;
+  GArray            *fps;
+  guint              doc;       /* the part document being read */
   gint64             damaged;   /* a document whose fingerprints are damaged, or 0 */
 } LoadState;
 
@@ -566,15 +725,16 @@ load_segments_cb (gint64         id,
 {
   LoadState *state = user_data;
   SimCorpusSnapshot *snapshot = state->snapshot;
+  Part *part = state->part;
+  const SimCorpusDoc *doc = NULL;
   const guint8 *p = data;
   const gsize n = len / 16;
   gsize base;
 
-  while (state->doc < snapshot->docs->len &&
-         g_array_index (snapshot->docs, SimCorpusDoc, state->doc).id < id)
+  while (state->doc < part->n_docs &&
+         (doc = &g_array_index (snapshot->docs, SimCorpusDoc, part->doc_map[state->doc]))->id < id)
     state->doc++;
-  if (state->doc >= snapshot->docs->len ||
-      g_array_index (snapshot->docs, SimCorpusDoc, state->doc).id != id)
+  if (state->doc >= part->n_docs || doc->id != id)
     return TRUE; /* fingerprints without a document: cannot happen with foreign keys on */
   /* Whole 16-byte windows, starting inside the document. */
   if (len % 16 != 0)
@@ -587,17 +747,17 @@ load_segments_cb (gint64         id,
       guint32 start;
 
       memcpy (&start, p + 16 * i + 8, 4);
-      if (GUINT32_FROM_LE (start) > g_array_index (snapshot->docs, SimCorpusDoc, state->doc).n_chars)
+      if (GUINT32_FROM_LE (start) > doc->n_chars)
         {
           state->damaged = id;
           return FALSE;
         }
     }
 
-  base = snapshot->fps->len;
-  g_array_set_size (snapshot->fps, base + n);
-  g_array_set_size (snapshot->fp_docs, base + n);
-  g_array_set_size (snapshot->fp_starts, base + n);
+  base = state->fps->len;
+  g_array_set_size (state->fps, base + n);
+  g_array_set_size (part->fp_docs, base + n);
+  g_array_set_size (part->fp_starts, base + n);
   for (gsize i = 0; i < n; i++, p += 16)
     {
       guint64 h;
@@ -605,11 +765,117 @@ load_segments_cb (gint64         id,
 
       memcpy (&h, p, 8);
       memcpy (&start, p + 8, 4);
-      g_array_index (snapshot->fps, guint64, base + i) = GUINT64_FROM_LE (h);
-      g_array_index (snapshot->fp_docs, guint32, base + i) = state->doc;
-      g_array_index (snapshot->fp_starts, guint32, base + i) = GUINT32_FROM_LE (start);
+      g_array_index (state->fps, guint64, base + i) = GUINT64_FROM_LE (h);
+      g_array_index (part->fp_docs, guint32, base + i) = state->doc;
+      g_array_index (part->fp_starts, guint32, base + i) = GUINT32_FROM_LE (start);
     }
   return TRUE;
+}
+
+/* Builds @part in memory over the snapshot documents @docs (@n_docs of them,
+ * ascending; NULL: every document) from their stored fingerprints. */
+static gboolean
+part_build (SimCorpusSnapshot  *snapshot,
+            SimStore           *store,
+            Part               *part,
+            const guint32      *docs,
+            guint               n_docs,
+            GError            **error)
+{
+  g_autofree gint64 *ids = NULL;
+  g_autofree guint32 *order = NULL;
+  g_autofree guint32 *copy = NULL;
+  LoadState state = { snapshot, part, NULL, 0, 0 };
+  guint64 n_windows = 0, n_chars = 0;
+  gsize n;
+
+  part_init (part);
+  part->n_docs = docs ? n_docs : snapshot->docs->len;
+  part->doc_map = g_new (guint32, MAX (part->n_docs, 1));
+  for (guint i = 0; i < part->n_docs; i++)
+    {
+      part->doc_map[i] = docs ? docs[i] : i;
+      n_windows += MAX (g_array_index (snapshot->rows, DocRow, part->doc_map[i]).n_windows, 0);
+      n_chars += MAX (g_array_index (snapshot->docs, SimCorpusDoc, part->doc_map[i]).n_chars, 0) + 1;
+    }
+  /* Room for every window at once: grown by doubling, the three arrays took
+   * up to twice their size (gigabytes at a gigabyte of text) while the
+   * index was built. A document has at most a window a character, so a
+   * damaged count cannot ask for more than the text could hold. */
+  n_windows = MIN (MIN (n_windows, n_chars), G_MAXUINT32 - 1);
+  state.fps = g_array_sized_new (FALSE, FALSE, sizeof (guint64), n_windows);
+  part->fp_docs = g_array_sized_new (FALSE, FALSE, sizeof (guint32), n_windows);
+  part->fp_starts = g_array_sized_new (FALSE, FALSE, sizeof (guint32), n_windows);
+  if (docs != NULL)
+    {
+      ids = g_new (gint64, MAX (n_docs, 1));
+      for (guint i = 0; i < n_docs; i++)
+        ids[i] = g_array_index (snapshot->docs, SimCorpusDoc, docs[i]).id;
+    }
+  if (!sim_store_foreach_segments (store, ids, n_docs, load_segments_cb, &state, error))
+    {
+      g_array_unref (state.fps);
+      part_clear (part);
+      return FALSE;
+    }
+  if (state.damaged != 0)
+    {
+      g_autofree char *what = g_strdup_printf (_("the fingerprints of document %lld"), (long long) state.damaged);
+
+      g_array_unref (state.fps);
+      part_clear (part);
+      sim_store_set_damaged (store, what, error);
+      return FALSE;
+    }
+
+  /* The index owns the fingerprints and numbers them in its own order; the
+   * places follow, one array at a time (a copy of each is 4 bytes a
+   * fingerprint more). */
+  n = part->n_fps = state.fps->len;
+  part->index = sim_band_index_new_take ((guint64 *) g_array_free (state.fps, FALSE), n, &order);
+  copy = g_new (guint32, MAX (n, 1));
+  for (guint a = 0; a < 2; a++)
+    {
+      GArray *places = a ? part->fp_starts : part->fp_docs;
+
+      if (n > 0)
+        memcpy (copy, places->data, n * sizeof (guint32));
+      for (gsize i = 0; i < n; i++)
+        g_array_index (places, guint32, i) = copy[order[i]];
+    }
+  part->docs_of = (const guint32 *) part->fp_docs->data;
+  part->starts_of = (const guint32 *) part->fp_starts->data;
+  return TRUE;
+}
+
+/* Fingerprints of the index file's documents that are gone or changed
+ * (they stay in it, giving no hit), and the documents it lacks, with their
+ * windows. */
+static GArray *
+uncovered_documents (SimCorpusSnapshot *snapshot,
+                     const Part        *whole,
+                     guint64           *out_windows,
+                     guint64           *out_dead)
+{
+  g_autofree gboolean *covered = g_new0 (gboolean, MAX (snapshot->docs->len, 1));
+  GArray *docs = g_array_new (FALSE, FALSE, sizeof (guint32));
+  guint64 live = 0;
+
+  *out_windows = 0;
+  for (guint i = 0; i < whole->n_docs; i++)
+    if (whole->doc_map[i] != G_MAXUINT32 && !covered[whole->doc_map[i]])
+      {
+        covered[whole->doc_map[i]] = TRUE;
+        live += MAX (g_array_index (snapshot->rows, DocRow, whole->doc_map[i]).n_windows, 0);
+      }
+  for (guint j = 0; j < snapshot->docs->len; j++)
+    if (!covered[j])
+      {
+        g_array_append_val (docs, j);
+        *out_windows += MAX (g_array_index (snapshot->rows, DocRow, j).n_windows, 0);
+      }
+  *out_dead = whole->n_fps > live ? whole->n_fps - live : 0;
+  return docs;
 }
 
 static SimCorpusSnapshot *
@@ -618,11 +884,11 @@ snapshot_load (SimStore           *store,
                GError            **error)
 {
   g_autoptr(SimCorpusSnapshot) snapshot = snapshot_new (sim_store_get_path (store), flags);
-  LoadState state = { snapshot, 0, 0 };
   ListState list = { snapshot, NULL, 0, 0 };
+  Part *whole = &snapshot->parts[0], *delta = &snapshot->parts[1];
   guint32 *counts = NULL;
   guint32 n_docs = 0;
-  guint64 key;
+  guint64 key, main_key = 0, base;
   gboolean use_file;
 
   if (!sim_store_load_df (store, SIM_DF_BUCKETS, NULL, &n_docs, error))
@@ -640,43 +906,66 @@ snapshot_load (SimStore           *store,
     key = XXH3_64bits_digest (list.key);
     XXH3_freeState (list.key);
   }
+  base = index_base (store, flags);
   /* SIMHOUND_INDEX_FILE=off: no index file is read or written (a disk too
    * small for it; comparing the two ways in benchmarks). */
   use_file = g_strcmp0 (g_getenv ("SIMHOUND_INDEX_FILE"), "off") != 0;
-  if (use_file && snapshot_map_index (snapshot, key, n_docs))
-    return g_steal_pointer (&snapshot);
 
+  if (use_file && part_open (snapshot, KIND_INDEX, base, whole, &main_key, &counts))
+    {
+      guint64 delta_key = 0, windows, dead;
+      g_autoptr(GArray) uncovered = NULL;
+
+      snapshot->n_parts = 1;
+      if (main_key == key)
+        {
+          snapshot->weights = sim_weights_new (counts, n_docs);
+          return g_steal_pointer (&snapshot);
+        }
+      g_clear_pointer (&counts, g_free);
+      if (part_open (snapshot, KIND_DELTA, main_key, delta, &delta_key, &counts))
+        {
+          if (delta_key == key)
+            {
+              snapshot->n_parts = 2;
+              snapshot->weights = sim_weights_new (counts, n_docs);
+              return g_steal_pointer (&snapshot);
+            }
+          g_clear_pointer (&counts, g_free);
+          part_clear (delta);
+        }
+      /* The documents the index file lacks, when few, in a delta. */
+      uncovered = uncovered_documents (snapshot, whole, &windows, &dead);
+      if (windows <= MIN (whole->n_fps / DELTA_SHARE, DELTA_MAX) && dead <= whole->n_fps / DELTA_SHARE)
+        {
+          if (!sim_store_load_df (store, SIM_DF_BUCKETS, &counts, &n_docs, error))
+            return NULL;
+          snapshot->weights = sim_weights_new (counts, n_docs);
+          if (!part_build (snapshot, store, delta, (const guint32 *) uncovered->data, uncovered->len, error))
+            return NULL;
+          snapshot->n_parts = 2;
+          if (part_write (snapshot, delta, KIND_DELTA, key, main_key))
+            part_use_file (snapshot, delta, KIND_DELTA, main_key);
+          return g_steal_pointer (&snapshot);
+        }
+      part_clear (whole);
+      snapshot->n_parts = 0;
+    }
+
+  /* Everything built again. */
   if (!sim_store_load_df (store, SIM_DF_BUCKETS, &counts, &n_docs, error))
     return NULL;
   snapshot->weights = sim_weights_new (counts, n_docs);
-
-  /* Room for every window at once: grown by doubling, the three arrays took
-   * up to twice their size (gigabytes at a gigabyte of text) while the
-   * index was built. A document has at most a window a character, so a
-   * damaged count cannot ask for more than the text could hold. */
-  {
-    const guint64 n_windows = MIN (MIN (list.n_windows, list.n_chars), G_MAXUINT32 - 1);
-
-    g_array_unref (snapshot->fps);
-    g_array_unref (snapshot->fp_docs);
-    g_array_unref (snapshot->fp_starts);
-    snapshot->fps = g_array_sized_new (FALSE, FALSE, sizeof (guint64), n_windows);
-    snapshot->fp_docs = g_array_sized_new (FALSE, FALSE, sizeof (guint32), n_windows);
-    snapshot->fp_starts = g_array_sized_new (FALSE, FALSE, sizeof (guint32), n_windows);
-  }
-
-  if (!sim_store_foreach_segments (store, load_segments_cb, &state, error))
+  if (!part_build (snapshot, store, whole, NULL, 0, error))
     return NULL;
-  if (state.damaged != 0)
+  snapshot->n_parts = 1;
+  if (use_file && part_write (snapshot, whole, KIND_INDEX, key, base))
     {
-      g_autofree char *what = g_strdup_printf (_("the fingerprints of document %lld"), (long long) state.damaged);
+      g_autofree char *stale = index_path (snapshot->store_path, KIND_DELTA);
 
-      sim_store_set_damaged (store, what, error);
-      return NULL;
+      g_unlink (stale);
+      part_use_file (snapshot, whole, KIND_INDEX, base);
     }
-  snapshot_build_index (snapshot);
-  if (use_file && snapshot_write_index (snapshot, key))
-    snapshot_use_written_index (snapshot, key, n_docs);
   return g_steal_pointer (&snapshot);
 }
 
@@ -799,6 +1088,7 @@ corpus_rebuild (SimCorpus  *corpus,
   g_autofree char *version = g_strdup_printf ("%d", SIM_FEATURE_VERSION);
   g_autofree char *seed = g_strdup_printf ("%" G_GINT64_MODIFIER "x", SIM_FINGERPRINT_SEED);
   g_autofree char *flags = flags_string (corpus->flags);
+  g_autofree char *generation = NULL;
 
   /* The documents are listed under the write lock: none added meanwhile is missed. */
   if (!sim_store_begin (corpus->store, error))
@@ -824,7 +1114,11 @@ corpus_rebuild (SimCorpus  *corpus,
                                       g_bytes_get_size (packed), n_windows, error))
         goto fail;
     }
+  /* The index files name the generation of the fingerprints they hold:
+   * the documents' rows stay as they were, their fingerprints do not. */
+  generation = g_strdup_printf ("%" G_GINT64_FORMAT, g_get_real_time ());
   if (!sim_store_save_df (corpus->store, counts, SIM_DF_BUCKETS, docs->len, error) ||
+      !sim_store_set_meta (corpus->store, "generation", generation, error) ||
       !sim_store_set_meta (corpus->store, "feature_version", version, error) ||
       !sim_store_set_meta (corpus->store, "seed", seed, error) ||
       !sim_store_set_meta (corpus->store, "normalize", flags, error))

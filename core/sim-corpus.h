@@ -121,13 +121,20 @@ guint              sim_corpus_snapshot_get_n_docs     (const SimCorpusSnapshot *
 gint64             sim_corpus_snapshot_get_updated_at (const SimCorpusSnapshot *snapshot);
 const SimCorpusDoc *sim_corpus_snapshot_get_doc       (const SimCorpusSnapshot *snapshot,
                                                        guint                    index);
+/* Ids of fingerprints: [0, n_fps). Those of documents removed or changed
+ * since the index file was written are among them, and have no place. */
 gsize              sim_corpus_snapshot_get_n_fps      (const SimCorpusSnapshot *snapshot);
-/* TRUE when the snapshot's index came from the store's index file
- * (STORE.index, mapped or read as lookups need it) rather than built from
- * the stored fingerprints. */
+/* The windows of the documents: the fingerprints that can be found. */
+gsize              sim_corpus_snapshot_get_n_windows  (const SimCorpusSnapshot *snapshot);
+/* TRUE when the snapshot's index came from the store's index files
+ * (STORE.index and STORE.index-delta, mapped or read as lookups need them)
+ * rather than built from the stored fingerprints. */
 gboolean           sim_corpus_snapshot_is_mapped      (const SimCorpusSnapshot *snapshot);
+/* TRUE when documents added or changed since STORE.index was written are
+ * indexed apart (the delta). */
+gboolean           sim_corpus_snapshot_has_delta      (const SimCorpusSnapshot *snapshot);
 /* The fingerprints in id order, or NULL when the index is read from its
- * file as needed. */
+ * file as needed or comes in two parts. */
 const guint64     *sim_corpus_snapshot_get_fps        (const SimCorpusSnapshot *snapshot);
 /* The document index (into get_doc) and code-point start of the window of
  * each of the @n fingerprints @ids. An id out of range, or a damaged index
@@ -148,9 +155,15 @@ gboolean           sim_corpus_snapshot_dup_texts      (const SimCorpusSnapshot *
                                                        char                   **texts,
                                                        gsize                   *lens,
                                                        GError                 **error);
-/* The band index for lookups up to @max_distance, built on first use. (transfer none) */
-const SimBandIndex *sim_corpus_snapshot_get_index     (SimCorpusSnapshot       *snapshot,
-                                                       guint                    max_distance);
+/* sim_band_index_lookup_many() over the snapshot's fingerprints: the ids
+ * of those within @max_distance of each of @fps. Above 0 a band index is
+ * built on first use (32 bytes a fingerprint). Any thread. */
+void               sim_corpus_snapshot_lookup         (SimCorpusSnapshot       *snapshot,
+                                                       const guint64           *fps,
+                                                       gsize                    n_fps,
+                                                       guint                    max_distance,
+                                                       GArray                  *out,
+                                                       guint32                 *out_ends);
 
 /* Packs the fingerprints of @text as stored: 16 bytes per window
  * (simhash, start, end; little-endian), leaving @text loaded in @fp.

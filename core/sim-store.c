@@ -667,21 +667,33 @@ sim_store_dup_text (SimStore  *store,
 
 gboolean
 sim_store_foreach_segments (SimStore             *store,
+                            const gint64         *ids,
+                            gsize                 n_ids,
                             SimStoreSegmentsFunc  func,
                             gpointer              user_data,
                             GError              **error)
 {
-  g_autoptr(sqlite3_stmt) stmt = prepare (store, "SELECT doc_id, data FROM segments ORDER BY doc_id", error);
-  int rc;
+  g_autoptr(sqlite3_stmt) stmt =
+    prepare (store, ids ? "SELECT doc_id, data FROM segments WHERE doc_id = ?"
+                        : "SELECT doc_id, data FROM segments ORDER BY doc_id", error);
+  int rc = SQLITE_DONE;
 
   if (stmt == NULL)
     return FALSE;
-  while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
-    if (!func (sqlite3_column_int64 (stmt, 0), sqlite3_column_blob (stmt, 1),
-               sqlite3_column_bytes (stmt, 1), user_data))
-      break;
-  if (rc != SQLITE_DONE && rc != SQLITE_ROW)
-    return set_sqlite_error (store, rc, "reading fingerprints", error);
+  for (gsize i = 0; i < (ids ? n_ids : 1); i++)
+    {
+      if (ids)
+        {
+          sqlite3_reset (stmt);
+          sqlite3_bind_int64 (stmt, 1, ids[i]);
+        }
+      while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
+        if (!func (sqlite3_column_int64 (stmt, 0), sqlite3_column_blob (stmt, 1),
+                   sqlite3_column_bytes (stmt, 1), user_data))
+          return TRUE;
+      if (rc != SQLITE_DONE)
+        return set_sqlite_error (store, rc, "reading fingerprints", error);
+    }
   return TRUE;
 }
 

@@ -132,8 +132,11 @@ typedef gboolean (*SimStoreSegmentsFunc) (gint64         id,
                                           gconstpointer  data,
                                           gsize          len,
                                           gpointer       user_data);
-/* Calls @func with every document's packed fingerprints, in id order. */
+/* Calls @func with every document's packed fingerprints, in id order; with
+ * @ids (@n_ids of them, ascending), only those documents'. */
 gboolean  sim_store_foreach_segments (SimStore            *store,
+                                      const gint64        *ids,
+                                      gsize                n_ids,
                                       SimStoreSegmentsFunc func,
                                       gpointer             user_data,
                                       GError             **error);

@@ -684,7 +684,8 @@ test_corpus_index_file_is_mapped_and_never_trusted_blindly (void **state)
       }
   }
 
-  /* After an import the old file describes another store: not used. */
+  /* After an import the index file lacks the new document: it is found
+   * all the same (in the delta, test_corpus_index_delta_...). */
   write_docs (f, 30, 1);
   {
     g_autoptr(SimCorpus) corpus = sim_corpus_open (f->store, FALSE, NULL);
@@ -705,6 +706,160 @@ test_corpus_index_file_is_mapped_and_never_trusted_blindly (void **state)
   }
 }
 
+/* The check of @text against the store as it is, answered from the index
+ * files (a delta beside the index file when there is one), and the same
+ * built from the stored fingerprints alone: the same report. */
+static char *
+check_both_ways (const char *store,
+                 const char *text,
+                 gboolean    want_delta)
+{
+  g_autoptr(SimCorpus) corpus = sim_corpus_open (store, TRUE, NULL);
+  g_autoptr(SimCorpusSnapshot) snapshot = sim_corpus_ref_snapshot (corpus);
+  g_autofree char *from_files = check_json (corpus, text);
+  g_autofree char *built = NULL;
+
+  assert_true (sim_corpus_snapshot_is_mapped (snapshot));
+  assert_int_equal (sim_corpus_snapshot_has_delta (snapshot), want_delta);
+  g_setenv ("SIMHOUND_INDEX_FILE", "off", TRUE);
+  {
+    g_autoptr(SimCorpus) fresh = sim_corpus_open (store, TRUE, NULL);
+
+    assert_false (is_mapped (fresh));
+    built = check_json (fresh, text);
+  }
+  g_unsetenv ("SIMHOUND_INDEX_FILE");
+  assert_string_equal (from_files, built);
+  return g_steal_pointer (&from_files);
+}
+
+static void
+file_identity (const char *path,
+               gint64     *out)
+{
+  GStatBuf st;
+
+  assert_int_equal (g_stat (path, &st), 0);
+  out[0] = st.st_ino;
+  out[1] = st.st_mtim.tv_sec;
+  out[2] = st.st_mtim.tv_nsec;
+}
+
+static void
+import (Fixture *f)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SimCorpus) corpus = sim_corpus_open (f->store, FALSE, &error);
+  g_autoptr(SimImportResult) result = sim_corpus_rescan (corpus, f->docs, NULL, NULL, NULL, &error);
+
+  assert_non_null (result);
+}
+
+/* A write to a corpus indexes what it adds apart (the delta), so it costs
+ * what it adds: the index file stays as it is, documents removed or changed
+ * since are never found through it, and every check answers as a fresh
+ * build would. Past a share of the index, everything is built again. */
+static void
+test_corpus_index_delta_answers_as_a_fresh_build (void **state)
+{
+  Fixture *f = *state;
+  g_autofree char *index = g_strconcat (f->store, ".index", NULL);
+  g_autofree char *delta = g_strconcat (f->store, ".index-delta", NULL);
+  g_autofree char *text3 = make_text (3, TRUE, 12);
+  g_autofree char *text5 = make_text (5, TRUE, 12);
+  g_autofree char *text40 = make_text (40, FALSE, 12);
+  g_autofree char *article = NULL;
+  gint64 before[3], after[3];
+
+  write_docs (f, 0, 40);
+  import (f);
+  assert_false (g_file_test (delta, G_FILE_TEST_EXISTS));
+  file_identity (index, before);
+  article = g_strconcat ("My own first sentence is here. ", text3, text5, text40, NULL);
+  g_free (check_both_ways (f->store, article, FALSE));
+
+  /* Two documents more, and the last one changed (SQLite gives its new row
+   * the same id): in the delta, found, the index file untouched. */
+  write_docs (f, 40, 2);
+  {
+    g_autofree char *other = make_text (1039, FALSE, 12);
+
+    g_free (sim_test_write_file (f->docs, "doc-0039.txt", other, -1));
+  }
+  import (f);
+  assert_true (g_file_test (delta, G_FILE_TEST_IS_REGULAR));
+  file_identity (index, after);
+  assert_memory_equal (before, after, sizeof before);
+  {
+    g_autofree char *json = check_both_ways (f->store, article, TRUE);
+
+    assert_non_null (strstr (json, "doc-0040.txt"));
+    assert_non_null (strstr (json, "doc-0003.txt"));
+  }
+  {
+    g_autofree char *old = make_text (39, TRUE, 12);
+    g_autofree char *changed = make_text (1039, FALSE, 12);
+    g_autofree char *json = check_both_ways (f->store, old, TRUE);
+    g_autofree char *json_changed = check_both_ways (f->store, changed, TRUE);
+
+    assert_null (strstr (json, "doc-0039.txt"));
+    assert_non_null (strstr (json_changed, "doc-0039.txt"));
+  }
+
+  /* One removed and one changed: neither found as it was. */
+  {
+    g_autofree char *removed = g_build_filename (f->docs, "doc-0003.txt", NULL);
+    g_autofree char *other = make_text (1005, TRUE, 12);
+
+    assert_int_equal (g_unlink (removed), 0);
+    g_free (sim_test_write_file (f->docs, "doc-0005.txt", other, -1));
+  }
+  import (f);
+  file_identity (index, after);
+  assert_memory_equal (before, after, sizeof before);
+  {
+    g_autofree char *json = check_both_ways (f->store, article, TRUE);
+
+    assert_null (strstr (json, "doc-0003.txt"));
+    assert_null (strstr (json, "doc-0005.txt"));
+    assert_non_null (strstr (json, "doc-0040.txt"));
+  }
+  {
+    g_autofree char *changed = make_text (1005, TRUE, 12);
+    g_autofree char *json = check_both_ways (f->store, changed, TRUE);
+
+    assert_non_null (strstr (json, "doc-0005.txt"));
+  }
+
+  /* A damaged delta file is not used, and is made again. */
+  {
+    g_autofree char *bytes = NULL, *again = NULL;
+    gsize len = 0, again_len = 0;
+
+    assert_true (g_file_get_contents (delta, &bytes, &len, NULL));
+    assert_true (g_file_set_contents (delta, bytes, len - 1, NULL));
+    g_free (check_both_ways (f->store, article, TRUE));
+    assert_true (g_file_get_contents (delta, &again, &again_len, NULL));
+    assert_int_equal (again_len, len);
+    assert_memory_equal (again, bytes, len);
+  }
+
+  /* Many more documents than a quarter of the index: built again whole. */
+  write_docs (f, 42, 20);
+  import (f);
+  assert_false (g_file_test (delta, G_FILE_TEST_EXISTS));
+  file_identity (index, after);
+  assert_memory_not_equal (before, after, sizeof before);
+  g_free (check_both_ways (f->store, article, FALSE));
+
+  /* A rebuild makes the fingerprints again: the index file too. */
+  file_identity (index, before);
+  assert_true (sim_corpus_rebuild (f->store, NULL));
+  g_free (check_both_ways (f->store, article, FALSE));
+  file_identity (index, after);
+  assert_memory_not_equal (before, after, sizeof before);
+}
+
 int
 main (void)
 {
@@ -720,6 +875,7 @@ main (void)
     cmocka_unit_test_setup_teardown (test_corpus_rebuilds_an_old_feature_version, setup, teardown),
     cmocka_unit_test_setup_teardown (test_corpus_traditional_folding_is_a_store_setting, setup, teardown),
     cmocka_unit_test_setup_teardown (test_corpus_index_file_is_mapped_and_never_trusted_blindly, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_corpus_index_delta_answers_as_a_fresh_build, setup, teardown),
   };
 
   return cmocka_run_group_tests_name ("corpus", tests, NULL, NULL);
