@@ -772,14 +772,13 @@ load_segments_cb (gint64         id,
   return TRUE;
 }
 
-/* Builds @part in memory over the snapshot documents @docs (@n_docs of them,
- * ascending; NULL: every document) from their stored fingerprints. */
+/* Builds @part in memory from stored fingerprints: over every document
+ * with @docs NULL, else over the snapshot documents @docs (ascending). */
 static gboolean
 part_build (SimCorpusSnapshot  *snapshot,
             SimStore           *store,
             Part               *part,
-            const guint32      *docs,
-            guint               n_docs,
+            GArray             *docs,
             GError            **error)
 {
   g_autofree gint64 *ids = NULL;
@@ -790,11 +789,11 @@ part_build (SimCorpusSnapshot  *snapshot,
   gsize n;
 
   part_init (part);
-  part->n_docs = docs ? n_docs : snapshot->docs->len;
+  part->n_docs = docs ? docs->len : snapshot->docs->len;
   part->doc_map = g_new (guint32, MAX (part->n_docs, 1));
   for (guint i = 0; i < part->n_docs; i++)
     {
-      part->doc_map[i] = docs ? docs[i] : i;
+      part->doc_map[i] = docs ? g_array_index (docs, guint32, i) : i;
       n_windows += MAX (g_array_index (snapshot->rows, DocRow, part->doc_map[i]).n_windows, 0);
       n_chars += MAX (g_array_index (snapshot->docs, SimCorpusDoc, part->doc_map[i]).n_chars, 0) + 1;
     }
@@ -808,11 +807,11 @@ part_build (SimCorpusSnapshot  *snapshot,
   part->fp_starts = g_array_sized_new (FALSE, FALSE, sizeof (guint32), n_windows);
   if (docs != NULL)
     {
-      ids = g_new (gint64, MAX (n_docs, 1));
-      for (guint i = 0; i < n_docs; i++)
-        ids[i] = g_array_index (snapshot->docs, SimCorpusDoc, docs[i]).id;
+      ids = g_new (gint64, MAX (part->n_docs, 1));
+      for (guint i = 0; i < part->n_docs; i++)
+        ids[i] = g_array_index (snapshot->docs, SimCorpusDoc, part->doc_map[i]).id;
     }
-  if (!sim_store_foreach_segments (store, ids, n_docs, load_segments_cb, &state, error))
+  if (!sim_store_foreach_segments (store, ids, part->n_docs, load_segments_cb, &state, error))
     {
       g_array_unref (state.fps);
       part_clear (part);
@@ -941,7 +940,7 @@ snapshot_load (SimStore           *store,
           if (!sim_store_load_df (store, SIM_DF_BUCKETS, &counts, &n_docs, error))
             return NULL;
           snapshot->weights = sim_weights_new (counts, n_docs);
-          if (!part_build (snapshot, store, delta, (const guint32 *) uncovered->data, uncovered->len, error))
+          if (!part_build (snapshot, store, delta, uncovered, error))
             return NULL;
           snapshot->n_parts = 2;
           if (part_write (snapshot, delta, KIND_DELTA, key, main_key))
@@ -956,7 +955,7 @@ snapshot_load (SimStore           *store,
   if (!sim_store_load_df (store, SIM_DF_BUCKETS, &counts, &n_docs, error))
     return NULL;
   snapshot->weights = sim_weights_new (counts, n_docs);
-  if (!part_build (snapshot, store, whole, NULL, 0, error))
+  if (!part_build (snapshot, store, whole, NULL, error))
     return NULL;
   snapshot->n_parts = 1;
   if (use_file && part_write (snapshot, whole, KIND_INDEX, key, base))

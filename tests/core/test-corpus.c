@@ -733,6 +733,15 @@ check_both_ways (const char *store,
   return g_steal_pointer (&from_files);
 }
 
+static gsize
+n_fps_of (const char *store)
+{
+  g_autoptr(SimCorpus) corpus = sim_corpus_open (store, TRUE, NULL);
+  g_autoptr(SimCorpusSnapshot) snapshot = sim_corpus_ref_snapshot (corpus);
+
+  return sim_corpus_snapshot_get_n_fps (snapshot);
+}
+
 static void
 file_identity (const char *path,
                gint64     *out)
@@ -777,6 +786,20 @@ test_corpus_index_delta_answers_as_a_fresh_build (void **state)
   file_identity (index, before);
   article = g_strconcat ("My own first sentence is here. ", text3, text5, text40, NULL);
   g_free (check_both_ways (f->store, article, FALSE));
+
+  /* One removed alone: the delta holds no fingerprint more. */
+  {
+    g_autofree char *removed = g_build_filename (f->docs, "doc-0007.txt", NULL);
+    g_autofree char *text7 = make_text (7, TRUE, 12);
+    g_autofree char *json = NULL;
+    gsize n_before = n_fps_of (f->store);
+
+    assert_int_equal (g_unlink (removed), 0);
+    import (f);
+    json = check_both_ways (f->store, text7, TRUE);
+    assert_null (strstr (json, "doc-0007.txt"));
+    assert_int_equal (n_fps_of (f->store), n_before);
+  }
 
   /* Two documents more, and the last one changed (SQLite gives its new row
    * the same id): in the delta, found, the index file untouched. */
