@@ -264,6 +264,18 @@ sim_store_open (const char  *path,
 
   if (!read_only)
     {
+      /* Turning WAL on takes the file's exclusive lock, and SQLite may
+       * answer busy at once rather than call the busy handler when another
+       * process is creating the same store: wait as the handler would (two
+       * imports started at once into a new store failed with "database is
+       * locked" about one time in ten). */
+      for (guint tries = 0; tries < 100; tries++)
+        {
+          rc = sqlite3_exec (store->db, "PRAGMA journal_mode=WAL", NULL, NULL, NULL);
+          if ((rc & 0xff) != SQLITE_BUSY && (rc & 0xff) != SQLITE_LOCKED)
+            break;
+          g_usleep (G_USEC_PER_SEC / 10);
+        }
       if (!exec (store, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", error))
         return NULL;
     }
