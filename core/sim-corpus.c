@@ -727,49 +727,47 @@ load_segments_cb (gint64         id,
   SimCorpusSnapshot *snapshot = state->snapshot;
   Part *part = state->part;
   const SimCorpusDoc *doc = NULL;
-  const guint8 *p = data;
-  const gsize n = len / 16;
-  gsize base;
+  const guint8 *p = data, *end = p + len;
+  gint64 start = 0;
 
   while (state->doc < part->n_docs &&
          (doc = &g_array_index (snapshot->docs, SimCorpusDoc, part->doc_map[state->doc]))->id < id)
     state->doc++;
   if (state->doc >= part->n_docs || doc->id != id)
     return TRUE; /* fingerprints without a document: cannot happen with foreign keys on */
-  /* Whole 16-byte windows, starting inside the document. */
-  if (len % 16 != 0)
+  /* Whole windows (sim_corpus_pack_windows()), starting inside the document. */
+  while (p < end)
     {
-      state->damaged = id;
-      return FALSE;
-    }
-  for (gsize i = 0; i < n; i++)
-    {
-      guint32 start;
+      guint64 h, delta = 0;
+      guint32 at;
+      guint shift = 0;
 
-      memcpy (&start, p + 16 * i + 8, 4);
-      if (GUINT32_FROM_LE (start) > doc->n_chars)
-        {
-          state->damaged = id;
-          return FALSE;
-        }
-    }
-
-  base = state->fps->len;
-  g_array_set_size (state->fps, base + n);
-  g_array_set_size (part->fp_docs, base + n);
-  g_array_set_size (part->fp_starts, base + n);
-  for (gsize i = 0; i < n; i++, p += 16)
-    {
-      guint64 h;
-      guint32 start;
-
+      if (end - p < 9)
+        goto damaged;
       memcpy (&h, p, 8);
-      memcpy (&start, p + 8, 4);
-      g_array_index (state->fps, guint64, base + i) = GUINT64_FROM_LE (h);
-      g_array_index (part->fp_docs, guint32, base + i) = state->doc;
-      g_array_index (part->fp_starts, guint32, base + i) = GUINT32_FROM_LE (start);
+      h = GUINT64_FROM_LE (h);
+      p += 8;
+      do
+        {
+          if (p == end || shift > 35)
+            goto damaged;
+          delta |= (guint64) (*p & 0x7f) << shift;
+          shift += 7;
+        }
+      while (*p++ & 0x80);
+      start += (delta & 1) ? -(gint64) (delta >> 1) - 1 : (gint64) (delta >> 1);
+      if (start < 0 || start > doc->n_chars)
+        goto damaged;
+      at = start;
+      g_array_append_val (state->fps, h);
+      g_array_append_val (part->fp_docs, state->doc);
+      g_array_append_val (part->fp_starts, at);
     }
   return TRUE;
+
+damaged:
+  state->damaged = id;
+  return FALSE;
 }
 
 /* Builds @part in memory from stored fingerprints: over every document
@@ -1030,26 +1028,35 @@ sim_corpus_pack_windows (SimFingerprinter *fp,
 {
   const SimUnits *units = sim_fingerprinter_load (fp, text, len);
   g_autoptr(GArray) windows = g_array_new (FALSE, FALSE, sizeof (SimAnchor));
+  gint64 previous = 0;
   guint8 *data, *p;
 
   sim_fingerprinter_windows (fp, SIM_WINNOW_WEIGHT, windows);
-  p = data = g_malloc (MAX (windows->len, 1) * 16);
-  for (guint i = 0; i < windows->len; i++, p += 16)
+  /* 8 bytes of SimHash and at most 5 of start. */
+  p = data = g_malloc (MAX (windows->len, 1) * 13);
+  for (guint i = 0; i < windows->len; i++)
     {
       const SimAnchor *w = &g_array_index (windows, SimAnchor, i);
-      guint64 h = GUINT64_TO_LE (w->simhash);
-      guint32 start = GUINT32_TO_LE (units->src_start[w->unit_start]);
-      guint32 end = GUINT32_TO_LE (sim_units_get_end (units, w->unit_end - 1));
+      const guint64 h = GUINT64_TO_LE (w->simhash);
+      const gint64 start = units->src_start[w->unit_start];
+      const gint64 delta = start - previous;
+      guint64 zigzag = delta < 0 ? ((guint64) (-(delta + 1)) << 1) | 1 : (guint64) delta << 1;
 
       memcpy (p, &h, 8);
-      memcpy (p + 8, &start, 4);
-      memcpy (p + 12, &end, 4);
+      p += 8;
+      do
+        {
+          *p++ = (zigzag & 0x7f) | (zigzag > 0x7f ? 0x80 : 0);
+          zigzag >>= 7;
+        }
+      while (zigzag != 0);
+      previous = start;
     }
   if (out_n_windows)
     *out_n_windows = windows->len;
   if (out_n_units)
     *out_n_units = units->n;
-  return g_bytes_new_take (data, windows->len * 16);
+  return g_bytes_new_take (g_realloc (data, MAX (p - data, 1)), p - data);
 }
 
 static void

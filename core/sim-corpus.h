@@ -165,8 +165,10 @@ void               sim_corpus_snapshot_lookup         (SimCorpusSnapshot       *
                                                        GArray                  *out,
                                                        guint32                 *out_ends);
 
-/* Packs the fingerprints of @text as stored: 16 bytes per window
- * (simhash, start, end; little-endian), leaving @text loaded in @fp.
+/* Packs the fingerprints of @text as stored, window after window: its
+ * SimHash (8 bytes, little-endian), then how far its start (code points)
+ * is from the one before (from 0 for the first), zigzag-encoded in 7-bit
+ * groups, low first (about 9 bytes a window). Leaves @text loaded in @fp.
  * (transfer full) */
 GBytes            *sim_corpus_pack_windows    (SimFingerprinter  *fp,
                                                const char        *text,
