@@ -2,8 +2,10 @@
  *
  * The second stage of a check: the text of every document a candidate points
  * into, read through the snapshot once, and the part of it the candidates
- * point into normalised once (in parallel), so verification compares units
- * with units. Only that part: a 10,000-character article has candidates in
+ * point into normalised once, so verification compares units with units.
+ * Each worker reads and normalises its share of the documents through its
+ * own connection (read in the caller's thread alone, the texts took half
+ * of this stage). Only that part: a 10,000-character article has candidates in
  * a hundred documents, and normalising them whole cost more than the rest
  * of the check.
  */
@@ -67,34 +69,72 @@ register_docs (Check *check)
 }
 
 static void
-normalize_worker (gpointer data)
+normalize (Check    *check,
+           DocCache *cache)
 {
-  Check *check = data;
+  const char *from, *to;
 
-  for (;;)
+  sim_text_index_init (&cache->index, cache->text, cache->len);
+  cache->hi = MIN (cache->hi, cache->index.n_chars);
+  cache->lo = MIN (cache->lo, cache->hi);
+  sim_units_init (&cache->units);
+  from = sim_text_index_pointer (&cache->index, cache->lo);
+  to = sim_text_index_pointer (&cache->index, cache->hi);
+  sim_text_normalize (from, to - from, cache->lo, sim_corpus_snapshot_get_flags (check->snapshot), &cache->units);
+  cache->features = g_new (guint64, MAX (cache->units.n, 1));
+  sim_fingerprint_features (&cache->units, cache->features);
+  cache->loaded = TRUE;
+}
+
+typedef struct {
+  Check  *check;
+  guint   n_workers;
+  gint    next_worker;
+  GMutex  lock;
+  GError *error;        /* the first store error, under lock */
+} LoadJob;
+
+/* Worker w takes documents w, w + n_workers, ... */
+static void
+load_worker (gpointer data)
+{
+  LoadJob *job = data;
+  Check *check = job->check;
+  const guint w = g_atomic_int_add (&job->next_worker, 1);
+  g_autoptr(GArray) slots = g_array_new (FALSE, FALSE, sizeof (guint));
+  g_autoptr(GArray) docs = g_array_new (FALSE, FALSE, sizeof (guint));
+  g_autofree char **texts = NULL;
+  g_autofree gsize *lens = NULL;
+  GError *error = NULL;
+
+  for (guint i = w; i < check->docs->len; i += job->n_workers)
     {
-      const gint i = g_atomic_int_add (&check->next, 1);
-      DocCache *cache;
+      g_array_append_val (slots, i);
+      g_array_append_val (docs, g_array_index (check->doc_order, guint, i));
+    }
+  if (slots->len == 0)
+    return;
+  texts = g_new (char *, slots->len);
+  lens = g_new (gsize, slots->len);
+  /* A document removed since the snapshot was taken has no text: it simply proposes nothing. */
+  if (!sim_corpus_snapshot_dup_texts (check->snapshot, (const guint *) docs->data, docs->len, texts, lens, &error))
+    {
+      g_mutex_lock (&job->lock);
+      if (job->error == NULL)
+        job->error = error;
+      else
+        g_error_free (error);
+      g_mutex_unlock (&job->lock);
+      return;
+    }
+  for (guint k = 0; k < slots->len; k++)
+    {
+      DocCache *cache = &g_array_index (check->docs, DocCache, g_array_index (slots, guint, k));
 
-      if (i >= (gint) check->docs->len || g_cancellable_is_cancelled (check->cancellable))
-        break;
-      cache = &g_array_index (check->docs, DocCache, i);
-      if (cache->text == NULL)
-        continue;
-      sim_text_index_init (&cache->index, cache->text, cache->len);
-      cache->hi = MIN (cache->hi, cache->index.n_chars);
-      cache->lo = MIN (cache->lo, cache->hi);
-      sim_units_init (&cache->units);
-      {
-        const char *from = sim_text_index_pointer (&cache->index, cache->lo);
-        const char *to = sim_text_index_pointer (&cache->index, cache->hi);
-
-        sim_text_normalize (from, to - from, cache->lo, sim_corpus_snapshot_get_flags (check->snapshot),
-                            &cache->units);
-      }
-      cache->features = g_new (guint64, MAX (cache->units.n, 1));
-      sim_fingerprint_features (&cache->units, cache->features);
-      cache->loaded = TRUE;
+      cache->text = texts[k];
+      cache->len = lens[k];
+      if (cache->text != NULL && !g_cancellable_is_cancelled (check->cancellable))
+        normalize (check, cache);
     }
 }
 
@@ -102,27 +142,20 @@ gboolean
 _sim_source_cache_load (Check   *check,
                         GError **error)
 {
-  g_autofree char **texts = NULL;
-  g_autofree gsize *lens = NULL;
+  LoadJob job = { check, 0, 0, { 0 }, NULL };
 
   register_docs (check);
   if (check->docs->len == 0)
     return TRUE;
-  texts = g_new (char *, check->docs->len);
-  lens = g_new (gsize, check->docs->len);
-  /* A document removed since the snapshot was taken has no text: it simply proposes nothing. */
-  if (!sim_corpus_snapshot_dup_texts (check->snapshot, (const guint *) check->doc_order->data,
-                                      check->docs->len, texts, lens, error))
-    return FALSE;
-  for (guint i = 0; i < check->docs->len; i++)
+  job.n_workers = MIN (check->options->n_threads, check->docs->len);
+  g_mutex_init (&job.lock);
+  sim_parallel_run (job.n_workers, load_worker, &job);
+  g_mutex_clear (&job.lock);
+  if (job.error != NULL)
     {
-      DocCache *cache = &g_array_index (check->docs, DocCache, i);
-
-      cache->text = texts[i];
-      cache->len = lens[i];
+      g_propagate_error (error, job.error);
+      return FALSE;
     }
-  check->next = 0;
-  sim_parallel_run (MIN (check->options->n_threads, check->docs->len), normalize_worker, check);
   return TRUE;
 }
 
