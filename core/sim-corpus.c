@@ -43,6 +43,7 @@ typedef struct {
 typedef struct {
   guint64 key;         /* what the row says of the document: id, sizes, time, content */
   gint64  n_windows;
+  gint64  updated_at;
 } DocRow;
 
 struct _SimCorpusSnapshot {
@@ -96,6 +97,37 @@ snapshot_new (const char        *store_path,
   part_init (&snapshot->parts[1]);
   g_mutex_init (&snapshot->index_lock);
   return snapshot;
+}
+
+static void
+snapshot_add_doc (SimCorpusSnapshot *snapshot,
+                  gint64             id,
+                  const char        *path,
+                  gsize              path_len,
+                  const char        *title,
+                  gsize              title_len,
+                  gint64             n_chars,
+                  gint64             updated_at,
+                  const DocRow      *row)
+{
+  SimCorpusDoc doc;
+
+  doc.id = id;
+  doc.path = g_string_chunk_insert_len (snapshot->strings, path, path_len);
+  doc.title = g_string_chunk_insert_len (snapshot->strings, title, title_len);
+  doc.n_chars = n_chars;
+  g_array_append_val (snapshot->docs, doc);
+  g_array_append_val (snapshot->rows, *row);
+  snapshot->updated_at = MAX (snapshot->updated_at, updated_at);
+}
+
+static void
+snapshot_clear_docs (SimCorpusSnapshot *snapshot)
+{
+  g_array_set_size (snapshot->docs, 0);
+  g_array_set_size (snapshot->rows, 0);
+  g_string_chunk_clear (snapshot->strings);
+  snapshot->updated_at = 0;
 }
 
 SimCorpusSnapshot *
@@ -401,7 +433,7 @@ sim_corpus_snapshot_lookup (SimCorpusSnapshot *snapshot,
  * file is written to a temporary name and renamed over the old one, so a
  * reader never maps half a file. */
 #define INDEX_MAGIC   "SIMHIDX1"
-#define INDEX_VERSION 4
+#define INDEX_VERSION 5
 #define KIND_INDEX    0
 #define KIND_DELTA    1
 /* A delta holds at most this share of the index file's fingerprints (and of
@@ -418,7 +450,8 @@ typedef struct {
   guint64 base;
   guint64 n_fps;
   guint64 n_docs;
-  guint64 padding[2];
+  guint64 stamp;     /* index_stamp() when written */
+  guint64 list_len;  /* bytes of the document list after the header */
 } IndexHeader;
 
 typedef struct {
@@ -454,39 +487,42 @@ index_base (SimStore          *store,
   return base;
 }
 
-/* The key starts with what the documents are indexed under and the store
- * files' state; each document is added as the list is read (add_document),
- * and the count last. */
-static XXH3_state_t *
-index_key_begin (SimStore          *store,
-                 SimNormalizeFlags  flags,
-                 guint32            df_docs)
+/* What the store holds, as far as its files say without reading them:
+ * the settings and versions, the write epoch, and the files' size and time
+ * (any write, ours or not, a page mended by hand or a copy put in its
+ * place, moves one of them on). A file written with the stamp the store has
+ * now is current, document list included. */
+static guint64
+index_stamp (SimStore          *store,
+             SimNormalizeFlags  flags,
+             guint32            df_docs)
 {
   g_autofree char *epoch = sim_store_dup_meta (store, "epoch", NULL);
   XXH3_state_t *state = XXH3_createState ();
   const guint64 head[] = { SIM_FEATURE_VERSION, flags, df_docs };
+  guint64 stamp;
 
   XXH3_64bits_reset (state);
   XXH3_64bits_update (state, head, sizeof head);
-  /* Any write to the file, ours or not (a damaged page mended by hand, a
-   * copy put in its place), moves its size or time on. */
   for (guint i = 0; i < 2; i++)
     {
       g_autofree char *file = g_strconcat (sim_store_get_path (store), i ? "-wal" : "", NULL);
       GStatBuf st;
-      gint64 stamp[3] = { 0, 0, 0 };
+      gint64 stat_stamp[3] = { 0, 0, 0 };
 
       /* An empty write-ahead log (every open makes one) holds no change. */
       if (g_stat (file, &st) == 0 && st.st_size > 0)
         {
-          stamp[0] = st.st_size;
-          stamp[1] = st.st_mtim.tv_sec;
-          stamp[2] = st.st_mtim.tv_nsec;
+          stat_stamp[0] = st.st_size;
+          stat_stamp[1] = st.st_mtim.tv_sec;
+          stat_stamp[2] = st.st_mtim.tv_nsec;
         }
-      XXH3_64bits_update (state, stamp, sizeof stamp);
+      XXH3_64bits_update (state, stat_stamp, sizeof stat_stamp);
     }
   XXH3_64bits_update (state, epoch ? epoch : "", epoch ? strlen (epoch) + 1 : 1);
-  return state;
+  stamp = XXH3_64bits_digest (state);
+  XXH3_freeState (state);
+  return stamp;
 }
 
 typedef struct {
@@ -503,18 +539,13 @@ add_document (const SimStoreDocument *sd,
   ListState *ls = user_data;
   SimCorpusSnapshot *snapshot = ls->snapshot;
   const gint64 fields[] = { sd->id, sd->n_segments, sd->n_chars, sd->updated_at };
-  SimCorpusDoc doc;
   DocRow row;
 
-  doc.id = sd->id;
-  doc.path = g_string_chunk_insert (snapshot->strings, sd->path);
-  doc.title = g_string_chunk_insert (snapshot->strings, sd->title);
-  doc.n_chars = sd->n_chars;
-  g_array_append_val (snapshot->docs, doc);
-  snapshot->updated_at = MAX (snapshot->updated_at, sd->updated_at);
   row.key = XXH3_64bits_withSeed (sd->content_hash, strlen (sd->content_hash), XXH3_64bits (fields, sizeof fields));
   row.n_windows = sd->n_segments;
-  g_array_append_val (snapshot->rows, row);
+  row.updated_at = sd->updated_at;
+  snapshot_add_doc (snapshot, sd->id, sd->path, strlen (sd->path), sd->title, strlen (sd->title), sd->n_chars,
+                    sd->updated_at, &row);
   XXH3_64bits_update (ls->key, &row.key, sizeof row.key);
   ls->n_windows += MAX (sd->n_segments, 0);
   ls->n_chars += MAX (sd->n_chars, 0) + 1;
@@ -528,15 +559,139 @@ add_document (const SimStoreDocument *sd,
  * then reading from memory is faster than asking for it. */
 #define INDEX_MAP_LIMIT (256u << 20)
 
+/* The document list a file carries, so that an open finding the file
+ * current reads it instead of every row of the store: a hash of what
+ * follows, then per document its id, row key, characters, update time,
+ * windows, the lengths of its path and title and their bytes; zeros up to
+ * a multiple of 8 bytes. */
+typedef struct {
+  gint64  id;
+  guint64 row;
+  gint64  n_chars;
+  gint64  updated_at;
+  gint64  n_windows;
+  guint32 path_len;
+  guint32 title_len;
+} ListEntry;
+
+G_STATIC_ASSERT (sizeof (ListEntry) == 48);
+
+static GByteArray *
+list_pack (const SimCorpusSnapshot *snapshot)
+{
+  GByteArray *list = g_byte_array_new ();
+  guint64 hash;
+
+  g_byte_array_set_size (list, 8);
+  for (guint i = 0; i < snapshot->docs->len; i++)
+    {
+      const SimCorpusDoc *doc = &g_array_index (snapshot->docs, SimCorpusDoc, i);
+      const DocRow *row = &g_array_index (snapshot->rows, DocRow, i);
+      const ListEntry e = { doc->id, row->key, doc->n_chars, row->updated_at, row->n_windows,
+                            strlen (doc->path), strlen (doc->title) };
+
+      g_byte_array_append (list, (const guint8 *) &e, sizeof e);
+      g_byte_array_append (list, (const guint8 *) doc->path, e.path_len);
+      g_byte_array_append (list, (const guint8 *) doc->title, e.title_len);
+    }
+  while (list->len % 8 != 0)
+    g_byte_array_append (list, (const guint8 *) "", 1);
+  hash = XXH3_64bits (list->data + 8, list->len - 8);
+  memcpy (list->data, &hash, 8);
+  return list;
+}
+
+/* The header of the index file of @kind, when it is one. */
+static gboolean
+index_peek (const char  *store_path,
+            guint        kind,
+            IndexHeader *out)
+{
+  g_autofree char *path = index_path (store_path, kind);
+  const int fd = g_open (path, O_RDONLY | O_CLOEXEC, 0);
+  gboolean ok;
+
+  if (fd < 0)
+    return FALSE;
+  ok = pread (fd, out, sizeof *out, 0) == sizeof *out && memcmp (out->magic, INDEX_MAGIC, 8) == 0 &&
+       out->version == INDEX_VERSION && out->kind == kind;
+  close (fd);
+  return ok;
+}
+
+/* The document list of the index file of @kind, when the file is still the
+ * one @header was read from and its list is whole. (transfer full) */
+static guint8 *
+read_list (const char        *store_path,
+           guint              kind,
+           const IndexHeader *header)
+{
+  g_autofree char *path = index_path (store_path, kind);
+  const int fd = g_open (path, O_RDONLY | O_CLOEXEC, 0);
+  g_autofree guint8 *list = NULL;
+  IndexHeader now;
+  guint64 hash;
+  gboolean ok;
+
+  if (fd < 0)
+    return NULL;
+  ok = header->list_len >= 8 && header->list_len <= G_MAXUINT32 &&
+       pread (fd, &now, sizeof now, 0) == sizeof now && memcmp (&now, header, sizeof now) == 0;
+  if (ok)
+    {
+      list = g_malloc (header->list_len);
+      ok = pread (fd, list, header->list_len, sizeof now) == (gssize) header->list_len;
+    }
+  close (fd);
+  if (!ok)
+    return NULL;
+  memcpy (&hash, list, 8);
+  return hash == XXH3_64bits (list + 8, header->list_len - 8) ? g_steal_pointer (&list) : NULL;
+}
+
+/* The document list of the index file of @kind into the snapshot, which
+ * has none yet. */
+static gboolean
+snapshot_read_list (SimCorpusSnapshot *snapshot,
+                    guint              kind,
+                    const IndexHeader *header)
+{
+  g_autofree guint8 *list = read_list (snapshot->store_path, kind, header);
+  gsize at = 8;
+
+  if (list == NULL)
+    return FALSE;
+  while (at + sizeof (ListEntry) <= header->list_len)
+    {
+      ListEntry e;
+      DocRow row;
+
+      memcpy (&e, list + at, sizeof e);
+      at += sizeof e;
+      if (e.path_len > header->list_len - at || e.title_len > header->list_len - at - e.path_len)
+        {
+          snapshot_clear_docs (snapshot);
+          return FALSE;
+        }
+      row.key = e.row;
+      row.n_windows = e.n_windows;
+      row.updated_at = e.updated_at;
+      snapshot_add_doc (snapshot, e.id, (const char *) list + at, e.path_len,
+                        (const char *) list + at + e.path_len, e.title_len, e.n_chars, e.updated_at, &row);
+      at += e.path_len + e.title_len;
+    }
+  return TRUE;
+}
+
 /* Opens the index file of @kind into @part when its base is @base, mapping
- * its documents to the snapshot's; its key in @out_key and, with
+ * its documents to the snapshot's; its header in @out_header and, with
  * @out_counts, its feature statistics (transfer full). */
 static gboolean
 part_open (SimCorpusSnapshot *snapshot,
            guint              kind,
            guint64            base,
            Part              *part,
-           guint64           *out_key,
+           IndexHeader       *out_header,
            guint32          **out_counts)
 {
   g_autofree char *path = index_path (snapshot->store_path, kind);
@@ -559,16 +714,17 @@ part_open (SimCorpusSnapshot *snapshot,
   len = st.st_size;
   if (memcmp (header.magic, INDEX_MAGIC, 8) != 0 || header.version != INDEX_VERSION || header.kind != kind ||
       header.base != base || header.n_fps >= G_MAXUINT32 || header.n_docs >= G_MAXUINT32 ||
-      header.n_docs > len / sizeof (IndexDoc))
+      header.n_docs > len / sizeof (IndexDoc) || header.list_len > len || header.list_len % 8 != 0)
     goto fail;
   index_len = sim_band_index_get_serialized_size (header.n_fps);
-  index_at = sizeof header + header.n_docs * sizeof (IndexDoc);
+  index_at = sizeof header + header.list_len + header.n_docs * sizeof (IndexDoc);
   if (len != index_at + index_len + 2 * header.n_fps * sizeof (guint32) + SIM_DF_BUCKETS * sizeof (guint32))
     goto fail;
 
   /* Its documents, matched with the snapshot's by id (both ascending) and row. */
   docs = g_new (IndexDoc, MAX (header.n_docs, 1));
-  if (pread (fd, docs, header.n_docs * sizeof (IndexDoc), sizeof header) != (gssize) (header.n_docs * sizeof (IndexDoc)))
+  if (pread (fd, docs, header.n_docs * sizeof (IndexDoc), sizeof header + header.list_len) !=
+      (gssize) (header.n_docs * sizeof (IndexDoc)))
     goto fail;
   part->n_docs = header.n_docs;
   part->doc_map = g_new (guint32, MAX (header.n_docs, 1));
@@ -618,7 +774,7 @@ part_open (SimCorpusSnapshot *snapshot,
       part->mapped = g_steal_pointer (&file);
     }
   part->n_fps = header.n_fps;
-  *out_key = header.key;
+  *out_header = header;
   if (out_counts != NULL)
     *out_counts = g_steal_pointer (&counts);
   return TRUE;
@@ -657,11 +813,13 @@ part_write (SimCorpusSnapshot *snapshot,
             const Part        *part,
             guint              kind,
             guint64            key,
-            guint64            base)
+            guint64            base,
+            guint64            stamp)
 {
   g_autofree char *path = index_path (snapshot->store_path, kind);
   g_autofree char *tmp = g_strconcat (path, ".XXXXXX", NULL);
-  const IndexHeader header = { INDEX_MAGIC, INDEX_VERSION, kind, key, base, part->n_fps, part->n_docs, { 0 } };
+  g_autoptr(GByteArray) list = list_pack (snapshot);
+  const IndexHeader header = { INDEX_MAGIC, INDEX_VERSION, kind, key, base, part->n_fps, part->n_docs, stamp, list->len };
   const int fd = g_mkstemp_full (tmp, O_WRONLY | O_CLOEXEC, 0600);
   g_autofree IndexDoc *docs = g_new (IndexDoc, MAX (part->n_docs, 1));
   const guint32 *counts = sim_weights_get_counts (snapshot->weights);
@@ -676,6 +834,7 @@ part_write (SimCorpusSnapshot *snapshot,
       docs[i].row = g_array_index (snapshot->rows, DocRow, part->doc_map[i]).key;
     }
   ok = write_all (&header, sizeof header, GINT_TO_POINTER (fd)) &&
+       write_all (list->data, list->len, GINT_TO_POINTER (fd)) &&
        write_all (docs, part->n_docs * sizeof (IndexDoc), GINT_TO_POINTER (fd)) &&
        sim_band_index_serialize (part->index, write_all, GINT_TO_POINTER (fd)) &&
        write_all (part->docs_of, part->n_fps * sizeof (guint32), GINT_TO_POINTER (fd)) &&
@@ -701,9 +860,9 @@ part_use_file (SimCorpusSnapshot *snapshot,
                guint64            base)
 {
   Part file;
-  guint64 key;
+  IndexHeader header;
 
-  if (!part_open (snapshot, kind, base, &file, &key, NULL))
+  if (!part_open (snapshot, kind, base, &file, &header, NULL))
     return;
   part_clear (part);
   *part = file;
@@ -875,6 +1034,53 @@ uncovered_documents (SimCorpusSnapshot *snapshot,
   return docs;
 }
 
+/* The snapshot from the index files alone, when they are current: the
+ * index file, or the delta completing it, was written with the stamp the
+ * store has now. Its document list is then the store's, and no row of the
+ * store is read. */
+static gboolean
+snapshot_load_current (SimCorpusSnapshot *snapshot,
+                       guint64            stamp,
+                       guint64            base,
+                       guint32            df_docs)
+{
+  Part *whole = &snapshot->parts[0], *delta = &snapshot->parts[1];
+  IndexHeader main_header, delta_header, opened;
+  guint32 *counts = NULL;
+  gboolean main_now;
+
+  if (!index_peek (snapshot->store_path, KIND_INDEX, &main_header) || main_header.base != base)
+    return FALSE;
+  main_now = main_header.stamp == stamp;
+  if (!main_now && !(index_peek (snapshot->store_path, KIND_DELTA, &delta_header) &&
+                     delta_header.base == main_header.key && delta_header.stamp == stamp))
+    return FALSE;
+  if (!snapshot_read_list (snapshot, main_now ? KIND_INDEX : KIND_DELTA, main_now ? &main_header : &delta_header))
+    return FALSE;
+  if (part_open (snapshot, KIND_INDEX, base, whole, &opened, main_now ? &counts : NULL) &&
+      opened.key == main_header.key && opened.stamp == main_header.stamp)
+    {
+      snapshot->n_parts = 1;
+      if (main_now)
+        {
+          snapshot->weights = sim_weights_new (counts, df_docs);
+          return TRUE;
+        }
+      if (part_open (snapshot, KIND_DELTA, main_header.key, delta, &opened, &counts) && opened.stamp == stamp)
+        {
+          snapshot->n_parts = 2;
+          snapshot->weights = sim_weights_new (counts, df_docs);
+          return TRUE;
+        }
+    }
+  g_free (counts);
+  part_clear (whole);
+  part_clear (delta);
+  snapshot->n_parts = 0;
+  snapshot_clear_docs (snapshot);
+  return FALSE;
+}
+
 static SimCorpusSnapshot *
 snapshot_load (SimStore           *store,
                SimNormalizeFlags   flags,
@@ -885,12 +1091,25 @@ snapshot_load (SimStore           *store,
   Part *whole = &snapshot->parts[0], *delta = &snapshot->parts[1];
   guint32 *counts = NULL;
   guint32 n_docs = 0;
-  guint64 key, main_key = 0, base;
+  guint64 key, stamp, base;
+  IndexHeader main_header;
   gboolean use_file;
 
   if (!sim_store_load_df (store, SIM_DF_BUCKETS, NULL, &n_docs, error))
     return NULL;
-  list.key = index_key_begin (store, flags, n_docs);
+  stamp = index_stamp (store, flags, n_docs);
+  base = index_base (store, flags);
+  /* SIMHOUND_INDEX_FILE=off: no index file is read or written (a disk too
+   * small for it; comparing the two ways in benchmarks). */
+  use_file = g_strcmp0 (g_getenv ("SIMHOUND_INDEX_FILE"), "off") != 0;
+  if (use_file && snapshot_load_current (snapshot, stamp, base, n_docs))
+    return g_steal_pointer (&snapshot);
+
+  /* The store changed since the files were written: its document list, and
+   * a key of every row. */
+  list.key = XXH3_createState ();
+  XXH3_64bits_reset (list.key);
+  XXH3_64bits_update (list.key, &stamp, sizeof stamp);
   if (!sim_store_foreach_document (store, add_document, &list, error))
     {
       XXH3_freeState (list.key);
@@ -903,37 +1122,19 @@ snapshot_load (SimStore           *store,
     key = XXH3_64bits_digest (list.key);
     XXH3_freeState (list.key);
   }
-  base = index_base (store, flags);
-  /* SIMHOUND_INDEX_FILE=off: no index file is read or written (a disk too
-   * small for it; comparing the two ways in benchmarks). */
-  use_file = g_strcmp0 (g_getenv ("SIMHOUND_INDEX_FILE"), "off") != 0;
 
-  if (use_file && part_open (snapshot, KIND_INDEX, base, whole, &main_key, &counts))
+  if (use_file && part_open (snapshot, KIND_INDEX, base, whole, &main_header, NULL))
     {
-      guint64 delta_key = 0, windows, dead;
+      g_autofree guint8 *whole_list = read_list (snapshot->store_path, KIND_INDEX, &main_header);
+      guint64 windows, dead;
       g_autoptr(GArray) uncovered = NULL;
 
-      snapshot->n_parts = 1;
-      if (main_key == key)
-        {
-          snapshot->weights = sim_weights_new (counts, n_docs);
-          return g_steal_pointer (&snapshot);
-        }
-      g_clear_pointer (&counts, g_free);
-      if (part_open (snapshot, KIND_DELTA, main_key, delta, &delta_key, &counts))
-        {
-          if (delta_key == key)
-            {
-              snapshot->n_parts = 2;
-              snapshot->weights = sim_weights_new (counts, n_docs);
-              return g_steal_pointer (&snapshot);
-            }
-          g_clear_pointer (&counts, g_free);
-          part_clear (delta);
-        }
       /* The documents the index file lacks, when few, in a delta. */
+      snapshot->n_parts = 1;
       uncovered = uncovered_documents (snapshot, whole, &windows, &dead);
-      if (windows <= MIN (whole->n_fps / DELTA_SHARE, DELTA_MAX) && dead <= whole->n_fps / DELTA_SHARE)
+      /* A damaged list would be read in vain at every open: made again. */
+      if (whole_list != NULL &&
+          windows <= MIN (whole->n_fps / DELTA_SHARE, DELTA_MAX) && dead <= whole->n_fps / DELTA_SHARE)
         {
           if (!sim_store_load_df (store, SIM_DF_BUCKETS, &counts, &n_docs, error))
             return NULL;
@@ -941,8 +1142,8 @@ snapshot_load (SimStore           *store,
           if (!part_build (snapshot, store, delta, uncovered, error))
             return NULL;
           snapshot->n_parts = 2;
-          if (part_write (snapshot, delta, KIND_DELTA, key, main_key))
-            part_use_file (snapshot, delta, KIND_DELTA, main_key);
+          if (part_write (snapshot, delta, KIND_DELTA, key, main_header.key, stamp))
+            part_use_file (snapshot, delta, KIND_DELTA, main_header.key);
           return g_steal_pointer (&snapshot);
         }
       part_clear (whole);
@@ -956,7 +1157,7 @@ snapshot_load (SimStore           *store,
   if (!part_build (snapshot, store, whole, NULL, error))
     return NULL;
   snapshot->n_parts = 1;
-  if (use_file && part_write (snapshot, whole, KIND_INDEX, key, base))
+  if (use_file && part_write (snapshot, whole, KIND_INDEX, key, base, stamp))
     {
       g_autofree char *stale = index_path (snapshot->store_path, KIND_DELTA);
 

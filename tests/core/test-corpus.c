@@ -650,8 +650,15 @@ test_corpus_index_file_is_mapped_and_never_trusted_blindly (void **state)
       assert_int_equal (now_len, len);
       assert_memory_equal (now, good, len);
     }
-    /* Offsets that run backwards in the right header: refused too. */
-    memset (bytes + 64 + 4 * 1000, 0xff, 4);
+    /* Offsets that run backwards in the right header: refused too. They
+     * follow the header, the document list and the document table. */
+    {
+      guint64 n_docs, list_len;
+
+      memcpy (&n_docs, bytes + 40, 8);
+      memcpy (&list_len, bytes + 56, 8);
+      memset (bytes + 64 + list_len + 16 * n_docs + 4 * 1000, 0xff, 4);
+    }
     assert_true (g_file_set_contents (index, bytes, len, NULL));
     {
       g_autoptr(SimCorpus) corpus = sim_corpus_open (f->store, TRUE, NULL);
@@ -661,6 +668,23 @@ test_corpus_index_file_is_mapped_and_never_trusted_blindly (void **state)
 
       assert_string_equal (again, built);
       assert_true (g_file_get_contents (index, &now, &now_len, NULL));
+      assert_memory_equal (now, good, len);
+    }
+    /* A damaged document list (a byte of the first path) is not read:
+     * the list comes from the store, and the file is made again. */
+    g_clear_pointer (&bytes, g_free);
+    bytes = g_memdup2 (good, len);
+    bytes[64 + 8 + 48 + 2] ^= 0x20;
+    assert_true (g_file_set_contents (index, bytes, len, NULL));
+    {
+      g_autoptr(SimCorpus) corpus = sim_corpus_open (f->store, TRUE, NULL);
+      g_autofree char *again = check_json (corpus, article);
+      g_autofree char *now = NULL;
+      gsize now_len = 0;
+
+      assert_string_equal (again, built);
+      assert_true (g_file_get_contents (index, &now, &now_len, NULL));
+      assert_int_equal (now_len, len);
       assert_memory_equal (now, good, len);
     }
     /* Garbage where the per-fingerprint arrays and the feature statistics
@@ -724,9 +748,23 @@ check_both_ways (const char *store,
   g_setenv ("SIMHOUND_INDEX_FILE", "off", TRUE);
   {
     g_autoptr(SimCorpus) fresh = sim_corpus_open (store, TRUE, NULL);
+    g_autoptr(SimCorpusSnapshot) rows = sim_corpus_ref_snapshot (fresh);
 
     assert_false (is_mapped (fresh));
     built = check_json (fresh, text);
+    /* The document list, read from the files when they are current, is the store's. */
+    assert_int_equal (sim_corpus_snapshot_get_n_docs (snapshot), sim_corpus_snapshot_get_n_docs (rows));
+    assert_int_equal (sim_corpus_snapshot_get_updated_at (snapshot), sim_corpus_snapshot_get_updated_at (rows));
+    assert_int_equal (sim_corpus_snapshot_get_n_windows (snapshot), sim_corpus_snapshot_get_n_windows (rows));
+    for (guint i = 0; i < sim_corpus_snapshot_get_n_docs (rows); i++)
+      {
+        const SimCorpusDoc *a = sim_corpus_snapshot_get_doc (snapshot, i), *b = sim_corpus_snapshot_get_doc (rows, i);
+
+        assert_int_equal (a->id, b->id);
+        assert_int_equal (a->n_chars, b->n_chars);
+        assert_string_equal (a->path, b->path);
+        assert_string_equal (a->title, b->title);
+      }
   }
   g_unsetenv ("SIMHOUND_INDEX_FILE");
   assert_string_equal (from_files, built);
