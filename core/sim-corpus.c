@@ -475,54 +475,39 @@ index_base (SimStore          *store,
             SimNormalizeFlags  flags)
 {
   g_autofree char *generation = sim_store_dup_meta (store, "generation", NULL);
-  XXH3_state_t *state = XXH3_createState ();
   const guint64 head[] = { SIM_FEATURE_VERSION, flags, INDEX_VERSION };
-  guint64 base;
 
-  XXH3_64bits_reset (state);
-  XXH3_64bits_update (state, head, sizeof head);
-  XXH3_64bits_update (state, generation ? generation : "", generation ? strlen (generation) + 1 : 1);
-  base = XXH3_64bits_digest (state);
-  XXH3_freeState (state);
-  return base;
+  return XXH3_64bits_withSeed (generation ? generation : "", generation ? strlen (generation) : 0,
+                               XXH3_64bits (head, sizeof head));
 }
 
-/* What the store holds, as far as its files say without reading them:
- * the settings and versions, the write epoch, and the files' size and time
- * (any write, ours or not, a page mended by hand or a copy put in its
- * place, moves one of them on). A file written with the stamp the store has
- * now is current, document list included. */
+/* What the store holds, as far as its files say without reading them: the
+ * @base, the write epoch, and the files' size and time (any write, ours or
+ * not, a page mended by hand or a copy put in its place, moves one of them
+ * on). A file written with the stamp the store has now is current,
+ * document list included. */
 static guint64
-index_stamp (SimStore          *store,
-             SimNormalizeFlags  flags,
-             guint32            df_docs)
+index_stamp (SimStore *store,
+             guint64   base,
+             guint32   df_docs)
 {
   g_autofree char *epoch = sim_store_dup_meta (store, "epoch", NULL);
-  XXH3_state_t *state = XXH3_createState ();
-  const guint64 head[] = { SIM_FEATURE_VERSION, flags, df_docs };
-  guint64 stamp;
+  gint64 words[2 + 2 * 3] = { (gint64) base, df_docs };
 
-  XXH3_64bits_reset (state);
-  XXH3_64bits_update (state, head, sizeof head);
   for (guint i = 0; i < 2; i++)
     {
       g_autofree char *file = g_strconcat (sim_store_get_path (store), i ? "-wal" : "", NULL);
       GStatBuf st;
-      gint64 stat_stamp[3] = { 0, 0, 0 };
 
       /* An empty write-ahead log (every open makes one) holds no change. */
       if (g_stat (file, &st) == 0 && st.st_size > 0)
         {
-          stat_stamp[0] = st.st_size;
-          stat_stamp[1] = st.st_mtim.tv_sec;
-          stat_stamp[2] = st.st_mtim.tv_nsec;
+          words[2 + 3 * i] = st.st_size;
+          words[3 + 3 * i] = st.st_mtim.tv_sec;
+          words[4 + 3 * i] = st.st_mtim.tv_nsec;
         }
-      XXH3_64bits_update (state, stat_stamp, sizeof stat_stamp);
     }
-  XXH3_64bits_update (state, epoch ? epoch : "", epoch ? strlen (epoch) + 1 : 1);
-  stamp = XXH3_64bits_digest (state);
-  XXH3_freeState (state);
-  return stamp;
+  return XXH3_64bits_withSeed (epoch ? epoch : "", epoch ? strlen (epoch) : 0, XXH3_64bits (words, sizeof words));
 }
 
 typedef struct {
@@ -1097,8 +1082,8 @@ snapshot_load (SimStore           *store,
 
   if (!sim_store_load_df (store, SIM_DF_BUCKETS, NULL, &n_docs, error))
     return NULL;
-  stamp = index_stamp (store, flags, n_docs);
   base = index_base (store, flags);
+  stamp = index_stamp (store, base, n_docs);
   /* SIMHOUND_INDEX_FILE=off: no index file is read or written (a disk too
    * small for it; comparing the two ways in benchmarks). */
   use_file = g_strcmp0 (g_getenv ("SIMHOUND_INDEX_FILE"), "off") != 0;

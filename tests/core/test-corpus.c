@@ -536,6 +536,27 @@ is_mapped (SimCorpus *corpus)
   return sim_corpus_snapshot_is_mapped (snapshot);
 }
 
+/* The index file @index was damaged: an open checks @article as @built
+ * says, and the file is written again as it was (@good, @len bytes). */
+static void
+assert_checked_and_written_again (const char *store,
+                                  const char *article,
+                                  const char *built,
+                                  const char *index,
+                                  const char *good,
+                                  gsize       len)
+{
+  g_autoptr(SimCorpus) corpus = sim_corpus_open (store, TRUE, NULL);
+  g_autofree char *again = check_json (corpus, article);
+  g_autofree char *now = NULL;
+  gsize now_len = 0;
+
+  assert_string_equal (again, built);
+  assert_true (g_file_get_contents (index, &now, &now_len, NULL));
+  assert_int_equal (now_len, len);
+  assert_memory_equal (now, good, len);
+}
+
 static void
 test_corpus_index_file_is_mapped_and_never_trusted_blindly (void **state)
 {
@@ -639,17 +660,7 @@ test_corpus_index_file_is_mapped_and_never_trusted_blindly (void **state)
     assert_true (g_file_get_contents (index, &good, &len, NULL));
     bytes = g_memdup2 (good, len);
     assert_true (g_file_set_contents (index, bytes, len / 2, NULL));
-    {
-      g_autoptr(SimCorpus) corpus = sim_corpus_open (f->store, TRUE, NULL);
-      g_autofree char *again = check_json (corpus, article);
-      g_autofree char *now = NULL;
-      gsize now_len = 0;
-
-      assert_string_equal (again, built);
-      assert_true (g_file_get_contents (index, &now, &now_len, NULL));
-      assert_int_equal (now_len, len);
-      assert_memory_equal (now, good, len);
-    }
+    assert_checked_and_written_again (f->store, article, built, index, good, len);
     /* Offsets that run backwards in the right header: refused too. They
      * follow the header, the document list and the document table. */
     {
@@ -660,33 +671,14 @@ test_corpus_index_file_is_mapped_and_never_trusted_blindly (void **state)
       memset (bytes + 64 + list_len + 16 * n_docs + 4 * 1000, 0xff, 4);
     }
     assert_true (g_file_set_contents (index, bytes, len, NULL));
-    {
-      g_autoptr(SimCorpus) corpus = sim_corpus_open (f->store, TRUE, NULL);
-      g_autofree char *again = check_json (corpus, article);
-      g_autofree char *now = NULL;
-      gsize now_len = 0;
-
-      assert_string_equal (again, built);
-      assert_true (g_file_get_contents (index, &now, &now_len, NULL));
-      assert_memory_equal (now, good, len);
-    }
+    assert_checked_and_written_again (f->store, article, built, index, good, len);
     /* A damaged document list (a byte of the first path) is not read:
      * the list comes from the store, and the file is made again. */
     g_clear_pointer (&bytes, g_free);
     bytes = g_memdup2 (good, len);
     bytes[64 + 8 + 48 + 2] ^= 0x20;
     assert_true (g_file_set_contents (index, bytes, len, NULL));
-    {
-      g_autoptr(SimCorpus) corpus = sim_corpus_open (f->store, TRUE, NULL);
-      g_autofree char *again = check_json (corpus, article);
-      g_autofree char *now = NULL;
-      gsize now_len = 0;
-
-      assert_string_equal (again, built);
-      assert_true (g_file_get_contents (index, &now, &now_len, NULL));
-      assert_int_equal (now_len, len);
-      assert_memory_equal (now, good, len);
-    }
+    assert_checked_and_written_again (f->store, article, built, index, good, len);
     /* Garbage where the per-fingerprint arrays and the feature statistics
      * are (the file's end): the file is used, and hits may be lost, never
      * read out of bounds. */
