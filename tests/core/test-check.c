@@ -464,6 +464,37 @@ test_check_fast_keeps_one_source_precise_keeps_the_best (void **state)
   assert_int_equal (seg->level, SIM_LEVEL_HIGH);
 }
 
+/* A document sharing a few words with a copied sentence is not confirmed
+ * beside its source: its region has under half the source's votes. */
+static void
+test_check_verifies_only_regions_with_half_the_best_votes (void **state)
+{
+  g_autofree char *dir = sim_test_make_tmp_dir ();
+  g_autofree char *docs = g_build_filename (dir, "docs", NULL);
+  g_autofree char *store = g_build_filename (dir, "store.db", NULL);
+  const char *copied = "The harbour master counted every fishing boat that came through the narrow channel "
+                       "before the evening storm closed the old northern gate for the whole long winter.";
+  SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
+  g_autoptr(SimReport) report = NULL;
+  const SimReportSegment *seg;
+  guint n_added = 0;
+
+  g_free (sim_test_write_file (docs, "source.txt", copied, -1));
+  g_free (sim_test_write_file (docs, "echo.txt",
+                               "Our village painted every fishing boat that came through the narrow channel "
+                               "green, because a law said so.", -1));
+  report = sim_test_check_folder (store, docs, copied, &options, &n_added);
+  assert_non_null (report);
+  assert_int_equal (n_added, 2);
+  assert_int_equal (sim_report_get_n_segments (report), 1);
+  seg = sim_report_get_segment (report, 0);
+  assert_int_equal (seg->level, SIM_LEVEL_HIGH);
+  assert_int_equal (seg->n_matches, 1);
+  assert_non_null (strstr (sim_report_get_source (report, sim_report_get_match (report, seg->first_match)->source)->path,
+                           "source.txt"));
+  sim_test_remove_tree (dir);
+}
+
 static void
 test_check_rejects_empty_text_and_bad_options (void **state)
 {
@@ -655,6 +686,7 @@ main (void)
     cmocka_unit_test_setup_teardown (test_check_window_mode_finds_copies_however_windows_fall, setup, teardown),
     cmocka_unit_test_setup_teardown (test_check_window_mode_works_for_english_papers, setup, teardown),
     cmocka_unit_test_setup_teardown (test_check_fast_keeps_one_source_precise_keeps_the_best, setup, teardown),
+    cmocka_unit_test (test_check_verifies_only_regions_with_half_the_best_votes),
     cmocka_unit_test_setup_teardown (test_check_rejects_empty_text_and_bad_options, setup, teardown),
     cmocka_unit_test_setup_teardown (test_check_handles_broken_utf8_and_huge_pastes, setup, teardown),
     cmocka_unit_test_setup_teardown (test_check_cancels, setup, teardown),
