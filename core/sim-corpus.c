@@ -29,8 +29,8 @@
 typedef struct {
   SimBandIndex  *index;
   gsize          n_fps;
-  GArray        *fp_docs;    /* guint32 part document, while built in memory */
-  GArray        *fp_starts;  /* guint32 code-point offset of the window */
+  guint32       *fp_docs;    /* part document, while built in memory */
+  guint32       *fp_starts;  /* code-point offset of the window */
   const guint32 *docs_of;    /* fp_docs's data or the mapped file's; NULL when read */
   const guint32 *starts_of;
   GMappedFile   *mapped;     /* the part's file when mapped */
@@ -72,8 +72,8 @@ static void
 part_clear (Part *part)
 {
   sim_band_index_free (part->index);
-  g_clear_pointer (&part->fp_docs, g_array_unref);
-  g_clear_pointer (&part->fp_starts, g_array_unref);
+  g_free (part->fp_docs);
+  g_free (part->fp_starts);
   g_clear_pointer (&part->mapped, g_mapped_file_unref);
   if (part->fd >= 0)
     close (part->fd);
@@ -517,16 +517,24 @@ typedef struct {
   guint64            n_chars;
 } ListState;
 
+/* What a document's row says of it: id, sizes, time and content. */
+static guint64
+row_key (const SimStoreDocument *sd)
+{
+  const gint64 fields[] = { sd->id, sd->n_segments, sd->n_chars, sd->updated_at };
+
+  return XXH3_64bits_withSeed (sd->content_hash, strlen (sd->content_hash), XXH3_64bits (fields, sizeof fields));
+}
+
 static void
 add_document (const SimStoreDocument *sd,
               gpointer                user_data)
 {
   ListState *ls = user_data;
   SimCorpusSnapshot *snapshot = ls->snapshot;
-  const gint64 fields[] = { sd->id, sd->n_segments, sd->n_chars, sd->updated_at };
   DocRow row;
 
-  row.key = XXH3_64bits_withSeed (sd->content_hash, strlen (sd->content_hash), XXH3_64bits (fields, sizeof fields));
+  row.key = row_key (sd);
   row.n_windows = sd->n_segments;
   row.updated_at = sd->updated_at;
   snapshot_add_doc (snapshot, sd->id, sd->path, strlen (sd->path), sd->title, strlen (sd->title), sd->n_chars,
@@ -853,139 +861,420 @@ part_use_file (SimCorpusSnapshot *snapshot,
   *part = file;
 }
 
-typedef struct {
-  SimCorpusSnapshot *snapshot;
-  Part              *part;
-  GArray            *fps;
-  guint              doc;       /* the part document being read */
-  gint64             damaged;   /* a document whose fingerprints are damaged, or 0 */
-} LoadState;
-
-static gboolean
-load_segments_cb (gint64         id,
-                  gconstpointer  data,
-                  gsize          len,
-                  gpointer       user_data)
+/* Packs the fingerprints of @text window after window: its SimHash (8
+ * bytes, little-endian), then how far its start (code points) is from the
+ * one before (from 0 for the first), zigzag-encoded in 7-bit groups, low
+ * first (about 9 bytes a window). Leaves @text loaded in @fp.
+ * (transfer full) */
+static GBytes *
+pack_windows (SimFingerprinter *fp,
+              const char       *text,
+              gsize             len,
+              gsize            *out_n_windows,
+              gsize            *out_n_units)
 {
-  LoadState *state = user_data;
-  SimCorpusSnapshot *snapshot = state->snapshot;
-  Part *part = state->part;
-  const SimCorpusDoc *doc = NULL;
-  const guint8 *p = data, *end = p + len;
-  gint64 start = 0;
+  const SimUnits *units = sim_fingerprinter_load (fp, text, len);
+  g_autoptr(GArray) windows = g_array_new (FALSE, FALSE, sizeof (SimAnchor));
+  gint64 previous = 0;
+  guint8 *data, *p;
 
-  while (state->doc < part->n_docs &&
-         (doc = &g_array_index (snapshot->docs, SimCorpusDoc, part->doc_map[state->doc]))->id < id)
-    state->doc++;
-  if (state->doc >= part->n_docs || doc->id != id)
-    return TRUE; /* fingerprints without a document: cannot happen with foreign keys on */
-  /* Whole windows (sim_corpus_pack_windows()), starting inside the document. */
-  while (p < end)
+  sim_fingerprinter_windows (fp, SIM_WINNOW_WEIGHT, windows);
+  /* 8 bytes of SimHash and at most 5 of start. */
+  p = data = g_malloc (MAX (windows->len, 1) * 13);
+  for (guint i = 0; i < windows->len; i++)
     {
-      guint64 h, delta = 0;
-      guint32 at;
-      guint shift = 0;
+      const SimAnchor *w = &g_array_index (windows, SimAnchor, i);
+      const guint64 h = GUINT64_TO_LE (w->simhash);
+      const gint64 start = units->src_start[w->unit_start];
+      const gint64 delta = start - previous;
+      guint64 zigzag = delta < 0 ? ((guint64) (-(delta + 1)) << 1) | 1 : (guint64) delta << 1;
 
-      if (end - p < 9)
-        goto damaged;
-      memcpy (&h, p, 8);
-      h = GUINT64_FROM_LE (h);
+      memcpy (p, &h, 8);
       p += 8;
       do
         {
-          if (p == end || shift > 35)
-            goto damaged;
-          delta |= (guint64) (*p & 0x7f) << shift;
+          *p++ = (zigzag & 0x7f) | (zigzag > 0x7f ? 0x80 : 0);
+          zigzag >>= 7;
+        }
+      while (zigzag != 0);
+      previous = start;
+    }
+  if (out_n_windows)
+    *out_n_windows = windows->len;
+  if (out_n_units)
+    *out_n_units = units->n;
+  return g_bytes_new_take (g_realloc (data, MAX (p - data, 1)), p - data);
+}
+
+/* Windows a write has just computed (an import, a rebuild), by document
+ * id: the next snapshot takes them instead of fingerprinting the text
+ * again. They hold for the row they were computed with. */
+typedef struct {
+  guint64  row;
+  GBytes  *packed;  /* pack_windows() */
+} Fresh;
+
+static void
+fresh_free (gpointer data)
+{
+  Fresh *fresh = data;
+
+  g_clear_pointer (&fresh->packed, g_bytes_unref);
+  g_free (fresh);
+}
+
+static GHashTable *
+fresh_new (void)
+{
+  return g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, fresh_free);
+}
+
+static void
+fresh_put (GHashTable             *table,
+           const SimStoreDocument *doc,
+           GBytes                 *packed)
+{
+  Fresh *fresh = g_new (Fresh, 1);
+
+  fresh->row = row_key (doc);
+  fresh->packed = packed;
+  g_hash_table_replace (table, g_memdup2 (&doc->id, sizeof doc->id), fresh);
+}
+
+/* Windows in @packed, or G_MAXSIZE when it does not hold whole windows. */
+static gsize
+count_windows (GBytes *packed)
+{
+  gsize len;
+  const guint8 *p = g_bytes_get_data (packed, &len), *end = p + len;
+  gsize n = 0;
+
+  while (p < end)
+    {
+      if (end - p < 9)
+        return G_MAXSIZE;
+      p += 8;
+      while (p < end && (*p & 0x80))
+        p++;
+      if (p == end)
+        return G_MAXSIZE;
+      p++;
+      n++;
+    }
+  return n;
+}
+
+/* Unpacks @n windows (count_windows()) of a document of @n_chars. */
+static void
+unpack_windows (GBytes  *packed,
+                gsize    n,
+                gint64   n_chars,
+                guint64 *fps,
+                guint32 *starts)
+{
+  const guint8 *p = g_bytes_get_data (packed, NULL);
+  gint64 start = 0;
+
+  for (gsize i = 0; i < n; i++)
+    {
+      guint64 h, delta = 0;
+      guint shift = 0;
+
+      memcpy (&h, p, 8);
+      fps[i] = GUINT64_FROM_LE (h);
+      p += 8;
+      do
+        {
+          if (shift < 63)
+            delta |= (guint64) (*p & 0x7f) << shift;
           shift += 7;
         }
       while (*p++ & 0x80);
       start += (delta & 1) ? -(gint64) (delta >> 1) - 1 : (gint64) (delta >> 1);
-      if (start < 0 || start > doc->n_chars)
-        goto damaged;
-      at = start;
-      g_array_append_val (state->fps, h);
-      g_array_append_val (part->fp_docs, state->doc);
-      g_array_append_val (part->fp_starts, at);
+      starts[i] = CLAMP (start, 0, MAX (n_chars, 0));
     }
-  return TRUE;
-
-damaged:
-  state->damaged = id;
-  return FALSE;
 }
 
-/* Builds @part in memory from stored fingerprints: over every document
- * with @docs NULL, else over the snapshot documents @docs (ascending). */
+/* Documents fingerprinted from their stored text, on every core, each
+ * worker reading through a connection of its own. */
+typedef struct {
+  const char        *store_path;
+  SimNormalizeFlags  flags;
+  const gint64      *ids;
+  GBytes           **packed;
+  guint              n;
+  gint               next;
+  gint               stop;
+  GMutex             lock;
+  GError            *error;
+} TextJob;
+
+static void
+text_worker (gpointer data)
+{
+  TextJob *job = data;
+  g_autoptr(SimFingerprinter) fp = sim_fingerprinter_new (job->flags);
+  g_autoptr(SimStore) store = NULL;
+  GError *error = NULL;
+
+  for (;;)
+    {
+      const gint i = g_atomic_int_add (&job->next, 1);
+      g_autofree char *text = NULL;
+      gsize len = 0;
+
+      if (i >= (gint) job->n || g_atomic_int_get (&job->stop))
+        return;
+      if (store == NULL && (store = sim_store_open (job->store_path, TRUE, &error)) == NULL)
+        break;
+      text = sim_store_dup_text (store, job->ids[i], &len, &error);
+      if (text == NULL && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
+        {
+          /* Removed since the list was read: the next snapshot drops it. */
+          g_clear_error (&error);
+          job->packed[i] = g_bytes_new (NULL, 0);
+          continue;
+        }
+      if (text == NULL)
+        break;
+      job->packed[i] = pack_windows (fp, text, len, NULL, NULL);
+    }
+  g_mutex_lock (&job->lock);
+  if (job->error == NULL)
+    job->error = error;
+  else
+    g_error_free (error);
+  g_atomic_int_set (&job->stop, 1);
+  g_mutex_unlock (&job->lock);
+}
+
+#define PLACES_CHUNK (1u << 20)
+
+/* Builds @part in memory over every document with @docs NULL, else over
+ * the snapshot documents @docs (ascending). A document's windows come
+ * from the first of @sources (index files being replaced) that holds it
+ * as it is, else from @fresh, else from its text, fingerprinted again. The
+ * result is what a build from the texts alone gives, in the same order. */
 static gboolean
 part_build (SimCorpusSnapshot  *snapshot,
             SimStore           *store,
             Part               *part,
             GArray             *docs,
+            const Part         *sources,
+            guint               n_sources,
+            GHashTable         *fresh,
             GError            **error)
 {
-  g_autofree gint64 *ids = NULL;
+  const guint n_snap = snapshot->docs->len;
+  g_autofree guint32 *target_of = g_new (guint32, MAX (n_snap, 1));
+  g_autofree guint32 *source_of = NULL;   /* part document -> source, or n_sources */
+  g_autofree GBytes **packed = NULL;      /* part document -> its windows, when not from a source */
+  g_autofree gsize *offsets = NULL;
+  g_autofree gsize *fill = NULL;
   g_autofree guint32 *order = NULL;
   g_autofree guint32 *copy = NULL;
-  LoadState state = { snapshot, part, NULL, 0, 0 };
-  guint64 n_windows = 0, n_chars = 0;
-  gsize n;
+  g_autoptr(GArray) need = g_array_new (FALSE, FALSE, sizeof (guint32));
+  guint64 *fps;
+  guint32 *fp_docs, *fp_starts;
+  gsize n = 0;
 
   part_init (part);
-  part->n_docs = docs ? docs->len : snapshot->docs->len;
+  part->n_docs = docs ? docs->len : n_snap;
   part->doc_map = g_new (guint32, MAX (part->n_docs, 1));
+  memset (target_of, 0xff, MAX (n_snap, 1) * sizeof (guint32));
   for (guint i = 0; i < part->n_docs; i++)
     {
       part->doc_map[i] = docs ? g_array_index (docs, guint32, i) : i;
-      n_windows += MAX (g_array_index (snapshot->rows, DocRow, part->doc_map[i]).n_windows, 0);
-      n_chars += MAX (g_array_index (snapshot->docs, SimCorpusDoc, part->doc_map[i]).n_chars, 0) + 1;
+      target_of[part->doc_map[i]] = i;
     }
-  /* Room for every window at once: grown by doubling, the three arrays took
-   * up to twice their size (gigabytes at a gigabyte of text) while the
-   * index was built. A document has at most a window a character, so a
-   * damaged count cannot ask for more than the text could hold. */
-  n_windows = MIN (MIN (n_windows, n_chars), G_MAXUINT32 - 1);
-  state.fps = g_array_sized_new (FALSE, FALSE, sizeof (guint64), n_windows);
-  part->fp_docs = g_array_sized_new (FALSE, FALSE, sizeof (guint32), n_windows);
-  part->fp_starts = g_array_sized_new (FALSE, FALSE, sizeof (guint32), n_windows);
-  if (docs != NULL)
-    {
-      ids = g_new (gint64, MAX (part->n_docs, 1));
-      for (guint i = 0; i < part->n_docs; i++)
-        ids[i] = g_array_index (snapshot->docs, SimCorpusDoc, part->doc_map[i]).id;
-    }
-  if (!sim_store_foreach_segments (store, ids, part->n_docs, load_segments_cb, &state, error))
-    {
-      g_array_unref (state.fps);
-      part_clear (part);
-      return FALSE;
-    }
-  if (state.damaged != 0)
-    {
-      g_autofree char *what = g_strdup_printf (_("the fingerprints of document %lld"), (long long) state.damaged);
+  source_of = g_new (guint32, MAX (part->n_docs, 1));
+  for (guint i = 0; i < part->n_docs; i++)
+    source_of[i] = n_sources;
+  for (guint s = n_sources; s-- > 0;)
+    for (guint d = 0; d < sources[s].n_docs; d++)
+      if (sources[s].doc_map[d] != G_MAXUINT32 && target_of[sources[s].doc_map[d]] != G_MAXUINT32)
+        source_of[target_of[sources[s].doc_map[d]]] = s;
 
-      g_array_unref (state.fps);
-      part_clear (part);
-      sim_store_set_damaged (store, what, error);
-      return FALSE;
+  /* The windows of the documents no source holds. */
+  packed = g_new0 (GBytes *, MAX (part->n_docs, 1));
+  for (guint i = 0; i < part->n_docs; i++)
+    if (source_of[i] == n_sources)
+      {
+        const SimCorpusDoc *doc = &g_array_index (snapshot->docs, SimCorpusDoc, part->doc_map[i]);
+        Fresh *f = fresh ? g_hash_table_lookup (fresh, &doc->id) : NULL;
+
+        if (f != NULL && f->packed != NULL && f->row == g_array_index (snapshot->rows, DocRow, part->doc_map[i]).key)
+          packed[i] = g_steal_pointer (&f->packed);
+        else
+          g_array_append_val (need, i);
+      }
+  if (need->len > 0)
+    {
+      TextJob job = { sim_store_get_path (store), snapshot->flags, NULL, NULL, need->len, 0, 0, { 0 }, NULL };
+      g_autofree gint64 *ids = g_new (gint64, need->len);
+      g_autofree GBytes **made = g_new0 (GBytes *, need->len);
+
+      for (guint k = 0; k < need->len; k++)
+        ids[k] = g_array_index (snapshot->docs, SimCorpusDoc, part->doc_map[g_array_index (need, guint32, k)]).id;
+      job.ids = ids;
+      job.packed = made;
+      g_mutex_init (&job.lock);
+      sim_parallel_run (MIN (sim_parallel_default_threads (), need->len), text_worker, &job);
+      g_mutex_clear (&job.lock);
+      for (guint k = 0; k < need->len; k++)
+        packed[g_array_index (need, guint32, k)] = made[k];
+      if (job.error != NULL)
+        {
+          g_propagate_error (error, job.error);
+          for (guint i = 0; i < part->n_docs; i++)
+            g_clear_pointer (&packed[i], g_bytes_unref);
+          part_clear (part);
+          return FALSE;
+        }
     }
+
+  /* Room for each document's windows, in document order. */
+  offsets = g_new (gsize, part->n_docs + 1);
+  for (guint i = 0; i < part->n_docs; i++)
+    {
+      gsize c;
+
+      if (packed[i] != NULL)
+        {
+          c = count_windows (packed[i]);
+          if (c == G_MAXSIZE)
+            {
+              c = 0;
+              g_clear_pointer (&packed[i], g_bytes_unref);
+            }
+        }
+      else
+        {
+          const DocRow *row = &g_array_index (snapshot->rows, DocRow, part->doc_map[i]);
+          const gint64 n_chars = g_array_index (snapshot->docs, SimCorpusDoc, part->doc_map[i]).n_chars;
+
+          /* A document has at most a window a character: a damaged count
+           * cannot ask for more than its text could hold. */
+          c = CLAMP (row->n_windows, 0, MAX (n_chars, 0) + 1);
+        }
+      offsets[i] = n;
+      n += c;
+    }
+  offsets[part->n_docs] = n;
+  if (n >= G_MAXUINT32)
+    {
+      for (guint i = 0; i < part->n_docs; i++)
+        g_clear_pointer (&packed[i], g_bytes_unref);
+      part_clear (part);
+      return sim_store_set_damaged (store, _("the number of fingerprints"), error);
+    }
+  fill = g_memdup2 (offsets, (part->n_docs + 1) * sizeof (gsize));
+  fps = g_new (guint64, MAX (n, 1));
+  fp_docs = g_new (guint32, MAX (n, 1));
+  fp_starts = g_new (guint32, MAX (n, 1));
+
+  for (guint i = 0; i < part->n_docs; i++)
+    if (packed[i] != NULL)
+      {
+        const gsize c = offsets[i + 1] - offsets[i];
+
+        unpack_windows (packed[i], c, g_array_index (snapshot->docs, SimCorpusDoc, part->doc_map[i]).n_chars,
+                        fps + offsets[i], fp_starts + offsets[i]);
+        for (gsize k = offsets[i]; k < offsets[i + 1]; k++)
+          fp_docs[k] = i;
+        fill[i] = offsets[i + 1];
+        g_clear_pointer (&packed[i], g_bytes_unref);
+      }
+
+  /* From the sources, in their order: equal fingerprints of a document
+   * stay in the order they had, as in a build from the texts. */
+  for (guint s = 0; s < n_sources; s++)
+    {
+      const Part *src = &sources[s];
+      g_autofree guint32 *take = g_new (guint32, MAX (src->n_docs, 1));
+      g_autofree guint64 *owned = NULL;
+      g_autofree guint32 *buf = NULL;
+      const guint64 *src_fps;
+      gboolean any = FALSE;
+
+      for (guint d = 0; d < src->n_docs; d++)
+        {
+          const guint32 j = src->doc_map[d];
+
+          take[d] = j != G_MAXUINT32 && target_of[j] != G_MAXUINT32 && source_of[target_of[j]] == s
+                      ? target_of[j] : G_MAXUINT32;
+          any = any || take[d] != G_MAXUINT32;
+        }
+      if (!any)
+        continue;
+      src_fps = sim_band_index_get_fps (src->index);
+      if (src_fps == NULL)
+        src_fps = owned = sim_band_index_dup_fps (src->index);
+      if (src->docs_of == NULL)
+        buf = g_new (guint32, 2 * PLACES_CHUNK);
+      for (gsize k0 = 0; k0 < src->n_fps; k0 += PLACES_CHUNK)
+        {
+          const gsize m = MIN (PLACES_CHUNK, src->n_fps - k0);
+          const guint32 *d_of = src->docs_of ? src->docs_of + k0 : buf;
+          const guint32 *s_of = src->docs_of ? src->starts_of + k0 : buf + PLACES_CHUNK;
+
+          if (src->docs_of == NULL)
+            {
+              read_u32s (src->fd, src->places_at + (goffset) k0 * 4, m, buf);
+              read_u32s (src->fd, src->places_at + ((goffset) src->n_fps + k0) * 4, m, buf + PLACES_CHUNK);
+            }
+          for (gsize k = 0; k < m; k++)
+            {
+              const guint32 d = d_of[k];
+              guint32 t;
+
+              if (d >= src->n_docs || (t = take[d]) == G_MAXUINT32 || fill[t] == offsets[t + 1])
+                continue;
+              fps[fill[t]] = src_fps[k0 + k];
+              fp_docs[fill[t]] = t;
+              fp_starts[fill[t]] = s_of[k];
+              fill[t]++;
+            }
+        }
+    }
+
+  /* A damaged source may have held fewer windows of a document than its
+   * row says: close the gaps. */
+  {
+    gsize w = 0;
+
+    for (guint i = 0; i < part->n_docs; i++)
+      {
+        const gsize c = fill[i] - offsets[i];
+
+        if (w != offsets[i] && c > 0)
+          {
+            memmove (fps + w, fps + offsets[i], c * sizeof *fps);
+            memmove (fp_docs + w, fp_docs + offsets[i], c * sizeof *fp_docs);
+            memmove (fp_starts + w, fp_starts + offsets[i], c * sizeof *fp_starts);
+          }
+        w += c;
+      }
+    n = w;
+  }
 
   /* The index owns the fingerprints and numbers them in its own order; the
    * places follow, one array at a time (a copy of each is 4 bytes a
    * fingerprint more). */
-  n = part->n_fps = state.fps->len;
-  part->index = sim_band_index_new_take ((guint64 *) g_array_free (state.fps, FALSE), n, &order);
+  part->n_fps = n;
+  part->index = sim_band_index_new_take (fps, n, &order);
   copy = g_new (guint32, MAX (n, 1));
   for (guint a = 0; a < 2; a++)
     {
-      GArray *places = a ? part->fp_starts : part->fp_docs;
+      guint32 *places = a ? fp_starts : fp_docs;
 
       if (n > 0)
-        memcpy (copy, places->data, n * sizeof (guint32));
+        memcpy (copy, places, n * sizeof (guint32));
       for (gsize i = 0; i < n; i++)
-        g_array_index (places, guint32, i) = copy[order[i]];
+        places[i] = copy[order[i]];
     }
-  part->docs_of = (const guint32 *) part->fp_docs->data;
-  part->starts_of = (const guint32 *) part->fp_starts->data;
+  part->docs_of = part->fp_docs = fp_docs;
+  part->starts_of = part->fp_starts = fp_starts;
   return TRUE;
 }
 
@@ -1066,19 +1355,27 @@ snapshot_load_current (SimCorpusSnapshot *snapshot,
   return FALSE;
 }
 
+/* The snapshot of the store now; @fresh (or NULL): windows a write has
+ * just computed. */
 static SimCorpusSnapshot *
 snapshot_load (SimStore           *store,
                SimNormalizeFlags   flags,
+               GHashTable         *fresh,
                GError            **error)
 {
   g_autoptr(SimCorpusSnapshot) snapshot = snapshot_new (sim_store_get_path (store), flags);
   ListState list = { snapshot, NULL, 0, 0 };
   Part *whole = &snapshot->parts[0], *delta = &snapshot->parts[1];
+  Part sources[2];
+  guint n_sources = 0;
   guint32 *counts = NULL;
   guint32 n_docs = 0;
   guint64 key, stamp, base;
   IndexHeader main_header;
   gboolean use_file;
+
+  part_init (&sources[0]);
+  part_init (&sources[1]);
 
   if (!sim_store_load_df (store, SIM_DF_BUCKETS, NULL, &n_docs, error))
     return NULL;
@@ -1108,39 +1405,54 @@ snapshot_load (SimStore           *store,
     XXH3_freeState (list.key);
   }
 
-  if (use_file && part_open (snapshot, KIND_INDEX, base, whole, &main_header, NULL))
+  /* Windows come from the index files that answer for the documents as
+   * they are, from @fresh, or from the texts: the index files are the only
+   * place fingerprints are kept. */
+  if (use_file && part_open (snapshot, KIND_INDEX, base, &sources[0], &main_header, NULL))
     {
       g_autofree guint8 *whole_list = read_list (snapshot->store_path, KIND_INDEX, &main_header);
+      IndexHeader delta_header;
       guint64 windows, dead;
       g_autoptr(GArray) uncovered = NULL;
 
+      n_sources = 1;
+      if (part_open (snapshot, KIND_DELTA, main_header.key, &sources[1], &delta_header, NULL))
+        n_sources = 2;
       /* The documents the index file lacks, when few, in a delta. */
-      snapshot->n_parts = 1;
-      uncovered = uncovered_documents (snapshot, whole, &windows, &dead);
-      /* A damaged list would be read in vain at every open: made again. */
-      if (whole_list != NULL &&
-          windows <= MIN (whole->n_fps / DELTA_SHARE, DELTA_MAX) && dead <= whole->n_fps / DELTA_SHARE)
+      uncovered = uncovered_documents (snapshot, &sources[0], &windows, &dead);
+      /* A damaged list would be read in vain at every open: made again,
+       * and nothing taken from a file that may be damaged. */
+      if (whole_list == NULL)
+        {
+          part_clear (&sources[0]);
+          part_clear (&sources[1]);
+          n_sources = 0;
+        }
+      else if (windows <= MIN (sources[0].n_fps / DELTA_SHARE, DELTA_MAX) && dead <= sources[0].n_fps / DELTA_SHARE)
         {
           if (!sim_store_load_df (store, SIM_DF_BUCKETS, &counts, &n_docs, error))
-            return NULL;
+            goto fail;
           snapshot->weights = sim_weights_new (counts, n_docs);
-          if (!part_build (snapshot, store, delta, uncovered, error))
-            return NULL;
+          *whole = sources[0];
+          part_init (&sources[0]);
+          if (!part_build (snapshot, store, delta, uncovered, sources + 1, n_sources - 1, fresh, error))
+            goto fail;
+          part_clear (&sources[1]);
           snapshot->n_parts = 2;
           if (part_write (snapshot, delta, KIND_DELTA, key, main_header.key, stamp))
             part_use_file (snapshot, delta, KIND_DELTA, main_header.key);
           return g_steal_pointer (&snapshot);
         }
-      part_clear (whole);
-      snapshot->n_parts = 0;
     }
 
   /* Everything built again. */
   if (!sim_store_load_df (store, SIM_DF_BUCKETS, &counts, &n_docs, error))
-    return NULL;
+    goto fail;
   snapshot->weights = sim_weights_new (counts, n_docs);
-  if (!part_build (snapshot, store, whole, NULL, error))
-    return NULL;
+  if (!part_build (snapshot, store, whole, NULL, sources, n_sources, fresh, error))
+    goto fail;
+  part_clear (&sources[0]);
+  part_clear (&sources[1]);
   snapshot->n_parts = 1;
   if (use_file && part_write (snapshot, whole, KIND_INDEX, key, base, stamp))
     {
@@ -1150,6 +1462,11 @@ snapshot_load (SimStore           *store,
       part_use_file (snapshot, whole, KIND_INDEX, base);
     }
   return g_steal_pointer (&snapshot);
+
+fail:
+  part_clear (&sources[0]);
+  part_clear (&sources[1]);
+  return NULL;
 }
 
 /* ------------------------------------------------------------------ corpus */
@@ -1160,6 +1477,7 @@ struct _SimCorpus {
   SimStore          *store;
   SimNormalizeFlags  flags;
   SimCorpusSnapshot *snapshot;
+  GHashTable        *fresh;     /* Fresh windows of the last write, for the next snapshot */
   gboolean           read_only;
   gboolean           rebuilt;
 };
@@ -1205,46 +1523,6 @@ distinct_buckets (SimFingerprinter *fp,
   return buckets;
 }
 
-GBytes *
-sim_corpus_pack_windows (SimFingerprinter *fp,
-                         const char       *text,
-                         gsize             len,
-                         gsize            *out_n_windows,
-                         gsize            *out_n_units)
-{
-  const SimUnits *units = sim_fingerprinter_load (fp, text, len);
-  g_autoptr(GArray) windows = g_array_new (FALSE, FALSE, sizeof (SimAnchor));
-  gint64 previous = 0;
-  guint8 *data, *p;
-
-  sim_fingerprinter_windows (fp, SIM_WINNOW_WEIGHT, windows);
-  /* 8 bytes of SimHash and at most 5 of start. */
-  p = data = g_malloc (MAX (windows->len, 1) * 13);
-  for (guint i = 0; i < windows->len; i++)
-    {
-      const SimAnchor *w = &g_array_index (windows, SimAnchor, i);
-      const guint64 h = GUINT64_TO_LE (w->simhash);
-      const gint64 start = units->src_start[w->unit_start];
-      const gint64 delta = start - previous;
-      guint64 zigzag = delta < 0 ? ((guint64) (-(delta + 1)) << 1) | 1 : (guint64) delta << 1;
-
-      memcpy (p, &h, 8);
-      p += 8;
-      do
-        {
-          *p++ = (zigzag & 0x7f) | (zigzag > 0x7f ? 0x80 : 0);
-          zigzag >>= 7;
-        }
-      while (zigzag != 0);
-      previous = start;
-    }
-  if (out_n_windows)
-    *out_n_windows = windows->len;
-  if (out_n_units)
-    *out_n_units = units->n;
-  return g_bytes_new_take (g_realloc (data, MAX (p - data, 1)), p - data);
-}
-
 static void
 df_apply (guint32      *counts,
           const GArray *buckets,
@@ -1281,6 +1559,8 @@ corpus_rebuild (SimCorpus  *corpus,
   g_autofree char *seed = g_strdup_printf ("%" G_GINT64_MODIFIER "x", SIM_FINGERPRINT_SEED);
   g_autofree char *flags = flags_string (corpus->flags);
   g_autofree char *generation = NULL;
+  g_autoptr(GHashTable) fresh = fresh_new ();
+  gboolean dropped = FALSE;
 
   /* The documents are listed under the write lock: none added meanwhile is missed. */
   if (!sim_store_begin (corpus->store, error))
@@ -1290,32 +1570,42 @@ corpus_rebuild (SimCorpus  *corpus,
     goto fail;
   for (guint i = 0; i < docs->len; i++)
     {
-      const SimStoreDocument *doc = g_ptr_array_index (docs, i);
+      SimStoreDocument *doc = g_ptr_array_index (docs, i);
       g_autofree char *text = NULL;
       g_autoptr(GBytes) packed = NULL;
       g_autoptr(GArray) buckets = NULL;
-      gsize len = 0, n_windows = 0;
+      gsize len = 0, n_windows = 0, n_units = 0;
 
       text = sim_store_dup_text (corpus->store, doc->id, &len, error);
       if (text == NULL)
         goto fail;
-      packed = sim_corpus_pack_windows (fp, text, len, &n_windows, NULL);
-      buckets = distinct_buckets (fp, sim_fingerprinter_load (fp, text, len)->n);
+      packed = pack_windows (fp, text, len, &n_windows, &n_units);
+      buckets = distinct_buckets (fp, n_units);
       df_apply (counts, buckets, +1);
-      if (!sim_store_update_segments (corpus->store, doc->id, g_bytes_get_data (packed, NULL),
-                                      g_bytes_get_size (packed), n_windows, error))
+      if (!sim_store_set_n_segments (corpus->store, doc->id, n_windows, error))
         goto fail;
+      doc->n_segments = n_windows;
+      fresh_put (fresh, doc, g_steal_pointer (&packed));
     }
   /* The index files name the generation of the fingerprints they hold:
    * the documents' rows stay as they were, their fingerprints do not. */
   generation = g_strdup_printf ("%" G_GINT64_FORMAT, g_get_real_time ());
-  if (!sim_store_save_df (corpus->store, counts, SIM_DF_BUCKETS, docs->len, error) ||
+  if (!sim_store_drop_old_tables (corpus->store, &dropped, error) ||
+      !sim_store_save_df (corpus->store, counts, SIM_DF_BUCKETS, docs->len, error) ||
       !sim_store_set_meta (corpus->store, "generation", generation, error) ||
       !sim_store_set_meta (corpus->store, "feature_version", version, error) ||
       !sim_store_set_meta (corpus->store, "seed", seed, error) ||
-      !sim_store_set_meta (corpus->store, "normalize", flags, error))
+      !sim_store_set_meta (corpus->store, "normalize", flags, error) ||
+      !sim_store_commit (corpus->store, error))
     goto fail;
-  return sim_store_commit (corpus->store, error);
+  /* A store made before version 7 of the features held every window
+   * twice: its file shrinks once. */
+  if (dropped)
+    sim_store_vacuum (corpus->store);
+  /* The next snapshot indexes these windows rather than the texts again. */
+  g_clear_pointer (&corpus->fresh, g_hash_table_unref);
+  corpus->fresh = g_steal_pointer (&fresh);
+  return TRUE;
 
 fail:
   sim_store_rollback (corpus->store);
@@ -1337,6 +1627,15 @@ sim_corpus_rebuild (const char  *path,
   corpus.flags = normalize == NULL || g_str_equal (normalize, "t2s") ? SIM_NORMALIZE_FOLD_T2S
                                                                      : SIM_NORMALIZE_DEFAULT;
   ok = corpus_rebuild (&corpus, error);
+  if (ok)
+    {
+      /* The index files, from the windows just computed. */
+      sim_store_checkpoint (corpus.store);
+      corpus.snapshot = snapshot_load (corpus.store, corpus.flags, corpus.fresh, error);
+      ok = corpus.snapshot != NULL;
+      g_clear_pointer (&corpus.snapshot, sim_corpus_snapshot_unref);
+    }
+  g_clear_pointer (&corpus.fresh, g_hash_table_unref);
   sim_store_free (corpus.store);
   return ok;
 }
@@ -1389,7 +1688,10 @@ sim_corpus_open (const char  *path,
       corpus->rebuilt = version != NULL;
     }
 
-  corpus->snapshot = snapshot_load (corpus->store, corpus->flags, error);
+  if (corpus->fresh != NULL)
+    sim_store_checkpoint (corpus->store);
+  corpus->snapshot = snapshot_load (corpus->store, corpus->flags, corpus->fresh, error);
+  g_clear_pointer (&corpus->fresh, g_hash_table_unref);
   if (corpus->snapshot == NULL)
     return NULL;
   return g_steal_pointer (&corpus);
@@ -1401,6 +1703,7 @@ sim_corpus_free (SimCorpus *corpus)
   if (corpus == NULL)
     return;
   sim_corpus_snapshot_unref (corpus->snapshot);
+  g_clear_pointer (&corpus->fresh, g_hash_table_unref);
   sim_store_free (corpus->store);
   g_free (corpus);
 }
@@ -1475,7 +1778,8 @@ reload_snapshot (SimCorpus  *corpus,
    * at 10 MB of text, minutes and gigabytes at 1 GB). */
   if (!corpus->read_only)
     sim_store_checkpoint (corpus->store);
-  snapshot = snapshot_load (corpus->store, corpus->flags, error);
+  snapshot = snapshot_load (corpus->store, corpus->flags, corpus->fresh, error);
+  g_clear_pointer (&corpus->fresh, g_hash_table_unref);
   if (snapshot == NULL)
     return FALSE;
   sim_corpus_snapshot_unref (corpus->snapshot);
@@ -1600,7 +1904,7 @@ prepare_item (ImportJob        *job,
     }
 
   /* Packing leaves the text loaded in @fp: its features give the df buckets. */
-  item->packed = sim_corpus_pack_windows (fp, item->text, item->text_len, &n_windows, &n_units);
+  item->packed = pack_windows (fp, item->text, item->text_len, &n_windows, &n_units);
   item->buckets = distinct_buckets (fp, n_units);
 
   item->doc = g_new0 (SimStoreDocument, 1);
@@ -1908,13 +2212,16 @@ sim_corpus_add (SimCorpus          *corpus,
               else
                 item->state = ITEM_NEW;  /* removed by another writer meanwhile */
             }
-            if (!sim_store_insert (corpus->store, item->doc, item->text, item->text_len,
-                                   g_bytes_get_data (item->packed, NULL),
-                                   g_bytes_get_size (item->packed), error))
+            if (!sim_store_insert (corpus->store, item->doc, item->text, item->text_len, error))
               {
                 ok = FALSE;
                 break;
               }
+            /* Held for the index built after the import (a batch rolled
+             * back leaves windows of rows that never were: never used). */
+            if (corpus->fresh == NULL)
+              corpus->fresh = fresh_new ();
+            fresh_put (corpus->fresh, item->doc, g_steal_pointer (&item->packed));
             df_apply (counts, item->buckets, +1);
             n_docs++;
             if (item->state == ITEM_CHANGED)

@@ -128,7 +128,7 @@ gsize              sim_corpus_snapshot_get_n_fps      (const SimCorpusSnapshot *
 gsize              sim_corpus_snapshot_get_n_windows  (const SimCorpusSnapshot *snapshot);
 /* TRUE when the snapshot's index came from the store's index files
  * (STORE.index and STORE.index-delta, mapped or read as lookups need them)
- * rather than built from the stored fingerprints. */
+ * rather than built from the documents' windows in memory. */
 gboolean           sim_corpus_snapshot_is_mapped      (const SimCorpusSnapshot *snapshot);
 /* TRUE when documents added or changed since STORE.index was written are
  * indexed apart (the delta). */
@@ -164,17 +164,6 @@ void               sim_corpus_snapshot_lookup         (SimCorpusSnapshot       *
                                                        guint                    max_distance,
                                                        GArray                  *out,
                                                        guint32                 *out_ends);
-
-/* Packs the fingerprints of @text as stored, window after window: its
- * SimHash (8 bytes, little-endian), then how far its start (code points)
- * is from the one before (from 0 for the first), zigzag-encoded in 7-bit
- * groups, low first (about 9 bytes a window). Leaves @text loaded in @fp.
- * (transfer full) */
-GBytes            *sim_corpus_pack_windows    (SimFingerprinter  *fp,
-                                               const char        *text,
-                                               gsize              len,
-                                               gsize             *out_n_windows,
-                                               gsize             *out_n_units);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimCorpus, sim_corpus_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimCorpusSnapshot, sim_corpus_snapshot_unref)

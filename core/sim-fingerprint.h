@@ -21,8 +21,9 @@ G_BEGIN_DECLS
 #define SIM_FINGERPRINT_SEED   G_GUINT64_CONSTANT (0x53494d484f554e44) /* "SIMHOUND" */
 /* Bump when features, weights of anchors or windows, or the way they are
  * packed in the store change; stored fingerprints depend on it (6: windows
- * packed as SimHash and the distance from the last start). */
-#define SIM_FEATURE_VERSION    (100 * SIM_NORMALIZE_VERSION + 6)
+ * packed as SimHash and the distance from the last start; 7: kept in the
+ * index files alone). */
+#define SIM_FEATURE_VERSION    (100 * SIM_NORMALIZE_VERSION + 7)
 
 #define SIM_SHINGLE_CJK        2
 #define SIM_SHINGLE_OTHER      5

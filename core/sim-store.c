@@ -36,9 +36,6 @@ static const char schema[] =
   "CREATE TABLE IF NOT EXISTS texts ("
   "  doc_id INTEGER PRIMARY KEY REFERENCES documents (id) ON DELETE CASCADE,"
   "  body TEXT NOT NULL);"
-  "CREATE TABLE IF NOT EXISTS segments ("
-  "  doc_id INTEGER PRIMARY KEY REFERENCES documents (id) ON DELETE CASCADE,"
-  "  data BLOB NOT NULL);"
   "CREATE TABLE IF NOT EXISTS df ("
   "  id INTEGER PRIMARY KEY CHECK (id = 0),"
   "  n_docs INTEGER NOT NULL,"
@@ -446,8 +443,6 @@ sim_store_insert (SimStore          *store,
                   SimStoreDocument  *doc,
                   const char        *text,
                   gsize              text_len,
-                  gconstpointer      segments,
-                  gsize              segments_len,
                   GError           **error)
 {
   g_autoptr(sqlite3_stmt) stmt = NULL;
@@ -476,42 +471,47 @@ sim_store_insert (SimStore          *store,
     return FALSE;
   sqlite3_bind_int64 (stmt, 1, doc->id);
   sqlite3_bind_text (stmt, 2, text, text_len, SQLITE_STATIC);
-  if (!step_done (store, stmt, "saving a document's text", error))
-    return FALSE;
-  g_clear_pointer (&stmt, sqlite3_finalize);
-
-  stmt = prepare (store, "INSERT INTO segments (doc_id, data) VALUES (?, ?)", error);
-  if (stmt == NULL)
-    return FALSE;
-  sqlite3_bind_int64 (stmt, 1, doc->id);
-  sqlite3_bind_blob (stmt, 2, segments_len ? segments : "", segments_len, SQLITE_STATIC);
-  return step_done (store, stmt, "saving fingerprints", error);
+  return step_done (store, stmt, "saving a document's text", error);
 }
 
 gboolean
-sim_store_update_segments (SimStore      *store,
-                           gint64         id,
-                           gconstpointer  segments,
-                           gsize          segments_len,
-                           gint64         n_segments,
-                           GError       **error)
+sim_store_set_n_segments (SimStore  *store,
+                          gint64     id,
+                          gint64     n_segments,
+                          GError   **error)
 {
-  g_autoptr(sqlite3_stmt) stmt =
-    prepare (store, "INSERT OR REPLACE INTO segments (doc_id, data) VALUES (?, ?)", error);
+  g_autoptr(sqlite3_stmt) stmt = prepare (store, "UPDATE documents SET n_segments = ? WHERE id = ?", error);
 
-  if (stmt == NULL)
-    return FALSE;
-  sqlite3_bind_int64 (stmt, 1, id);
-  sqlite3_bind_blob (stmt, 2, segments_len ? segments : "", segments_len, SQLITE_STATIC);
-  if (!step_done (store, stmt, "saving fingerprints", error))
-    return FALSE;
-  g_clear_pointer (&stmt, sqlite3_finalize);
-  stmt = prepare (store, "UPDATE documents SET n_segments = ? WHERE id = ?", error);
   if (stmt == NULL)
     return FALSE;
   sqlite3_bind_int64 (stmt, 1, n_segments);
   sqlite3_bind_int64 (stmt, 2, id);
   return step_done (store, stmt, "saving fingerprints", error);
+}
+
+/* Stores made before version 107 of the features kept every document's
+ * fingerprints in a table of their own (twice the index files' share of
+ * the disk); they are in the index files alone now. */
+gboolean
+sim_store_drop_old_tables (SimStore  *store,
+                           gboolean  *out_dropped,
+                           GError   **error)
+{
+  g_autoptr(sqlite3_stmt) stmt =
+    prepare (store, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'segments'", error);
+
+  if (stmt == NULL)
+    return FALSE;
+  *out_dropped = sqlite3_step (stmt) == SQLITE_ROW && sqlite3_column_int (stmt, 0) > 0;
+  g_clear_pointer (&stmt, sqlite3_finalize);  /* a statement still reading the schema locks it */
+  return !*out_dropped || exec (store, "DROP TABLE segments", error);
+}
+
+void
+sim_store_vacuum (SimStore *store)
+{
+  if (sqlite3_exec (store->db, "VACUUM", NULL, NULL, NULL) != SQLITE_OK)
+    g_debug ("VACUUM of %s: %s", store->path, sqlite3_errmsg (store->db));
 }
 
 gboolean
@@ -675,38 +675,6 @@ sim_store_dup_text (SimStore  *store,
   else
     set_sqlite_error (store, rc, "reading a document", error);
   return NULL;
-}
-
-gboolean
-sim_store_foreach_segments (SimStore             *store,
-                            const gint64         *ids,
-                            gsize                 n_ids,
-                            SimStoreSegmentsFunc  func,
-                            gpointer              user_data,
-                            GError              **error)
-{
-  g_autoptr(sqlite3_stmt) stmt =
-    prepare (store, ids ? "SELECT doc_id, data FROM segments WHERE doc_id = ?"
-                        : "SELECT doc_id, data FROM segments ORDER BY doc_id", error);
-  int rc = SQLITE_DONE;
-
-  if (stmt == NULL)
-    return FALSE;
-  for (gsize i = 0; i < (ids ? n_ids : 1); i++)
-    {
-      if (ids)
-        {
-          sqlite3_reset (stmt);
-          sqlite3_bind_int64 (stmt, 1, ids[i]);
-        }
-      while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
-        if (!func (sqlite3_column_int64 (stmt, 0), sqlite3_column_blob (stmt, 1),
-                   sqlite3_column_bytes (stmt, 1), user_data))
-          return TRUE;
-      if (rc != SQLITE_DONE)
-        return set_sqlite_error (store, rc, "reading fingerprints", error);
-    }
-  return TRUE;
 }
 
 gboolean

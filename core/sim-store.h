@@ -80,23 +80,28 @@ gboolean  sim_store_find_path   (SimStore          *store,
                                  gint64            *out_id,
                                  char             **out_hash,
                                  GError           **error);
-/* Inserts a document, its text and packed fingerprints; sets doc->id. */
+/* Inserts a document and its text; sets doc->id. */
 gboolean  sim_store_insert      (SimStore          *store,
                                  SimStoreDocument  *doc,
                                  const char        *text,
                                  gsize              text_len,
-                                 gconstpointer      segments,
-                                 gsize              segments_len,
                                  GError           **error);
 gboolean  sim_store_delete      (SimStore          *store,
                                  gint64             id,
                                  GError           **error);
-gboolean  sim_store_update_segments (SimStore      *store,
-                                     gint64         id,
-                                     gconstpointer  segments,
-                                     gsize          segments_len,
-                                     gint64         n_segments,
+/* The count of a document's fingerprints, after they are made again. */
+gboolean  sim_store_set_n_segments (SimStore       *store,
+                                    gint64          id,
+                                    gint64          n_segments,
+                                    GError        **error);
+/* Drops what older versions stored and this one no longer reads; whether
+ * there was any in @out_dropped. */
+gboolean  sim_store_drop_old_tables (SimStore      *store,
+                                     gboolean      *out_dropped,
                                      GError       **error);
+/* Gives the free pages back to the file system, outside a transaction
+ * (best effort: the store is as good without). */
+void      sim_store_vacuum          (SimStore      *store);
 
 /* (element-type SimStoreDocument) (transfer full), ordered by id. */
 /* Called while another connection holds the store's write lock, @n_tries
@@ -127,19 +132,6 @@ char     *sim_store_dup_text    (SimStore          *store,
                                  gint64             id,
                                  gsize             *out_len,
                                  GError           **error);
-
-typedef gboolean (*SimStoreSegmentsFunc) (gint64         id,
-                                          gconstpointer  data,
-                                          gsize          len,
-                                          gpointer       user_data);
-/* Calls @func with every document's packed fingerprints, in id order; with
- * @ids (@n_ids of them, ascending), only those documents'. */
-gboolean  sim_store_foreach_segments (SimStore            *store,
-                                      const gint64        *ids,
-                                      gsize                n_ids,
-                                      SimStoreSegmentsFunc func,
-                                      gpointer             user_data,
-                                      GError             **error);
 
 /* Document frequencies: @n_buckets counts (transfer full) or NULL when none
  * are stored yet. A blob of another size is SIM_ERROR_STORE_CORRUPT. With

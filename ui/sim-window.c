@@ -104,7 +104,7 @@ show_error (SimWindow  *self,
 }
 
 /* Opens the store (creating it if needed) and shows the main page or the
- * empty state. Opening builds the index from stored fingerprints: fast. */
+ * empty state. Opening maps the index files: fast. */
 static void
 load_corpus (SimWindow *self)
 {

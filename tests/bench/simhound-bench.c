@@ -432,7 +432,7 @@ bench_check_and_open (const char *tmp,
   printf ("## Check and open (store of %zu segments, %u documents)\n\n", n_segments,
           sim_corpus_snapshot_get_n_docs (snapshot));
   printf ("| what | median |\n|---|---:|\n");
-  printf ("| open the store (band index built from stored fingerprints) | %.0f ms |\n", 1000 * median (t_open, 5));
+  printf ("| open the store (the index files mapped or read) | %.0f ms |\n", 1000 * median (t_open, 5));
   printf ("| check a %ld-character article, warm, %u threads (similarity %.0f%%) | %.1f ms |\n",
           g_utf8_strlen (article, -1), sim_parallel_default_threads (), 100 * similarity, 1000 * median (t_check, 7));
   printf ("| the same on one thread | %.1f ms |\n\n", 1000 * median (t_check1, 7));

@@ -535,16 +535,14 @@ class CliTest(unittest.TestCase):
             db.execute(sql)
             db.commit()
             db.close()
-            # Stored fingerprints are read when the index is built: the
-            # index files, which still answer for these documents, go.
-            if "segments" in sql:
+            # The index files, which still answer for these documents, go:
+            # the index is made from the texts again.
+            if "texts" in sql:
                 for suffix in (".index", ".index-delta"):
                     if os.path.exists(self.store + suffix):
                         os.unlink(self.store + suffix)
 
-        for sql in ("UPDATE df SET counts = x'0102'",
-                    "UPDATE segments SET data = x'01020304050607'",
-                    "UPDATE segments SET data = x'0102030405060708ffffff7f00000000'"):
+        for sql in ("UPDATE df SET counts = x'0102'",):
             damage(sql)
             for args in (("check", essay), ("corpus", "list")):
                 r = self.run_cli(*args)
@@ -561,6 +559,32 @@ class CliTest(unittest.TestCase):
         r = self.run_cli("corpus", "rebuild")
         self.assertEqual(r.returncode, 2)
         self.assertIn(b"is damaged (the text of document", r.stderr)
+
+    def test_an_older_store_is_upgraded_and_its_fingerprint_table_dropped(self):
+        import sqlite3
+        self.add_docs()
+        essay = self.write("essay.txt", EN)
+        # A store of feature version 6 kept each document's windows in a
+        # table of their own; the index files are their only home now.
+        db = sqlite3.connect(self.store)
+        version = int(db.execute("SELECT value FROM meta WHERE key = 'feature_version'").fetchone()[0])
+        db.execute("CREATE TABLE segments (doc_id INTEGER PRIMARY KEY, data BLOB NOT NULL)")
+        db.execute("INSERT INTO segments SELECT id, randomblob(200000) FROM documents")
+        dropped = 200000 * db.execute("SELECT count(*) FROM documents").fetchone()[0]
+        db.execute("UPDATE meta SET value = ? WHERE key = 'feature_version'", (str(version - 1),))
+        db.commit()
+        db.close()
+        size = os.path.getsize(self.store)
+        r = self.run_cli("check", "--json", essay)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(json.loads(r.stdout)["similarity"], 1.0)
+        db = sqlite3.connect(self.store)
+        tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        now = db.execute("SELECT value FROM meta WHERE key = 'feature_version'").fetchone()[0]
+        db.close()
+        self.assertNotIn("segments", tables)
+        self.assertEqual(now, str(version))
+        self.assertLess(os.path.getsize(self.store), size - dropped * 0.9)
 
     def test_file_names_that_are_not_utf8_keep_reports_valid(self):
         name = os.path.join(self.docs.encode(), b"caf\xe9-\x1b.txt")

@@ -724,7 +724,7 @@ test_corpus_index_file_is_mapped_and_never_trusted_blindly (void **state)
 
 /* The check of @text against the store as it is, answered from the index
  * files (a delta beside the index file when there is one), and the same
- * built from the stored fingerprints alone: the same report. */
+ * built from the stored texts alone: the same report. */
 static char *
 check_both_ways (const char *store,
                  const char *text,
@@ -761,6 +761,37 @@ check_both_ways (const char *store,
   g_unsetenv ("SIMHOUND_INDEX_FILE");
   assert_string_equal (from_files, built);
   return g_steal_pointer (&from_files);
+}
+
+/* The index file of @store holds what a build from its texts alone gives:
+ * the same fingerprints in the same order, with the same places. */
+static void
+assert_index_as_from_texts (const char *store)
+{
+  g_autoptr(SimCorpus) corpus = sim_corpus_open (store, TRUE, NULL);
+  g_autoptr(SimCorpusSnapshot) files = sim_corpus_ref_snapshot (corpus);
+  g_autoptr(SimCorpus) built_corpus = NULL;
+  g_autoptr(SimCorpusSnapshot) built = NULL;
+  const gsize n = sim_corpus_snapshot_get_n_fps (files);
+  g_autofree guint32 *ids = g_new (guint32, MAX (n, 1));
+  g_autofree guint32 *docs = g_new (guint32, MAX (n, 1)), *starts = g_new (guint32, MAX (n, 1));
+  g_autofree guint32 *want_docs = g_new (guint32, MAX (n, 1)), *want_starts = g_new (guint32, MAX (n, 1));
+
+  assert_true (sim_corpus_snapshot_is_mapped (files));
+  assert_false (sim_corpus_snapshot_has_delta (files));
+  g_setenv ("SIMHOUND_INDEX_FILE", "off", TRUE);
+  built_corpus = sim_corpus_open (store, TRUE, NULL);
+  g_unsetenv ("SIMHOUND_INDEX_FILE");
+  built = sim_corpus_ref_snapshot (built_corpus);
+  assert_int_equal (sim_corpus_snapshot_get_n_fps (built), n);
+  assert_true (n > 1000);
+  assert_memory_equal (sim_corpus_snapshot_get_fps (files), sim_corpus_snapshot_get_fps (built), n * sizeof (guint64));
+  for (gsize i = 0; i < n; i++)
+    ids[i] = i;
+  sim_corpus_snapshot_get_places (files, ids, n, docs, starts);
+  sim_corpus_snapshot_get_places (built, ids, n, want_docs, want_starts);
+  assert_memory_equal (docs, want_docs, n * sizeof (guint32));
+  assert_memory_equal (starts, want_starts, n * sizeof (guint32));
 }
 
 static gsize
@@ -897,13 +928,16 @@ test_corpus_index_delta_answers_as_a_fresh_build (void **state)
     assert_memory_equal (again, bytes, len);
   }
 
-  /* Many more documents than a quarter of the index: built again whole. */
+  /* Many more documents than a quarter of the index: built again whole,
+   * from the index files, the delta and the new documents' windows, as a
+   * build from the texts would be. */
   write_docs (f, 42, 20);
   import (f);
   assert_false (g_file_test (delta, G_FILE_TEST_EXISTS));
   file_identity (index, after);
   assert_memory_not_equal (before, after, sizeof before);
   g_free (check_both_ways (f->store, article, FALSE));
+  assert_index_as_from_texts (f->store);
 
   /* A rebuild makes the fingerprints again: the index file too. */
   file_identity (index, before);
@@ -911,6 +945,7 @@ test_corpus_index_delta_answers_as_a_fresh_build (void **state)
   g_free (check_both_ways (f->store, article, FALSE));
   file_identity (index, after);
   assert_memory_not_equal (before, after, sizeof before);
+  assert_index_as_from_texts (f->store);
 }
 
 int

@@ -64,13 +64,12 @@ test_store_insert_list_read_delete (void **state)
   g_autofree char *text = NULL;
   g_autofree char *hash = NULL;
   g_autofree char *meta = NULL;
-  const guint8 blob[16] = { 1, 2, 3 };
   gint64 id = 0;
   gsize len = 0;
 
   assert_non_null (store);
   assert_true (sim_store_begin (store, &error));
-  assert_true (sim_store_insert (store, doc, "第一段", strlen ("第一段"), blob, sizeof blob, &error));
+  assert_true (sim_store_insert (store, doc, "第一段", strlen ("第一段"), &error));
   assert_true (sim_store_set_meta (store, "k", "v", &error));
   assert_true (sim_store_commit (store, &error));
   assert_true (doc->id > 0);
@@ -116,7 +115,7 @@ test_store_rolls_back_uncommitted_work (void **state)
   g_autoptr(GPtrArray) docs = NULL;
 
   assert_true (sim_store_begin (store, NULL));
-  assert_true (sim_store_insert (store, doc, "x", 1, "", 0, NULL));
+  assert_true (sim_store_insert (store, doc, "x", 1, NULL));
   sim_store_rollback (store);
   docs = sim_store_list (store, NULL);
   assert_int_equal (docs->len, 0);
@@ -164,7 +163,7 @@ test_store_refuses_a_document_row_without_path (void **state)
   sqlite3 *db = NULL;
 
   assert_true (sim_store_begin (store, NULL));
-  assert_true (sim_store_insert (store, doc, "x", 1, "", 0, NULL));
+  assert_true (sim_store_insert (store, doc, "x", 1, NULL));
   assert_true (sim_store_commit (store, NULL));
   g_clear_pointer (&store, sim_store_free);
 
@@ -199,12 +198,12 @@ test_store_full_disk_loses_only_the_failed_transaction (void **state)
   g_autoptr(GPtrArray) docs = NULL;
 
   assert_true (sim_store_begin (store, &error));
-  assert_true (sim_store_insert (store, small, "kept", 4, "", 0, &error));
+  assert_true (sim_store_insert (store, small, "kept", 4, &error));
   assert_true (sim_store_commit (store, &error));
 
   assert_true (sim_store_set_size_limit (store, 256 * 1024, &error));
   assert_true (sim_store_begin (store, &error));
-  assert_false (sim_store_insert (store, big, huge, strlen (huge), "", 0, &error));
+  assert_false (sim_store_insert (store, big, huge, strlen (huge), &error));
   assert_true (g_error_matches (error, SIM_ERROR, SIM_ERROR_STORE_FULL));
   sim_store_rollback (store);
   g_clear_pointer (&store, sim_store_free);
