@@ -31,14 +31,26 @@ typedef struct {
   gsize          n_fps;
   guint32       *fp_docs;    /* part document, while built in memory */
   guint32       *fp_starts;  /* code-point offset of the window */
-  const guint32 *docs_of;    /* fp_docs's data or the mapped file's; NULL when read */
+  const guint32 *docs_of;    /* fp_docs's data or the mapped file's; NULL when read or by position */
   const guint32 *starts_of;
+  const guint32 *pos_of;     /* the mapped file's positions, when it keeps them */
   GMappedFile   *mapped;     /* the part's file when mapped */
   int            fd;         /* the part's file when read as needed, else -1 */
   goffset        places_at;  /* where its per-fingerprint arrays start */
+  guint          place_bytes; /* in the file: 4 (a position) or 8 (document and start) */
+  guint64       *bases;      /* part document -> its first position, with positions */
+  guint32       *coarse;     /* position >> COARSE_SHIFT -> the document holding it */
+  gsize          n_coarse;
   guint32       *doc_map;    /* part document -> snapshot document, or G_MAXUINT32 */
   guint          n_docs;
 } Part;
+
+/* A window's place is kept in an index file as one position: its
+ * document's first position plus its start, each document taking its
+ * characters and one more (4 bytes a fingerprint instead of 8). A part of
+ * 4G positions or more keeps the document and the start. */
+#define COARSE_SHIFT 12
+#define PLACES_CHUNK (1u << 20)  /* places read or written at once */
 
 typedef struct {
   guint64 key;         /* what the row says of the document: id, sizes, time, content */
@@ -78,7 +90,81 @@ part_clear (Part *part)
   if (part->fd >= 0)
     close (part->fd);
   g_free (part->doc_map);
+  g_free (part->bases);
+  g_free (part->coarse);
   part_init (part);
+}
+
+/* The part document and start of position @pos, or G_MAXUINT32 twice. */
+static inline void
+part_decode (const Part *part,
+             guint32     pos,
+             guint32    *doc,
+             guint32    *start)
+{
+  const gsize c = pos >> COARSE_SHIFT;
+  guint32 d;
+
+  /* Every position is below the part's end, itself at most G_MAXUINT32:
+   * G_MAXUINT32 is what a cut file reads as. */
+  if (part->n_docs == 0 || pos == G_MAXUINT32)
+    {
+      *doc = *start = G_MAXUINT32;
+      return;
+    }
+  /* Past the last document's first position: in the last document. */
+  d = c < part->n_coarse ? part->coarse[c] : part->n_docs - 1;
+  while (d + 1 < part->n_docs && part->bases[d + 1] <= pos)
+    d++;
+  *doc = d;
+  *start = pos - part->bases[d];
+}
+
+/* The lookup from position to document over @part's bases. */
+static void
+part_index_bases (Part *part)
+{
+  const guint64 last = part->n_docs ? part->bases[part->n_docs - 1] : 0;
+
+  part->n_coarse = part->n_docs ? (last >> COARSE_SHIFT) + 1 : 0;
+  part->coarse = g_new (guint32, MAX (part->n_coarse, 1));
+  for (gsize c = 0, d = 0; c < part->n_coarse; c++)
+    {
+      while (d + 1 < part->n_docs && part->bases[d + 1] <= (guint64) c << COARSE_SHIFT)
+        d++;
+      part->coarse[c] = d;
+    }
+}
+
+static void read_u32s (int fd, goffset offset, gsize n, guint32 *out);
+
+/* The part document and start of fingerprints [@first, @first + @n):
+ * what a damaged or cut file does not hold reads as G_MAXUINT32. */
+static void
+part_read_places (const Part *part,
+                  gsize       first,
+                  gsize       n,
+                  guint32    *docs,
+                  guint32    *starts)
+{
+  if (part->docs_of != NULL)
+    {
+      memcpy (docs, part->docs_of + first, n * sizeof (guint32));
+      memcpy (starts, part->starts_of + first, n * sizeof (guint32));
+      return;
+    }
+  if (part->fd >= 0 && part->place_bytes == 8)
+    {
+      read_u32s (part->fd, part->places_at + (goffset) first * 4, n, docs);
+      read_u32s (part->fd, part->places_at + ((goffset) part->n_fps + first) * 4, n, starts);
+      return;
+    }
+  if (part->fd >= 0)
+    read_u32s (part->fd, part->places_at + (goffset) first * 4, n, starts);
+  else
+    memcpy (starts, part->pos_of + first, n * sizeof (guint32));
+  for (gsize i = 0; i < n; i++)
+    part_decode (part, starts[i], &docs[i], &starts[i]);
 }
 
 static SimCorpusSnapshot *
@@ -272,18 +358,9 @@ sim_corpus_snapshot_get_places (const SimCorpusSnapshot *snapshot,
           docs[i] = starts[i] = G_MAXUINT32;
           continue;
         }
-      if (part->fd >= 0)
-        {
-          while (i + run < n && run < PLACES_RUN_MAX && ids[i + run] == ids[i] + run && local + run < part->n_fps)
-            run++;
-          read_u32s (part->fd, part->places_at + (goffset) local * 4, run, docs + i);
-          read_u32s (part->fd, part->places_at + ((goffset) part->n_fps + local) * 4, run, starts + i);
-        }
-      else
-        {
-          docs[i] = part->docs_of[local];
-          starts[i] = part->starts_of[local];
-        }
+      while (i + run < n && run < PLACES_RUN_MAX && ids[i + run] == ids[i] + run && local + run < part->n_fps)
+        run++;
+      part_read_places (part, local, run, docs + i, starts + i);
       for (gsize r = i; r < i + run; r++)
         docs[r] = docs[r] < part->n_docs ? part->doc_map[docs[r]] : G_MAXUINT32;
       i += run - 1;
@@ -433,7 +510,7 @@ sim_corpus_snapshot_lookup (SimCorpusSnapshot *snapshot,
  * file is written to a temporary name and renamed over the old one, so a
  * reader never maps half a file. */
 #define INDEX_MAGIC   "SIMHIDX1"
-#define INDEX_VERSION 5
+#define INDEX_VERSION 6
 #define KIND_INDEX    0
 #define KIND_DELTA    1
 /* A delta holds at most this share of the index file's fingerprints (and of
@@ -445,7 +522,8 @@ sim_corpus_snapshot_lookup (SimCorpusSnapshot *snapshot,
 typedef struct {
   char    magic[8];
   guint32 version;
-  guint32 kind;
+  guint16 kind;
+  guint16 place_bytes; /* a fingerprint's place: 4 (a position) or 8 (document, start) */
   guint64 key;
   guint64 base;
   guint64 n_fps;
@@ -457,10 +535,11 @@ typedef struct {
 typedef struct {
   gint64  id;
   guint64 row;
+  guint64 base;  /* its first position */
 } IndexDoc;
 
 G_STATIC_ASSERT (sizeof (IndexHeader) == 64);
-G_STATIC_ASSERT (sizeof (IndexDoc) == 16);
+G_STATIC_ASSERT (sizeof (IndexDoc) == 24);
 
 static char *
 index_path (const char *store_path,
@@ -707,11 +786,12 @@ part_open (SimCorpusSnapshot *snapshot,
   len = st.st_size;
   if (memcmp (header.magic, INDEX_MAGIC, 8) != 0 || header.version != INDEX_VERSION || header.kind != kind ||
       header.base != base || header.n_fps >= G_MAXUINT32 || header.n_docs >= G_MAXUINT32 ||
-      header.n_docs > len / sizeof (IndexDoc) || header.list_len > len || header.list_len % 8 != 0)
+      header.n_docs > len / sizeof (IndexDoc) || header.list_len > len || header.list_len % 8 != 0 ||
+      (header.place_bytes != 4 && header.place_bytes != 8))
     goto fail;
   index_len = sim_band_index_get_serialized_size (header.n_fps);
   index_at = sizeof header + header.list_len + header.n_docs * sizeof (IndexDoc);
-  if (len != index_at + index_len + 2 * header.n_fps * sizeof (guint32) + SIM_DF_BUCKETS * sizeof (guint32))
+  if (len != index_at + index_len + header.n_fps * header.place_bytes + SIM_DF_BUCKETS * sizeof (guint32))
     goto fail;
 
   /* Its documents, matched with the snapshot's by id (both ascending) and row. */
@@ -727,6 +807,19 @@ part_open (SimCorpusSnapshot *snapshot,
         j++;
       part->doc_map[i] = j < snapshot->docs->len && g_array_index (snapshot->docs, SimCorpusDoc, j).id == docs[i].id &&
                          g_array_index (snapshot->rows, DocRow, j).key == docs[i].row ? j : G_MAXUINT32;
+    }
+  part->place_bytes = header.place_bytes;
+  if (header.place_bytes == 4)
+    {
+      /* Positions of documents one after another, all in 32 bits. */
+      part->bases = g_new (guint64, MAX (header.n_docs, 1));
+      for (guint i = 0; i < header.n_docs; i++)
+        {
+          part->bases[i] = docs[i].base;
+          if (docs[i].base > G_MAXUINT32 || (i > 0 && docs[i].base < docs[i - 1].base))
+            goto fail;
+        }
+      part_index_bases (part);
     }
   if (out_counts != NULL)
     {
@@ -762,8 +855,13 @@ part_open (SimCorpusSnapshot *snapshot,
           part_clear (part);
           return FALSE;
         }
-      part->docs_of = (const guint32 *) (data + index_at + index_len);
-      part->starts_of = part->docs_of + header.n_fps;
+      if (header.place_bytes == 4)
+        part->pos_of = (const guint32 *) (data + index_at + index_len);
+      else
+        {
+          part->docs_of = (const guint32 *) (data + index_at + index_len);
+          part->starts_of = part->docs_of + header.n_fps;
+        }
       part->mapped = g_steal_pointer (&file);
     }
   part->n_fps = header.n_fps;
@@ -812,11 +910,12 @@ part_write (SimCorpusSnapshot *snapshot,
   g_autofree char *path = index_path (snapshot->store_path, kind);
   g_autofree char *tmp = g_strconcat (path, ".XXXXXX", NULL);
   g_autoptr(GByteArray) list = list_pack (snapshot);
-  const IndexHeader header = { INDEX_MAGIC, INDEX_VERSION, kind, key, base, part->n_fps, part->n_docs, stamp, list->len };
+  IndexHeader header = { INDEX_MAGIC, INDEX_VERSION, kind, 4, key, base, part->n_fps, part->n_docs, stamp, list->len };
   const int fd = g_mkstemp_full (tmp, O_WRONLY | O_CLOEXEC, 0600);
   g_autofree IndexDoc *docs = g_new (IndexDoc, MAX (part->n_docs, 1));
   const guint32 *counts = sim_weights_get_counts (snapshot->weights);
   g_autofree guint32 *zeros = counts ? NULL : g_new0 (guint32, SIM_DF_BUCKETS);
+  guint64 next = 0;
   gboolean ok;
 
   if (fd < 0)
@@ -825,14 +924,35 @@ part_write (SimCorpusSnapshot *snapshot,
     {
       docs[i].id = g_array_index (snapshot->docs, SimCorpusDoc, part->doc_map[i]).id;
       docs[i].row = g_array_index (snapshot->rows, DocRow, part->doc_map[i]).key;
+      docs[i].base = next;
+      next += MAX (g_array_index (snapshot->docs, SimCorpusDoc, part->doc_map[i]).n_chars, 0) + 1;
     }
+  /* SIMHOUND_INDEX_POSITION_LIMIT lowers the limit for tests. */
+  if (next > (g_getenv ("SIMHOUND_INDEX_POSITION_LIMIT")
+                ? g_ascii_strtoull (g_getenv ("SIMHOUND_INDEX_POSITION_LIMIT"), NULL, 10) : G_MAXUINT32))
+    header.place_bytes = 8;
   ok = write_all (&header, sizeof header, GINT_TO_POINTER (fd)) &&
        write_all (list->data, list->len, GINT_TO_POINTER (fd)) &&
        write_all (docs, part->n_docs * sizeof (IndexDoc), GINT_TO_POINTER (fd)) &&
-       sim_band_index_serialize (part->index, write_all, GINT_TO_POINTER (fd)) &&
-       write_all (part->docs_of, part->n_fps * sizeof (guint32), GINT_TO_POINTER (fd)) &&
-       write_all (part->starts_of, part->n_fps * sizeof (guint32), GINT_TO_POINTER (fd)) &&
-       write_all (counts ? counts : zeros, SIM_DF_BUCKETS * sizeof (guint32), GINT_TO_POINTER (fd));
+       sim_band_index_serialize (part->index, write_all, GINT_TO_POINTER (fd));
+  if (ok && header.place_bytes == 8)
+    ok = write_all (part->docs_of, part->n_fps * sizeof (guint32), GINT_TO_POINTER (fd)) &&
+         write_all (part->starts_of, part->n_fps * sizeof (guint32), GINT_TO_POINTER (fd));
+  else if (ok)
+    {
+      g_autofree guint32 *pos = g_new (guint32, PLACES_CHUNK);
+
+      for (gsize k0 = 0; ok && k0 < part->n_fps; k0 += PLACES_CHUNK)
+        {
+          const gsize m = MIN (PLACES_CHUNK, part->n_fps - k0);
+
+          /* A start is inside its document (pack_windows(), sources). */
+          for (gsize k = 0; k < m; k++)
+            pos[k] = docs[part->docs_of[k0 + k]].base + part->starts_of[k0 + k];
+          ok = write_all (pos, m * sizeof (guint32), GINT_TO_POINTER (fd));
+        }
+    }
+  ok = ok && write_all (counts ? counts : zeros, SIM_DF_BUCKETS * sizeof (guint32), GINT_TO_POINTER (fd));
   ok = g_close (fd, NULL) && ok;
   if (!ok || g_rename (tmp, path) != 0)
     {
@@ -1048,8 +1168,6 @@ text_worker (gpointer data)
   g_mutex_unlock (&job->lock);
 }
 
-#define PLACES_CHUNK (1u << 20)
-
 /* Builds @part in memory over every document with @docs NULL, else over
  * the snapshot documents @docs (ascending). A document's windows come
  * from the first of @sources (index files being replaced) that holds it
@@ -1210,19 +1328,13 @@ part_build (SimCorpusSnapshot  *snapshot,
       src_fps = sim_band_index_get_fps (src->index);
       if (src_fps == NULL)
         src_fps = owned = sim_band_index_dup_fps (src->index);
-      if (src->docs_of == NULL)
-        buf = g_new (guint32, 2 * PLACES_CHUNK);
+      buf = g_new (guint32, 2 * PLACES_CHUNK);
       for (gsize k0 = 0; k0 < src->n_fps; k0 += PLACES_CHUNK)
         {
           const gsize m = MIN (PLACES_CHUNK, src->n_fps - k0);
-          const guint32 *d_of = src->docs_of ? src->docs_of + k0 : buf;
-          const guint32 *s_of = src->docs_of ? src->starts_of + k0 : buf + PLACES_CHUNK;
+          const guint32 *d_of = buf, *s_of = buf + PLACES_CHUNK;
 
-          if (src->docs_of == NULL)
-            {
-              read_u32s (src->fd, src->places_at + (goffset) k0 * 4, m, buf);
-              read_u32s (src->fd, src->places_at + ((goffset) src->n_fps + k0) * 4, m, buf + PLACES_CHUNK);
-            }
+          part_read_places (src, k0, m, buf, buf + PLACES_CHUNK);
           for (gsize k = 0; k < m; k++)
             {
               const guint32 d = d_of[k];

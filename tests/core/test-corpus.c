@@ -536,6 +536,15 @@ is_mapped (SimCorpus *corpus)
   return sim_corpus_snapshot_is_mapped (snapshot);
 }
 
+static gsize
+n_fps_of (const char *store)
+{
+  g_autoptr(SimCorpus) corpus = sim_corpus_open (store, TRUE, NULL);
+  g_autoptr(SimCorpusSnapshot) snapshot = sim_corpus_ref_snapshot (corpus);
+
+  return sim_corpus_snapshot_get_n_fps (snapshot);
+}
+
 /* The index file @index was damaged: an open checks @article as @built
  * says, and the file is written again as it was (@good, @len bytes). */
 static void
@@ -585,6 +594,54 @@ test_corpus_index_file_is_mapped_and_never_trusted_blindly (void **state)
     built = check_json (corpus, article);
   }
   assert_true (g_file_test (index, G_FILE_TEST_IS_REGULAR));
+  /* Positions that would not fit 32 bits (the limit lowered): the file
+   * keeps each fingerprint's document and start instead, 4 bytes more, and
+   * answers the same, mapped or read. */
+  {
+    g_autofree char *good = NULL;
+    gsize len = 0, wide_len = 0;
+    const gsize n = n_fps_of (f->store);
+    g_autofree guint32 *ids = g_new (guint32, n);
+    g_autofree guint32 *docs = g_new (guint32, n), *starts = g_new (guint32, n);
+    g_autofree guint32 *want_docs = g_new (guint32, n), *want_starts = g_new (guint32, n);
+
+    for (gsize i = 0; i < n; i++)
+      ids[i] = i;
+    {
+      g_autoptr(SimCorpus) corpus = sim_corpus_open (f->store, TRUE, NULL);
+      g_autoptr(SimCorpusSnapshot) snapshot = sim_corpus_ref_snapshot (corpus);
+
+      sim_corpus_snapshot_get_places (snapshot, ids, n, want_docs, want_starts);
+    }
+    assert_true (g_file_get_contents (index, &good, &len, NULL));
+    g_setenv ("SIMHOUND_INDEX_POSITION_LIMIT", "0", TRUE);
+    assert_int_equal (g_unlink (index), 0);
+    for (guint pass = 0; pass < 3; pass++)
+      {
+        g_autoptr(SimCorpus) corpus = NULL;
+        g_autofree char *json = NULL;
+        g_autofree char *bytes = NULL;
+
+        if (pass == 2)
+          g_setenv ("SIMHOUND_INDEX_MAP_LIMIT", "0", TRUE);
+        corpus = sim_corpus_open (f->store, TRUE, NULL);
+        assert_true (is_mapped (corpus));
+        json = check_json (corpus, article);
+        assert_string_equal (json, built);
+        {
+          g_autoptr(SimCorpusSnapshot) snapshot = sim_corpus_ref_snapshot (corpus);
+
+          sim_corpus_snapshot_get_places (snapshot, ids, n, docs, starts);
+          assert_memory_equal (docs, want_docs, n * sizeof (guint32));
+          assert_memory_equal (starts, want_starts, n * sizeof (guint32));
+        }
+        assert_true (g_file_get_contents (index, &bytes, &wide_len, NULL));
+        assert_int_equal (wide_len, len + 4 * n);
+      }
+    g_unsetenv ("SIMHOUND_INDEX_MAP_LIMIT");
+    g_unsetenv ("SIMHOUND_INDEX_POSITION_LIMIT");
+    assert_true (g_file_set_contents (index, good, len, NULL));
+  }
   {
     g_autoptr(SimCorpus) corpus = sim_corpus_open (f->store, TRUE, NULL);
     g_autofree char *mapped = NULL;
@@ -639,12 +696,15 @@ test_corpus_index_file_is_mapped_and_never_trusted_blindly (void **state)
       assert_int_equal (docs[n], G_MAXUINT32);
 
       assert_true (g_file_get_contents (index, &good, &len, NULL));
-      /* The statistics and the second half of the starts gone. */
+      /* The statistics and the second half of the places (one position
+       * a fingerprint) gone. */
       assert_int_equal (truncate (index, len - SIM_DF_BUCKETS * sizeof (guint32) - (n / 2) * 4), 0);
       sim_corpus_snapshot_get_places (snapshot, ids, n, docs, starts);
-      assert_memory_equal (docs, want_docs, n * 4);
       for (gsize i = 0; i < n; i++)
-        assert_int_equal (starts[i], i < n - n / 2 ? want_starts[i] : G_MAXUINT32);
+        {
+          assert_int_equal (docs[i], i < n - n / 2 ? want_docs[i] : G_MAXUINT32);
+          assert_int_equal (starts[i], i < n - n / 2 ? want_starts[i] : G_MAXUINT32);
+        }
       assert_true (g_file_set_contents (index, good, len, NULL));
     }
   }
@@ -668,7 +728,19 @@ test_corpus_index_file_is_mapped_and_never_trusted_blindly (void **state)
 
       memcpy (&n_docs, bytes + 40, 8);
       memcpy (&list_len, bytes + 56, 8);
-      memset (bytes + 64 + list_len + 16 * n_docs + 4 * 1000, 0xff, 4);
+      memset (bytes + 64 + list_len + 24 * n_docs + 4 * 1000, 0xff, 4);
+    }
+    assert_true (g_file_set_contents (index, bytes, len, NULL));
+    assert_checked_and_written_again (f->store, article, built, index, good, len);
+    /* Documents' first positions that run backwards (the first after the
+     * second): refused too. */
+    g_clear_pointer (&bytes, g_free);
+    bytes = g_memdup2 (good, len);
+    {
+      guint64 list_len, late = 1u << 20;
+
+      memcpy (&list_len, bytes + 56, 8);
+      memcpy (bytes + 64 + list_len + 16, &late, 8);
     }
     assert_true (g_file_set_contents (index, bytes, len, NULL));
     assert_checked_and_written_again (f->store, article, built, index, good, len);
@@ -792,15 +864,6 @@ assert_index_as_from_texts (const char *store)
   sim_corpus_snapshot_get_places (built, ids, n, want_docs, want_starts);
   assert_memory_equal (docs, want_docs, n * sizeof (guint32));
   assert_memory_equal (starts, want_starts, n * sizeof (guint32));
-}
-
-static gsize
-n_fps_of (const char *store)
-{
-  g_autoptr(SimCorpus) corpus = sim_corpus_open (store, TRUE, NULL);
-  g_autoptr(SimCorpusSnapshot) snapshot = sim_corpus_ref_snapshot (corpus);
-
-  return sim_corpus_snapshot_get_n_fps (snapshot);
 }
 
 static void
