@@ -1916,6 +1916,7 @@ typedef struct {
   SimStoreDocument *doc;
   char             *text;
   gsize             text_len;
+  GBytes           *stored;    /* the text as the store keeps it */
   GBytes           *packed;
   GArray           *buckets;   /* distinct df buckets */
 } Item;
@@ -1939,6 +1940,7 @@ item_free (Item *item)
   g_free (item->message);
   sim_store_document_free (item->doc);
   g_free (item->text);
+  g_clear_pointer (&item->stored, g_bytes_unref);
   g_clear_pointer (&item->packed, g_bytes_unref);
   g_clear_pointer (&item->buckets, g_array_unref);
   g_free (item);
@@ -2018,6 +2020,7 @@ prepare_item (ImportJob        *job,
   /* Packing leaves the text loaded in @fp: its features give the df buckets. */
   item->packed = pack_windows (fp, item->text, item->text_len, &n_windows, &n_units);
   item->buckets = distinct_buckets (fp, n_units);
+  item->stored = sim_store_pack_text (item->text, item->text_len);
 
   item->doc = g_new0 (SimStoreDocument, 1);
   item->doc->path = g_strdup (item->path);
@@ -2324,7 +2327,7 @@ sim_corpus_add (SimCorpus          *corpus,
               else
                 item->state = ITEM_NEW;  /* removed by another writer meanwhile */
             }
-            if (!sim_store_insert (corpus->store, item->doc, item->text, item->text_len, error))
+            if (!sim_store_insert (corpus->store, item->doc, item->stored, error))
               {
                 ok = FALSE;
                 break;
@@ -2351,6 +2354,7 @@ sim_corpus_add (SimCorpus          *corpus,
 
         /* Free the item's payload now: memory stays bounded by in_flight. */
         g_clear_pointer (&item->text, g_free);
+        g_clear_pointer (&item->stored, g_bytes_unref);
         g_clear_pointer (&item->packed, g_bytes_unref);
         g_clear_pointer (&item->buckets, g_array_unref);
         g_mutex_lock (&job.lock);

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sqlite3.h>
 #include <unistd.h>
+#include <zstd.h>
 #include <gio/gio.h>
 #include <glib/gi18n-lib.h>
 #include <glib/gstdio.h>
@@ -35,7 +36,7 @@ static const char schema[] =
   "  updated_at INTEGER NOT NULL);"
   "CREATE TABLE IF NOT EXISTS texts ("
   "  doc_id INTEGER PRIMARY KEY REFERENCES documents (id) ON DELETE CASCADE,"
-  "  body TEXT NOT NULL);"
+  "  body NOT NULL);"  /* TEXT as written before 2026-11, else sim_store_pack_text() */
   "CREATE TABLE IF NOT EXISTS df ("
   "  id INTEGER PRIMARY KEY CHECK (id = 0),"
   "  n_docs INTEGER NOT NULL,"
@@ -438,11 +439,24 @@ sim_store_find_path (SimStore    *store,
   return FALSE;
 }
 
+GBytes *
+sim_store_pack_text (const char *text,
+                     gsize       len)
+{
+  const gsize bound = ZSTD_compressBound (len);
+  guint8 *packed = g_malloc (MAX (bound, 1));
+  const gsize n = ZSTD_compress (packed, bound, text, len, SIM_STORE_TEXT_LEVEL);
+
+  /* Compressing into the bound cannot fail but for memory. */
+  if (ZSTD_isError (n))
+    g_error ("zstd: %s", ZSTD_getErrorName (n));
+  return g_bytes_new_take (g_realloc (packed, MAX (n, 1)), n);
+}
+
 gboolean
 sim_store_insert (SimStore          *store,
                   SimStoreDocument  *doc,
-                  const char        *text,
-                  gsize              text_len,
+                  GBytes            *text,
                   GError           **error)
 {
   g_autoptr(sqlite3_stmt) stmt = NULL;
@@ -470,7 +484,7 @@ sim_store_insert (SimStore          *store,
   if (stmt == NULL)
     return FALSE;
   sqlite3_bind_int64 (stmt, 1, doc->id);
-  sqlite3_bind_text (stmt, 2, text, text_len, SQLITE_STATIC);
+  sqlite3_bind_blob (stmt, 2, g_bytes_get_data (text, NULL), g_bytes_get_size (text), SQLITE_STATIC);
   return step_done (store, stmt, "saving a document's text", error);
 }
 
@@ -649,21 +663,42 @@ sim_store_dup_text (SimStore  *store,
   rc = sqlite3_step (stmt);
   if (rc == SQLITE_ROW)
     {
-      gsize len = sqlite3_column_bytes (stmt, 0);
-      const char *body = (const char *) sqlite3_column_text (stmt, 0);
-      char *text;
+      char *text = NULL;
+      gsize len = 0;
 
+      if (sqlite3_column_type (stmt, 0) == SQLITE_BLOB)
+        {
+          const void *packed = sqlite3_column_blob (stmt, 0);
+          const gsize packed_len = sqlite3_column_bytes (stmt, 0);
+          const unsigned long long size = packed ? ZSTD_getFrameContentSize (packed, packed_len) : ZSTD_CONTENTSIZE_ERROR;
+
+          /* A damaged frame may claim any size: never more than a document may hold. */
+          if (size <= SIM_STORE_TEXT_MAX)
+            {
+              text = g_malloc (size + 1);
+              len = ZSTD_decompress (text, size, packed, packed_len);
+              if (ZSTD_isError (len) || len != size)
+                g_clear_pointer (&text, g_free);
+            }
+        }
+      else
+        {
+          const char *body = (const char *) sqlite3_column_text (stmt, 0);
+
+          len = sqlite3_column_bytes (stmt, 0);
+          /* Not g_strndup(): its strncpy was a sixteenth of a check process. */
+          if (body != NULL)
+            text = g_memdup2 (body, len + 1);
+        }
       /* Every stored text was valid UTF-8 without a NUL when it was added. */
-      if (body == NULL || !g_utf8_validate_len (body, len, NULL) || memchr (body, 0, len) != NULL)
+      if (text == NULL || !g_utf8_validate_len (text, len, NULL) || memchr (text, 0, len) != NULL)
         {
           g_autofree char *what = g_strdup_printf (_("the text of document %lld"), (long long) id);
 
+          g_free (text);
           sim_store_set_damaged (store, what, error);
           return NULL;
         }
-      /* Not g_strndup(): its strncpy was a sixteenth of a check process. */
-      text = g_malloc (len + 1);
-      memcpy (text, body, len);
       text[len] = '\0';
       if (out_len)
         *out_len = len;

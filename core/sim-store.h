@@ -80,11 +80,16 @@ gboolean  sim_store_find_path   (SimStore          *store,
                                  gint64            *out_id,
                                  char             **out_hash,
                                  GError           **error);
-/* Inserts a document and its text; sets doc->id. */
+/* A text as the store keeps it: compressed (zstd, one frame that names its
+ * size). Pure: any thread, so importers compress in parallel. */
+#define SIM_STORE_TEXT_LEVEL 3
+#define SIM_STORE_TEXT_MAX   (G_GUINT64_CONSTANT (1) << 30)  /* bytes a stored text may claim */
+GBytes   *sim_store_pack_text   (const char        *text,
+                                 gsize              len);
+/* Inserts a document and its text (sim_store_pack_text()); sets doc->id. */
 gboolean  sim_store_insert      (SimStore          *store,
                                  SimStoreDocument  *doc,
-                                 const char        *text,
-                                 gsize              text_len,
+                                 GBytes            *text,
                                  GError           **error);
 gboolean  sim_store_delete      (SimStore          *store,
                                  gint64             id,

@@ -571,6 +571,11 @@ class CliTest(unittest.TestCase):
         db.execute("CREATE TABLE segments (doc_id INTEGER PRIMARY KEY, data BLOB NOT NULL)")
         db.execute("INSERT INTO segments SELECT id, randomblob(200000) FROM documents")
         dropped = 200000 * db.execute("SELECT count(*) FROM documents").fetchone()[0]
+        # Its texts were kept as they are, not compressed: still read.
+        for doc_id, path in db.execute("SELECT id, path FROM documents").fetchall():
+            with open(path, encoding="utf-8") as f:
+                db.execute("UPDATE texts SET body = CAST(? AS TEXT) WHERE doc_id = ?", (f.read(), doc_id))
+        self.assertEqual(db.execute("SELECT count(*) FROM texts WHERE typeof(body) = 'text'").fetchone()[0], 2)
         db.execute("UPDATE meta SET value = ? WHERE key = 'feature_version'", (str(version - 1),))
         db.commit()
         db.close()
@@ -584,6 +589,9 @@ class CliTest(unittest.TestCase):
         db.close()
         self.assertNotIn("segments", tables)
         self.assertEqual(now, str(version))
+        # The passage's source text, read from the uncompressed row.
+        report = json.loads(r.stdout)
+        self.assertTrue(report["passages"][0]["document"].endswith("lighthouse.txt"))
         self.assertLess(os.path.getsize(self.store), size - dropped * 0.9)
 
     def test_file_names_that_are_not_utf8_keep_reports_valid(self):

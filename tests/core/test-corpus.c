@@ -347,7 +347,14 @@ test_corpus_full_disk_keeps_committed_batches (void **state)
   g_autoptr(GPtrArray) docs = NULL;
   const char *paths[] = { f->docs, NULL };
 
-  write_docs (f, 0, 5 * SIM_CORPUS_BATCH_DOCS);
+  /* Texts of about 8 KB (stored compressed, about half that). */
+  for (guint i = 0; i < 5 * SIM_CORPUS_BATCH_DOCS; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("doc-%04u.txt", i);
+      g_autofree char *text = make_text (i, i % 2, 120);
+
+      g_free (sim_test_write_file (f->docs, name, text, -1));
+    }
   /* The df table alone is 4 MiB: leave room for it and a few batches only. */
   assert_true (sim_store_set_size_limit (sim_corpus_get_store (corpus), 10 << 20, &error));
   result = sim_corpus_add (corpus, paths, NULL, NULL, NULL, &error);

@@ -46,6 +46,16 @@ make_doc (const char *path)
   return doc;
 }
 
+/* @text as the store keeps it, held in *@slot until the next call. */
+static GBytes *
+packed (GBytes    **slot,
+        const char *text)
+{
+  g_clear_pointer (slot, g_bytes_unref);
+  *slot = sim_store_pack_text (text, strlen (text));
+  return *slot;
+}
+
 static void
 remember_path (const SimStoreDocument *doc,
                gpointer                user_data)
@@ -56,6 +66,7 @@ remember_path (const SimStoreDocument *doc,
 static void
 test_store_insert_list_read_delete (void **state)
 {
+  g_autoptr(GBytes) text_bytes = NULL;
   g_autofree char *path = g_build_filename (*state, "sub", "dir", "store.db", NULL);
   g_autoptr(GError) error = NULL;
   g_autoptr(SimStore) store = sim_store_open (path, FALSE, &error);
@@ -69,7 +80,7 @@ test_store_insert_list_read_delete (void **state)
 
   assert_non_null (store);
   assert_true (sim_store_begin (store, &error));
-  assert_true (sim_store_insert (store, doc, "第一段", strlen ("第一段"), &error));
+  assert_true (sim_store_insert (store, doc, packed (&text_bytes, "第一段"), &error));
   assert_true (sim_store_set_meta (store, "k", "v", &error));
   assert_true (sim_store_commit (store, &error));
   assert_true (doc->id > 0);
@@ -109,13 +120,14 @@ test_store_insert_list_read_delete (void **state)
 static void
 test_store_rolls_back_uncommitted_work (void **state)
 {
+  g_autoptr(GBytes) text_bytes = NULL;
   g_autofree char *path = g_build_filename (*state, "store.db", NULL);
   g_autoptr(SimStore) store = sim_store_open (path, FALSE, NULL);
   g_autoptr(SimStoreDocument) doc = make_doc ("/a.txt");
   g_autoptr(GPtrArray) docs = NULL;
 
   assert_true (sim_store_begin (store, NULL));
-  assert_true (sim_store_insert (store, doc, "x", 1, NULL));
+  assert_true (sim_store_insert (store, doc, packed (&text_bytes, "x"), NULL));
   sim_store_rollback (store);
   docs = sim_store_list (store, NULL);
   assert_int_equal (docs->len, 0);
@@ -155,6 +167,7 @@ test_store_refuses_a_newer_format (void **state)
 static void
 test_store_refuses_a_document_row_without_path (void **state)
 {
+  g_autoptr(GBytes) text_bytes = NULL;
   g_autofree char *path = g_build_filename (*state, "store.db", NULL);
   g_autoptr(GError) error = NULL;
   g_autoptr(SimStore) store = sim_store_open (path, FALSE, NULL);
@@ -163,7 +176,7 @@ test_store_refuses_a_document_row_without_path (void **state)
   sqlite3 *db = NULL;
 
   assert_true (sim_store_begin (store, NULL));
-  assert_true (sim_store_insert (store, doc, "x", 1, NULL));
+  assert_true (sim_store_insert (store, doc, packed (&text_bytes, "x"), NULL));
   assert_true (sim_store_commit (store, NULL));
   g_clear_pointer (&store, sim_store_free);
 
@@ -194,16 +207,26 @@ test_store_full_disk_loses_only_the_failed_transaction (void **state)
   g_autoptr(SimStore) store = sim_store_open (path, FALSE, &error);
   g_autoptr(SimStoreDocument) small = make_doc ("/small.txt");
   g_autoptr(SimStoreDocument) big = make_doc ("/big.txt");
-  g_autofree char *huge = g_strnfill (4 << 20, 'x');
+  g_autofree char *huge = g_malloc ((4 << 20) + 1);
+  g_autoptr(GBytes) text_bytes = NULL;
+  guint32 seed = 1;
+
+  /* Letters at random: 4 MB that compress to well over the limit. */
+  for (gsize i = 0; i < 4 << 20; i++)
+    {
+      seed = seed * 1103515245u + 12345u;
+      huge[i] = 'a' + (seed >> 16) % 26;
+    }
+  huge[4 << 20] = '\0';
   g_autoptr(GPtrArray) docs = NULL;
 
   assert_true (sim_store_begin (store, &error));
-  assert_true (sim_store_insert (store, small, "kept", 4, &error));
+  assert_true (sim_store_insert (store, small, packed (&text_bytes, "kept"), &error));
   assert_true (sim_store_commit (store, &error));
 
   assert_true (sim_store_set_size_limit (store, 256 * 1024, &error));
   assert_true (sim_store_begin (store, &error));
-  assert_false (sim_store_insert (store, big, huge, strlen (huge), &error));
+  assert_false (sim_store_insert (store, big, packed (&text_bytes, huge), &error));
   assert_true (g_error_matches (error, SIM_ERROR, SIM_ERROR_STORE_FULL));
   sim_store_rollback (store);
   g_clear_pointer (&store, sim_store_free);
