@@ -113,21 +113,12 @@ alloc_table (gsize bytes)
   return g_malloc (MAX (bytes, 1));
 }
 
+/* A fingerprint and what travels with it through the sort: its input
+ * position, or the caller's 8 bytes (sim_band_index_new_take_payload()). */
 typedef struct {
   guint64 fp;
-  guint32 id;
+  guint64 tag;
 } Entry;
-
-static int
-compare_entries (const void *a,
-                 const void *b)
-{
-  const Entry *x = a, *y = b;
-
-  if (x->fp != y->fp)
-    return x->fp < y->fp ? -1 : 1;
-  return x->id < y->id ? -1 : x->id > y->id;
-}
 
 static SimBandIndex *
 index_new (gsize n_fps,
@@ -294,7 +285,8 @@ build_tables_worker (gpointer data)
     }
 }
 
-static SimBandIndex *index_build (const guint64 *fps, guint64 *owned, gsize n_fps, guint max_distance, guint32 **out_order);
+static SimBandIndex *index_build (const guint64 *fps, guint64 *owned, gsize n_fps, guint max_distance,
+                                  guint32 **out_order, guint64 *payload);
 
 SimBandIndex *
 sim_band_index_new (const guint64  *fps,
@@ -302,7 +294,7 @@ sim_band_index_new (const guint64  *fps,
                     guint           max_distance,
                     guint32       **out_order)
 {
-  return index_build (fps, NULL, n_fps, max_distance, out_order);
+  return index_build (fps, NULL, n_fps, max_distance, out_order, NULL);
 }
 
 SimBandIndex *
@@ -310,16 +302,28 @@ sim_band_index_new_take (guint64  *fps,
                          gsize     n_fps,
                          guint32 **out_order)
 {
-  return index_build (fps, fps, n_fps, 0, out_order);
+  return index_build (fps, fps, n_fps, 0, out_order, NULL);
 }
 
-/* @owned, when not NULL, is @fps, freed as soon as table 0 holds a copy. */
+SimBandIndex *
+sim_band_index_new_take_payload (guint64 *fps,
+                                 guint64 *payload,
+                                 gsize    n_fps)
+{
+  g_return_val_if_fail (payload != NULL || n_fps == 0, NULL);
+  return index_build (fps, fps, n_fps, 0, NULL, payload);
+}
+
+/* @owned, when not NULL, is @fps, freed as soon as table 0 holds a copy.
+ * With @payload, each fingerprint's 8 bytes follow it
+ * into table 0's order instead of an order being made. */
 static SimBandIndex *
 index_build (const guint64  *fps,
              guint64        *owned,
              gsize           n_fps,
              guint           max_distance,
-             guint32       **out_order)
+             guint32       **out_order,
+             guint64        *payload)
 {
   SimBandIndex *index;
   Entry *entries;
@@ -353,7 +357,7 @@ index_build (const guint64  *fps,
           Entry *e = &by_top[fill[fps[i] >> 48]++];
 
           e->fp = fps[i];
-          e->id = i;
+          e->tag = payload ? payload[i] : i;
         }
     }
     /* by_top holds every fingerprint now: the caller's copy would only add
@@ -377,10 +381,12 @@ index_build (const guint64  *fps,
         const Entry e = entries[i];
         gsize j = i;
 
-        /* Only neighbours in one bucket with the same top bits can be out of order. */
+        /* Only neighbours in one bucket with the same top bits can be out
+         * of order; equal fingerprints stay in input order (the counting
+         * sorts are stable, and so is this one). */
         while (j > 0 && entries[j - 1].fp >> 48 == e.fp >> 48 &&
                block_key (index, 0, entries[j - 1].fp) == block_key (index, 0, e.fp) &&
-               compare_entries (&entries[j - 1], &e) > 0)
+               entries[j - 1].fp > e.fp)
           {
             entries[j] = entries[j - 1];
             j--;
@@ -393,19 +399,24 @@ index_build (const guint64  *fps,
     index->tables[0] = table;
   }
 
-  if (out_order != NULL)
+  if (payload != NULL)
+    {
+      for (gsize i = 0; i < n_fps; i++)
+        payload[i] = entries[i].tag;
+    }
+  else if (out_order != NULL)
     {
       guint32 *order = g_new (guint32, MAX (n_fps, 1));
 
       for (gsize i = 0; i < n_fps; i++)
-        order[i] = entries[i].id;
+        order[i] = entries[i].tag;
       *out_order = order;
     }
   else
     {
       index->perm = g_new (guint32, MAX (n_fps, 1));
       for (gsize i = 0; i < n_fps; i++)
-        index->perm[i] = entries[i].id;
+        index->perm[i] = entries[i].tag;
     }
   /* 16 bytes a fingerprint, not kept while the other tables are built. */
   g_free (entries);

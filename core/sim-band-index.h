@@ -39,6 +39,12 @@ SimBandIndex *sim_band_index_new              (const guint64      *fps,
 SimBandIndex *sim_band_index_new_take         (guint64            *fps,
                                                gsize               n_fps,
                                                guint32           **out_order);
+/* sim_band_index_new_take() that carries @payload (8 bytes of the
+ * caller's per fingerprint) through its sort instead of making an order:
+ * afterwards @payload[i] is that of fingerprint i. */
+SimBandIndex *sim_band_index_new_take_payload (guint64            *fps,
+                                               guint64            *payload,
+                                               gsize               n_fps);
 void          sim_band_index_free             (SimBandIndex       *index);
 guint         sim_band_index_get_max_distance (const SimBandIndex *index);
 guint         sim_band_index_get_n_blocks     (const SimBandIndex *index);

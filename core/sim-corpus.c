@@ -29,9 +29,8 @@
 typedef struct {
   SimBandIndex  *index;
   gsize          n_fps;
-  guint32       *fp_docs;    /* part document, while built in memory */
-  guint32       *fp_starts;  /* code-point offset of the window */
-  const guint32 *docs_of;    /* fp_docs's data or the mapped file's; NULL when read or by position */
+  guint64       *places;     /* built in memory: part document << 32 | code-point start */
+  const guint32 *docs_of;    /* the mapped file's, when it keeps documents and starts apart */
   const guint32 *starts_of;
   const guint32 *pos_of;     /* the mapped file's positions, when it keeps them */
   GMappedFile   *mapped;     /* the part's file when mapped */
@@ -84,8 +83,7 @@ static void
 part_clear (Part *part)
 {
   sim_band_index_free (part->index);
-  g_free (part->fp_docs);
-  g_free (part->fp_starts);
+  g_free (part->places);
   g_clear_pointer (&part->mapped, g_mapped_file_unref);
   if (part->fd >= 0)
     close (part->fd);
@@ -147,6 +145,15 @@ part_read_places (const Part *part,
                   guint32    *docs,
                   guint32    *starts)
 {
+  if (part->places != NULL)
+    {
+      for (gsize i = 0; i < n; i++)
+        {
+          docs[i] = part->places[first + i] >> 32;
+          starts[i] = (guint32) part->places[first + i];
+        }
+      return;
+    }
   if (part->docs_of != NULL)
     {
       memcpy (docs, part->docs_of + first, n * sizeof (guint32));
@@ -935,22 +942,23 @@ part_write (SimCorpusSnapshot *snapshot,
        write_all (list->data, list->len, GINT_TO_POINTER (fd)) &&
        write_all (docs, part->n_docs * sizeof (IndexDoc), GINT_TO_POINTER (fd)) &&
        sim_band_index_serialize (part->index, write_all, GINT_TO_POINTER (fd));
-  if (ok && header.place_bytes == 8)
-    ok = write_all (part->docs_of, part->n_fps * sizeof (guint32), GINT_TO_POINTER (fd)) &&
-         write_all (part->starts_of, part->n_fps * sizeof (guint32), GINT_TO_POINTER (fd));
-  else if (ok)
+  /* The places of a part built in memory: positions, or documents then
+   * starts. A start is inside its document (pack_windows(), sources). */
+  if (ok)
     {
-      g_autofree guint32 *pos = g_new (guint32, PLACES_CHUNK);
+      g_autofree guint32 *out = g_new (guint32, PLACES_CHUNK);
 
-      for (gsize k0 = 0; ok && k0 < part->n_fps; k0 += PLACES_CHUNK)
-        {
-          const gsize m = MIN (PLACES_CHUNK, part->n_fps - k0);
+      for (guint pass = 0; pass < (header.place_bytes == 8 ? 2 : 1); pass++)
+        for (gsize k0 = 0; ok && k0 < part->n_fps; k0 += PLACES_CHUNK)
+          {
+            const gsize m = MIN (PLACES_CHUNK, part->n_fps - k0);
+            const guint64 *p = part->places + k0;
 
-          /* A start is inside its document (pack_windows(), sources). */
-          for (gsize k = 0; k < m; k++)
-            pos[k] = docs[part->docs_of[k0 + k]].base + part->starts_of[k0 + k];
-          ok = write_all (pos, m * sizeof (guint32), GINT_TO_POINTER (fd));
-        }
+            for (gsize k = 0; k < m; k++)
+              out[k] = header.place_bytes == 4 ? docs[p[k] >> 32].base + (guint32) p[k]
+                                               : pass == 0 ? p[k] >> 32 : (guint32) p[k];
+            ok = write_all (out, m * sizeof (guint32), GINT_TO_POINTER (fd));
+          }
     }
   ok = ok && write_all (counts ? counts : zeros, SIM_DF_BUCKETS * sizeof (guint32), GINT_TO_POINTER (fd));
   ok = g_close (fd, NULL) && ok;
@@ -1084,13 +1092,15 @@ count_windows (GBytes *packed)
   return n;
 }
 
-/* Unpacks @n windows (count_windows()) of a document of @n_chars. */
+/* Unpacks @n windows (count_windows()) of part document @doc, of
+ * @n_chars, into @fps and @places (@doc << 32 | start). */
 static void
 unpack_windows (GBytes  *packed,
                 gsize    n,
+                guint32  doc,
                 gint64   n_chars,
                 guint64 *fps,
-                guint32 *starts)
+                guint64 *places)
 {
   const guint8 *p = g_bytes_get_data (packed, NULL);
   gint64 start = 0;
@@ -1111,7 +1121,7 @@ unpack_windows (GBytes  *packed,
         }
       while (*p++ & 0x80);
       start += (delta & 1) ? -(gint64) (delta >> 1) - 1 : (gint64) (delta >> 1);
-      starts[i] = CLAMP (start, 0, MAX (n_chars, 0));
+      places[i] = (guint64) doc << 32 | (guint32) CLAMP (start, 0, MAX (n_chars, 0));
     }
 }
 
@@ -1189,11 +1199,9 @@ part_build (SimCorpusSnapshot  *snapshot,
   g_autofree GBytes **packed = NULL;      /* part document -> its windows, when not from a source */
   g_autofree gsize *offsets = NULL;
   g_autofree gsize *fill = NULL;
-  g_autofree guint32 *order = NULL;
-  g_autofree guint32 *copy = NULL;
   g_autoptr(GArray) need = g_array_new (FALSE, FALSE, sizeof (guint32));
   guint64 *fps;
-  guint32 *fp_docs, *fp_starts;
+  guint64 *places;
   gsize n = 0;
 
   part_init (part);
@@ -1288,18 +1296,15 @@ part_build (SimCorpusSnapshot  *snapshot,
     }
   fill = g_memdup2 (offsets, (part->n_docs + 1) * sizeof (gsize));
   fps = g_new (guint64, MAX (n, 1));
-  fp_docs = g_new (guint32, MAX (n, 1));
-  fp_starts = g_new (guint32, MAX (n, 1));
+  places = g_new (guint64, MAX (n, 1));
 
   for (guint i = 0; i < part->n_docs; i++)
     if (packed[i] != NULL)
       {
         const gsize c = offsets[i + 1] - offsets[i];
 
-        unpack_windows (packed[i], c, g_array_index (snapshot->docs, SimCorpusDoc, part->doc_map[i]).n_chars,
-                        fps + offsets[i], fp_starts + offsets[i]);
-        for (gsize k = offsets[i]; k < offsets[i + 1]; k++)
-          fp_docs[k] = i;
+        unpack_windows (packed[i], c, i, g_array_index (snapshot->docs, SimCorpusDoc, part->doc_map[i]).n_chars,
+                        fps + offsets[i], places + offsets[i]);
         fill[i] = offsets[i + 1];
         g_clear_pointer (&packed[i], g_bytes_unref);
       }
@@ -1343,8 +1348,7 @@ part_build (SimCorpusSnapshot  *snapshot,
               if (d >= src->n_docs || (t = take[d]) == G_MAXUINT32 || fill[t] == offsets[t + 1])
                 continue;
               fps[fill[t]] = src_fps[k0 + k];
-              fp_docs[fill[t]] = t;
-              fp_starts[fill[t]] = s_of[k];
+              places[fill[t]] = (guint64) t << 32 | s_of[k];
               fill[t]++;
             }
         }
@@ -1362,31 +1366,18 @@ part_build (SimCorpusSnapshot  *snapshot,
         if (w != offsets[i] && c > 0)
           {
             memmove (fps + w, fps + offsets[i], c * sizeof *fps);
-            memmove (fp_docs + w, fp_docs + offsets[i], c * sizeof *fp_docs);
-            memmove (fp_starts + w, fp_starts + offsets[i], c * sizeof *fp_starts);
+            memmove (places + w, places + offsets[i], c * sizeof *places);
           }
         w += c;
       }
     n = w;
   }
 
-  /* The index owns the fingerprints and numbers them in its own order; the
-   * places follow, one array at a time (a copy of each is 4 bytes a
-   * fingerprint more). */
+  /* The index owns the fingerprints and numbers them in its own order;
+   * the places travel with them through its sort. */
   part->n_fps = n;
-  part->index = sim_band_index_new_take (fps, n, &order);
-  copy = g_new (guint32, MAX (n, 1));
-  for (guint a = 0; a < 2; a++)
-    {
-      guint32 *places = a ? fp_starts : fp_docs;
-
-      if (n > 0)
-        memcpy (copy, places, n * sizeof (guint32));
-      for (gsize i = 0; i < n; i++)
-        places[i] = copy[order[i]];
-    }
-  part->docs_of = part->fp_docs = fp_docs;
-  part->starts_of = part->fp_starts = fp_starts;
+  part->index = sim_band_index_new_take_payload (fps, places, n);
+  part->places = places;
   return TRUE;
 }
 

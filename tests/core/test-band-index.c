@@ -148,6 +148,23 @@ check_distance_bound (guint k)
           assert_memory_equal (taken_bytes->data, bytes->data, bytes->len);
           assert_memory_equal (taken_order, order, fps->len * sizeof (guint32));
         }
+        /* The same with 8 bytes of the caller's carried through the sort
+         * instead of an order: they follow their fingerprints. */
+        {
+          g_autofree guint64 *payload = g_new (guint64, fps->len);
+          g_autoptr(SimBandIndex) carried = NULL;
+          g_autoptr(GByteArray) carried_bytes = g_byte_array_new ();
+
+          for (guint i = 0; i < fps->len; i++)
+            payload[i] = G_GUINT64_CONSTANT (0x0123456700000000) | i;
+          carried = sim_band_index_new_take_payload (g_memdup2 (fps->data, fps->len * sizeof (guint64)), payload,
+                                                     fps->len);
+          assert_true (sim_band_index_serialize (carried, append_bytes, carried_bytes));
+          assert_int_equal (carried_bytes->len, bytes->len);
+          assert_memory_equal (carried_bytes->data, bytes->data, bytes->len);
+          for (guint i = 0; i < fps->len; i++)
+            assert_true (payload[i] == (G_GUINT64_CONSTANT (0x0123456700000000) | order[i]));
+        }
         mapped = sim_band_index_new_mapped (bytes->data, bytes->len, fps->len);
         assert_non_null (mapped);
         for (guint q = 0; q < queries->len; q++)
