@@ -41,7 +41,22 @@ struct _SimBandIndex {
   gboolean       mapped;              /* offsets and tables belong to the caller's memory */
   int            fd;                  /* read from a file: its descriptor (tables NULL), else -1 */
   goffset        tables_at;           /* where table 0 starts in it */
+  const guint8  *packed;              /* mapped from a file: table 0's records (tables NULL) */
 };
+
+/* Serialized, table 0 keeps each fingerprint's top 48 bits (6 bytes, low
+ * first): its low 16 are its bucket's key. */
+#define RECORD_BYTES 6
+
+static inline guint64
+record_at (const guint8 *records,
+           gsize         i)
+{
+  guint64 v = 0;
+
+  memcpy (&v, records + i * RECORD_BYTES, RECORD_BYTES);
+  return GUINT64_FROM_LE (v);
+}
 
 static inline guint64
 block_key (const SimBandIndex *index,
@@ -146,10 +161,17 @@ index_new (gsize n_fps,
 
 #define MAPPED_BUCKETS (1u << 16)
 
+/* Bytes of table 0's records, padded to a multiple of 8. */
+static gsize
+records_size (gsize n_fps)
+{
+  return (n_fps * RECORD_BYTES + 7) / 8 * 8;
+}
+
 gsize
 sim_band_index_get_serialized_size (gsize n_fps)
 {
-  return (MAPPED_BUCKETS + 2) * sizeof (guint32) + n_fps * sizeof (guint64);
+  return (MAPPED_BUCKETS + 2) * sizeof (guint32) + records_size (n_fps);
 }
 
 gboolean
@@ -161,9 +183,34 @@ sim_band_index_serialize (const SimBandIndex    *index,
 
   g_return_val_if_fail (index->n_tables == 1 && index->mask[0] + 1 == MAPPED_BUCKETS && index->perm == NULL, FALSE);
   /* MAPPED_BUCKETS + 1 offsets and one word of padding keep the table 8-aligned. */
-  return write (index->offsets[0], (MAPPED_BUCKETS + 1) * sizeof (guint32), user_data) &&
-         write (&pad, sizeof pad, user_data) &&
-         write (index->tables[0], index->n_fps * sizeof (guint64), user_data);
+  if (!write (index->offsets[0], (MAPPED_BUCKETS + 1) * sizeof (guint32), user_data) ||
+      !write (&pad, sizeof pad, user_data))
+    return FALSE;
+  {
+    enum { CHUNK = 1 << 16 };
+    g_autofree guint8 *out = g_new0 (guint8, CHUNK * RECORD_BYTES + 8);
+
+    for (gsize i0 = 0; i0 < index->n_fps; i0 += CHUNK)
+      {
+        const gsize m = MIN (CHUNK, index->n_fps - i0);
+        gsize len = m * RECORD_BYTES;
+
+        for (gsize i = 0; i < m; i++)
+          {
+            const guint64 v = GUINT64_TO_LE (index->tables[0][i0 + i] >> 16);
+
+            memcpy (out + i * RECORD_BYTES, &v, RECORD_BYTES);
+          }
+        if (i0 + m == index->n_fps)
+          {
+            memset (out + len, 0, 8);
+            len = records_size (index->n_fps) - i0 * RECORD_BYTES;
+          }
+        if (!write (out, len, user_data))
+          return FALSE;
+      }
+  }
+  return TRUE;
 }
 
 SimBandIndex *
@@ -181,7 +228,7 @@ sim_band_index_new_mapped (const guint8 *data,
     guint32 *offsets = (guint32 *) data;
 
     index->offsets[0] = offsets;
-    index->tables[0] = (guint64 *) (data + (MAPPED_BUCKETS + 2) * sizeof (guint32));
+    index->packed = data + (MAPPED_BUCKETS + 2) * sizeof (guint32);
     /* Buckets that start at 0, never go back and end at n_fps: every read stays inside. */
     if (offsets[0] != 0 || offsets[MAPPED_BUCKETS] != n_fps)
       goto damaged;
@@ -472,13 +519,47 @@ sim_band_index_get_fps (const SimBandIndex *index)
   return index->perm ? NULL : index->tables[0];
 }
 
+static void expand_records (guint64 *fps, const guint8 *records, gsize n, guint64 key);
+
 guint64 *
 sim_band_index_dup_fps (const SimBandIndex *index)
 {
   guint64 *fps = g_new (guint64, MAX (index->n_fps, 1));
 
-  if (index->fd >= 0)
-    read_at (index->fd, fps, index->n_fps * sizeof (guint64), index->tables_at);
+  if (index->fd >= 0 || index->packed != NULL)
+    {
+      /* Bucket by bucket, records read a piece at a time from a file. */
+      enum { CHUNK = 1 << 16 };
+      g_autofree guint8 *buf = index->fd >= 0 ? g_new (guint8, CHUNK * RECORD_BYTES + 8) : NULL;
+      gsize have_from = 0, have_to = 0;  /* records in buf */
+
+      for (gsize k = 0; k < MAPPED_BUCKETS; k++)
+        for (guint32 p = index->offsets[0][k]; p < index->offsets[0][k + 1];)
+          {
+            const guint8 *records;
+            gsize m;
+
+            if (index->packed != NULL)
+              {
+                records = index->packed + (gsize) p * RECORD_BYTES;
+                m = index->offsets[0][k + 1] - p;
+              }
+            else
+              {
+                if (p < have_from || p >= have_to)
+                  {
+                    have_from = p;
+                    have_to = MIN (index->n_fps, p + CHUNK);
+                    read_at (index->fd, buf, (have_to - have_from) * RECORD_BYTES,
+                             index->tables_at + (goffset) have_from * RECORD_BYTES);
+                  }
+                records = buf + (p - have_from) * RECORD_BYTES;
+                m = MIN (index->offsets[0][k + 1], have_to) - p;
+              }
+            expand_records (fps + p, records, m, k);
+            p += m;
+          }
+    }
   else if (index->perm != NULL)
     for (gsize p = 0; p < index->n_fps; p++)
       fps[index->perm[p]] = index->tables[0][p];
@@ -497,6 +578,17 @@ sim_band_index_get_memory (const SimBandIndex *index)
   if (index->perm)
     bytes += index->n_fps * sizeof (guint32);
   return bytes;
+}
+
+/* @n fingerprints of bucket @key from their records. */
+static void
+expand_records (guint64      *fps,
+                const guint8 *records,
+                gsize         n,
+                guint64       key)
+{
+  for (gsize i = 0; i < n; i++)
+    fps[i] = record_at (records, i) << 16 | key;
 }
 
 /* The first of the @n sorted fingerprints of @bucket that is not below @fp. */
@@ -551,6 +643,7 @@ typedef struct {
 static const guint64 *
 read_bucket (const SimBandIndex *index,
              guint               b,
+             guint64             key,
              guint32             start,
              guint32             end,
              Buffer             *buf)
@@ -562,8 +655,13 @@ read_bucket (const SimBandIndex *index,
       buf->data = g_renew (guint64, buf->data, n);
       buf->size = n;
     }
-  read_at (index->fd, buf->data, n * sizeof (guint64),
-           index->tables_at + ((goffset) b * index->n_fps + start) * (goffset) sizeof (guint64));
+  /* Only an exact index is read from a file: table 0's records, read to
+   * the buffer's start and widened from the last (a fingerprint's 8 bytes
+   * never reach a record not yet widened). */
+  g_assert (b == 0);
+  read_at (index->fd, buf->data, n * RECORD_BYTES, index->tables_at + (goffset) start * RECORD_BYTES);
+  for (gsize i = n; i-- > 0;)
+    buf->data[i] = record_at ((const guint8 *) buf->data, i) << 16 | key;
   return buf->data;
 }
 
@@ -576,7 +674,7 @@ append_ids_read (const SimBandIndex *index,
 {
   const guint64 key = block_key (index, 0, fp);
   const guint32 start = index->offsets[0][key], n = index->offsets[0][key + 1] - start;
-  const guint64 *table = read_bucket (index, 0, start, start + n, buf);
+  const guint64 *table = read_bucket (index, 0, key, start, start + n, buf);
   gsize found = 0;
 
   for (guint32 p = lower_bound (table, n, fp); p < n && table[p] == fp; p++)
@@ -673,7 +771,7 @@ lookup_read (const SimBandIndex *index,
       const guint32 start = index->offsets[b][key], n = index->offsets[b][key + 1] - start;
 
       if (n > 0)
-        found += scan_bucket (index, b, read_bucket (index, b, start, start + n, bucket), n, start, fp,
+        found += scan_bucket (index, b, read_bucket (index, b, key, start, start + n, bucket), n, start, fp,
                               max_distance, out, table0);
     }
   return found;
@@ -708,8 +806,12 @@ probe_prefetch_buckets (const SimBandIndex *index,
       probe->start[b] = index->offsets[b][key];
       probe->end[b] = index->offsets[b][key + 1];
       /* The whole bucket: at 10M fingerprints it spans some twenty cache lines. */
-      for (guint32 j = probe->start[b]; j < probe->end[b]; j += 8)
-        __builtin_prefetch (&index->tables[b][j]);
+      if (index->packed != NULL)
+        for (gsize j = (gsize) probe->start[b] * RECORD_BYTES; j < (gsize) probe->end[b] * RECORD_BYTES; j += 64)
+          __builtin_prefetch (index->packed + j);
+      else
+        for (guint32 j = probe->start[b]; j < probe->end[b]; j += 8)
+          __builtin_prefetch (&index->tables[b][j]);
     }
 }
 
@@ -721,6 +823,25 @@ probe_scan (const SimBandIndex *index,
 {
   gsize n = 0;
 
+  if (index->packed != NULL)
+    {
+      /* A mapped exact index: the run of @fp's copies in its records. */
+      const guint64 top = probe->fp >> 16;
+      guint32 lo = probe->start[0], hi = probe->end[0];
+
+      while (lo < hi)
+        {
+          const guint32 mid = lo + (hi - lo) / 2;
+
+          if (record_at (index->packed, mid) < top)
+            lo = mid + 1;
+          else
+            hi = mid;
+        }
+      for (; lo < probe->end[0] && record_at (index->packed, lo) == top; lo++, n++)
+        g_array_append_val (out, lo);
+      return n;
+    }
   for (guint b = 0; b < tables_for (index, max_distance); b++)
     n += scan_bucket (index, b, index->tables[b] + probe->start[b], probe->end[b] - probe->start[b],
                       probe->start[b], probe->fp, max_distance, out, NULL);

@@ -8,7 +8,8 @@
  * fingerprint for k <= 3, the fingerprints included.
  *
  * An index built for k = 0 (exact) keeps table 0 alone: 8 bytes per
- * fingerprint, sorted, so a lookup is a binary search of one bucket. Any
+ * fingerprint, sorted, so a lookup is a binary search of one bucket; 6 in
+ * a file, where a bucket's key (the low 16 bits) is not repeated. Any
  * index answers a k = 0 lookup from table 0 alone.
  *
  * Immutable once built: any number of threads may look up at once.
@@ -55,7 +56,8 @@ const guint64 *sim_band_index_get_fps         (const SimBandIndex *index);
 /* Bytes the index uses, its copies of the fingerprints included. */
 gsize         sim_band_index_get_memory       (const SimBandIndex *index);
 /* An exact (k = 0) index that chose its own order, as bytes (8-aligned;
- * bucket offsets, then the table), to be written to a file and mapped
+ * bucket offsets, then the table with 6 bytes a fingerprint: its top 48
+ * bits, the low 16 being its bucket's), to be written to a file and mapped
  * again. */
 typedef gboolean (*SimBandIndexWriteFunc) (gconstpointer data,
                                            gsize         len,

@@ -311,10 +311,10 @@ sim_corpus_snapshot_has_delta (const SimCorpusSnapshot *snapshot)
   return snapshot->n_parts > 1;
 }
 
-const guint64 *
-sim_corpus_snapshot_get_fps (const SimCorpusSnapshot *snapshot)
+guint64 *
+sim_corpus_snapshot_dup_fps (const SimCorpusSnapshot *snapshot)
 {
-  return snapshot->n_parts == 1 ? sim_band_index_get_fps (snapshot->parts[0].index) : NULL;
+  return snapshot->n_parts == 1 ? sim_band_index_dup_fps (snapshot->parts[0].index) : NULL;
 }
 
 /* @n guint32 at @offset of @fd into @out; what the file does not hold (cut
@@ -517,7 +517,7 @@ sim_corpus_snapshot_lookup (SimCorpusSnapshot *snapshot,
  * file is written to a temporary name and renamed over the old one, so a
  * reader never maps half a file. */
 #define INDEX_MAGIC   "SIMHIDX1"
-#define INDEX_VERSION 6
+#define INDEX_VERSION 7
 #define KIND_INDEX    0
 #define KIND_DELTA    1
 /* A delta holds at most this share of the index file's fingerprints (and of

@@ -133,9 +133,9 @@ gboolean           sim_corpus_snapshot_is_mapped      (const SimCorpusSnapshot *
 /* TRUE when documents added or changed since STORE.index was written are
  * indexed apart (the delta). */
 gboolean           sim_corpus_snapshot_has_delta      (const SimCorpusSnapshot *snapshot);
-/* The fingerprints in id order, or NULL when the index is read from its
- * file as needed or comes in two parts. */
-const guint64     *sim_corpus_snapshot_get_fps        (const SimCorpusSnapshot *snapshot);
+/* The fingerprints in id order, when the index comes in one part (else
+ * NULL). (transfer full) */
+guint64           *sim_corpus_snapshot_dup_fps        (const SimCorpusSnapshot *snapshot);
 /* The document index (into get_doc) and code-point start of the window of
  * each of the @n fingerprints @ids. An id out of range, or a damaged index
  * file, gives values a caller must check against the documents. */
