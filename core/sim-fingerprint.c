@@ -401,15 +401,21 @@ sim_fingerprinter_windows (SimFingerprinter *fp,
   gsize head = 0;
   gint64 last_selected = -1;
   gsize n_valid = 0;
-  GArray *all = fp->all_windows;
-  GArray *deque = fp->deque;
-  GArray *cumulative = fp->cumulative;
-  GArray *sums = fp->keys;
+  gsize n_all = 0, tail = 0;
+  SimAnchor *all;
+  guint32 *deque, *cumulative;
+  guint64 *sums;
 
-  g_array_set_size (all, 0);
-  g_array_set_size (deque, 0);
-  g_array_set_size (cumulative, 0);
-  g_array_set_size (sums, 0);
+  /* At most a window a unit: room for all at once, written in place (an
+   * append a window to each array was a tenth of an import). */
+  g_array_set_size (fp->all_windows, MAX (units->n, 1));
+  g_array_set_size (fp->deque, MAX (units->n, 1));
+  g_array_set_size (fp->cumulative, MAX (units->n, 1));
+  g_array_set_size (fp->keys, MAX (units->n, 1));
+  all = (SimAnchor *) fp->all_windows->data;
+  deque = (guint32 *) fp->deque->data;
+  cumulative = (guint32 *) fp->cumulative->data;
+  sums = (guint64 *) fp->keys->data;
 
   for (gsize p = 0; p < units->n; p++)
     {
@@ -444,7 +450,7 @@ sim_fingerprinter_windows (SimFingerprinter *fp,
 
       {
         SimAnchor win;
-        guint32 index = all->len;
+        const guint32 index = n_all;
 
         win.simhash = acc_bits (acc, mix64 (sum));
         win.unit_start = left + 1 - sim_fingerprint_shingle (units, left);
@@ -454,22 +460,21 @@ sim_fingerprinter_windows (SimFingerprinter *fp,
             g_array_append_val (out, win);
             continue;
           }
-        g_array_append_val (all, win);
-        g_array_append_val (cumulative, total);
+        all[n_all] = win;
+        cumulative[n_all] = total;
         {
-          guint64 key = mix64 (sum ^ SIM_FINGERPRINT_SEED);
+          const guint64 key = mix64 (sum ^ SIM_FINGERPRINT_SEED);
 
-          g_array_append_val (sums, key);
-          while (deque->len > head &&
-                 g_array_index (sums, guint64, g_array_index (deque, guint32, deque->len - 1)) >= key)
-            g_array_set_size (deque, deque->len - 1);
-          g_array_append_val (deque, index);
-          while (g_array_index (cumulative, guint32, g_array_index (deque, guint32, head)) + winnow_weight <= total)
+          sums[n_all++] = key;
+          while (tail > head && sums[deque[tail - 1]] >= key)
+            tail--;
+          deque[tail++] = index;
+          while (cumulative[deque[head]] + winnow_weight <= total)
             head++;
-          if ((gint64) g_array_index (deque, guint32, head) != last_selected)
+          if ((gint64) deque[head] != last_selected)
             {
-              last_selected = g_array_index (deque, guint32, head);
-              g_array_append_val (out, g_array_index (all, SimAnchor, last_selected));
+              last_selected = deque[head];
+              g_array_append_val (out, all[last_selected]);
             }
         }
       }
