@@ -636,59 +636,63 @@ append_ids (const SimBandIndex *index,
   return n;
 }
 
-/* An index read from a file: each bucket a lookup scans is read into a
- * buffer, so a lookup touches no mapped page and the process holds only
- * the bucket offsets and its buffers, whatever the size of the file. */
-typedef struct {
-  guint64 *data;
-  gsize    size;
-} Buffer;
-
-static const guint64 *
-read_bucket (const SimBandIndex *index,
-             guint               b,
-             guint64             key,
-             guint32             start,
-             guint32             end,
-             Buffer             *buf)
+/* Appends the ids (from @base) of the run of records equal to @top among
+ * the @n sorted records of a bucket of table 0 as a file keeps it. */
+static gsize
+append_record_ids (const guint8 *records,
+                   guint32       n,
+                   guint64       top,
+                   guint32       base,
+                   GArray       *out)
 {
-  const gsize n = end - start;
+  guint32 lo = 0, hi = n;
+  gsize found = 0;
 
-  if (n > buf->size)
+  while (lo < hi)
     {
-      buf->data = g_renew (guint64, buf->data, n);
-      buf->size = n;
+      const guint32 mid = lo + (hi - lo) / 2;
+
+      if (record_at (records, mid) < top)
+        lo = mid + 1;
+      else
+        hi = mid;
     }
-  /* Only an exact index is read from a file: table 0's records, read to
-   * the buffer's start and widened from the last (a fingerprint's 8 bytes
-   * never reach a record not yet widened). */
-  g_assert (b == 0);
-  read_at (index->fd, buf->data, n * RECORD_BYTES, index->tables_at + (goffset) start * RECORD_BYTES);
-  for (gsize i = n; i-- > 0;)
-    buf->data[i] = record_at ((const guint8 *) buf->data, i) << 16 | key;
-  return buf->data;
+  for (; lo < n && record_at (records, lo) == top; lo++, found++)
+    {
+      const guint32 id = base + lo;
+
+      g_array_append_val (out, id);
+    }
+  return found;
 }
 
-/* append_ids() with table 0's bucket read from the file. */
+/* An index read from a file (only an exact one is): the bucket a lookup
+ * needs is read into a buffer as the file keeps it, so a lookup touches no
+ * mapped page and the process holds only the bucket offsets and its
+ * buffer, whatever the size of the file. */
+typedef struct {
+  guint8 *data;
+  gsize   size;
+} Buffer;
+
 static gsize
-append_ids_read (const SimBandIndex *index,
-                 guint64             fp,
-                 GArray             *out,
-                 Buffer             *buf)
+lookup_read (const SimBandIndex *index,
+             guint64             fp,
+             GArray             *out,
+             Buffer             *buf)
 {
   const guint64 key = block_key (index, 0, fp);
   const guint32 start = index->offsets[0][key], n = index->offsets[0][key + 1] - start;
-  const guint64 *table = read_bucket (index, 0, key, start, start + n, buf);
-  gsize found = 0;
 
-  for (guint32 p = lower_bound (table, n, fp); p < n && table[p] == fp; p++)
+  if (n == 0)
+    return 0;
+  if (n * RECORD_BYTES > buf->size)
     {
-      const guint32 id = start + p;
-
-      g_array_append_val (out, id);
-      found++;
+      buf->size = n * RECORD_BYTES;
+      buf->data = g_realloc (buf->data, buf->size);
     }
-  return found;
+  read_at (index->fd, buf->data, n * RECORD_BYTES, index->tables_at + (goffset) start * RECORD_BYTES);
+  return append_record_ids (buf->data, n, fp >> 16, start, out);
 }
 
 /* Finds in the @n fingerprints of table @b's bucket @bucket (the table's
@@ -702,8 +706,7 @@ scan_bucket (const SimBandIndex *index,
              guint32             base,
              guint64             fp,
              guint               max_distance,
-             GArray             *out,
-             Buffer             *table0)
+             GArray             *out)
 {
   gsize found = 0;
   guint32 j = 0;
@@ -743,8 +746,7 @@ scan_bucket (const SimBandIndex *index,
                 found++;
               }
           else if (!seen)
-            found += index->fd >= 0 ? append_ids_read (index, bucket[j], out, table0)
-                                    : append_ids (index, bucket[j], out);
+            found += append_ids (index, bucket[j], out);
         }
       j++;
     }
@@ -757,28 +759,6 @@ tables_for (const SimBandIndex *index,
             guint               max_distance)
 {
   return max_distance == 0 ? 1 : index->n_tables;
-}
-
-static gsize
-lookup_read (const SimBandIndex *index,
-             guint64             fp,
-             guint               max_distance,
-             GArray             *out,
-             Buffer             *bucket,
-             Buffer             *table0)
-{
-  gsize found = 0;
-
-  for (guint b = 0; b < tables_for (index, max_distance); b++)
-    {
-      const guint64 key = block_key (index, b, fp);
-      const guint32 start = index->offsets[b][key], n = index->offsets[b][key + 1] - start;
-
-      if (n > 0)
-        found += scan_bucket (index, b, read_bucket (index, b, key, start, start + n, bucket), n, start, fp,
-                              max_distance, out, table0);
-    }
-  return found;
 }
 
 /* Work on one query, split in the three steps of its memory accesses so a
@@ -828,27 +808,12 @@ probe_scan (const SimBandIndex *index,
   gsize n = 0;
 
   if (index->packed != NULL)
-    {
-      /* A mapped exact index: the run of @fp's copies in its records. */
-      const guint64 top = probe->fp >> 16;
-      guint32 lo = probe->start[0], hi = probe->end[0];
-
-      while (lo < hi)
-        {
-          const guint32 mid = lo + (hi - lo) / 2;
-
-          if (record_at (index->packed, mid) < top)
-            lo = mid + 1;
-          else
-            hi = mid;
-        }
-      for (; lo < probe->end[0] && record_at (index->packed, lo) == top; lo++, n++)
-        g_array_append_val (out, lo);
-      return n;
-    }
+    /* A mapped exact index: the run of @fp's copies in its records. */
+    return append_record_ids (index->packed + (gsize) probe->start[0] * RECORD_BYTES,
+                              probe->end[0] - probe->start[0], probe->fp >> 16, probe->start[0], out);
   for (guint b = 0; b < tables_for (index, max_distance); b++)
     n += scan_bucket (index, b, index->tables[b] + probe->start[b], probe->end[b] - probe->start[b],
-                      probe->start[b], probe->fp, max_distance, out, NULL);
+                      probe->start[b], probe->fp, max_distance, out);
   return n;
 }
 
@@ -864,11 +829,10 @@ sim_band_index_lookup (const SimBandIndex *index,
 
   if (index->fd >= 0)
     {
-      Buffer bucket = { NULL, 0 }, table0 = { NULL, 0 };
-      const gsize found = lookup_read (index, fp, max_distance, out, &bucket, &table0);
+      Buffer bucket = { NULL, 0 };
+      const gsize found = lookup_read (index, fp, out, &bucket);
 
       g_free (bucket.data);
-      g_free (table0.data);
       return found;
     }
   probe.fp = fp;
@@ -891,15 +855,14 @@ sim_band_index_lookup_many (const SimBandIndex *index,
 
   if (index->fd >= 0)
     {
-      Buffer bucket = { NULL, 0 }, table0 = { NULL, 0 };
+      Buffer bucket = { NULL, 0 };
 
       for (gsize i = 0; i < n_fps; i++)
         {
-          lookup_read (index, fps[i], max_distance, out, &bucket, &table0);
+          lookup_read (index, fps[i], out, &bucket);
           out_ends[i] = out->len;
         }
       g_free (bucket.data);
-      g_free (table0.data);
       return;
     }
   /* A software pipeline: the offsets of query i + PIPELINE - 1 and the
