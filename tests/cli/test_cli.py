@@ -90,10 +90,10 @@ class CliTest(unittest.TestCase):
         self.assertFalse(os.path.exists(self.store))
 
     def test_check_against_a_large_store_restarts_with_the_same_report(self):
-        # A check against a store of 64 MB or more starts once more with
+        # A check against a store of 16 MB or more starts once more with
         # huge pages for malloc (unless the user set glibc.malloc.hugetlb):
         # the same arguments, the same report. The index file made sparse
-        # and 64 MB long makes the store that large (and stale: it is built
+        # and 16 MB long makes the store that large (and stale: it is built
         # again and rewritten).
         self.add_docs()
         path = self.write("essay.txt", "我自己写的开头。街角那家茶館已經開了六十多年，每天清晨都有老人帶著鳥籠來喝茶。\n"
@@ -101,10 +101,10 @@ class CliTest(unittest.TestCase):
         env = dict(self.env, GLIBC_TUNABLES="glibc.malloc.hugetlb=0")
         first = self.run_cli("check", "--json", path, env=env)
         self.assertEqual(first.returncode, 0, first.stderr)
-        os.truncate(self.store + ".index", 64 << 20)
+        os.truncate(self.store + ".index", 16 << 20)
         again = self.run_cli("check", "--json", path)
         self.assertEqual(again.returncode, 0, again.stderr)
-        self.assertLess(os.path.getsize(self.store + ".index"), 64 << 20)
+        self.assertLess(os.path.getsize(self.store + ".index"), 16 << 20)
         self.assertEqual(json.loads(again.stdout), json.loads(first.stdout))
 
     def test_check_json_schema_and_offsets(self):
