@@ -1127,13 +1127,20 @@ unpack_windows (GBytes  *packed,
     }
 }
 
+static GArray *distinct_buckets (SimFingerprinter *fp, gsize n_units);
+static void    df_apply         (guint32 *counts, const GArray *buckets, gint delta);
+
 /* Documents fingerprinted from their stored text, on every core, each
- * worker reading through a connection of its own. */
+ * worker reading through a connection of its own: their packed windows,
+ * and with @n_windows and @counts, how many and the feature statistics
+ * they add up to. */
 typedef struct {
   const char        *store_path;
   SimNormalizeFlags  flags;
   const gint64      *ids;
   GBytes           **packed;
+  gsize             *n_windows;
+  guint32           *counts;
   guint              n;
   gint               next;
   gint               stop;
@@ -1147,20 +1154,21 @@ text_worker (gpointer data)
   TextJob *job = data;
   g_autoptr(SimFingerprinter) fp = sim_fingerprinter_new (job->flags);
   g_autoptr(SimStore) store = NULL;
+  g_autofree guint32 *counts = job->counts ? g_new0 (guint32, SIM_DF_BUCKETS) : NULL;
   GError *error = NULL;
 
   for (;;)
     {
       const gint i = g_atomic_int_add (&job->next, 1);
       g_autofree char *text = NULL;
-      gsize len = 0;
+      gsize len = 0, n_windows = 0, n_units = 0;
 
       if (i >= (gint) job->n || g_atomic_int_get (&job->stop))
-        return;
+        break;
       if (store == NULL && (store = sim_store_open (job->store_path, TRUE, &error)) == NULL)
         break;
       text = sim_store_dup_text (store, job->ids[i], &len, &error);
-      if (text == NULL && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
+      if (text == NULL && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND) && job->counts == NULL)
         {
           /* Removed since the list was read: the next snapshot drops it. */
           g_clear_error (&error);
@@ -1169,14 +1177,25 @@ text_worker (gpointer data)
         }
       if (text == NULL)
         break;
-      job->packed[i] = pack_windows (fp, text, len, NULL, NULL);
+      job->packed[i] = pack_windows (fp, text, len, &n_windows, &n_units);
+      if (job->n_windows)
+        job->n_windows[i] = n_windows;
+      if (counts)
+        {
+          g_autoptr(GArray) buckets = distinct_buckets (fp, n_units);
+
+          df_apply (counts, buckets, +1);
+        }
     }
   g_mutex_lock (&job->lock);
-  if (job->error == NULL)
-    job->error = error;
-  else
-    g_error_free (error);
-  g_atomic_int_set (&job->stop, 1);
+  if (error != NULL && job->error == NULL)
+    job->error = g_steal_pointer (&error);
+  g_clear_error (&error);
+  if (job->error != NULL)
+    g_atomic_int_set (&job->stop, 1);
+  if (counts)
+    for (gsize b = 0; b < SIM_DF_BUCKETS; b++)
+      job->counts[b] += counts[b];
   g_mutex_unlock (&job->lock);
 }
 
@@ -1238,7 +1257,7 @@ part_build (SimCorpusSnapshot  *snapshot,
       }
   if (need->len > 0)
     {
-      TextJob job = { sim_store_get_path (store), snapshot->flags, NULL, NULL, need->len, 0, 0, { 0 }, NULL };
+      TextJob job = { sim_store_get_path (store), snapshot->flags, NULL, NULL, NULL, NULL, need->len, 0, 0, { 0 }, NULL };
       g_autofree gint64 *ids = g_new (gint64, need->len);
       g_autofree GBytes **made = g_new0 (GBytes *, need->len);
 
@@ -1658,7 +1677,6 @@ corpus_rebuild (SimCorpus  *corpus,
                 GError    **error)
 {
   g_autoptr(GPtrArray) docs = NULL;
-  g_autoptr(SimFingerprinter) fp = sim_fingerprinter_new (corpus->flags);
   g_autofree guint32 *counts = g_new0 (guint32, SIM_DF_BUCKETS);
   g_autofree char *version = g_strdup_printf ("%d", SIM_FEATURE_VERSION);
   g_autofree char *seed = g_strdup_printf ("%" G_GINT64_MODIFIER "x", SIM_FINGERPRINT_SEED);
@@ -1673,25 +1691,45 @@ corpus_rebuild (SimCorpus  *corpus,
   docs = sim_store_list (corpus->store, error);
   if (docs == NULL)
     goto fail;
-  for (guint i = 0; i < docs->len; i++)
-    {
-      SimStoreDocument *doc = g_ptr_array_index (docs, i);
-      g_autofree char *text = NULL;
-      g_autoptr(GBytes) packed = NULL;
-      g_autoptr(GArray) buckets = NULL;
-      gsize len = 0, n_windows = 0, n_units = 0;
+  /* Fingerprinted on every core, each worker reading the texts through a
+   * connection of its own (they do not change under the write lock); the
+   * rows are written here. */
+  {
+    TextJob job = { sim_store_get_path (corpus->store), corpus->flags, NULL, NULL, NULL, counts, docs->len,
+                    0, 0, { 0 }, NULL };
+    g_autofree gint64 *ids = g_new (gint64, MAX (docs->len, 1));
+    g_autofree GBytes **packed = g_new0 (GBytes *, MAX (docs->len, 1));
+    g_autofree gsize *n_windows = g_new0 (gsize, MAX (docs->len, 1));
+    gboolean ok = TRUE;
 
-      text = sim_store_dup_text (corpus->store, doc->id, &len, error);
-      if (text == NULL)
-        goto fail;
-      packed = pack_windows (fp, text, len, &n_windows, &n_units);
-      buckets = distinct_buckets (fp, n_units);
-      df_apply (counts, buckets, +1);
-      if (!sim_store_set_n_segments (corpus->store, doc->id, n_windows, error))
-        goto fail;
-      doc->n_segments = n_windows;
-      fresh_put (fresh, doc, g_steal_pointer (&packed));
-    }
+    for (guint i = 0; i < docs->len; i++)
+      ids[i] = ((SimStoreDocument *) g_ptr_array_index (docs, i))->id;
+    job.ids = ids;
+    job.packed = packed;
+    job.n_windows = n_windows;
+    g_mutex_init (&job.lock);
+    if (docs->len > 0)
+      sim_parallel_run (MIN (sim_parallel_default_threads (), docs->len), text_worker, &job);
+    g_mutex_clear (&job.lock);
+    if (job.error != NULL)
+      {
+        g_propagate_error (error, job.error);
+        ok = FALSE;
+      }
+    for (guint i = 0; i < docs->len; i++)
+      {
+        SimStoreDocument *doc = g_ptr_array_index (docs, i);
+
+        if (ok && !sim_store_set_n_segments (corpus->store, doc->id, n_windows[i], error))
+          ok = FALSE;
+        doc->n_segments = n_windows[i];
+        if (ok && packed[i] != NULL)
+          fresh_put (fresh, doc, g_steal_pointer (&packed[i]));
+        g_clear_pointer (&packed[i], g_bytes_unref);
+      }
+    if (!ok)
+      goto fail;
+  }
   /* The index files name the generation of the fingerprints they hold:
    * the documents' rows stay as they were, their fingerprints do not. */
   generation = g_strdup_printf ("%" G_GINT64_FORMAT, g_get_real_time ());
