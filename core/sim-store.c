@@ -769,12 +769,38 @@ sim_store_save_df (SimStore       *store,
                    guint32         n_docs,
                    GError        **error)
 {
+  const gsize size = n_buckets * sizeof (guint32);
   g_autoptr(sqlite3_stmt) stmt =
-    prepare (store, "INSERT OR REPLACE INTO df (id, n_docs, counts) VALUES (0, ?, ?)", error);
+    prepare (store, "UPDATE df SET n_docs = ? WHERE id = 0 AND length (counts) = ?", error);
+  sqlite3_blob *blob = NULL;
+  int rc;
 
   if (stmt == NULL)
     return FALSE;
+  /* Written over in place when the row is there: replaced, its 4 MiB of
+   * pages were freed, and zeroed for secure_delete, at every batch of an
+   * import. */
   sqlite3_bind_int64 (stmt, 1, n_docs);
-  sqlite3_bind_blob64 (stmt, 2, counts, n_buckets * sizeof (guint32), SQLITE_STATIC);
+  sqlite3_bind_int64 (stmt, 2, size);
+  if (!step_done (store, stmt, "saving feature statistics", error))
+    return FALSE;
+  if (sqlite3_changes (store->db) == 1)
+    {
+      sqlite3_reset (stmt);
+      rc = sqlite3_blob_open (store->db, "main", "df", "counts", 0, 1, &blob);
+      if (rc == SQLITE_OK)
+        rc = sqlite3_blob_write (blob, counts, size, 0);
+      if (blob != NULL)
+        sqlite3_blob_close (blob);
+      if (rc != SQLITE_OK)
+        return set_sqlite_error (store, rc, "saving feature statistics", error);
+      return TRUE;
+    }
+  g_clear_pointer (&stmt, sqlite3_finalize);
+  stmt = prepare (store, "INSERT OR REPLACE INTO df (id, n_docs, counts) VALUES (0, ?, ?)", error);
+  if (stmt == NULL)
+    return FALSE;
+  sqlite3_bind_int64 (stmt, 1, n_docs);
+  sqlite3_bind_blob64 (stmt, 2, counts, size, SQLITE_STATIC);
   return step_done (store, stmt, "saving feature statistics", error);
 }

@@ -238,6 +238,56 @@ test_store_full_disk_loses_only_the_failed_transaction (void **state)
   assert_string_equal (((SimStoreDocument *) g_ptr_array_index (docs, 0))->path, "/small.txt");
 }
 
+/* The feature statistics: saved, saved over in place, and replaced when
+ * their size changes; read back each time as saved, in one transaction
+ * with what they count. */
+static void
+test_store_feature_statistics_are_saved_over (void **state)
+{
+  g_autofree char *path = g_build_filename (*state, "df.db", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SimStore) store = sim_store_open (path, FALSE, &error);
+  guint32 first[1024], second[1024];
+  g_autofree guint32 *read = NULL;
+  guint32 n_docs = 0;
+
+  for (guint i = 0; i < 1024; i++)
+    {
+      first[i] = i;
+      second[i] = 3 * i + 1;
+    }
+  assert_true (sim_store_load_df (store, 1024, &read, &n_docs, &error));
+  assert_null (read);
+  assert_true (sim_store_begin (store, &error));
+  assert_true (sim_store_save_df (store, first, 1024, 7, &error));
+  assert_true (sim_store_commit (store, &error));
+  assert_true (sim_store_begin (store, &error));
+  assert_true (sim_store_save_df (store, second, 1024, 8, &error));
+  assert_true (sim_store_commit (store, &error));
+  assert_true (sim_store_load_df (store, 1024, &read, &n_docs, &error));
+  assert_int_equal (n_docs, 8);
+  assert_memory_equal (read, second, sizeof second);
+  g_clear_pointer (&read, g_free);
+
+  /* Saved over and rolled back: as before. */
+  assert_true (sim_store_begin (store, &error));
+  assert_true (sim_store_save_df (store, first, 1024, 9, &error));
+  sim_store_rollback (store);
+  assert_true (sim_store_load_df (store, 1024, &read, &n_docs, &error));
+  assert_int_equal (n_docs, 8);
+  assert_memory_equal (read, second, sizeof second);
+  g_clear_pointer (&read, g_free);
+
+  /* Another size: replaced. */
+  assert_true (sim_store_begin (store, &error));
+  assert_true (sim_store_save_df (store, first, 512, 10, &error));
+  assert_true (sim_store_commit (store, &error));
+  assert_true (sim_store_load_df (store, 512, &read, &n_docs, &error));
+  assert_int_equal (n_docs, 10);
+  assert_memory_equal (read, first, 512 * sizeof (guint32));
+  assert_true (sim_store_check_integrity (store, NULL));
+}
+
 static void
 test_store_read_only_open_of_missing_store_fails (void **state)
 {
@@ -255,6 +305,7 @@ main (void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test_setup_teardown (test_store_insert_list_read_delete, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_store_feature_statistics_are_saved_over, setup, teardown),
     cmocka_unit_test_setup_teardown (test_store_rolls_back_uncommitted_work, setup, teardown),
     cmocka_unit_test_setup_teardown (test_store_refuses_a_file_that_is_not_a_store, setup, teardown),
     cmocka_unit_test_setup_teardown (test_store_refuses_a_newer_format, setup, teardown),
