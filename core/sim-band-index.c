@@ -332,6 +332,53 @@ build_tables_worker (gpointer data)
     }
 }
 
+/* One pass of the byte-wide radix sort of table 0, over shares of the
+ * entries on several threads. */
+#define RADIX_PARTS 16
+
+typedef struct {
+  const Entry *from;
+  Entry       *to;
+  gsize        n;
+  guint        shift;
+  guint64      mask;
+  guint        n_parts;
+  gint         next;
+  gsize        fill[RADIX_PARTS][256];  /* counts, then where each share's bucket starts */
+} RadixJob;
+
+static void
+radix_count (gpointer data)
+{
+  RadixJob *job = data;
+  gint t;
+
+  while ((t = g_atomic_int_add (&job->next, 1)) < (gint) job->n_parts)
+    {
+      const gsize lo = job->n * t / job->n_parts, hi = job->n * (t + 1) / job->n_parts;
+      gsize *fill = job->fill[t];
+
+      for (gsize i = lo; i < hi; i++)
+        fill[(job->from[i].fp >> job->shift) & job->mask]++;
+    }
+}
+
+static void
+radix_scatter (gpointer data)
+{
+  RadixJob *job = data;
+  gint t;
+
+  while ((t = g_atomic_int_add (&job->next, 1)) < (gint) job->n_parts)
+    {
+      const gsize lo = job->n * t / job->n_parts, hi = job->n * (t + 1) / job->n_parts;
+      gsize *fill = job->fill[t];
+
+      for (gsize i = lo; i < hi; i++)
+        job->to[fill[(job->from[i].fp >> job->shift) & job->mask]++] = job->from[i];
+    }
+}
+
 static SimBandIndex *index_build (const guint64 *fps, guint64 *owned, gsize n_fps, guint max_distance,
                                   guint32 **out_order, guint64 *payload);
 
@@ -412,15 +459,26 @@ index_build (const guint64  *fps,
       {
         const guint shift = pass == 0 ? 56 : index->shift[0] + (pass - 1) * 8;
         const guint64 mask = pass == 0 ? 0xff : ((guint64) 1 << MIN (8, key_bits - (pass - 1) * 8)) - 1;
-        guint32 fill[257] = { 0 };
+        RadixJob job = { from, to, n_fps, shift, mask, MIN (sim_parallel_default_threads (), RADIX_PARTS), 0, { { 0 } } };
+        gsize at = 0;
         Entry *swap;
 
-        for (gsize i = 0; i < n_fps; i++)
-          fill[((from[i].fp >> shift) & mask) + 1]++;
+        /* Each thread counts a share of the entries, then puts them where
+         * the counts say: a share's entries of a bucket follow those of the
+         * shares before it, so the sort stays stable. */
+        if (n_fps < (1u << 16))
+          job.n_parts = 1;
+        sim_parallel_run (job.n_parts, radix_count, &job);
         for (guint k = 0; k < 256; k++)
-          fill[k + 1] += fill[k];
-        for (gsize i = 0; i < n_fps; i++)
-          to[fill[(from[i].fp >> shift) & mask]++] = from[i];
+          for (guint t = 0; t < job.n_parts; t++)
+            {
+              const gsize c = job.fill[t][k];
+
+              job.fill[t][k] = at;
+              at += c;
+            }
+        job.next = 0;
+        sim_parallel_run (job.n_parts, radix_scatter, &job);
         swap = from;
         from = to;
         to = swap;

@@ -305,6 +305,55 @@ test_index_memory_is_32_bytes_per_fingerprint (void **state)
   }
 }
 
+/* The exact index's sort, on enough fingerprints to run on several
+ * threads: table 0 in order of (bucket, value), every fingerprint there
+ * once, equal ones in their input order. */
+static void
+test_exact_index_sorts_like_a_stable_sort (void **state)
+{
+  g_autoptr(GRand) rand = g_rand_new_with_seed (77);
+  const gsize n = 300000;
+  g_autofree guint64 *fps = g_new (guint64, n);
+  g_autofree guint64 *payload = g_new (guint64, n);
+  g_autoptr(SimBandIndex) index = NULL;
+  g_autofree guint64 *table = NULL;
+
+  for (gsize i = 0; i < n; i++)
+    {
+      /* A third drawn from 500 values: long runs of equal fingerprints. */
+      const guint64 v = g_rand_int_range (rand, 0, 3) == 0 ? (guint64) g_rand_int_range (rand, 0, 500) * 0x9e3779b97f4a7c15
+                                                             : ((guint64) g_rand_int (rand) << 32) | g_rand_int (rand);
+
+      fps[i] = v;
+      payload[i] = i;
+    }
+  index = sim_band_index_new_take_payload (g_memdup2 (fps, n * sizeof (guint64)), payload, n);
+  table = sim_band_index_dup_fps (index);
+  for (gsize i = 0; i < n; i++)
+    {
+      assert_true (payload[i] < n);
+      assert_true (table[i] == fps[payload[i]]);
+      if (i > 0)
+        {
+          const guint64 a = table[i - 1], b = table[i];
+
+          assert_true ((a & 0xffff) < (b & 0xffff) || ((a & 0xffff) == (b & 0xffff) && a <= b));
+          if (a == b)
+            assert_true (payload[i - 1] < payload[i]);
+        }
+    }
+  /* Every input once. */
+  {
+    g_autofree guint8 *seen = g_new0 (guint8, n);
+
+    for (gsize i = 0; i < n; i++)
+      {
+        assert_int_equal (seen[payload[i]], 0);
+        seen[payload[i]] = 1;
+      }
+  }
+}
+
 static void
 test_empty_index (void **state)
 {
@@ -322,6 +371,7 @@ main (void)
     cmocka_unit_test (test_index_equals_brute_force_k0),
     cmocka_unit_test (test_index_equals_brute_force_with_more_blocks),
     cmocka_unit_test (test_index_memory_is_32_bytes_per_fingerprint),
+    cmocka_unit_test (test_exact_index_sorts_like_a_stable_sort),
     cmocka_unit_test (test_empty_index),
   };
 
