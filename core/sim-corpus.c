@@ -1199,6 +1199,30 @@ text_worker (gpointer data)
   g_mutex_unlock (&job->lock);
 }
 
+typedef struct {
+  const SimCorpusSnapshot *snapshot;
+  const Part              *part;
+  GBytes * const          *packed;
+  const gsize             *offsets;
+  guint64                 *fps;
+  guint64                 *places;
+  gint                     next;   /* the next run of 64 documents */
+} UnpackJob;
+
+static void
+unpack_worker (gpointer data)
+{
+  UnpackJob *job = data;
+  gint run;
+
+  while ((gsize) (run = g_atomic_int_add (&job->next, 1)) * 64 < job->part->n_docs)
+    for (guint i = run * 64; i < MIN ((guint) run * 64 + 64, job->part->n_docs); i++)
+      if (job->packed[i] != NULL)
+        unpack_windows (job->packed[i], job->offsets[i + 1] - job->offsets[i], i,
+                        g_array_index (job->snapshot->docs, SimCorpusDoc, job->part->doc_map[i]).n_chars,
+                        job->fps + job->offsets[i], job->places + job->offsets[i]);
+}
+
 /* Builds @part in memory over every document with @docs NULL, else over
  * the snapshot documents @docs (ascending). A document's windows come
  * from the first of @sources (index files being replaced) that holds it
@@ -1319,16 +1343,18 @@ part_build (SimCorpusSnapshot  *snapshot,
   fps = g_new (guint64, MAX (n, 1));
   places = g_new (guint64, MAX (n, 1));
 
-  for (guint i = 0; i < part->n_docs; i++)
-    if (packed[i] != NULL)
-      {
-        const gsize c = offsets[i + 1] - offsets[i];
+  /* Each document's windows into its own range, on every core. */
+  {
+    UnpackJob job = { snapshot, part, packed, offsets, fps, places, 0 };
 
-        unpack_windows (packed[i], c, i, g_array_index (snapshot->docs, SimCorpusDoc, part->doc_map[i]).n_chars,
-                        fps + offsets[i], places + offsets[i]);
-        fill[i] = offsets[i + 1];
-        g_clear_pointer (&packed[i], g_bytes_unref);
-      }
+    sim_parallel_run (MIN (sim_parallel_default_threads (), MAX (part->n_docs / 64, 1)), unpack_worker, &job);
+    for (guint i = 0; i < part->n_docs; i++)
+      if (packed[i] != NULL)
+        {
+          fill[i] = offsets[i + 1];
+          g_clear_pointer (&packed[i], g_bytes_unref);
+        }
+  }
 
   /* From the sources, in their order: equal fingerprints of a document
    * stay in the order they had, as in a build from the texts. */
