@@ -344,11 +344,14 @@ typedef struct {
   guint64      mask;
   guint        n_parts;
   gint         next;
+  gboolean     scatter;
   gsize        fill[RADIX_PARTS][256];  /* counts, then where each share's bucket starts */
 } RadixJob;
 
+/* Counts each share's entries by bucket or, with @scatter, puts them
+ * where the counts (made starts) say. */
 static void
-radix_count (gpointer data)
+radix_worker (gpointer data)
 {
   RadixJob *job = data;
   gint t;
@@ -359,23 +362,14 @@ radix_count (gpointer data)
       gsize *fill = job->fill[t];
 
       for (gsize i = lo; i < hi; i++)
-        fill[(job->from[i].fp >> job->shift) & job->mask]++;
-    }
-}
+        {
+          const guint k = (job->from[i].fp >> job->shift) & job->mask;
 
-static void
-radix_scatter (gpointer data)
-{
-  RadixJob *job = data;
-  gint t;
-
-  while ((t = g_atomic_int_add (&job->next, 1)) < (gint) job->n_parts)
-    {
-      const gsize lo = job->n * t / job->n_parts, hi = job->n * (t + 1) / job->n_parts;
-      gsize *fill = job->fill[t];
-
-      for (gsize i = lo; i < hi; i++)
-        job->to[fill[(job->from[i].fp >> job->shift) & job->mask]++] = job->from[i];
+          if (job->scatter)
+            job->to[fill[k]++] = job->from[i];
+          else
+            fill[k]++;
+        }
     }
 }
 
@@ -459,7 +453,8 @@ index_build (const guint64  *fps,
       {
         const guint shift = pass == 0 ? 56 : index->shift[0] + (pass - 1) * 8;
         const guint64 mask = pass == 0 ? 0xff : ((guint64) 1 << MIN (8, key_bits - (pass - 1) * 8)) - 1;
-        RadixJob job = { from, to, n_fps, shift, mask, MIN (sim_parallel_default_threads (), RADIX_PARTS), 0, { { 0 } } };
+        RadixJob job = { from, to, n_fps, shift, mask, MIN (sim_parallel_default_threads (), RADIX_PARTS), 0, FALSE,
+                         { { 0 } } };
         gsize at = 0;
         Entry *swap;
 
@@ -468,7 +463,7 @@ index_build (const guint64  *fps,
          * shares before it, so the sort stays stable. */
         if (n_fps < (1u << 16))
           job.n_parts = 1;
-        sim_parallel_run (job.n_parts, radix_count, &job);
+        sim_parallel_run (job.n_parts, radix_worker, &job);
         for (guint k = 0; k < 256; k++)
           for (guint t = 0; t < job.n_parts; t++)
             {
@@ -478,7 +473,8 @@ index_build (const guint64  *fps,
               at += c;
             }
         job.next = 0;
-        sim_parallel_run (job.n_parts, radix_scatter, &job);
+        job.scatter = TRUE;
+        sim_parallel_run (job.n_parts, radix_worker, &job);
         swap = from;
         from = to;
         to = swap;
