@@ -238,6 +238,21 @@ test_store_full_disk_loses_only_the_failed_transaction (void **state)
   assert_string_equal (((SimStoreDocument *) g_ptr_array_index (docs, 0))->path, "/small.txt");
 }
 
+/* The statistics read back are @want (@n buckets) over @n_docs documents. */
+static void
+assert_df (SimStore      *store,
+           gsize          n,
+           const guint32 *want,
+           guint32        want_docs)
+{
+  g_autofree guint32 *read = NULL;
+  guint32 n_docs = 0;
+
+  assert_true (sim_store_load_df (store, n, &read, &n_docs, NULL));
+  assert_int_equal (n_docs, want_docs);
+  assert_memory_equal (read, want, n * sizeof (guint32));
+}
+
 /* The feature statistics: saved, saved over in place, and replaced when
  * their size changes; read back each time as saved, in one transaction
  * with what they count. */
@@ -264,27 +279,19 @@ test_store_feature_statistics_are_saved_over (void **state)
   assert_true (sim_store_begin (store, &error));
   assert_true (sim_store_save_df (store, second, 1024, 8, &error));
   assert_true (sim_store_commit (store, &error));
-  assert_true (sim_store_load_df (store, 1024, &read, &n_docs, &error));
-  assert_int_equal (n_docs, 8);
-  assert_memory_equal (read, second, sizeof second);
-  g_clear_pointer (&read, g_free);
+  assert_df (store, 1024, second, 8);
 
   /* Saved over and rolled back: as before. */
   assert_true (sim_store_begin (store, &error));
   assert_true (sim_store_save_df (store, first, 1024, 9, &error));
   sim_store_rollback (store);
-  assert_true (sim_store_load_df (store, 1024, &read, &n_docs, &error));
-  assert_int_equal (n_docs, 8);
-  assert_memory_equal (read, second, sizeof second);
-  g_clear_pointer (&read, g_free);
+  assert_df (store, 1024, second, 8);
 
   /* Another size: replaced. */
   assert_true (sim_store_begin (store, &error));
   assert_true (sim_store_save_df (store, first, 512, 10, &error));
   assert_true (sim_store_commit (store, &error));
-  assert_true (sim_store_load_df (store, 512, &read, &n_docs, &error));
-  assert_int_equal (n_docs, 10);
-  assert_memory_equal (read, first, 512 * sizeof (guint32));
+  assert_df (store, 512, first, 10);
   assert_true (sim_store_check_integrity (store, NULL));
 }
 
