@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sqlite3.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #include <zstd.h>
 #include <gio/gio.h>
@@ -722,6 +723,43 @@ sim_store_set_damaged (SimStore    *store,
   return FALSE;
 }
 
+/* Counts are kept compressed in runs of DF_RUN, each as four byte
+ * planes (the low bytes, then the next...): the high ones of most counts
+ * are 0, and zstd finds them together. */
+#define DF_RUN 4096
+
+/* Touches the pages of fresh memory in one call: one at a time, a fault
+ * each, they cost some 13 µs apiece on the virtual machines we measured on. */
+static void
+prefault (gpointer p,
+          gsize    len)
+{
+#ifdef MADV_POPULATE_WRITE
+  const guintptr page = 4096, from = ((guintptr) p + page - 1) & ~(page - 1), to = ((guintptr) p + len) & ~(page - 1);
+
+  if (to > from)
+    madvise ((gpointer) from, to - from, MADV_POPULATE_WRITE);
+#endif
+}
+
+/* @len bytes of the statistics' blob into @buf, in the read transaction
+ * of the statement that found their row. */
+static gboolean
+read_df_blob (SimStore  *store,
+              gpointer   buf,
+              gsize      len,
+              GError   **error)
+{
+  sqlite3_blob *blob = NULL;
+  int rc = sqlite3_blob_open (store->db, "main", "df", "counts", 0, 0, &blob);
+
+  if (rc == SQLITE_OK)
+    rc = sqlite3_blob_read (blob, buf, len, 0);
+  if (blob != NULL)
+    sqlite3_blob_close (blob);
+  return rc == SQLITE_OK || set_sqlite_error (store, rc, "reading feature statistics", error);
+}
+
 gboolean
 sim_store_load_df (SimStore  *store,
                    gsize      n_buckets,
@@ -729,10 +767,12 @@ sim_store_load_df (SimStore  *store,
                    guint32   *out_n_docs,
                    GError   **error)
 {
-  /* Without @out_counts only the first column is read: the 4 MiB of
-   * counts are on overflow pages SQLite then never reads. */
-  g_autoptr(sqlite3_stmt) stmt = prepare (store, out_counts ? "SELECT n_docs, counts FROM df WHERE id = 0"
-                                                             : "SELECT n_docs FROM df WHERE id = 0", error);
+  /* length () of a blob reads none of its overflow pages. */
+  g_autoptr(sqlite3_stmt) stmt = prepare (store, "SELECT n_docs, length (counts) FROM df WHERE id = 0", error);
+  const gsize size = n_buckets * sizeof (guint32);
+  g_autofree guint32 *counts = NULL;
+  g_autofree guint8 *packed = NULL;
+  gsize len;
   int rc;
 
   if (out_counts)
@@ -741,24 +781,48 @@ sim_store_load_df (SimStore  *store,
   if (stmt == NULL)
     return FALSE;
   rc = sqlite3_step (stmt);
-  if (rc == SQLITE_ROW && out_counts == NULL)
+  if (rc == SQLITE_DONE)
+    return TRUE;
+  if (rc != SQLITE_ROW)
+    return set_sqlite_error (store, rc, "reading feature statistics", error);
+  if (out_counts == NULL)
     {
       *out_n_docs = CLAMP (sqlite3_column_int64 (stmt, 0), 0, G_MAXUINT32);
       return TRUE;
     }
-  if (rc == SQLITE_ROW)
+  len = sqlite3_column_int64 (stmt, 1);
+  if (sqlite3_column_int64 (stmt, 0) < 0 || len > size || len == 0)
+    return sim_store_set_damaged (store, _("feature statistics of the wrong size"), error);
+  counts = g_new (guint32, n_buckets);
+  prefault (counts, size);
+  if (len == size)
     {
-      gsize len = sqlite3_column_bytes (stmt, 1);
-
-      /* Read as an array of n_buckets counts: any other size is damage. */
-      if (len != n_buckets * sizeof (guint32) || sqlite3_column_int64 (stmt, 0) < 0)
-        return sim_store_set_damaged (store, _("feature statistics of the wrong size"), error);
-      *out_n_docs = sqlite3_column_int64 (stmt, 0);
-      *out_counts = g_memdup2 (sqlite3_column_blob (stmt, 1), len);
-      return TRUE;
+      /* Written before they were compressed: the counts as they are. */
+      if (!read_df_blob (store, counts, size, error))
+        return FALSE;
     }
-  if (rc != SQLITE_DONE)
-    return set_sqlite_error (store, rc, "reading feature statistics", error);
+  else
+    {
+      packed = g_malloc (len);
+      prefault (packed, len);
+      if (!read_df_blob (store, packed, len, error))
+        return FALSE;
+      if (ZSTD_getFrameContentSize (packed, len) != size || ZSTD_decompress (counts, size, packed, len) != size)
+        return sim_store_set_damaged (store, _("feature statistics of the wrong size"), error);
+      /* Each run's planes back into counts, in place. */
+      for (gsize b0 = 0; b0 < n_buckets; b0 += DF_RUN)
+        {
+          const gsize m = MIN (DF_RUN, n_buckets - b0);
+          guint8 planes[4 * DF_RUN];
+
+          memcpy (planes, counts + b0, 4 * m);
+          for (gsize i = 0; i < m; i++)
+            counts[b0 + i] = (guint32) planes[i] | (guint32) planes[m + i] << 8 | (guint32) planes[2 * m + i] << 16 |
+                             (guint32) planes[3 * m + i] << 24;
+        }
+    }
+  *out_n_docs = sqlite3_column_int64 (stmt, 0);
+  *out_counts = g_steal_pointer (&counts);
   return TRUE;
 }
 
@@ -769,38 +833,35 @@ sim_store_save_df (SimStore       *store,
                    guint32         n_docs,
                    GError        **error)
 {
+  /* Compressed (DF_RUN): a tenth of their 4 MiB for a small corpus, a
+   * third for a large one. Replacing the row frees and, for secure_delete,
+   * zeroes the pages of the old one at every batch of an import: fewer
+   * than the 4 MiB written over in place before. */
   const gsize size = n_buckets * sizeof (guint32);
-  g_autoptr(sqlite3_stmt) stmt =
-    prepare (store, "UPDATE df SET n_docs = ? WHERE id = 0 AND length (counts) = ?", error);
-  sqlite3_blob *blob = NULL;
-  int rc;
+  g_autofree guint8 *planes = g_malloc (MAX (size, 1));
+  g_autofree guint8 *packed = g_malloc (ZSTD_compressBound (size));
+  g_autoptr(sqlite3_stmt) stmt = prepare (store, "INSERT OR REPLACE INTO df (id, n_docs, counts) VALUES (0, ?, ?)", error);
+  gsize len;
 
   if (stmt == NULL)
     return FALSE;
-  /* Written over in place when the row is there: replaced, its 4 MiB of
-   * pages were freed, and zeroed for secure_delete, at every batch of an
-   * import. */
-  sqlite3_bind_int64 (stmt, 1, n_docs);
-  sqlite3_bind_int64 (stmt, 2, size);
-  if (!step_done (store, stmt, "saving feature statistics", error))
-    return FALSE;
-  if (sqlite3_changes (store->db) == 1)
+  for (gsize b0 = 0; b0 < n_buckets; b0 += DF_RUN)
     {
-      sqlite3_reset (stmt);
-      rc = sqlite3_blob_open (store->db, "main", "df", "counts", 0, 1, &blob);
-      if (rc == SQLITE_OK)
-        rc = sqlite3_blob_write (blob, counts, size, 0);
-      if (blob != NULL)
-        sqlite3_blob_close (blob);
-      if (rc != SQLITE_OK)
-        return set_sqlite_error (store, rc, "saving feature statistics", error);
-      return TRUE;
+      const gsize m = MIN (DF_RUN, n_buckets - b0);
+
+      for (gsize i = 0; i < m; i++)
+        for (guint k = 0; k < 4; k++)
+          planes[4 * b0 + k * m + i] = counts[b0 + i] >> (8 * k);
     }
-  g_clear_pointer (&stmt, sqlite3_finalize);
-  stmt = prepare (store, "INSERT OR REPLACE INTO df (id, n_docs, counts) VALUES (0, ?, ?)", error);
-  if (stmt == NULL)
-    return FALSE;
+  len = ZSTD_compress (packed, ZSTD_compressBound (size), planes, size, 1);
+  if (ZSTD_isError (len))
+    g_error ("zstd: %s", ZSTD_getErrorName (len));
   sqlite3_bind_int64 (stmt, 1, n_docs);
-  sqlite3_bind_blob64 (stmt, 2, counts, size, SQLITE_STATIC);
+  /* Counts that do not compress are kept as they are: the blob's size
+   * tells the two apart. */
+  if (len < size)
+    sqlite3_bind_blob64 (stmt, 2, packed, len, SQLITE_STATIC);
+  else
+    sqlite3_bind_blob64 (stmt, 2, counts, size, SQLITE_STATIC);
   return step_done (store, stmt, "saving feature statistics", error);
 }

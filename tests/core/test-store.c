@@ -253,9 +253,44 @@ assert_df (SimStore      *store,
   assert_memory_equal (read, want, n * sizeof (guint32));
 }
 
-/* The feature statistics: saved, saved over in place, and replaced when
- * their size changes; read back each time as saved, in one transaction
- * with what they count. */
+/* Bytes of the statistics' row as stored. */
+static gint64
+df_stored_bytes (const char *path)
+{
+  sqlite3 *db = NULL;
+  sqlite3_stmt *stmt = NULL;
+  gint64 n = -1;
+
+  assert_int_equal (sqlite3_open (path, &db), SQLITE_OK);
+  assert_int_equal (sqlite3_prepare_v2 (db, "SELECT length (counts) FROM df", -1, &stmt, NULL), SQLITE_OK);
+  if (sqlite3_step (stmt) == SQLITE_ROW)
+    n = sqlite3_column_int64 (stmt, 0);
+  sqlite3_finalize (stmt);
+  sqlite3_close (db);
+  return n;
+}
+
+/* Sets the statistics' row to @blob (@len bytes) behind the store's back. */
+static void
+df_store_raw (const char    *path,
+              gconstpointer  blob,
+              gsize          len)
+{
+  sqlite3 *db = NULL;
+  sqlite3_stmt *stmt = NULL;
+
+  assert_int_equal (sqlite3_open (path, &db), SQLITE_OK);
+  assert_int_equal (sqlite3_prepare_v2 (db, "UPDATE df SET counts = ?", -1, &stmt, NULL), SQLITE_OK);
+  sqlite3_bind_blob (stmt, 1, blob, len, SQLITE_TRANSIENT);
+  assert_int_equal (sqlite3_step (stmt), SQLITE_DONE);
+  sqlite3_finalize (stmt);
+  sqlite3_close (db);
+}
+
+/* The feature statistics: saved, saved over, and saved with another size;
+ * read back each time as saved, in one transaction with what they count.
+ * They are kept compressed; counts kept as they are (before) read as
+ * they are; anything else is damage. */
 static void
 test_store_feature_statistics_are_saved_over (void **state)
 {
@@ -293,6 +328,46 @@ test_store_feature_statistics_are_saved_over (void **state)
   assert_true (sim_store_commit (store, &error));
   assert_df (store, 512, first, 10);
   assert_true (sim_store_check_integrity (store, NULL));
+
+  /* Mostly zeros, as a small corpus's are: a small part of their size. */
+  {
+    g_autofree guint32 *sparse = g_new0 (guint32, 1 << 20);
+
+    for (guint i = 0; i < (1 << 20); i += 97)
+      sparse[i] = i % 5 + 1;
+    assert_true (sim_store_save_df (store, sparse, 1 << 20, 11, &error));
+    assert_df (store, 1 << 20, sparse, 11);
+    assert_true (df_stored_bytes (path) < (1 << 20) / 4);
+  }
+  /* Stored as they are by an older version: read as they are. */
+  df_store_raw (path, second, sizeof second);
+  assert_df (store, 1024, second, 11);
+  /* Cut, or a frame of another size: damaged. */
+  assert_true (sim_store_save_df (store, second, 1024, 12, &error));
+  {
+    const gint64 stored = df_stored_bytes (path);
+    g_autofree guint32 *read_back = NULL;
+    g_autofree guint8 *blob = g_malloc (stored);
+    sqlite3 *db = NULL;
+    sqlite3_stmt *stmt = NULL;
+
+    assert_true (stored > 0 && stored < (gint64) sizeof second);
+    assert_int_equal (sqlite3_open (path, &db), SQLITE_OK);
+    assert_int_equal (sqlite3_prepare_v2 (db, "SELECT counts FROM df", -1, &stmt, NULL), SQLITE_OK);
+    assert_int_equal (sqlite3_step (stmt), SQLITE_ROW);
+    memcpy (blob, sqlite3_column_blob (stmt, 0), stored);
+    sqlite3_finalize (stmt);
+    sqlite3_close (db);
+    df_store_raw (path, blob, stored - 3);
+    assert_false (sim_store_load_df (store, 1024, &read_back, &n_docs, &error));
+    assert_true (g_error_matches (error, SIM_ERROR, SIM_ERROR_STORE_CORRUPT));
+    g_clear_error (&error);
+    df_store_raw (path, blob, stored);
+    assert_false (sim_store_load_df (store, 512, &read_back, &n_docs, &error));
+    assert_true (g_error_matches (error, SIM_ERROR, SIM_ERROR_STORE_CORRUPT));
+    g_clear_error (&error);
+    assert_df (store, 1024, second, 12);
+  }
 }
 
 static void
