@@ -42,20 +42,24 @@ struct _SimBandIndex {
   int            fd;                  /* read from a file: its descriptor (tables NULL), else -1 */
   goffset        tables_at;           /* where table 0 starts in it */
   const guint8  *packed;              /* mapped from a file: table 0's records (tables NULL) */
+  guint64        key_mask;            /* the bits of a fingerprint it compares */
+  guint          top_shift;           /* where their top byte starts */
 };
 
-/* Serialized, table 0 keeps each fingerprint's top 48 bits (6 bytes, low
- * first): its low 16 are its bucket's key. */
-#define RECORD_BYTES 6
+/* Serialized, table 0 keeps bits 16-47 of each fingerprint (4 bytes, low
+ * first): its low 16 are its bucket's key, and an index that can be
+ * serialized compares no more than SIM_BAND_INDEX_FILE_BITS. */
+#define RECORD_BYTES 4
+#define FILE_MASK    ((G_GUINT64_CONSTANT (1) << SIM_BAND_INDEX_FILE_BITS) - 1)
 
 static inline guint64
 record_at (const guint8 *records,
            gsize         i)
 {
-  guint64 v = 0;
+  guint32 v;
 
   memcpy (&v, records + i * RECORD_BYTES, RECORD_BYTES);
-  return GUINT64_FROM_LE (v);
+  return GUINT32_FROM_LE (v);
 }
 
 static inline guint64
@@ -148,6 +152,8 @@ index_new (gsize n_fps,
   index->has_popcnt = cpu_has_popcnt ();
   index->n_blocks = MAX (4, max_distance + 1);
   index->n_tables = max_distance == 0 ? 1 : index->n_blocks;
+  index->key_mask = G_MAXUINT64;
+  index->top_shift = 56;
   for (guint b = 0; b < index->n_blocks; b++)
     {
       const guint width = 64 / index->n_blocks + (b < 64 % index->n_blocks ? 1 : 0);
@@ -181,7 +187,8 @@ sim_band_index_serialize (const SimBandIndex    *index,
 {
   static const guint32 pad = 0;
 
-  g_return_val_if_fail (index->n_tables == 1 && index->mask[0] + 1 == MAPPED_BUCKETS && index->perm == NULL, FALSE);
+  g_return_val_if_fail (index->n_tables == 1 && index->mask[0] + 1 == MAPPED_BUCKETS && index->perm == NULL &&
+                        index->key_mask == FILE_MASK, FALSE);
   /* MAPPED_BUCKETS + 1 offsets and one word of padding keep the table 8-aligned. */
   if (!write (index->offsets[0], (MAPPED_BUCKETS + 1) * sizeof (guint32), user_data) ||
       !write (&pad, sizeof pad, user_data))
@@ -197,7 +204,7 @@ sim_band_index_serialize (const SimBandIndex    *index,
 
         for (gsize i = 0; i < m; i++)
           {
-            const guint64 v = GUINT64_TO_LE (index->tables[0][i0 + i] >> 16);
+            const guint32 v = GUINT32_TO_LE ((guint32) (index->tables[0][i0 + i] >> 16));
 
             memcpy (out + i * RECORD_BYTES, &v, RECORD_BYTES);
           }
@@ -223,6 +230,7 @@ sim_band_index_new_mapped (const guint8 *data,
   if (len != sim_band_index_get_serialized_size (n_fps) || n_fps >= G_MAXUINT32 || ((guintptr) data & 7) != 0)
     return NULL;
   index = index_new (n_fps, 0);
+  index->key_mask = FILE_MASK;
   index->mapped = TRUE;
   {
     guint32 *offsets = (guint32 *) data;
@@ -276,6 +284,7 @@ sim_band_index_new_read (int     fd,
   if (fd < 0 || n_fps >= G_MAXUINT32)
     return NULL;
   index = index_new (n_fps, 0);
+  index->key_mask = FILE_MASK;
   index->tables_at = offset + (MAPPED_BUCKETS + 2) * sizeof (guint32);
   {
     guint32 *offsets = g_new (guint32, MAPPED_BUCKETS + 2);
@@ -374,7 +383,7 @@ radix_worker (gpointer data)
 }
 
 static SimBandIndex *index_build (const guint64 *fps, guint64 *owned, gsize n_fps, guint max_distance,
-                                  guint32 **out_order, guint64 *payload);
+                                  guint32 **out_order, guint64 *payload, guint64 key_mask);
 
 SimBandIndex *
 sim_band_index_new (const guint64  *fps,
@@ -382,7 +391,7 @@ sim_band_index_new (const guint64  *fps,
                     guint           max_distance,
                     guint32       **out_order)
 {
-  return index_build (fps, NULL, n_fps, max_distance, out_order, NULL);
+  return index_build (fps, NULL, n_fps, max_distance, out_order, NULL, G_MAXUINT64);
 }
 
 SimBandIndex *
@@ -390,7 +399,7 @@ sim_band_index_new_take (guint64  *fps,
                          gsize     n_fps,
                          guint32 **out_order)
 {
-  return index_build (fps, fps, n_fps, 0, out_order, NULL);
+  return index_build (fps, fps, n_fps, 0, out_order, NULL, FILE_MASK);
 }
 
 SimBandIndex *
@@ -399,19 +408,21 @@ sim_band_index_new_take_payload (guint64 *fps,
                                  gsize    n_fps)
 {
   g_return_val_if_fail (payload != NULL || n_fps == 0, NULL);
-  return index_build (fps, fps, n_fps, 0, NULL, payload);
+  return index_build (fps, fps, n_fps, 0, NULL, payload, FILE_MASK);
 }
 
 /* @owned, when not NULL, is @fps, freed as soon as table 0 holds a copy.
  * With @payload, each fingerprint's 8 bytes follow it
- * into table 0's order instead of an order being made. */
+ * into table 0's order instead of an order being made. The index keeps
+ * and compares the bits of @key_mask (the low ones) of each fingerprint. */
 static SimBandIndex *
 index_build (const guint64  *fps,
              guint64        *owned,
              gsize           n_fps,
              guint           max_distance,
              guint32       **out_order,
-             guint64        *payload)
+             guint64        *payload,
+             guint64         key_mask)
 {
   SimBandIndex *index;
   Entry *entries;
@@ -421,11 +432,13 @@ index_build (const guint64  *fps,
   g_return_val_if_fail (n_fps < G_MAXUINT32, NULL);
 
   index = index_new (n_fps, max_distance);
+  index->key_mask = key_mask;
+  index->top_shift = g_bit_storage (key_mask) - 8;
 
   /* Table 0: sorted by (block 0, value), so equal fingerprints are
    * neighbours and a bucket can be binary searched. Stable counting sorts
    * of a byte each (256 buckets stay in the caches; 65,536 did not), by
-   * the top 8 bits and then by block 0 low byte first, leave only
+   * the top 8 bits kept and then by block 0 low byte first, leave only
    * fingerprints agreeing on both in a bucket's runs, which an insertion
    * sort orders (a comparison sort of every bucket took a tenth of an
    * import). */
@@ -438,7 +451,7 @@ index_build (const guint64  *fps,
 
     for (gsize i = 0; i < n_fps; i++)
       {
-        from[i].fp = fps[i];
+        from[i].fp = fps[i] & key_mask;
         from[i].tag = payload ? payload[i] : i;
         offsets[block_key (index, 0, fps[i]) + 1]++;
       }
@@ -451,7 +464,7 @@ index_build (const guint64  *fps,
     to = g_new (Entry, MAX (n_fps, 1));
     for (guint pass = 0; pass == 0 || (pass - 1) * 8 < key_bits; pass++)
       {
-        const guint shift = pass == 0 ? 56 : index->shift[0] + (pass - 1) * 8;
+        const guint shift = pass == 0 ? index->top_shift : index->shift[0] + (pass - 1) * 8;
         const guint64 mask = pass == 0 ? 0xff : ((guint64) 1 << MIN (8, key_bits - (pass - 1) * 8)) - 1;
         RadixJob job = { from, to, n_fps, shift, mask, MIN (sim_parallel_default_threads (), RADIX_PARTS), 0, FALSE,
                          { { 0 } } };
@@ -489,7 +502,7 @@ index_build (const guint64  *fps,
         /* Only neighbours in one bucket with the same top bits can be out
          * of order; equal fingerprints stay in input order (the counting
          * sorts are stable, and so is this one). */
-        while (j > 0 && entries[j - 1].fp >> 56 == e.fp >> 56 &&
+        while (j > 0 && entries[j - 1].fp >> index->top_shift == e.fp >> index->top_shift &&
                block_key (index, 0, entries[j - 1].fp) == block_key (index, 0, e.fp) &&
                entries[j - 1].fp > e.fp)
           {
@@ -881,6 +894,7 @@ sim_band_index_lookup (const SimBandIndex *index,
 
   g_return_val_if_fail (max_distance <= index->max_distance, 0);
 
+  fp &= index->key_mask;
   if (index->fd >= 0)
     {
       Buffer bucket = { NULL, 0 };
@@ -913,7 +927,7 @@ sim_band_index_lookup_many (const SimBandIndex *index,
 
       for (gsize i = 0; i < n_fps; i++)
         {
-          lookup_read (index, fps[i], out, &bucket);
+          lookup_read (index, fps[i] & index->key_mask, out, &bucket);
           out_ends[i] = out->len;
         }
       g_free (bucket.data);
@@ -925,7 +939,7 @@ sim_band_index_lookup_many (const SimBandIndex *index,
     {
       if (i < n_fps)
         {
-          ring[i % PIPELINE].fp = fps[i];
+          ring[i % PIPELINE].fp = fps[i] & index->key_mask;
           probe_prefetch_offsets (index, tables_for (index, max_distance), &ring[i % PIPELINE]);
         }
       if (i >= PIPELINE - 1 - BUCKET_LEAD && i - (PIPELINE - 1 - BUCKET_LEAD) < n_fps)

@@ -8,9 +8,13 @@
  * fingerprint for k <= 3, the fingerprints included.
  *
  * An index built for k = 0 (exact) keeps table 0 alone: 8 bytes per
- * fingerprint, sorted, so a lookup is a binary search of one bucket; 6 in
- * a file, where a bucket's key (the low 16 bits) is not repeated. Any
- * index answers a k = 0 lookup from table 0 alone.
+ * fingerprint, sorted, so a lookup is a binary search of one bucket. Any
+ * index answers a k = 0 lookup from table 0 alone. The index a file keeps
+ * compares the low SIM_BAND_INDEX_FILE_BITS of each fingerprint: 4 bytes a
+ * fingerprint there (bits 16-47; the low 16 are its bucket's key). Two
+ * fingerprints that agree on those bits are one to it: among the windows of
+ * a corpus of a billion characters, one query in a million meets one by
+ * chance, and the check verifies every hit against the texts.
  *
  * Immutable once built: any number of threads may look up at once.
  */
@@ -21,6 +25,7 @@
 G_BEGIN_DECLS
 
 #define SIM_BAND_INDEX_MAX_DISTANCE 15
+#define SIM_BAND_INDEX_FILE_BITS    48
 
 typedef struct _SimBandIndex SimBandIndex;
 
@@ -34,9 +39,11 @@ SimBandIndex *sim_band_index_new              (const guint64      *fps,
                                                gsize               n_fps,
                                                guint               max_distance,
                                                guint32           **out_order);
-/* The same as sim_band_index_new() with k = 0 and @out_order, over @fps
- * (transfer full: freed with g_free() as soon as the index holds a copy,
- * which lowers the peak of a large build by 8 bytes a fingerprint). */
+/* The same as sim_band_index_new() with k = 0 and @out_order, over the low
+ * SIM_BAND_INDEX_FILE_BITS of each of @fps (the index a file keeps; lookups
+ * compare those bits alone, and get_fps() gives them with the others 0).
+ * @fps is transfer full: freed with g_free() as soon as the index holds a
+ * copy, which lowers the peak of a large build by 8 bytes a fingerprint. */
 SimBandIndex *sim_band_index_new_take         (guint64            *fps,
                                                gsize               n_fps,
                                                guint32           **out_order);
@@ -55,10 +62,10 @@ gsize         sim_band_index_get_size         (const SimBandIndex *index);
 const guint64 *sim_band_index_get_fps         (const SimBandIndex *index);
 /* Bytes the index uses, its copies of the fingerprints included. */
 gsize         sim_band_index_get_memory       (const SimBandIndex *index);
-/* An exact (k = 0) index that chose its own order, as bytes (8-aligned;
- * bucket offsets, then the table with 6 bytes a fingerprint: its top 48
- * bits, the low 16 being its bucket's), to be written to a file and mapped
- * again. */
+/* An exact index of SIM_BAND_INDEX_FILE_BITS (sim_band_index_new_take*())
+ * as bytes (8-aligned; bucket offsets, then the table with 4 bytes a
+ * fingerprint: bits 16-47, the low 16 being its bucket's), to be written
+ * to a file and mapped again. */
 typedef gboolean (*SimBandIndexWriteFunc) (gconstpointer data,
                                            gsize         len,
                                            gpointer      user_data);
@@ -84,7 +91,8 @@ SimBandIndex *sim_band_index_new_mapped   (const guint8       *data,
 SimBandIndex *sim_band_index_new_read     (int                 fd,
                                            goffset             offset,
                                            gsize               n_fps);
-/* Every fingerprint, in id order (read from the file when the index is). (transfer full) */
+/* Every fingerprint, in id order (read from the file when the index is),
+ * as far as the index keeps it. (transfer full) */
 guint64      *sim_band_index_dup_fps      (const SimBandIndex *index);
 
 /* Appends to @out (GArray of guint32) the index of every fingerprint within

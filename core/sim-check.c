@@ -290,10 +290,12 @@ check_run (SimCorpusSnapshot     *snapshot,
       g_set_error (error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT,
                    _("A fingerprint distance above 0 needs a band index in memory: %.1f GB for this "
                      "corpus of %.0f million fingerprints (the limit is %.0f million). Use a distance of 0"),
-                   sim_corpus_snapshot_get_n_fps (snapshot) * 32.0 / 1e9,
+                   sim_corpus_snapshot_get_n_fps (snapshot) * 44.0 / 1e9,
                    sim_corpus_snapshot_get_n_fps (snapshot) / 1e6, SIM_CHECK_BAND_MAX_FPS / 1e6);
       return NULL;
     }
+  if (!sim_corpus_snapshot_prepare_lookup (snapshot, opts.max_distance, cancellable, error))
+    return NULL;
   check.snapshot = snapshot;
   check.options = &opts;
   check.weights = sim_corpus_snapshot_get_weights (snapshot);

@@ -69,7 +69,11 @@ struct _SimCorpusSnapshot {
   guint              n_parts;
   SimWeights        *weights;
   GMutex             index_lock;
-  SimBandIndex      *bands[SIM_BAND_INDEX_MAX_DISTANCE + 1]; /* by max distance, built on first use */
+  /* For lookups that tolerate differing bits: every window again, with
+   * all 64 bits (the parts keep 48), and band indexes over them by max
+   * distance, built on first use. Their ids follow those of the parts. */
+  Part               near;
+  SimBandIndex      *bands[SIM_BAND_INDEX_MAX_DISTANCE + 1];
 };
 
 static void
@@ -188,6 +192,7 @@ snapshot_new (const char        *store_path,
   snapshot->strings = g_string_chunk_new (4096);
   part_init (&snapshot->parts[0]);
   part_init (&snapshot->parts[1]);
+  part_init (&snapshot->near);
   g_mutex_init (&snapshot->index_lock);
   return snapshot;
 }
@@ -241,6 +246,7 @@ sim_corpus_snapshot_unref (SimCorpusSnapshot *snapshot)
   sim_weights_free (snapshot->weights);
   part_clear (&snapshot->parts[0]);
   part_clear (&snapshot->parts[1]);
+  part_clear (&snapshot->near);
   g_array_unref (snapshot->docs);
   g_array_unref (snapshot->rows);
   g_string_chunk_free (snapshot->strings);
@@ -352,11 +358,13 @@ sim_corpus_snapshot_get_places (const SimCorpusSnapshot *snapshot,
                                 guint32                 *docs,
                                 guint32                 *starts)
 {
+  const gsize near_base = sim_corpus_snapshot_get_n_fps (snapshot);
+
   for (gsize i = 0; i < n; i++)
     {
-      const guint p = ids[i] < snapshot->parts[0].n_fps ? 0 : 1;
-      const Part *part = &snapshot->parts[p];
-      const gsize base = p ? snapshot->parts[0].n_fps : 0;
+      const guint p = ids[i] < snapshot->parts[0].n_fps ? 0 : ids[i] < near_base ? 1 : 2;
+      const Part *part = p < 2 ? &snapshot->parts[p] : &snapshot->near;
+      const gsize base = p == 2 ? near_base : p ? snapshot->parts[0].n_fps : 0;
       const gsize local = ids[i] - base;
       gsize run = 1;
 
@@ -414,38 +422,6 @@ sim_corpus_snapshot_get_weights (const SimCorpusSnapshot *snapshot)
   return snapshot->weights;
 }
 
-/* A band index over every part's fingerprints, ids as the parts number
- * them: what a lookup that tolerates differing bits needs. Built in memory
- * on first use (32 bytes a fingerprint more); distances up to 3 share the
- * 4-block one. */
-static const SimBandIndex *
-snapshot_band_index (SimCorpusSnapshot *snapshot,
-                     guint              max_distance)
-{
-  SimBandIndex *index;
-
-  max_distance = MAX (max_distance, 3);
-  g_mutex_lock (&snapshot->index_lock);
-  index = snapshot->bands[max_distance];
-  if (index == NULL)
-    {
-      const gsize n0 = snapshot->parts[0].n_fps, n = sim_corpus_snapshot_get_n_fps (snapshot);
-      g_autofree guint64 *fps = g_new (guint64, MAX (n, 1));
-
-      for (guint p = 0; p < snapshot->n_parts; p++)
-        if (snapshot->parts[p].n_fps > 0)
-          {
-            g_autofree guint64 *part = sim_band_index_dup_fps (snapshot->parts[p].index);
-
-            memcpy (fps + (p ? n0 : 0), part, snapshot->parts[p].n_fps * sizeof (guint64));
-          }
-      index = sim_band_index_new (fps, n, max_distance, NULL);
-      snapshot->bands[max_distance] = index;
-    }
-  g_mutex_unlock (&snapshot->index_lock);
-  return index;
-}
-
 void
 sim_corpus_snapshot_lookup (SimCorpusSnapshot *snapshot,
                             const guint64     *fps,
@@ -464,8 +440,17 @@ sim_corpus_snapshot_lookup (SimCorpusSnapshot *snapshot,
 
   if (max_distance > 0)
     {
-      sim_band_index_lookup_many (snapshot_band_index (snapshot, max_distance), fps, n_fps, max_distance,
-                                  out, out_ends);
+      const guint32 near_base = sim_corpus_snapshot_get_n_fps (snapshot);
+      const guint from = out->len;
+      const SimBandIndex *band;
+
+      g_mutex_lock (&snapshot->index_lock);
+      band = snapshot->bands[MAX (max_distance, 3)];
+      g_mutex_unlock (&snapshot->index_lock);
+      g_return_if_fail (band != NULL);
+      sim_band_index_lookup_many (band, fps, n_fps, max_distance, out, out_ends);
+      for (guint j = from; j < out->len; j++)
+        g_array_index (out, guint32, j) += near_base;
       return;
     }
   if (snapshot->n_parts == 1)
@@ -494,10 +479,9 @@ sim_corpus_snapshot_lookup (SimCorpusSnapshot *snapshot,
     }
 }
 
-/* Index files: the exact index, its per-fingerprint places and the feature
- * statistics, beside the store, so that opening maps or reads them instead
- * of reading every fingerprint and sorting them again (and the 4 MiB
- * statistics from 1,024 SQLite overflow pages). STORE.index holds every
+/* Index files: the exact index and its per-fingerprint places, beside the
+ * store, so that opening maps or reads them instead of fingerprinting
+ * every text and sorting the windows again. STORE.index holds every
  * document as it was when written; STORE.index-delta the documents added or
  * changed since, so that a write to a large corpus costs what it adds, not
  * a new index of everything. Both are caches, made from the store:
@@ -508,8 +492,8 @@ sim_corpus_snapshot_lookup (SimCorpusSnapshot *snapshot,
  *   versions fingerprints depend on (and the generation a rebuild moves
  *   on), the delta file's the key of the index file it completes;
  * - its key names everything the store held when it was written (the write
- *   epoch, the store files' size and time, every document row): the
- *   statistics are used only from a file whose key is the store's now.
+ *   epoch, the store files' size and time, every document row): a file
+ *   whose stamp is the store's now answers for its document list too.
  *
  * When neither answers for the store now, a delta is built in memory from
  * the fingerprints of the documents the index file lacks (when they are
@@ -517,7 +501,7 @@ sim_corpus_snapshot_lookup (SimCorpusSnapshot *snapshot,
  * file is written to a temporary name and renamed over the old one, so a
  * reader never maps half a file. */
 #define INDEX_MAGIC   "SIMHIDX1"
-#define INDEX_VERSION 7
+#define INDEX_VERSION 8
 #define KIND_INDEX    0
 #define KIND_DELTA    1
 /* A delta holds at most this share of the index file's fingerprints (and of
@@ -765,22 +749,19 @@ snapshot_read_list (SimCorpusSnapshot *snapshot,
 }
 
 /* Opens the index file of @kind into @part when its base is @base, mapping
- * its documents to the snapshot's; its header in @out_header and, with
- * @out_counts, its feature statistics (transfer full). */
+ * its documents to the snapshot's; its header in @out_header. */
 static gboolean
 part_open (SimCorpusSnapshot *snapshot,
            guint              kind,
            guint64            base,
            Part              *part,
-           IndexHeader       *out_header,
-           guint32          **out_counts)
+           IndexHeader       *out_header)
 {
   g_autofree char *path = index_path (snapshot->store_path, kind);
   const char *limit_env = g_getenv ("SIMHOUND_INDEX_MAP_LIMIT");
   const guint64 limit = limit_env ? g_ascii_strtoull (limit_env, NULL, 10) : INDEX_MAP_LIMIT;
   const int fd = g_open (path, O_RDONLY | O_CLOEXEC, 0);
   g_autofree IndexDoc *docs = NULL;
-  g_autofree guint32 *counts = NULL;
   gsize len, index_len;
   goffset index_at;
   IndexHeader header;
@@ -800,7 +781,7 @@ part_open (SimCorpusSnapshot *snapshot,
     goto fail;
   index_len = sim_band_index_get_serialized_size (header.n_fps);
   index_at = sizeof header + header.list_len + header.n_docs * sizeof (IndexDoc);
-  if (len != index_at + index_len + header.n_fps * header.place_bytes + SIM_DF_BUCKETS * sizeof (guint32))
+  if (len != index_at + index_len + header.n_fps * header.place_bytes)
     goto fail;
 
   /* Its documents, matched with the snapshot's by id (both ascending) and row. */
@@ -830,14 +811,6 @@ part_open (SimCorpusSnapshot *snapshot,
         }
       part_index_bases (part);
     }
-  if (out_counts != NULL)
-    {
-      counts = g_new (guint32, SIM_DF_BUCKETS);
-      if (pread (fd, counts, SIM_DF_BUCKETS * sizeof (guint32), len - SIM_DF_BUCKETS * sizeof (guint32)) !=
-          SIM_DF_BUCKETS * sizeof (guint32))
-        goto fail;
-    }
-
   if (len > limit)
     {
       part->index = sim_band_index_new_read (fd, index_at, header.n_fps);
@@ -875,8 +848,6 @@ part_open (SimCorpusSnapshot *snapshot,
     }
   part->n_fps = header.n_fps;
   *out_header = header;
-  if (out_counts != NULL)
-    *out_counts = g_steal_pointer (&counts);
   return TRUE;
 
 fail:
@@ -922,8 +893,6 @@ part_write (SimCorpusSnapshot *snapshot,
   IndexHeader header = { INDEX_MAGIC, INDEX_VERSION, kind, 4, key, base, part->n_fps, part->n_docs, stamp, list->len };
   const int fd = g_mkstemp_full (tmp, O_WRONLY | O_CLOEXEC, 0600);
   g_autofree IndexDoc *docs = g_new (IndexDoc, MAX (part->n_docs, 1));
-  const guint32 *counts = sim_weights_get_counts (snapshot->weights);
-  g_autofree guint32 *zeros = counts ? NULL : g_new0 (guint32, SIM_DF_BUCKETS);
   guint64 next = 0;
   gboolean ok;
 
@@ -962,7 +931,6 @@ part_write (SimCorpusSnapshot *snapshot,
             ok = write_all (out, m * sizeof (guint32), GINT_TO_POINTER (fd));
           }
     }
-  ok = ok && write_all (counts ? counts : zeros, SIM_DF_BUCKETS * sizeof (guint32), GINT_TO_POINTER (fd));
   ok = g_close (fd, NULL) && ok;
   if (!ok || g_rename (tmp, path) != 0)
     {
@@ -985,7 +953,7 @@ part_use_file (SimCorpusSnapshot *snapshot,
   Part file;
   IndexHeader header;
 
-  if (!part_open (snapshot, kind, base, &file, &header, NULL))
+  if (!part_open (snapshot, kind, base, &file, &header))
     return;
   part_clear (part);
   *part = file;
@@ -1146,6 +1114,7 @@ typedef struct {
   gint               stop;
   GMutex             lock;
   GError            *error;
+  GCancellable      *cancellable;
 } TextJob;
 
 static void
@@ -1163,7 +1132,7 @@ text_worker (gpointer data)
       g_autofree char *text = NULL;
       gsize len = 0, n_windows = 0, n_units = 0;
 
-      if (i >= (gint) job->n || g_atomic_int_get (&job->stop))
+      if (i >= (gint) job->n || g_atomic_int_get (&job->stop) || g_cancellable_set_error_if_cancelled (job->cancellable, &error))
         break;
       if (store == NULL && (store = sim_store_open (job->store_path, TRUE, &error)) == NULL)
         break;
@@ -1223,20 +1192,25 @@ unpack_worker (gpointer data)
                         job->fps + job->offsets[i], job->places + job->offsets[i]);
 }
 
-/* Builds @part in memory over every document with @docs NULL, else over
- * the snapshot documents @docs (ascending). A document's windows come
- * from the first of @sources (index files being replaced) that holds it
- * as it is, else from @fresh, else from its text, fingerprinted again. The
- * result is what a build from the texts alone gives, in the same order. */
+/* The windows of @part's documents, every document with @docs NULL,
+ * else the snapshot documents @docs (ascending), in document order, into
+ * *@out_fps and *@out_places (part document << 32 | start), and @part's
+ * documents. A document's windows come from the first of @sources (index
+ * files being replaced) that holds it as it is, else from @fresh, else
+ * from its text, fingerprinted again. */
 static gboolean
-part_build (SimCorpusSnapshot  *snapshot,
-            SimStore           *store,
-            Part               *part,
-            GArray             *docs,
-            const Part         *sources,
-            guint               n_sources,
-            GHashTable         *fresh,
-            GError            **error)
+part_gather (SimCorpusSnapshot  *snapshot,
+             SimStore           *store,
+             Part               *part,
+             GArray             *docs,
+             const Part         *sources,
+             guint               n_sources,
+             GHashTable         *fresh,
+             GCancellable       *cancellable,
+             guint64           **out_fps,
+             guint64           **out_places,
+             gsize              *out_n,
+             GError            **error)
 {
   const guint n_snap = snapshot->docs->len;
   g_autofree guint32 *target_of = g_new (guint32, MAX (n_snap, 1));
@@ -1281,7 +1255,8 @@ part_build (SimCorpusSnapshot  *snapshot,
       }
   if (need->len > 0)
     {
-      TextJob job = { sim_store_get_path (store), snapshot->flags, NULL, NULL, NULL, NULL, need->len, 0, 0, { 0 }, NULL };
+      TextJob job = { sim_store_get_path (store), snapshot->flags, NULL, NULL, NULL, NULL, need->len, 0, 0, { 0 }, NULL,
+                      cancellable };
       g_autofree gint64 *ids = g_new (gint64, need->len);
       g_autofree GBytes **made = g_new0 (GBytes *, need->len);
 
@@ -1420,12 +1395,79 @@ part_build (SimCorpusSnapshot  *snapshot,
     n = w;
   }
 
+  *out_fps = fps;
+  *out_places = places;
+  *out_n = n;
+  return TRUE;
+}
+
+/* Builds @part in memory (part_gather()): the result is what a build
+ * from the texts alone gives, in the same order. */
+static gboolean
+part_build (SimCorpusSnapshot  *snapshot,
+            SimStore           *store,
+            Part               *part,
+            GArray             *docs,
+            const Part         *sources,
+            guint               n_sources,
+            GHashTable         *fresh,
+            GError            **error)
+{
+  guint64 *fps, *places;
+  gsize n;
+
+  if (!part_gather (snapshot, store, part, docs, sources, n_sources, fresh, NULL, &fps, &places, &n, error))
+    return FALSE;
   /* The index owns the fingerprints and numbers them in its own order;
    * the places travel with them through its sort. */
   part->n_fps = n;
   part->index = sim_band_index_new_take_payload (fps, places, n);
   part->places = places;
   return TRUE;
+}
+
+gboolean
+sim_corpus_snapshot_prepare_lookup (SimCorpusSnapshot  *snapshot,
+                                    guint               max_distance,
+                                    GCancellable       *cancellable,
+                                    GError            **error)
+{
+  gboolean ok = TRUE;
+
+  g_return_val_if_fail (max_distance <= SIM_BAND_INDEX_MAX_DISTANCE, FALSE);
+
+  if (max_distance == 0)
+    return TRUE;
+  max_distance = MAX (max_distance, 3);
+  g_mutex_lock (&snapshot->index_lock);
+  if (snapshot->bands[max_distance] == NULL)
+    {
+      g_autofree guint64 *fps = NULL;
+      gsize n = 0;
+
+      if (snapshot->near.doc_map == NULL)
+        {
+          /* The texts fingerprinted again: the index files keep 48 bits of a window. */
+          g_autoptr(SimStore) store = sim_store_open (snapshot->store_path, TRUE, error);
+          guint64 *places = NULL;
+
+          ok = store != NULL && part_gather (snapshot, store, &snapshot->near, NULL, NULL, 0, NULL, cancellable,
+                                             &fps, &places, &n, error);
+          snapshot->near.n_fps = n;
+          snapshot->near.places = places;
+        }
+      else
+        {
+          for (guint k = 0; k < G_N_ELEMENTS (snapshot->bands) && fps == NULL; k++)
+            if (snapshot->bands[k] != NULL)
+              fps = sim_band_index_dup_fps (snapshot->bands[k]);
+          n = snapshot->near.n_fps;
+        }
+      if (ok)
+        snapshot->bands[max_distance] = sim_band_index_new (fps, n, max_distance, NULL);
+    }
+  g_mutex_unlock (&snapshot->index_lock);
+  return ok;
 }
 
 /* Fingerprints of the index file's documents that are gone or changed
@@ -1465,12 +1507,10 @@ uncovered_documents (SimCorpusSnapshot *snapshot,
 static gboolean
 snapshot_load_current (SimCorpusSnapshot *snapshot,
                        guint64            stamp,
-                       guint64            base,
-                       guint32            df_docs)
+                       guint64            base)
 {
   Part *whole = &snapshot->parts[0], *delta = &snapshot->parts[1];
   IndexHeader main_header, delta_header, opened;
-  guint32 *counts = NULL;
   gboolean main_now;
 
   if (!index_peek (snapshot->store_path, KIND_INDEX, &main_header) || main_header.base != base)
@@ -1481,23 +1521,18 @@ snapshot_load_current (SimCorpusSnapshot *snapshot,
     return FALSE;
   if (!snapshot_read_list (snapshot, main_now ? KIND_INDEX : KIND_DELTA, main_now ? &main_header : &delta_header))
     return FALSE;
-  if (part_open (snapshot, KIND_INDEX, base, whole, &opened, main_now ? &counts : NULL) &&
+  if (part_open (snapshot, KIND_INDEX, base, whole, &opened) &&
       opened.key == main_header.key && opened.stamp == main_header.stamp)
     {
       snapshot->n_parts = 1;
       if (main_now)
-        {
-          snapshot->weights = sim_weights_new (counts, df_docs);
-          return TRUE;
-        }
-      if (part_open (snapshot, KIND_DELTA, main_header.key, delta, &opened, &counts) && opened.stamp == stamp)
+        return TRUE;
+      if (part_open (snapshot, KIND_DELTA, main_header.key, delta, &opened) && opened.stamp == stamp)
         {
           snapshot->n_parts = 2;
-          snapshot->weights = sim_weights_new (counts, df_docs);
           return TRUE;
         }
     }
-  g_free (counts);
   part_clear (whole);
   part_clear (delta);
   snapshot->n_parts = 0;
@@ -1527,14 +1562,15 @@ snapshot_load (SimStore           *store,
   part_init (&sources[0]);
   part_init (&sources[1]);
 
-  if (!sim_store_load_df (store, SIM_DF_BUCKETS, NULL, &n_docs, error))
+  if (!sim_store_load_df (store, SIM_DF_BUCKETS, &counts, &n_docs, error))
     return NULL;
+  snapshot->weights = sim_weights_new (counts, n_docs);
   base = index_base (store, flags);
   stamp = index_stamp (store, base, n_docs);
   /* SIMHOUND_INDEX_FILE=off: no index file is read or written (a disk too
    * small for it; comparing the two ways in benchmarks). */
   use_file = g_strcmp0 (g_getenv ("SIMHOUND_INDEX_FILE"), "off") != 0;
-  if (use_file && snapshot_load_current (snapshot, stamp, base, n_docs))
+  if (use_file && snapshot_load_current (snapshot, stamp, base))
     return g_steal_pointer (&snapshot);
 
   /* The store changed since the files were written: its document list, and
@@ -1558,7 +1594,7 @@ snapshot_load (SimStore           *store,
   /* Windows come from the index files that answer for the documents as
    * they are, from @fresh, or from the texts: the index files are the only
    * place fingerprints are kept. */
-  if (use_file && part_open (snapshot, KIND_INDEX, base, &sources[0], &main_header, NULL))
+  if (use_file && part_open (snapshot, KIND_INDEX, base, &sources[0], &main_header))
     {
       g_autofree guint8 *whole_list = read_list (snapshot->store_path, KIND_INDEX, &main_header);
       IndexHeader delta_header;
@@ -1566,7 +1602,7 @@ snapshot_load (SimStore           *store,
       g_autoptr(GArray) uncovered = NULL;
 
       n_sources = 1;
-      if (part_open (snapshot, KIND_DELTA, main_header.key, &sources[1], &delta_header, NULL))
+      if (part_open (snapshot, KIND_DELTA, main_header.key, &sources[1], &delta_header))
         n_sources = 2;
       /* The documents the index file lacks, when few, in a delta. */
       uncovered = uncovered_documents (snapshot, &sources[0], &windows, &dead);
@@ -1580,9 +1616,6 @@ snapshot_load (SimStore           *store,
         }
       else if (windows <= MIN (sources[0].n_fps / DELTA_SHARE, DELTA_MAX) && dead <= sources[0].n_fps / DELTA_SHARE)
         {
-          if (!sim_store_load_df (store, SIM_DF_BUCKETS, &counts, &n_docs, error))
-            goto fail;
-          snapshot->weights = sim_weights_new (counts, n_docs);
           *whole = sources[0];
           part_init (&sources[0]);
           if (!part_build (snapshot, store, delta, uncovered, sources + 1, n_sources - 1, fresh, error))
@@ -1596,9 +1629,6 @@ snapshot_load (SimStore           *store,
     }
 
   /* Everything built again. */
-  if (!sim_store_load_df (store, SIM_DF_BUCKETS, &counts, &n_docs, error))
-    goto fail;
-  snapshot->weights = sim_weights_new (counts, n_docs);
   if (!part_build (snapshot, store, whole, NULL, sources, n_sources, fresh, error))
     goto fail;
   part_clear (&sources[0]);

@@ -155,9 +155,19 @@ gboolean           sim_corpus_snapshot_dup_texts      (const SimCorpusSnapshot *
                                                        char                   **texts,
                                                        gsize                   *lens,
                                                        GError                 **error);
+/* Makes ready what lookups within @max_distance need: above 0, every
+ * document's windows fingerprinted again from its text (the index files
+ * keep 48 bits of each) and a band index over them (some 44 bytes a
+ * fingerprint, kept with the snapshot). Fails on a store error or when
+ * cancelled. Any thread. */
+gboolean           sim_corpus_snapshot_prepare_lookup (SimCorpusSnapshot       *snapshot,
+                                                       guint                    max_distance,
+                                                       GCancellable            *cancellable,
+                                                       GError                 **error);
 /* sim_band_index_lookup_many() over the snapshot's fingerprints: the ids
- * of those within @max_distance of each of @fps. Above 0 a band index is
- * built on first use (32 bytes a fingerprint). Any thread. */
+ * of those within @max_distance of each of @fps (above 0, once
+ * sim_corpus_snapshot_prepare_lookup() made it ready; the ids then follow
+ * get_n_fps()). Any thread. */
 void               sim_corpus_snapshot_lookup         (SimCorpusSnapshot       *snapshot,
                                                        const guint64           *fps,
                                                        gsize                    n_fps,

@@ -708,9 +708,8 @@ test_corpus_index_file_is_mapped_and_never_trusted_blindly (void **state)
       assert_int_equal (docs[n], G_MAXUINT32);
 
       assert_true (g_file_get_contents (index, &good, &len, NULL));
-      /* The statistics and the second half of the places (one position
-       * a fingerprint) gone. */
-      assert_int_equal (truncate (index, len - SIM_DF_BUCKETS * sizeof (guint32) - (n / 2) * 4), 0);
+      /* The second half of the places (one position a fingerprint) gone. */
+      assert_int_equal (truncate (index, len - (n / 2) * 4), 0);
       sim_corpus_snapshot_get_places (snapshot, ids, n, docs, starts);
       for (gsize i = 0; i < n; i++)
         {
@@ -763,12 +762,11 @@ test_corpus_index_file_is_mapped_and_never_trusted_blindly (void **state)
     bytes[64 + 8 + 48 + 2] ^= 0x20;
     assert_true (g_file_set_contents (index, bytes, len, NULL));
     assert_checked_and_written_again (f->store, article, built, index, good, len);
-    /* Garbage where the per-fingerprint arrays and the feature statistics
-     * are (the file's end): the file is used, and hits may be lost, never
-     * read out of bounds. */
+    /* Garbage where the per-fingerprint arrays are (the file's end): the
+     * file is used, and hits may be lost, never read out of bounds. */
     g_clear_pointer (&bytes, g_free);
     assert_true (g_file_get_contents (index, &bytes, &len, NULL));  /* made again by the last open */
-    memset (bytes + len - SIM_DF_BUCKETS * sizeof (guint32) - 8 * 100, 0xff, 8 * 100);
+    memset (bytes + len - 4 * (n_fps_of (f->store) / 2), 0xff, 4 * 100);
     memset (bytes + len - 4 * 100, 0xff, 4 * 100);
     assert_true (g_file_set_contents (index, bytes, len, NULL));
     for (guint read = 0; read < 2; read++)
@@ -1029,6 +1027,134 @@ test_corpus_index_delta_answers_as_a_fresh_build (void **state)
   assert_index_as_from_texts (f->store);
 }
 
+/* A window of the corpus: its document, start and 64-bit SimHash. */
+typedef struct {
+  guint32 doc;
+  guint32 start;
+  guint64 fp;
+} Window;
+
+static int
+compare_places (gconstpointer a,
+                gconstpointer b)
+{
+  const guint64 x = *(const guint64 *) a, y = *(const guint64 *) b;
+
+  return x < y ? -1 : x > y;
+}
+
+/* The places (doc << 32 | start, sorted) a lookup of @query within @k
+ * finds in @snapshot. */
+static GArray *
+looked_up (SimCorpusSnapshot *snapshot,
+           guint64            query,
+           guint              k)
+{
+  g_autoptr(GArray) ids = g_array_new (FALSE, FALSE, sizeof (guint32));
+  GArray *places = g_array_new (FALSE, FALSE, sizeof (guint64));
+  guint32 end;
+
+  sim_corpus_snapshot_lookup (snapshot, &query, 1, k, ids, &end);
+  assert_int_equal (end, ids->len);
+  for (guint i = 0; i < ids->len; i++)
+    {
+      guint32 doc, start;
+      guint64 place;
+
+      sim_corpus_snapshot_get_places (snapshot, &g_array_index (ids, guint32, i), 1, &doc, &start);
+      place = (guint64) doc << 32 | start;
+      g_array_append_val (places, place);
+    }
+  g_array_sort (places, compare_places);
+  return places;
+}
+
+/* Exact lookups compare the 48 bits the index files keep; lookups within
+ * a distance see all 64 bits of every window, fingerprinted again from the
+ * texts, and find what a brute-force scan of them finds. */
+static void
+test_corpus_near_lookups_see_all_64_bits (void **state)
+{
+  Fixture *f = *state;
+  const char *paths[] = { f->docs, NULL };
+  g_autoptr(GArray) windows = g_array_new (FALSE, FALSE, sizeof (Window));
+  g_autoptr(GRand) rand = g_rand_new_with_seed (5);
+  g_autoptr(SimCorpus) corpus = NULL;
+  g_autoptr(SimCorpusSnapshot) snapshot = NULL;
+  g_autoptr(GError) error = NULL;
+  guint top_only = 0;
+
+  write_docs (f, 0, 12);
+  corpus = sim_corpus_open (f->store, FALSE, NULL);
+  {
+    g_autoptr(SimImportResult) result = sim_corpus_add (corpus, paths, NULL, NULL, NULL, NULL);
+
+    assert_int_equal (result->n_added, 12);
+  }
+  snapshot = sim_corpus_ref_snapshot (corpus);
+  for (guint d = 0; d < sim_corpus_snapshot_get_n_docs (snapshot); d++)
+    {
+      g_autoptr(SimFingerprinter) fp = sim_fingerprinter_new (sim_corpus_snapshot_get_flags (snapshot));
+      g_autoptr(GArray) anchors = g_array_new (FALSE, FALSE, sizeof (SimAnchor));
+      g_autofree char *text = NULL;
+      gsize len = 0;
+      const SimUnits *units;
+
+      assert_true (sim_corpus_snapshot_dup_texts (snapshot, &d, 1, &text, &len, NULL));
+      units = sim_fingerprinter_load (fp, text, len);
+      sim_fingerprinter_windows (fp, SIM_WINNOW_WEIGHT, anchors);
+      for (guint i = 0; i < anchors->len; i++)
+        {
+          const SimAnchor *a = &g_array_index (anchors, SimAnchor, i);
+          Window w = { d, units->src_start[a->unit_start], a->simhash };
+
+          g_array_append_val (windows, w);
+        }
+    }
+  assert_int_equal (windows->len, sim_corpus_snapshot_get_n_fps (snapshot));
+  assert_true (sim_corpus_snapshot_prepare_lookup (snapshot, 3, NULL, &error));
+  assert_null (error);
+  for (guint q = 0; q < 300; q++)
+    {
+      const Window *w = &g_array_index (windows, Window, g_rand_int_range (rand, 0, windows->len));
+      /* Bits flipped: 0 to 3 anywhere, or 4 in the top 16 alone. */
+      const guint kind = q % 5;
+      guint64 query = w->fp;
+      g_autoptr(GArray) want = g_array_new (FALSE, FALSE, sizeof (guint64));
+      g_autoptr(GArray) want_exact = g_array_new (FALSE, FALSE, sizeof (guint64));
+      g_autoptr(GArray) near = NULL;
+      g_autoptr(GArray) exact = NULL;
+
+      while ((guint) __builtin_popcountll (query ^ w->fp) < kind)
+        query ^= G_GUINT64_CONSTANT (1) << (kind == 4 ? g_rand_int_range (rand, 48, 64) : g_rand_int_range (rand, 0, 64));
+      for (guint i = 0; i < windows->len; i++)
+        {
+          const Window *v = &g_array_index (windows, Window, i);
+          const guint64 place = (guint64) v->doc << 32 | v->start;
+
+          if (__builtin_popcountll (v->fp ^ query) <= 3)
+            g_array_append_val (want, place);
+          if (((v->fp ^ query) & ((G_GUINT64_CONSTANT (1) << 48) - 1)) == 0)
+            g_array_append_val (want_exact, place);
+        }
+      g_array_sort (want, compare_places);
+      g_array_sort (want_exact, compare_places);
+      near = looked_up (snapshot, query, 3);
+      exact = looked_up (snapshot, query, 0);
+      assert_int_equal (near->len, want->len);
+      assert_memory_equal (near->data, want->data, want->len * sizeof (guint64));
+      assert_int_equal (exact->len, want_exact->len);
+      assert_memory_equal (exact->data, want_exact->data, want_exact->len * sizeof (guint64));
+      if (kind == 4)
+        {
+          assert_true (exact->len > 0);
+          top_only += near->len < exact->len;
+        }
+    }
+  /* Four bits apart in the top 16: one to the exact index, too far for the near one. */
+  assert_true (top_only > 0);
+}
+
 int
 main (void)
 {
@@ -1045,6 +1171,7 @@ main (void)
     cmocka_unit_test_setup_teardown (test_corpus_traditional_folding_is_a_store_setting, setup, teardown),
     cmocka_unit_test_setup_teardown (test_corpus_index_file_is_mapped_and_never_trusted_blindly, setup, teardown),
     cmocka_unit_test_setup_teardown (test_corpus_index_delta_answers_as_a_fresh_build, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_corpus_near_lookups_see_all_64_bits, setup, teardown),
   };
 
   return cmocka_run_group_tests_name ("corpus", tests, NULL, NULL);
