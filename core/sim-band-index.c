@@ -383,7 +383,7 @@ radix_worker (gpointer data)
 }
 
 static SimBandIndex *index_build (const guint64 *fps, guint64 *owned, gsize n_fps, guint max_distance,
-                                  guint32 **out_order, guint64 *payload, guint64 key_mask);
+                                  guint32 **out_order, guint64 *pairs, guint64 **out_payload, guint64 key_mask);
 
 SimBandIndex *
 sim_band_index_new (const guint64  *fps,
@@ -391,7 +391,7 @@ sim_band_index_new (const guint64  *fps,
                     guint           max_distance,
                     guint32       **out_order)
 {
-  return index_build (fps, NULL, n_fps, max_distance, out_order, NULL, G_MAXUINT64);
+  return index_build (fps, NULL, n_fps, max_distance, out_order, NULL, NULL, G_MAXUINT64);
 }
 
 SimBandIndex *
@@ -399,35 +399,37 @@ sim_band_index_new_take (guint64  *fps,
                          gsize     n_fps,
                          guint32 **out_order)
 {
-  return index_build (fps, fps, n_fps, 0, out_order, NULL, FILE_MASK);
+  return index_build (fps, fps, n_fps, 0, out_order, NULL, NULL, FILE_MASK);
 }
 
 SimBandIndex *
-sim_band_index_new_take_payload (guint64 *fps,
-                                 guint64 *payload,
-                                 gsize    n_fps)
+sim_band_index_new_take_pairs (guint64  *pairs,
+                               gsize     n_fps,
+                               guint64 **out_payload)
 {
-  g_return_val_if_fail (payload != NULL || n_fps == 0, NULL);
-  return index_build (fps, fps, n_fps, 0, NULL, payload, FILE_MASK);
+  g_return_val_if_fail (pairs != NULL && out_payload != NULL, NULL);
+  return index_build (NULL, NULL, n_fps, 0, NULL, pairs, out_payload, FILE_MASK);
 }
 
 /* @owned, when not NULL, is @fps, freed as soon as table 0 holds a copy.
- * With @payload, each fingerprint's 8 bytes follow it
- * into table 0's order instead of an order being made. The index keeps
- * and compares the bits of @key_mask (the low ones) of each fingerprint. */
+ * With @pairs (sim_band_index_new_take_pairs()) instead of @fps, each
+ * fingerprint's 8 bytes follow it into table 0's order, in *@out_payload,
+ * instead of an order being made. The index keeps and compares the bits
+ * of @key_mask (the low ones) of each fingerprint. */
 static SimBandIndex *
 index_build (const guint64  *fps,
              guint64        *owned,
              gsize           n_fps,
              guint           max_distance,
              guint32       **out_order,
-             guint64        *payload,
+             guint64        *pairs,
+             guint64       **out_payload,
              guint64         key_mask)
 {
   SimBandIndex *index;
-  Entry *entries;
+  Entry *entries, *spare;
 
-  g_return_val_if_fail (fps != NULL || n_fps == 0, NULL);
+  g_return_val_if_fail (fps != NULL || pairs != NULL || n_fps == 0, NULL);
   g_return_val_if_fail (max_distance <= SIM_BAND_INDEX_MAX_DISTANCE, NULL);
   g_return_val_if_fail (n_fps < G_MAXUINT32, NULL);
 
@@ -446,14 +448,18 @@ index_build (const guint64  *fps,
     const gsize n_buckets = index->mask[0] + 1;
     const guint key_bits = g_bit_storage (index->mask[0]);
     guint32 *offsets = g_new0 (guint32, n_buckets + 1);
-    guint64 *table = alloc_table (n_fps * sizeof (guint64));
-    Entry *from = g_new (Entry, MAX (n_fps, 1)), *to;
+    Entry *from = pairs ? (Entry *) pairs : g_new (Entry, MAX (n_fps, 1)), *to;
 
+    G_STATIC_ASSERT (sizeof (Entry) == 2 * sizeof (guint64));
     for (gsize i = 0; i < n_fps; i++)
       {
-        from[i].fp = fps[i] & key_mask;
-        from[i].tag = payload ? payload[i] : i;
-        offsets[block_key (index, 0, fps[i]) + 1]++;
+        if (pairs == NULL)
+          {
+            from[i].fp = fps[i];
+            from[i].tag = i;
+          }
+        from[i].fp &= key_mask;
+        offsets[block_key (index, 0, from[i].fp) + 1]++;
       }
     for (gsize k = 0; k < n_buckets; k++)
       offsets[k + 1] += offsets[k];
@@ -492,8 +498,8 @@ index_build (const guint64  *fps,
         from = to;
         to = swap;
       }
-    g_free (to);
     entries = from;
+    spare = to;
     for (gsize i = 1; i < n_fps; i++)
       {
         const Entry e = entries[i];
@@ -511,18 +517,35 @@ index_build (const guint64  *fps,
           }
         entries[j] = e;
       }
-    for (gsize i = 0; i < n_fps; i++)
-      table[i] = entries[i].fp;
+    /* Table 0 in the sort's spare entries, the caller's 8 bytes in place
+     * of the entries (each word written is one read already), each then
+     * cut to its size: no fresh memory, which costs as much to fault in
+     * as the sort itself. Others in memory meant for random lookups. */
+    if (pairs != NULL)
+      {
+        guint64 *table = (guint64 *) spare, *payload = (guint64 *) entries;
+
+        for (gsize i = 0; i < n_fps; i++)
+          table[i] = entries[i].fp;
+        for (gsize i = 0; i < n_fps; i++)
+          payload[i] = entries[i].tag;
+        index->tables[0] = g_realloc (table, MAX (n_fps, 1) * sizeof (guint64));
+        *out_payload = g_realloc (payload, MAX (n_fps, 1) * sizeof (guint64));
+        spare = entries = NULL;
+      }
+    else
+      {
+        guint64 *table = alloc_table (n_fps * sizeof (guint64));
+
+        for (gsize i = 0; i < n_fps; i++)
+          table[i] = entries[i].fp;
+        index->tables[0] = table;
+        g_clear_pointer (&spare, g_free);
+      }
     index->offsets[0] = offsets;
-    index->tables[0] = table;
   }
 
-  if (payload != NULL)
-    {
-      for (gsize i = 0; i < n_fps; i++)
-        payload[i] = entries[i].tag;
-    }
-  else if (out_order != NULL)
+  if (out_order != NULL)
     {
       guint32 *order = g_new (guint32, MAX (n_fps, 1));
 
@@ -530,7 +553,7 @@ index_build (const guint64  *fps,
         order[i] = entries[i].tag;
       *out_order = order;
     }
-  else
+  else if (entries != NULL)
     {
       index->perm = g_new (guint32, MAX (n_fps, 1));
       for (gsize i = 0; i < n_fps; i++)
@@ -538,6 +561,7 @@ index_build (const guint64  *fps,
     }
   /* 16 bytes a fingerprint, not kept while the other tables are built. */
   g_free (entries);
+  g_free (spare);
 
   /* Other tables: stable counting sort of table 0 by their block, which keeps
    * equal fingerprints next to each other; one table per thread. */

@@ -47,12 +47,15 @@ SimBandIndex *sim_band_index_new              (const guint64      *fps,
 SimBandIndex *sim_band_index_new_take         (guint64            *fps,
                                                gsize               n_fps,
                                                guint32           **out_order);
-/* sim_band_index_new_take() that carries @payload (8 bytes of the
- * caller's per fingerprint) through its sort instead of making an order:
- * afterwards @payload[i] is that of fingerprint i. */
-SimBandIndex *sim_band_index_new_take_payload (guint64            *fps,
-                                               guint64            *payload,
-                                               gsize               n_fps);
+/* sim_band_index_new_take() over @pairs: each fingerprint followed by 8
+ * bytes of the caller's (2 x @n_fps words, transfer full), which travel
+ * through its sort instead of an order being made: *@out_payload[i]
+ * (transfer full) is that of fingerprint i. The index reuses the memory
+ * of @pairs and of its sort: 32 bytes a fingerprint at the peak, all of
+ * it faulted in before. */
+SimBandIndex *sim_band_index_new_take_pairs   (guint64            *pairs,
+                                               gsize               n_fps,
+                                               guint64           **out_payload);
 void          sim_band_index_free             (SimBandIndex       *index);
 guint         sim_band_index_get_max_distance (const SimBandIndex *index);
 guint         sim_band_index_get_n_blocks     (const SimBandIndex *index);

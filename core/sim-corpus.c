@@ -1069,8 +1069,7 @@ unpack_windows (GBytes  *packed,
                 gsize    n,
                 guint32  doc,
                 gint64   n_chars,
-                guint64 *fps,
-                guint64 *places)
+                guint64 *pairs)
 {
   const guint8 *p = g_bytes_get_data (packed, NULL);
   gint64 start = 0;
@@ -1081,7 +1080,7 @@ unpack_windows (GBytes  *packed,
       guint shift = 0;
 
       memcpy (&h, p, 8);
-      fps[i] = GUINT64_FROM_LE (h);
+      pairs[2 * i] = GUINT64_FROM_LE (h);
       p += 8;
       do
         {
@@ -1091,7 +1090,7 @@ unpack_windows (GBytes  *packed,
         }
       while (*p++ & 0x80);
       start += (delta & 1) ? -(gint64) (delta >> 1) - 1 : (gint64) (delta >> 1);
-      places[i] = (guint64) doc << 32 | (guint32) CLAMP (start, 0, MAX (n_chars, 0));
+      pairs[2 * i + 1] = (guint64) doc << 32 | (guint32) CLAMP (start, 0, MAX (n_chars, 0));
     }
 }
 
@@ -1173,8 +1172,7 @@ typedef struct {
   const Part              *part;
   GBytes * const          *packed;
   const gsize             *offsets;
-  guint64                 *fps;
-  guint64                 *places;
+  guint64                 *pairs;
   gint                     next;   /* the next run of 64 documents */
 } UnpackJob;
 
@@ -1189,13 +1187,13 @@ unpack_worker (gpointer data)
       if (job->packed[i] != NULL)
         unpack_windows (job->packed[i], job->offsets[i + 1] - job->offsets[i], i,
                         g_array_index (job->snapshot->docs, SimCorpusDoc, job->part->doc_map[i]).n_chars,
-                        job->fps + job->offsets[i], job->places + job->offsets[i]);
+                        job->pairs + 2 * job->offsets[i]);
 }
 
 /* The windows of @part's documents, every document with @docs NULL,
  * else the snapshot documents @docs (ascending), in document order, into
- * *@out_fps and *@out_places (part document << 32 | start), and @part's
- * documents. A document's windows come from the first of @sources (index
+ * *@out_pairs (each fingerprint followed by its place: part document << 32
+ * | start) and *@out_n, and @part's documents. A document's windows come from the first of @sources (index
  * files being replaced) that holds it as it is, else from @fresh, else
  * from its text, fingerprinted again. */
 static gboolean
@@ -1207,8 +1205,7 @@ part_gather (SimCorpusSnapshot  *snapshot,
              guint               n_sources,
              GHashTable         *fresh,
              GCancellable       *cancellable,
-             guint64           **out_fps,
-             guint64           **out_places,
+             guint64           **out_pairs,
              gsize              *out_n,
              GError            **error)
 {
@@ -1219,8 +1216,7 @@ part_gather (SimCorpusSnapshot  *snapshot,
   g_autofree gsize *offsets = NULL;
   g_autofree gsize *fill = NULL;
   g_autoptr(GArray) need = g_array_new (FALSE, FALSE, sizeof (guint32));
-  guint64 *fps;
-  guint64 *places;
+  guint64 *pairs;
   gsize n = 0;
 
   part_init (part);
@@ -1315,12 +1311,11 @@ part_gather (SimCorpusSnapshot  *snapshot,
       return sim_store_set_damaged (store, _("the number of fingerprints"), error);
     }
   fill = g_memdup2 (offsets, (part->n_docs + 1) * sizeof (gsize));
-  fps = g_new (guint64, MAX (n, 1));
-  places = g_new (guint64, MAX (n, 1));
+  pairs = g_new (guint64, 2 * MAX (n, 1));
 
   /* Each document's windows into its own range, on every core. */
   {
-    UnpackJob job = { snapshot, part, packed, offsets, fps, places, 0 };
+    UnpackJob job = { snapshot, part, packed, offsets, pairs, 0 };
 
     sim_parallel_run (MIN (sim_parallel_default_threads (), MAX (part->n_docs / 64, 1)), unpack_worker, &job);
     for (guint i = 0; i < part->n_docs; i++)
@@ -1369,8 +1364,8 @@ part_gather (SimCorpusSnapshot  *snapshot,
 
               if (d >= src->n_docs || (t = take[d]) == G_MAXUINT32 || fill[t] == offsets[t + 1])
                 continue;
-              fps[fill[t]] = src_fps[k0 + k];
-              places[fill[t]] = (guint64) t << 32 | s_of[k];
+              pairs[2 * fill[t]] = src_fps[k0 + k];
+              pairs[2 * fill[t] + 1] = (guint64) t << 32 | s_of[k];
               fill[t]++;
             }
         }
@@ -1387,16 +1382,14 @@ part_gather (SimCorpusSnapshot  *snapshot,
 
         if (w != offsets[i] && c > 0)
           {
-            memmove (fps + w, fps + offsets[i], c * sizeof *fps);
-            memmove (places + w, places + offsets[i], c * sizeof *places);
+            memmove (pairs + 2 * w, pairs + 2 * offsets[i], c * 2 * sizeof *pairs);
           }
         w += c;
       }
     n = w;
   }
 
-  *out_fps = fps;
-  *out_places = places;
+  *out_pairs = pairs;
   *out_n = n;
   return TRUE;
 }
@@ -1413,16 +1406,15 @@ part_build (SimCorpusSnapshot  *snapshot,
             GHashTable         *fresh,
             GError            **error)
 {
-  guint64 *fps, *places;
+  guint64 *pairs;
   gsize n;
 
-  if (!part_gather (snapshot, store, part, docs, sources, n_sources, fresh, NULL, &fps, &places, &n, error))
+  if (!part_gather (snapshot, store, part, docs, sources, n_sources, fresh, NULL, &pairs, &n, error))
     return FALSE;
   /* The index owns the fingerprints and numbers them in its own order;
    * the places travel with them through its sort. */
   part->n_fps = n;
-  part->index = sim_band_index_new_take_payload (fps, places, n);
-  part->places = places;
+  part->index = sim_band_index_new_take_pairs (pairs, n, &part->places);
   return TRUE;
 }
 
@@ -1449,12 +1441,21 @@ sim_corpus_snapshot_prepare_lookup (SimCorpusSnapshot  *snapshot,
         {
           /* The texts fingerprinted again: the index files keep 48 bits of a window. */
           g_autoptr(SimStore) store = sim_store_open (snapshot->store_path, TRUE, error);
-          guint64 *places = NULL;
+          g_autofree guint64 *pairs = NULL;
 
           ok = store != NULL && part_gather (snapshot, store, &snapshot->near, NULL, NULL, 0, NULL, cancellable,
-                                             &fps, &places, &n, error);
-          snapshot->near.n_fps = n;
-          snapshot->near.places = places;
+                                             &pairs, &n, error);
+          if (ok)
+            {
+              fps = g_new (guint64, MAX (n, 1));
+              snapshot->near.places = g_new (guint64, MAX (n, 1));
+              snapshot->near.n_fps = n;
+              for (gsize i = 0; i < n; i++)
+                {
+                  fps[i] = pairs[2 * i];
+                  snapshot->near.places[i] = pairs[2 * i + 1];
+                }
+            }
         }
       else
         {

@@ -183,14 +183,18 @@ check_distance_bound (guint k)
         /* The same with 8 bytes of the caller's carried through the sort
          * instead of an order: they follow their fingerprints. */
         {
-          g_autofree guint64 *payload = g_new (guint64, fps->len);
+          g_autofree guint64 *pairs = g_new (guint64, 2 * fps->len);
+          g_autofree guint64 *payload = NULL;
           g_autoptr(SimBandIndex) carried = NULL;
           g_autoptr(GByteArray) carried_bytes = g_byte_array_new ();
 
           for (guint i = 0; i < fps->len; i++)
-            payload[i] = G_GUINT64_CONSTANT (0x0123456700000000) | i;
-          carried = sim_band_index_new_take_payload (g_memdup2 (fps->data, fps->len * sizeof (guint64)), payload,
-                                                     fps->len);
+            {
+              pairs[2 * i] = g_array_index (fps, guint64, i);
+              pairs[2 * i + 1] = G_GUINT64_CONSTANT (0x0123456700000000) | i;
+            }
+          carried = sim_band_index_new_take_pairs (g_steal_pointer (&pairs), fps->len, &payload);
+          assert_memory_equal (sim_band_index_get_fps (carried), low_sorted, fps->len * sizeof (guint64));
           assert_true (sim_band_index_serialize (carried, append_bytes, carried_bytes));
           assert_int_equal (carried_bytes->len, bytes->len);
           assert_memory_equal (carried_bytes->data, bytes->data, bytes->len);
@@ -352,7 +356,8 @@ test_exact_index_sorts_like_a_stable_sort (void **state)
   g_autoptr(GRand) rand = g_rand_new_with_seed (77);
   const gsize n = 300000;
   g_autofree guint64 *fps = g_new (guint64, n);
-  g_autofree guint64 *payload = g_new (guint64, n);
+  g_autofree guint64 *pairs = g_new (guint64, 2 * n);
+  g_autofree guint64 *payload = NULL;
   g_autoptr(SimBandIndex) index = NULL;
   g_autofree guint64 *table = NULL;
 
@@ -363,9 +368,10 @@ test_exact_index_sorts_like_a_stable_sort (void **state)
                                                              : ((guint64) g_rand_int (rand) << 32) | g_rand_int (rand);
 
       fps[i] = v;
-      payload[i] = i;
+      pairs[2 * i] = v;
+      pairs[2 * i + 1] = i;
     }
-  index = sim_band_index_new_take_payload (g_memdup2 (fps, n * sizeof (guint64)), payload, n);
+  index = sim_band_index_new_take_pairs (g_steal_pointer (&pairs), n, &payload);
   table = sim_band_index_dup_fps (index);
   for (gsize i = 0; i < n; i++)
     {
