@@ -126,6 +126,15 @@ test_corpus_add_is_incremental (void **state)
   before = sim_corpus_ref_snapshot (corpus);
   assert_int_equal (sim_corpus_snapshot_get_n_docs (before), 10);
   assert_true (sim_corpus_snapshot_get_n_fps (before) > 50);
+  /* Each document's length in code points, Chinese (3 bytes each) and English alike. */
+  for (guint d = 0; d < 10; d++)
+    {
+      const SimCorpusDoc *doc = sim_corpus_snapshot_get_doc (before, d);
+      g_autofree char *text = NULL;
+
+      assert_true (g_file_get_contents (doc->path, &text, NULL, NULL));
+      assert_int_equal (doc->n_chars, g_utf8_strlen (text, -1));
+    }
 
   /* Unchanged files are skipped; a changed one is replaced, a new one added. */
   r2 = sim_corpus_add (corpus, paths, NULL, NULL, NULL, &error);
