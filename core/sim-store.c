@@ -440,13 +440,61 @@ sim_store_find_path (SimStore    *store,
   return FALSE;
 }
 
+/* Each thread's zstd contexts, kept: one made for every call allocated
+ * and cleared a megabyte of tables (compressing), which for the many
+ * small texts of an import cost as much as compressing them. */
+static void
+free_cctx (gpointer cctx)
+{
+  ZSTD_freeCCtx (cctx);
+}
+
+static void
+free_dctx (gpointer dctx)
+{
+  ZSTD_freeDCtx (dctx);
+}
+
+static GPrivate thread_cctx = G_PRIVATE_INIT (free_cctx);
+static GPrivate thread_dctx = G_PRIVATE_INIT (free_dctx);
+
+static ZSTD_CCtx *
+get_cctx (void)
+{
+  ZSTD_CCtx *cctx = g_private_get (&thread_cctx);
+
+  if (cctx == NULL)
+    {
+      cctx = ZSTD_createCCtx ();
+      if (cctx == NULL)
+        g_error ("zstd: out of memory");
+      g_private_set (&thread_cctx, cctx);
+    }
+  return cctx;
+}
+
+static ZSTD_DCtx *
+get_dctx (void)
+{
+  ZSTD_DCtx *dctx = g_private_get (&thread_dctx);
+
+  if (dctx == NULL)
+    {
+      dctx = ZSTD_createDCtx ();
+      if (dctx == NULL)
+        g_error ("zstd: out of memory");
+      g_private_set (&thread_dctx, dctx);
+    }
+  return dctx;
+}
+
 GBytes *
 sim_store_pack_text (const char *text,
                      gsize       len)
 {
   const gsize bound = ZSTD_compressBound (len);
   guint8 *packed = g_malloc (MAX (bound, 1));
-  const gsize n = ZSTD_compress (packed, bound, text, len, SIM_STORE_TEXT_LEVEL);
+  const gsize n = ZSTD_compressCCtx (get_cctx (), packed, bound, text, len, SIM_STORE_TEXT_LEVEL);
 
   /* Compressing into the bound cannot fail but for memory. */
   if (ZSTD_isError (n))
@@ -677,7 +725,7 @@ sim_store_dup_text (SimStore  *store,
           if (size <= SIM_STORE_TEXT_MAX)
             {
               text = g_malloc (size + 1);
-              len = ZSTD_decompress (text, size, packed, packed_len);
+              len = ZSTD_decompressDCtx (get_dctx (), text, size, packed, packed_len);
               if (ZSTD_isError (len) || len != size)
                 g_clear_pointer (&text, g_free);
             }
@@ -807,7 +855,8 @@ sim_store_load_df (SimStore  *store,
       prefault (packed, len);
       if (!read_df_blob (store, packed, len, error))
         return FALSE;
-      if (ZSTD_getFrameContentSize (packed, len) != size || ZSTD_decompress (counts, size, packed, len) != size)
+      if (ZSTD_getFrameContentSize (packed, len) != size ||
+          ZSTD_decompressDCtx (get_dctx (), counts, size, packed, len) != size)
         return sim_store_set_damaged (store, _("feature statistics of the wrong size"), error);
       /* Each run's planes back into counts, in place. */
       for (gsize b0 = 0; b0 < n_buckets; b0 += DF_RUN)
@@ -853,7 +902,7 @@ sim_store_save_df (SimStore       *store,
         for (guint k = 0; k < 4; k++)
           planes[4 * b0 + k * m + i] = counts[b0 + i] >> (8 * k);
     }
-  len = ZSTD_compress (packed, ZSTD_compressBound (size), planes, size, 1);
+  len = ZSTD_compressCCtx (get_cctx (), packed, ZSTD_compressBound (size), planes, size, 1);
   if (ZSTD_isError (len))
     g_error ("zstd: %s", ZSTD_getErrorName (len));
   sqlite3_bind_int64 (stmt, 1, n_docs);
