@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <stdlib.h>
+#include <sys/mman.h>
 
 #include "sim-parallel.h"
 
@@ -49,4 +50,16 @@ sim_parallel_run (guint         n_threads,
   func (data);
   for (guint i = 0; i < n; i++)
     g_thread_join (threads[i]);
+}
+
+void
+sim_prefault (gpointer p,
+              gsize    len)
+{
+#if defined(__linux__) && defined(MADV_POPULATE_WRITE)
+  const guintptr page = 4096, from = ((guintptr) p + page - 1) & ~(page - 1), to = ((guintptr) p + len) & ~(page - 1);
+
+  if (to > from)
+    madvise ((gpointer) from, to - from, MADV_POPULATE_WRITE);
+#endif
 }

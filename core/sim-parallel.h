@@ -17,4 +17,11 @@ void  sim_parallel_run             (guint         n_threads,
                                     SimWorkerFunc func,
                                     gpointer      data);
 
+/* Faults in the pages of fresh memory [@p, @p + @len) in one call, before
+ * the process writes them: touched one at a time, each costs a trap, some
+ * 13 µs apiece on the virtual machines we measured on (a 4 MiB buffer 13
+ * ms). Does nothing where the kernel cannot (before Linux 5.14). */
+void  sim_prefault                 (gpointer      p,
+                                    gsize         len);
+
 G_END_DECLS

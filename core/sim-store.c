@@ -5,7 +5,6 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sqlite3.h>
-#include <sys/mman.h>
 #include <unistd.h>
 #include <zstd.h>
 #include <gio/gio.h>
@@ -13,6 +12,7 @@
 #include <glib/gstdio.h>
 
 #include "sim-error.h"
+#include "sim-parallel.h"
 #include "sim-store.h"
 
 struct _SimStore {
@@ -776,20 +776,6 @@ sim_store_set_damaged (SimStore    *store,
  * are 0, and zstd finds them together. */
 #define DF_RUN 4096
 
-/* Touches the pages of fresh memory in one call: one at a time, a fault
- * each, they cost some 13 µs apiece on the virtual machines we measured on. */
-static void
-prefault (gpointer p,
-          gsize    len)
-{
-#ifdef MADV_POPULATE_WRITE
-  const guintptr page = 4096, from = ((guintptr) p + page - 1) & ~(page - 1), to = ((guintptr) p + len) & ~(page - 1);
-
-  if (to > from)
-    madvise ((gpointer) from, to - from, MADV_POPULATE_WRITE);
-#endif
-}
-
 /* @len bytes of the statistics' blob into @buf, in the read transaction
  * of the statement that found their row. */
 static gboolean
@@ -842,7 +828,7 @@ sim_store_load_df (SimStore  *store,
   if (sqlite3_column_int64 (stmt, 0) < 0 || len > size || len == 0)
     return sim_store_set_damaged (store, _("feature statistics of the wrong size"), error);
   counts = g_new (guint32, n_buckets);
-  prefault (counts, size);
+  sim_prefault (counts, size);
   if (len == size)
     {
       /* Written before they were compressed: the counts as they are. */
@@ -852,7 +838,7 @@ sim_store_load_df (SimStore  *store,
   else
     {
       packed = g_malloc (len);
-      prefault (packed, len);
+      sim_prefault (packed, len);
       if (!read_df_blob (store, packed, len, error))
         return FALSE;
       if (ZSTD_getFrameContentSize (packed, len) != size ||
