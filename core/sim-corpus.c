@@ -482,9 +482,11 @@ sim_corpus_snapshot_lookup (SimCorpusSnapshot *snapshot,
     }
 }
 
-/* Index files: the exact index and its per-fingerprint places, beside the
- * store, so that opening maps or reads them instead of fingerprinting
- * every text and sorting the windows again. STORE.index holds every
+/* Index files: the exact index, its per-fingerprint places and the feature
+ * statistics, beside the store, so that opening maps or reads them instead
+ * of fingerprinting every text and sorting the windows again (and the
+ * statistics from some hundreds of SQLite overflow pages: 15-20 ms of an
+ * open at 1 GB). STORE.index holds every
  * document as it was when written; STORE.index-delta the documents added or
  * changed since, so that a write to a large corpus costs what it adds, not
  * a new index of everything. Both are caches, made from the store:
@@ -496,7 +498,8 @@ sim_corpus_snapshot_lookup (SimCorpusSnapshot *snapshot,
  *   on), the delta file's the key of the index file it completes;
  * - its key names everything the store held when it was written (the write
  *   epoch, the store files' size and time, every document row): a file
- *   whose stamp is the store's now answers for its document list too.
+ *   whose stamp is the store's now answers for its document list and
+ *   statistics too.
  *
  * When neither answers for the store now, a delta is built in memory from
  * the fingerprints of the documents the index file lacks (when they are
@@ -504,7 +507,7 @@ sim_corpus_snapshot_lookup (SimCorpusSnapshot *snapshot,
  * file is written to a temporary name and renamed over the old one, so a
  * reader never maps half a file. */
 #define INDEX_MAGIC   "SIMHIDX1"
-#define INDEX_VERSION 9
+#define INDEX_VERSION 10
 #define KIND_INDEX    0
 #define KIND_DELTA    1
 /* A delta holds at most this share of the index file's fingerprints (and of
@@ -775,20 +778,24 @@ snapshot_read_list (SimCorpusSnapshot *snapshot,
 }
 
 /* Opens the index file of @kind into @part when its base is @base, mapping
- * its documents to the snapshot's; its header in @out_header. */
+ * its documents to the snapshot's; its header in @out_header and, with
+ * @out_counts, the feature statistics it carries (transfer full; NULL when
+ * it carries none). */
 static gboolean
 part_open (SimCorpusSnapshot *snapshot,
            guint              kind,
            guint64            base,
            Part              *part,
-           IndexHeader       *out_header)
+           IndexHeader       *out_header,
+           guint32          **out_counts)
 {
   g_autofree char *path = index_path (snapshot->store_path, kind);
   const char *limit_env = g_getenv ("SIMHOUND_INDEX_MAP_LIMIT");
   const guint64 limit = limit_env ? g_ascii_strtoull (limit_env, NULL, 10) : INDEX_MAP_LIMIT;
   const int fd = g_open (path, O_RDONLY | O_CLOEXEC, 0);
   g_autofree IndexDoc *docs = NULL;
-  gsize len, index_len;
+  g_autofree guint32 *counts = NULL;
+  gsize len, index_len, df_at;
   goffset index_at;
   IndexHeader header;
   GStatBuf st;
@@ -807,7 +814,9 @@ part_open (SimCorpusSnapshot *snapshot,
     goto fail;
   index_len = sim_band_index_get_serialized_size (header.n_fps);
   index_at = sizeof header + header.list_len + header.n_docs * sizeof (IndexDoc);
-  if (len != index_at + index_len + header.n_fps * header.place_bytes)
+  /* The feature statistics (sim_store_pack_df()) end the file. */
+  df_at = index_at + index_len + header.n_fps * header.place_bytes;
+  if (len < df_at || len - df_at > SIM_DF_BUCKETS * sizeof (guint32))
     goto fail;
 
   /* Its documents, matched with the snapshot's by id (both ascending) and row. */
@@ -837,7 +846,18 @@ part_open (SimCorpusSnapshot *snapshot,
         }
       part_index_bases (part);
     }
-  if (len > limit)
+  /* Checked even when not asked for: a file with damaged statistics would
+   * otherwise be kept, and never found current again. */
+  if (len > df_at)
+    {
+      g_autofree guint8 *packed = g_malloc (len - df_at);
+
+      sim_prefault (packed, len - df_at);
+      if (pread (fd, packed, len - df_at, df_at) != (gssize) (len - df_at) ||
+          (counts = sim_store_unpack_df (packed, len - df_at, SIM_DF_BUCKETS)) == NULL)
+        goto fail;
+    }
+  if (df_at > limit)
     {
       part->index = sim_band_index_new_read (fd, index_at, header.n_fps);
       if (part->index == NULL)
@@ -874,6 +894,8 @@ part_open (SimCorpusSnapshot *snapshot,
     }
   part->n_fps = header.n_fps;
   *out_header = header;
+  if (out_counts != NULL)
+    *out_counts = g_steal_pointer (&counts);
   return TRUE;
 
 fail:
@@ -919,6 +941,8 @@ part_write (SimCorpusSnapshot *snapshot,
   IndexHeader header = { INDEX_MAGIC, INDEX_VERSION, kind, 4, key, base, part->n_fps, part->n_docs, stamp, list->len };
   const int fd = g_mkstemp_full (tmp, O_WRONLY | O_CLOEXEC, 0600);
   g_autofree IndexDoc *docs = g_new (IndexDoc, MAX (part->n_docs, 1));
+  const guint32 *counts = sim_weights_get_counts (snapshot->weights);
+  g_autoptr(GBytes) packed = counts ? sim_store_pack_df (counts, SIM_DF_BUCKETS) : g_bytes_new (NULL, 0);
   guint64 next = 0;
   gboolean ok;
 
@@ -957,6 +981,7 @@ part_write (SimCorpusSnapshot *snapshot,
             ok = write_all (out, m * sizeof (guint32), GINT_TO_POINTER (fd));
           }
     }
+  ok = ok && write_all (g_bytes_get_data (packed, NULL), g_bytes_get_size (packed), GINT_TO_POINTER (fd));
   ok = g_close (fd, NULL) && ok;
   if (!ok || g_rename (tmp, path) != 0)
     {
@@ -979,7 +1004,7 @@ part_use_file (SimCorpusSnapshot *snapshot,
   Part file;
   IndexHeader header;
 
-  if (!part_open (snapshot, kind, base, &file, &header))
+  if (!part_open (snapshot, kind, base, &file, &header, NULL))
     return;
   part_clear (part);
   *part = file;
@@ -1534,10 +1559,12 @@ uncovered_documents (SimCorpusSnapshot *snapshot,
 static gboolean
 snapshot_load_current (SimCorpusSnapshot *snapshot,
                        guint64            stamp,
-                       guint64            base)
+                       guint64            base,
+                       guint32            df_docs)
 {
   Part *whole = &snapshot->parts[0], *delta = &snapshot->parts[1];
   IndexHeader main_header, delta_header, opened;
+  guint32 *counts = NULL;
   gboolean main_now;
 
   if (!index_peek (snapshot->store_path, KIND_INDEX, &main_header) || main_header.base != base)
@@ -1548,18 +1575,25 @@ snapshot_load_current (SimCorpusSnapshot *snapshot,
     return FALSE;
   if (!snapshot_read_list (snapshot, main_now ? KIND_INDEX : KIND_DELTA, main_now ? &main_header : &delta_header))
     return FALSE;
-  if (part_open (snapshot, KIND_INDEX, base, whole, &opened) &&
+  if (part_open (snapshot, KIND_INDEX, base, whole, &opened, main_now ? &counts : NULL) &&
       opened.key == main_header.key && opened.stamp == main_header.stamp)
     {
       snapshot->n_parts = 1;
-      if (main_now)
-        return TRUE;
-      if (part_open (snapshot, KIND_DELTA, main_header.key, delta, &opened) && opened.stamp == stamp)
+      /* Statistics are written with every file of a store that has them. */
+      if (main_now && (counts != NULL || df_docs == 0))
+        {
+          snapshot->weights = sim_weights_new (counts, df_docs);
+          return TRUE;
+        }
+      if (!main_now && part_open (snapshot, KIND_DELTA, main_header.key, delta, &opened, &counts) &&
+          opened.stamp == stamp && (counts != NULL || df_docs == 0))
         {
           snapshot->n_parts = 2;
+          snapshot->weights = sim_weights_new (counts, df_docs);
           return TRUE;
         }
     }
+  g_free (counts);
   part_clear (whole);
   part_clear (delta);
   snapshot->n_parts = 0;
@@ -1589,16 +1623,18 @@ snapshot_load (SimStore           *store,
   part_init (&sources[0]);
   part_init (&sources[1]);
 
-  if (!sim_store_load_df (store, SIM_DF_BUCKETS, &counts, &n_docs, error))
+  if (!sim_store_load_df (store, SIM_DF_BUCKETS, NULL, &n_docs, error))
     return NULL;
-  snapshot->weights = sim_weights_new (counts, n_docs);
   base = index_base (store, flags);
   stamp = index_stamp (store, base, n_docs);
   /* SIMHOUND_INDEX_FILE=off: no index file is read or written (a disk too
    * small for it; comparing the two ways in benchmarks). */
   use_file = g_strcmp0 (g_getenv ("SIMHOUND_INDEX_FILE"), "off") != 0;
-  if (use_file && snapshot_load_current (snapshot, stamp, base))
+  if (use_file && snapshot_load_current (snapshot, stamp, base, n_docs))
     return g_steal_pointer (&snapshot);
+  if (!sim_store_load_df (store, SIM_DF_BUCKETS, &counts, &n_docs, error))
+    return NULL;
+  snapshot->weights = sim_weights_new (counts, n_docs);
 
   /* The store changed since the files were written: its document list, and
    * a key of every row. */
@@ -1621,7 +1657,7 @@ snapshot_load (SimStore           *store,
   /* Windows come from the index files that answer for the documents as
    * they are, from @fresh, or from the texts: the index files are the only
    * place fingerprints are kept. */
-  if (use_file && part_open (snapshot, KIND_INDEX, base, &sources[0], &main_header))
+  if (use_file && part_open (snapshot, KIND_INDEX, base, &sources[0], &main_header, NULL))
     {
       g_autofree guint8 *whole_list = read_list (snapshot->store_path, KIND_INDEX, &main_header);
       IndexHeader delta_header;
@@ -1629,7 +1665,7 @@ snapshot_load (SimStore           *store,
       g_autoptr(GArray) uncovered = NULL;
 
       n_sources = 1;
-      if (part_open (snapshot, KIND_DELTA, main_header.key, &sources[1], &delta_header))
+      if (part_open (snapshot, KIND_DELTA, main_header.key, &sources[1], &delta_header, NULL))
         n_sources = 2;
       /* The documents the index file lacks, when few, in a delta. */
       uncovered = uncovered_documents (snapshot, &sources[0], &windows, &dead);

@@ -776,6 +776,85 @@ sim_store_set_damaged (SimStore    *store,
  * are 0, and zstd finds them together. */
 #define DF_RUN 4096
 
+GBytes *
+sim_store_pack_df (const guint32 *counts,
+                   gsize          n_buckets)
+{
+  const gsize size = n_buckets * sizeof (guint32);
+  g_autofree guint8 *planes = g_malloc (MAX (size, 1));
+  guint8 *packed = g_malloc (ZSTD_compressBound (size));
+  gsize len;
+
+  for (gsize b0 = 0; b0 < n_buckets; b0 += DF_RUN)
+    {
+      const gsize m = MIN (DF_RUN, n_buckets - b0);
+
+      for (gsize i = 0; i < m; i++)
+        for (guint k = 0; k < 4; k++)
+          planes[4 * b0 + k * m + i] = counts[b0 + i] >> (8 * k);
+    }
+  /* With a checksum: a damaged frame may otherwise decompress, to other
+   * counts, without an error. */
+  {
+    ZSTD_CCtx *cctx = get_cctx ();
+
+    ZSTD_CCtx_reset (cctx, ZSTD_reset_session_and_parameters);
+    ZSTD_CCtx_setParameter (cctx, ZSTD_c_compressionLevel, 1);
+    ZSTD_CCtx_setParameter (cctx, ZSTD_c_checksumFlag, 1);
+    len = ZSTD_compress2 (cctx, packed, ZSTD_compressBound (size), planes, size);
+    ZSTD_CCtx_reset (cctx, ZSTD_reset_session_and_parameters);
+  }
+  if (ZSTD_isError (len))
+    g_error ("zstd: %s", ZSTD_getErrorName (len));
+  /* Counts that do not compress are kept as they are: the size tells the
+   * two apart. */
+  if (len >= size)
+    {
+      memcpy (packed, counts, size);
+      len = size;
+    }
+  return g_bytes_new_take (g_realloc (packed, MAX (len, 1)), len);
+}
+
+guint32 *
+sim_store_unpack_df (gconstpointer packed,
+                     gsize         len,
+                     gsize         n_buckets)
+{
+  const gsize size = n_buckets * sizeof (guint32);
+  guint32 *counts;
+
+  if (packed == NULL || len == 0 || len > size)
+    return NULL;
+  counts = g_new (guint32, MAX (n_buckets, 1));
+  sim_prefault (counts, size);
+  /* Counts as they are (written before they were compressed, or that did
+   * not compress). */
+  if (len == size)
+    {
+      memcpy (counts, packed, size);
+      return counts;
+    }
+  if (ZSTD_getFrameContentSize (packed, len) != size ||
+      ZSTD_decompressDCtx (get_dctx (), counts, size, packed, len) != size)
+    {
+      g_free (counts);
+      return NULL;
+    }
+  /* Each run's planes back into counts, in place. */
+  for (gsize b0 = 0; b0 < n_buckets; b0 += DF_RUN)
+    {
+      const gsize m = MIN (DF_RUN, n_buckets - b0);
+      guint8 planes[4 * DF_RUN];
+
+      memcpy (planes, counts + b0, 4 * m);
+      for (gsize i = 0; i < m; i++)
+        counts[b0 + i] = (guint32) planes[i] | (guint32) planes[m + i] << 8 | (guint32) planes[2 * m + i] << 16 |
+                         (guint32) planes[3 * m + i] << 24;
+    }
+  return counts;
+}
+
 /* @len bytes of the statistics' blob into @buf, in the read transaction
  * of the statement that found their row. */
 static gboolean
@@ -803,8 +882,6 @@ sim_store_load_df (SimStore  *store,
 {
   /* length () of a blob reads none of its overflow pages. */
   g_autoptr(sqlite3_stmt) stmt = prepare (store, "SELECT n_docs, length (counts) FROM df WHERE id = 0", error);
-  const gsize size = n_buckets * sizeof (guint32);
-  g_autofree guint32 *counts = NULL;
   g_autofree guint8 *packed = NULL;
   gsize len;
   int rc;
@@ -825,39 +902,16 @@ sim_store_load_df (SimStore  *store,
       return TRUE;
     }
   len = sqlite3_column_int64 (stmt, 1);
-  if (sqlite3_column_int64 (stmt, 0) < 0 || len > size || len == 0)
+  if (sqlite3_column_int64 (stmt, 0) < 0 || len > n_buckets * sizeof (guint32) || len == 0)
     return sim_store_set_damaged (store, _("feature statistics of the wrong size"), error);
-  counts = g_new (guint32, n_buckets);
-  sim_prefault (counts, size);
-  if (len == size)
-    {
-      /* Written before they were compressed: the counts as they are. */
-      if (!read_df_blob (store, counts, size, error))
-        return FALSE;
-    }
-  else
-    {
-      packed = g_malloc (len);
-      sim_prefault (packed, len);
-      if (!read_df_blob (store, packed, len, error))
-        return FALSE;
-      if (ZSTD_getFrameContentSize (packed, len) != size ||
-          ZSTD_decompressDCtx (get_dctx (), counts, size, packed, len) != size)
-        return sim_store_set_damaged (store, _("feature statistics of the wrong size"), error);
-      /* Each run's planes back into counts, in place. */
-      for (gsize b0 = 0; b0 < n_buckets; b0 += DF_RUN)
-        {
-          const gsize m = MIN (DF_RUN, n_buckets - b0);
-          guint8 planes[4 * DF_RUN];
-
-          memcpy (planes, counts + b0, 4 * m);
-          for (gsize i = 0; i < m; i++)
-            counts[b0 + i] = (guint32) planes[i] | (guint32) planes[m + i] << 8 | (guint32) planes[2 * m + i] << 16 |
-                             (guint32) planes[3 * m + i] << 24;
-        }
-    }
+  packed = g_malloc (len);
+  sim_prefault (packed, len);
+  if (!read_df_blob (store, packed, len, error))
+    return FALSE;
+  *out_counts = sim_store_unpack_df (packed, len, n_buckets);
+  if (*out_counts == NULL)
+    return sim_store_set_damaged (store, _("feature statistics of the wrong size"), error);
   *out_n_docs = sqlite3_column_int64 (stmt, 0);
-  *out_counts = g_steal_pointer (&counts);
   return TRUE;
 }
 
@@ -868,35 +922,19 @@ sim_store_save_df (SimStore       *store,
                    guint32         n_docs,
                    GError        **error)
 {
-  /* Compressed (DF_RUN): a tenth of their 4 MiB for a small corpus, a
-   * third for a large one. Replacing the row frees and, for secure_delete,
-   * zeroes the pages of the old one at every batch of an import: fewer
-   * than the 4 MiB written over in place before. */
-  const gsize size = n_buckets * sizeof (guint32);
-  g_autofree guint8 *planes = g_malloc (MAX (size, 1));
-  g_autofree guint8 *packed = g_malloc (ZSTD_compressBound (size));
+  /* Compressed (sim_store_pack_df()): a tenth of their 4 MiB for a small
+   * corpus, a third for a large one. Replacing the row frees and, for
+   * secure_delete, zeroes the pages of the old one at every batch of an
+   * import: fewer than the 4 MiB written over in place before. */
+  g_autoptr(GBytes) packed = sim_store_pack_df (counts, n_buckets);
   g_autoptr(sqlite3_stmt) stmt = prepare (store, "INSERT OR REPLACE INTO df (id, n_docs, counts) VALUES (0, ?, ?)", error);
   gsize len;
+  gconstpointer data;
 
   if (stmt == NULL)
     return FALSE;
-  for (gsize b0 = 0; b0 < n_buckets; b0 += DF_RUN)
-    {
-      const gsize m = MIN (DF_RUN, n_buckets - b0);
-
-      for (gsize i = 0; i < m; i++)
-        for (guint k = 0; k < 4; k++)
-          planes[4 * b0 + k * m + i] = counts[b0 + i] >> (8 * k);
-    }
-  len = ZSTD_compressCCtx (get_cctx (), packed, ZSTD_compressBound (size), planes, size, 1);
-  if (ZSTD_isError (len))
-    g_error ("zstd: %s", ZSTD_getErrorName (len));
+  data = g_bytes_get_data (packed, &len);
   sqlite3_bind_int64 (stmt, 1, n_docs);
-  /* Counts that do not compress are kept as they are: the blob's size
-   * tells the two apart. */
-  if (len < size)
-    sqlite3_bind_blob64 (stmt, 2, packed, len, SQLITE_STATIC);
-  else
-    sqlite3_bind_blob64 (stmt, 2, counts, size, SQLITE_STATIC);
+  sqlite3_bind_blob64 (stmt, 2, data, len, SQLITE_STATIC);
   return step_done (store, stmt, "saving feature statistics", error);
 }

@@ -151,6 +151,14 @@ gboolean  sim_store_load_df     (SimStore          *store,
 gboolean  sim_store_set_damaged (SimStore          *store,
                                  const char        *what,
                                  GError           **error);
+/* Feature statistics as the store keeps them: a zstd frame of their byte
+ * planes, or the counts as they are when that is no smaller. Unpacked,
+ * NULL when @packed is not @n_buckets counts so kept (damage). */
+GBytes   *sim_store_pack_df     (const guint32     *counts,
+                                 gsize              n_buckets);
+guint32  *sim_store_unpack_df   (gconstpointer      packed,
+                                 gsize              len,
+                                 gsize              n_buckets);
 gboolean  sim_store_save_df     (SimStore          *store,
                                  const guint32     *counts,
                                  gsize              n_buckets,

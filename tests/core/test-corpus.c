@@ -17,6 +17,7 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 
+#include "sim-band-index.h"
 #include "sim-check.h"
 #include "sim-corpus.h"
 #include "sim-error.h"
@@ -567,6 +568,19 @@ n_fps_of (const char *store)
   return sim_corpus_snapshot_get_n_fps (snapshot);
 }
 
+/* Where the places of the index file @bytes end (one position a
+ * fingerprint) and the feature statistics it carries begin. */
+static gsize
+places_end (const char *bytes)
+{
+  guint64 n_fps, n_docs, list_len;
+
+  memcpy (&n_fps, bytes + 32, 8);
+  memcpy (&n_docs, bytes + 40, 8);
+  memcpy (&list_len, bytes + 56, 8);
+  return 64 + list_len + 24 * n_docs + sim_band_index_get_serialized_size (n_fps) + 4 * n_fps;
+}
+
 /* The index file @index was damaged: an open checks @article as @built
  * says, and the file is written again as it was (@good, @len bytes). */
 static void
@@ -717,8 +731,9 @@ test_corpus_index_file_is_mapped_and_never_trusted_blindly (void **state)
       assert_int_equal (docs[n], G_MAXUINT32);
 
       assert_true (g_file_get_contents (index, &good, &len, NULL));
-      /* The second half of the places (one position a fingerprint) gone. */
-      assert_int_equal (truncate (index, len - (n / 2) * 4), 0);
+      assert_true (places_end (good) < len);
+      /* The statistics and the second half of the places gone. */
+      assert_int_equal (truncate (index, places_end (good) - (n / 2) * 4), 0);
       sim_corpus_snapshot_get_places (snapshot, ids, n, docs, starts);
       for (gsize i = 0; i < n; i++)
         {
@@ -771,12 +786,18 @@ test_corpus_index_file_is_mapped_and_never_trusted_blindly (void **state)
     bytes[64 + 8 + 48 + 2] ^= 0x20;
     assert_true (g_file_set_contents (index, bytes, len, NULL));
     assert_checked_and_written_again (f->store, article, built, index, good, len);
-    /* Garbage where the per-fingerprint arrays are (the file's end): the
-     * file is used, and hits may be lost, never read out of bounds. */
+    /* Damaged statistics at the file's end: refused too. */
+    g_clear_pointer (&bytes, g_free);
+    bytes = g_memdup2 (good, len);
+    bytes[len - 2] ^= 0x55;
+    assert_true (g_file_set_contents (index, bytes, len, NULL));
+    assert_checked_and_written_again (f->store, article, built, index, good, len);
+    /* Garbage where the per-fingerprint arrays are: the file is used, and
+     * hits may be lost, never read out of bounds. */
     g_clear_pointer (&bytes, g_free);
     assert_true (g_file_get_contents (index, &bytes, &len, NULL));  /* made again by the last open */
-    memset (bytes + len - 4 * (n_fps_of (f->store) / 2), 0xff, 4 * 100);
-    memset (bytes + len - 4 * 100, 0xff, 4 * 100);
+    memset (bytes + places_end (bytes) - 4 * (n_fps_of (f->store) / 2), 0xff, 4 * 100);
+    memset (bytes + places_end (bytes) - 4 * 100, 0xff, 4 * 100);
     assert_true (g_file_set_contents (index, bytes, len, NULL));
     for (guint read = 0; read < 2; read++)
       {

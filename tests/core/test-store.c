@@ -362,6 +362,13 @@ test_store_feature_statistics_are_saved_over (void **state)
     assert_false (sim_store_load_df (store, 1024, &read_back, &n_docs, &error));
     assert_true (g_error_matches (error, SIM_ERROR, SIM_ERROR_STORE_CORRUPT));
     g_clear_error (&error);
+    /* A byte changed (the checksum finds it). */
+    blob[stored / 2] ^= 0x10;
+    df_store_raw (path, blob, stored);
+    assert_false (sim_store_load_df (store, 1024, &read_back, &n_docs, &error));
+    assert_true (g_error_matches (error, SIM_ERROR, SIM_ERROR_STORE_CORRUPT));
+    g_clear_error (&error);
+    blob[stored / 2] ^= 0x10;
     df_store_raw (path, blob, stored);
     assert_false (sim_store_load_df (store, 512, &read_back, &n_docs, &error));
     assert_true (g_error_matches (error, SIM_ERROR, SIM_ERROR_STORE_CORRUPT));
