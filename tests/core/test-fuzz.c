@@ -5,8 +5,9 @@
  * UTF-16 with and without a byte-order mark, GB18030, NULs, controls, CJK,
  * hard-wrapped lines, a repeated sentence) are flipped, inserted, cut and
  * duplicated, then decoded, normalised, segmented, fingerprinted, aligned
- * and compared; and bytes of a real store file are damaged before it is
- * opened and checked against. Nothing may crash; errors are fine.
+ * and compared; and bytes of a real store file, or of its index file
+ * beside an intact store, are damaged before it is opened and checked
+ * against. Nothing may crash; errors are fine.
  *
  * Every text is also crossed with another (sim-cross.h). Documents (DOCX,
  * ODT, PDF, HTML, Markdown) are damaged the same way and extracted: a
@@ -209,8 +210,11 @@ test_fuzz_damaged_store_files (void **state)
   g_autofree char *store = g_build_filename (dir, "store.db", NULL);
   g_autofree char *copy = g_build_filename (dir, "copy.db", NULL);
   const char *paths[] = { docs, NULL };
+  g_autofree char *index = g_strconcat (store, ".index", NULL);
+  g_autofree char *copy_index = g_strconcat (copy, ".index", NULL);
   g_autofree char *bytes = NULL;
-  gsize n_bytes = 0;
+  g_autofree char *index_bytes = NULL;
+  gsize n_bytes = 0, n_index = 0;
   const guint n = g_strcmp0 (g_getenv ("SIMHOUND_FUZZ_ONLY"), "documents") == 0 ? 0 : iterations (400) / 8 + 1;
 
   g_free (sim_test_write_file (docs, "a.txt", seeds[0].data, -1));
@@ -223,26 +227,37 @@ test_fuzz_damaged_store_files (void **state)
     assert_non_null (result);
   }
   assert_true (g_file_get_contents (store, &bytes, &n_bytes, NULL));
+  assert_true (g_file_get_contents (index, &index_bytes, &n_index, NULL));
 
   for (guint it = 0; it < n; it++)
     {
-      g_autofree char *damaged = g_memdup2 (bytes, n_bytes);
+      /* Every other time the index file beside an intact store: its
+       * header, document list, table, places and statistics. */
+      const gboolean in_index = it % 2 == 1;
+      const char *good = in_index ? index_bytes : bytes;
+      const gsize n_good = in_index ? n_index : n_bytes;
+      g_autofree char *damaged = g_memdup2 (good, n_good);
       g_autoptr(GError) error = NULL;
       g_autoptr(SimCorpus) corpus = NULL;
-      const char *suffixes[] = { "-wal", "-shm", "-journal" };
+      const char *suffixes[] = { "-wal", "-shm", "-journal", ".index-delta" };
+      const gsize from = in_index ? 0 : 100;
 
-      /* A few bytes anywhere past the header, or a cut file. */
+      /* A few bytes anywhere (past the SQLite header), or a cut file. */
       for (guint k = 0, flips = g_rand_int_range (rand, 1, 40); k < flips; k++)
-        damaged[g_rand_int_range (rand, 100, n_bytes)] ^= (char) g_rand_int_range (rand, 1, 256);
+        damaged[g_rand_int_range (rand, from, n_good)] ^= (char) g_rand_int_range (rand, 1, 256);
       for (guint s = 0; s < G_N_ELEMENTS (suffixes); s++)
         {
           g_autofree char *side = g_strconcat (copy, suffixes[s], NULL);
 
           g_unlink (side);
         }
-      assert_true (g_file_set_contents (copy, damaged,
-                                        g_rand_boolean (rand) ? n_bytes : g_rand_int_range (rand, 100, n_bytes),
+      assert_true (g_file_set_contents (in_index ? copy_index : copy, damaged,
+                                        g_rand_boolean (rand) ? n_good : g_rand_int_range (rand, from, n_good),
                                         NULL));
+      if (in_index)
+        assert_true (g_file_set_contents (copy, bytes, n_bytes, NULL));
+      else
+        g_unlink (copy_index);
       corpus = sim_corpus_open (copy, g_rand_boolean (rand), &error);
       if (corpus != NULL)
         {
