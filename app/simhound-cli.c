@@ -1090,7 +1090,8 @@ print_usage (FILE *out)
 }
 
 /* check and compare restart with huge pages from this much input, and
- * check also from this much store (its file and index file). */
+ * check also from a quarter of it against this much store (its file and
+ * index file). */
 #define HUGE_PAGES_INPUT (256 << 10)
 #define HUGE_PAGES_STORE (16 << 20)
 
@@ -1147,12 +1148,15 @@ store_bytes (int    argc,
  * faulting in 4 KB pages. glibc backs its heaps with transparent huge pages
  * when told so at start-up (the tunable glibc.malloc.hugetlb=1 only calls
  * madvise: nothing is reserved), so such a command starts once more with it
- * set. A second start costs some 30 ms: a check of a short article gains
- * that back only against a store of some 5 MB of text or more, where it
- * normalises the text of a hundred candidate sources: 16 MB of store since
- * the store keeps its texts compressed and its fingerprints once (it was
- * 64 MB; a 100 KB article against one 10 MB source, a 39 MB store, went
- * 0.8 -> 1.9 s with small pages, 0.72-1.22 s with huge ones).
+ * set. A second start costs some 20-30 ms, which a check of a short
+ * article no longer gains back at any size of store now that building the
+ * snapshot and the check make less fresh memory (10,000 characters against
+ * 10 MB / 105 MB / 1 GB of corpus: 0.09-0.12 / 0.14-0.17 / 0.23-0.25 s
+ * with huge pages, 0.08-0.09 / 0.12-0.15 / 0.22-0.24 s without); a long
+ * article aligned with large sources still does: a 100 KB article against
+ * one 10 MB source (a 23 MB store) 1.9-2.1 s with small pages, 1.2-1.3 s
+ * with huge ones. So a check restarts from 64 KB of input against 16 MB
+ * of store.
  * Measured: `cross` of 2,000 essays 1.86 → 1.45 s, `corpus add` of 10 MB
  * 1.62 → 1.22 s, `check` of a 1 MB article 4.15 → 2.75 s, `check` of
  * 10,000 characters against 10 MB / 105 MB / 1 GB of corpus 0.19 / 0.28 /
@@ -1174,7 +1178,8 @@ restart_with_huge_pages (int    argc,
              (g_str_equal (argv[i + 1], "add") || g_str_equal (argv[i + 1], "rebuild"))) ||
             ((g_str_equal (argv[i], "check") || g_str_equal (argv[i], "compare")) &&
              input_bytes (argc, argv) >= HUGE_PAGES_INPUT) ||
-            (g_str_equal (argv[i], "check") && store_bytes (argc, argv) >= HUGE_PAGES_STORE);
+            (g_str_equal (argv[i], "check") && input_bytes (argc, argv) >= HUGE_PAGES_INPUT / 4 &&
+             store_bytes (argc, argv) >= HUGE_PAGES_STORE);
   /* Set already (by the first start, or by the user either way). */
   if (!heavy || (tunables != NULL && strstr (tunables, "glibc.malloc.hugetlb") != NULL))
     return;

@@ -90,14 +90,17 @@ class CliTest(unittest.TestCase):
         self.assertFalse(os.path.exists(self.store))
 
     def test_check_against_a_large_store_restarts_with_the_same_report(self):
-        # A check against a store of 16 MB or more starts once more with
-        # huge pages for malloc (unless the user set glibc.malloc.hugetlb):
-        # the same arguments, the same report. The index file made sparse
-        # and 16 MB long makes the store that large (and stale: it is built
-        # again and rewritten).
+        # A check of 64 KB or more against a store of 16 MB or more starts
+        # once more with huge pages for malloc (unless the user set
+        # glibc.malloc.hugetlb): the same arguments, the same report. The
+        # index file made sparse and 16 MB long makes the store that large
+        # (and stale: it is built again and rewritten).
         self.add_docs()
+        own = "".join("My own line number %d says something of its own about the harbour.\n" % i
+                      for i in range(1000))
         path = self.write("essay.txt", "我自己写的开头。街角那家茶館已經開了六十多年，每天清晨都有老人帶著鳥籠來喝茶。\n"
-                          "Ships passing the northern reef relied on his lamp to find the safe channel.")
+                          "Ships passing the northern reef relied on his lamp to find the safe channel.\n" + own)
+        self.assertGreater(os.path.getsize(path), 64 << 10)
         env = dict(self.env, GLIBC_TUNABLES="glibc.malloc.hugetlb=0")
         first = self.run_cli("check", "--json", path, env=env)
         self.assertEqual(first.returncode, 0, first.stderr)
