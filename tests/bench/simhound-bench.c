@@ -546,8 +546,10 @@ measure_store (const char *store,
       t_check[r] = now () - start;
       similarity = sim_report_get_similarity (report);
     }
-  printf ("open_ms=%.1f check_ms=%.1f similarity=%.3f\n", 1000 * median (t_open, 5),
-          1000 * median (t_check, 7), similarity);
+  /* The first open is what a process that opens the store once pays
+   * (every page fresh); later ones reuse the memory the earlier freed. */
+  printf ("first_open_ms=%.1f open_ms=%.1f check_ms=%.1f similarity=%.3f\n", 1000 * t_open[0],
+          1000 * median (t_open, 5), 1000 * median (t_check, 7), similarity);
   return 0;
 }
 
