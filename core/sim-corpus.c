@@ -846,9 +846,7 @@ part_open (SimCorpusSnapshot *snapshot,
         }
       part_index_bases (part);
     }
-  /* Checked even when not asked for: a file with damaged statistics would
-   * otherwise be kept, and never found current again. */
-  if (len > df_at)
+  if (out_counts != NULL && len > df_at)
     {
       g_autofree guint8 *packed = g_malloc (len - df_at);
 
@@ -1615,6 +1613,7 @@ snapshot_load (SimStore           *store,
   Part sources[2];
   guint n_sources = 0;
   guint32 *counts = NULL;
+  g_autofree guint32 *main_counts = NULL;
   guint32 n_docs = 0;
   guint64 key, stamp, base;
   IndexHeader main_header;
@@ -1657,7 +1656,10 @@ snapshot_load (SimStore           *store,
   /* Windows come from the index files that answer for the documents as
    * they are, from @fresh, or from the texts: the index files are the only
    * place fingerprints are kept. */
-  if (use_file && part_open (snapshot, KIND_INDEX, base, &sources[0], &main_header, NULL))
+  /* The index file's statistics are checked here too (and dropped): a
+   * file whose statistics are damaged is not current, and if it were used
+   * as it is (to complete with a delta), it would never be written again. */
+  if (use_file && part_open (snapshot, KIND_INDEX, base, &sources[0], &main_header, &main_counts))
     {
       g_autofree guint8 *whole_list = read_list (snapshot->store_path, KIND_INDEX, &main_header);
       IndexHeader delta_header;
