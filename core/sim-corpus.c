@@ -1241,10 +1241,11 @@ unpack_worker (gpointer data)
 
 /* The windows of @part's documents, every document with @docs NULL,
  * else the snapshot documents @docs (ascending), in document order, into
- * *@out_pairs (each fingerprint followed by its place: part document << 32
- * | start) and *@out_n, and @part's documents. A document's windows come from the first of @sources (index
- * files being replaced) that holds it as it is, else from @fresh, else
- * from its text, fingerprinted again. */
+ * *@out_pairs (each fingerprint followed by its place: part document
+ * << 32 | start) and *@out_n, and @part's documents. A document's windows
+ * come from the first of @sources (index files being replaced) that holds
+ * it as it is, else from @fresh, else from its text, fingerprinted again
+ * (cancellable with @cancellable). */
 static gboolean
 part_gather (SimCorpusSnapshot  *snapshot,
              SimStore           *store,
