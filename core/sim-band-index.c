@@ -13,6 +13,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -766,24 +767,55 @@ typedef struct {
   gsize   size;
 } Buffer;
 
+/* Buckets of more records than this are read around the place their keys
+ * put the query (below); smaller ones whole. */
+#define READ_WHOLE_BELOW 256
+
+static void
+read_records (const SimBandIndex *index,
+              Buffer             *buf,
+              guint32             from,
+              guint32             n)
+{
+  if ((gsize) n * RECORD_BYTES > buf->size)
+    {
+      buf->size = (gsize) n * RECORD_BYTES;
+      buf->data = g_realloc (buf->data, buf->size);
+    }
+  read_at (index->fd, buf->data, (gsize) n * RECORD_BYTES, index->tables_at + (goffset) from * RECORD_BYTES);
+}
+
+/* The records of a bucket are hash bits, spread evenly over 32 bits: in a
+ * bucket of n, the run of @top starts near n * top / 2^32, off by about
+ * sqrt (n) / 2. A lookup reads 4 sqrt (n) records either side of that place
+ * (1.9 KB in a bucket of 3,400 at a billion characters, instead of 13 KB)
+ * and keeps them when they bracket the run: the first below @top (or the
+ * bucket's start) and the last above it (or its end). Otherwise (keys bunched
+ * by repeated text, or a damaged file) it reads the whole bucket. */
 static gsize
 lookup_read (const SimBandIndex *index,
              guint64             fp,
              GArray             *out,
              Buffer             *buf)
 {
-  const guint64 key = block_key (index, 0, fp);
+  const guint64 key = block_key (index, 0, fp), top = fp >> 16;
   const guint32 start = index->offsets[0][key], n = index->offsets[0][key + 1] - start;
 
   if (n == 0)
     return 0;
-  if (n * RECORD_BYTES > buf->size)
+  if (n >= READ_WHOLE_BELOW)
     {
-      buf->size = n * RECORD_BYTES;
-      buf->data = g_realloc (buf->data, buf->size);
+      const guint32 guess = (guint32) (((guint64) n * top) >> 32);
+      const guint32 half = 4 * (guint32) sqrt ((double) n) + 16;
+      const guint32 lo = guess > half ? guess - half : 0;
+      const guint32 hi = MIN ((guint64) n, (guint64) guess + half);
+
+      read_records (index, buf, start + lo, hi - lo);
+      if ((lo == 0 || record_at (buf->data, 0) < top) && (hi == n || record_at (buf->data, hi - lo - 1) > top))
+        return append_record_ids (buf->data, hi - lo, top, start + lo, out);
     }
-  read_at (index->fd, buf->data, n * RECORD_BYTES, index->tables_at + (goffset) start * RECORD_BYTES);
-  return append_record_ids (buf->data, n, fp >> 16, start, out);
+  read_records (index, buf, start, n);
+  return append_record_ids (buf->data, n, top, start, out);
 }
 
 /* Finds in the @n fingerprints of table @b's bucket @bucket (the table's

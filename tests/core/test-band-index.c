@@ -399,6 +399,115 @@ test_exact_index_sorts_like_a_stable_sort (void **state)
   }
 }
 
+/* A file's index read bucket by bucket from a large corpus reads only the
+ * part of a crowded bucket where the query's key should be, and the whole
+ * bucket when the keys there are bunched (repeated text) or the query's
+ * run reaches past that part: one bucket of 40,000 fingerprints with
+ * random keys, a run of 700 copies of one key, 3,000 keys packed into a
+ * narrow range, and keys at both ends of the 32 bits, against its twin. */
+static void
+test_file_index_reads_crowded_buckets_in_part (void **state)
+{
+  const guint64 bucket = 0x1234, low_mask = (G_GUINT64_CONSTANT (1) << SIM_BAND_INDEX_FILE_BITS) - 1;
+  g_autoptr(GRand) rand = g_rand_new_with_seed (8);
+  g_autoptr(GArray) fps = g_array_new (FALSE, FALSE, sizeof (guint64));
+  g_autoptr(GArray) queries = g_array_new (FALSE, FALSE, sizeof (guint64));
+  g_autoptr(GByteArray) file = g_byte_array_new ();
+  g_autofree char *dir = sim_test_make_tmp_dir ();
+  g_autofree char *path = g_build_filename (dir, "index", NULL);
+  g_autofree guint32 *order = NULL;
+  g_autoptr(SimBandIndex) built = NULL;
+  g_autoptr(SimBandIndex) read = NULL;
+  const guint64 *sorted;
+  static const guint8 header[24] = { 0 };
+  int fd;
+
+#define KEYED(top) ((((guint64) g_rand_int (rand)) << 48) | ((guint64) (top) << 16) | bucket)
+  for (guint i = 0; i < 40000; i++)
+    {
+      const guint64 fp = KEYED (g_rand_int (rand));
+
+      g_array_append_val (fps, fp);
+    }
+  for (guint i = 0; i < 700; i++)
+    {
+      const guint64 fp = KEYED (0x9abcdef0u);
+
+      g_array_append_val (fps, fp);
+    }
+  for (guint i = 0; i < 3000; i++)
+    {
+      const guint64 fp = KEYED (0x40000000u + g_rand_int_range (rand, 0, 5000));
+
+      g_array_append_val (fps, fp);
+    }
+  for (guint i = 0; i < 50; i++)
+    {
+      const guint64 first = KEYED (0), last = KEYED (G_MAXUINT32);
+
+      g_array_append_val (fps, first);
+      g_array_append_val (fps, last);
+    }
+  /* Some other buckets, small ones. */
+  for (guint i = 0; i < 2000; i++)
+    {
+      const guint64 fp = ((guint64) g_rand_int (rand) << 32) | g_rand_int (rand);
+
+      g_array_append_val (fps, fp);
+    }
+  for (guint i = 0; i < fps->len; i += 7)
+    g_array_append_val (queries, g_array_index (fps, guint64, i));
+  for (guint i = 0; i < 2000; i++)
+    {
+      const guint64 fp = KEYED (i < 1000 ? g_rand_int (rand) : 0x40000000u + g_rand_int_range (rand, 0, 6000));
+
+      g_array_append_val (queries, fp);
+    }
+  {
+    const guint64 edges[] = { KEYED (0), KEYED (1), KEYED (G_MAXUINT32), KEYED (G_MAXUINT32 - 1),
+                              KEYED (0x9abcdef0u), KEYED (0x9abcdeefu), KEYED (0x9abcdef1u) };
+
+    g_array_append_vals (queries, edges, G_N_ELEMENTS (edges));
+  }
+#undef KEYED
+
+  built = sim_band_index_new_take (g_memdup2 (fps->data, fps->len * sizeof (guint64)), fps->len, &order);
+  sorted = sim_band_index_get_fps (built);
+  g_byte_array_append (file, header, sizeof header);
+  assert_true (sim_band_index_serialize (built, append_bytes, file));
+  assert_true (g_file_set_contents (path, (const char *) file->data, file->len, NULL));
+  fd = g_open (path, O_RDONLY, 0);
+  assert_true (fd >= 0);
+  read = sim_band_index_new_read (fd, sizeof header, fps->len);
+  close (fd);
+  assert_non_null (read);
+  for (guint q = 0; q < queries->len; q++)
+    {
+      const guint64 query = g_array_index (queries, guint64, q);
+      g_autoptr(GArray) want = g_array_new (FALSE, FALSE, sizeof (guint32));
+
+      assert_same_answer_low (read, sorted, fps->len, query);
+      /* Every stored fingerprint is found, with all its copies. */
+      sim_band_index_scan (sorted, fps->len, query & low_mask, 0, want);
+      if (q < (fps->len + 6) / 7)
+        assert_true (want->len >= 1);
+    }
+  {
+    g_autoptr(GArray) batch = g_array_new (FALSE, FALSE, sizeof (guint32));
+    g_autoptr(GArray) again = g_array_new (FALSE, FALSE, sizeof (guint32));
+    g_autofree guint32 *ends = g_new (guint32, queries->len);
+    g_autofree guint32 *ends_built = g_new (guint32, queries->len);
+
+    sim_band_index_lookup_many (read, (const guint64 *) queries->data, queries->len, 0, batch, ends);
+    sim_band_index_lookup_many (built, (const guint64 *) queries->data, queries->len, 0, again, ends_built);
+    assert_int_equal (batch->len, again->len);
+    assert_memory_equal (ends, ends_built, queries->len * sizeof (guint32));
+    assert_memory_equal (batch->data, again->data, batch->len * sizeof (guint32));
+  }
+  sim_test_remove_tree (dir);
+  (void) state;
+}
+
 static void
 test_empty_index (void **state)
 {
@@ -417,6 +526,7 @@ main (void)
     cmocka_unit_test (test_index_equals_brute_force_with_more_blocks),
     cmocka_unit_test (test_index_memory_is_32_bytes_per_fingerprint),
     cmocka_unit_test (test_exact_index_sorts_like_a_stable_sort),
+    cmocka_unit_test (test_file_index_reads_crowded_buckets_in_part),
     cmocka_unit_test (test_empty_index),
   };
 
