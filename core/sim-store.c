@@ -14,6 +14,7 @@
 #include "sim-error.h"
 #include "sim-parallel.h"
 #include "sim-store.h"
+#include "sim-text.h"
 
 struct _SimStore {
   sqlite3          *db;
@@ -740,7 +741,7 @@ sim_store_dup_text (SimStore  *store,
             text = g_memdup2 (body, len + 1);
         }
       /* Every stored text was valid UTF-8 without a NUL when it was added. */
-      if (text == NULL || !g_utf8_validate_len (text, len, NULL) || memchr (text, 0, len) != NULL)
+      if (text == NULL || !sim_text_validate (text, len))
         {
           g_autofree char *what = g_strdup_printf (_("the text of document %lld"), (long long) id);
 

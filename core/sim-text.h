@@ -110,6 +110,10 @@ char    *sim_text_load_file (const char  *path,
 gboolean sim_text_has_content (const char *text,
                                gssize      len);
 
+/* g_utf8_validate_len() (strict UTF-8, no NUL), faster on ASCII. */
+gboolean sim_text_validate (const char *text,
+                            gsize       len);
+
 /* Code points to bytes in one step: the byte offset of every 64th code
  * point of a valid UTF-8 text, so finding any code point walks at most 63
  * characters. Immutable once built: any thread may read it. */

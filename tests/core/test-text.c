@@ -264,11 +264,42 @@ test_text_index_finds_every_code_point (void **state)
   g_rand_free (rand);
 }
 
+/* The validator answers as g_utf8_validate_len() does: on valid text of
+ * every length and on each of its bytes changed to every value (lead and
+ * continuation bytes out of place, overlong forms, surrogates, code points
+ * past U+10FFFF, NUL, cut sequences), at every offset within an ASCII run
+ * and after it. */
+static void
+test_validate_answers_as_glib (void **state)
+{
+  static const char *const pieces[] = { "ascii run of words ", "茶馆", "é", "\xf0\x9f\x98\x80", "a" };
+  g_autoptr(GString) text = g_string_new (NULL);
+  GRand *rand = g_rand_new_with_seed (11);
+
+  (void) state;
+  for (guint i = 0; i < 60; i++)
+    g_string_append (text, pieces[g_rand_int_range (rand, 0, G_N_ELEMENTS (pieces))]);
+  for (gsize len = 0; len <= text->len; len++)
+    assert_int_equal (sim_text_validate (text->str, len), g_utf8_validate_len (text->str, len, NULL));
+  for (gsize at = 0; at < MIN (text->len, 200); at++)
+    for (guint v = 0; v < 256; v++)
+      {
+        g_autofree char *copy = g_memdup2 (text->str, text->len);
+
+        copy[at] = (char) v;
+        for (gsize len = at + 1; len <= MIN (text->len, at + 12); len++)
+          assert_int_equal (sim_text_validate (copy, len), g_utf8_validate_len (copy, len, NULL));
+        assert_int_equal (sim_text_validate (copy, text->len), g_utf8_validate_len (copy, text->len, NULL));
+      }
+  g_rand_free (rand);
+}
+
 int
 main (void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test (test_text_index_finds_every_code_point),
+    cmocka_unit_test (test_validate_answers_as_glib),
     cmocka_unit_test (test_normalize_folds_width_case_and_marks),
     cmocka_unit_test (test_normalize_maps_every_unit_to_its_source),
     cmocka_unit_test (test_normalize_folds_traditional_chinese_only_when_asked),
