@@ -134,7 +134,7 @@ alloc_table (gsize bytes)
 }
 
 /* A fingerprint and what travels with it through the sort: its input
- * position, or the caller's 8 bytes (sim_band_index_new_take_payload()). */
+ * position, or the caller's 8 bytes (sim_band_index_new_take_pairs()). */
 typedef struct {
   guint64 fp;
   guint64 tag;
@@ -383,8 +383,157 @@ radix_worker (gpointer data)
     }
 }
 
+/* Sorting pairs in place (sim_band_index_new_take_pairs()): the entries
+ * by (bucket, the bits kept, the caller's 8 bytes), which for bytes that grow
+ * with the input (places) is the stable sort's order. No second array: on
+ * a virtual machine every fresh page costs more than the sort that fills
+ * it. */
+typedef struct {
+  Entry         *e;
+  const guint32 *offsets;   /* MAPPED_BUCKETS + 1 */
+  gint           next;      /* the next group of 256 buckets (or share, counting) */
+  guint          n_shares;
+  gsize          n;
+  guint32      (*counts)[MAPPED_BUCKETS];
+} PairsJob;
+
+static void
+count_worker (gpointer data)
+{
+  PairsJob *job = data;
+  gint t;
+
+  while ((t = g_atomic_int_add (&job->next, 1)) < (gint) job->n_shares)
+    {
+      const gsize lo = job->n * t / job->n_shares, hi = job->n * (t + 1) / job->n_shares;
+      guint32 *counts = job->counts[t];
+
+      for (gsize i = lo; i < hi; i++)
+        counts[job->e[i].fp & (MAPPED_BUCKETS - 1)]++;
+    }
+}
+
+/* Permutes @e so that entries of digit d lie in [start[d], start[d + 1]):
+ * each entry is moved at most once to its place (American flag sort). */
+static void
+flag_sort (Entry       *e,
+           const gsize *start,
+           guint        shift)
+{
+  gsize next[256];
+
+  memcpy (next, start, sizeof next);
+  for (guint d = 0; d < 256; d++)
+    while (next[d] < start[d + 1])
+      {
+        Entry x = e[next[d]];
+        guint k = (x.fp >> shift) & 0xff;
+
+        while (k != d)
+          {
+            const Entry y = e[next[k]];
+
+            e[next[k]++] = x;
+            x = y;
+            k = (x.fp >> shift) & 0xff;
+          }
+        e[next[d]++] = x;
+      }
+}
+
+static inline gboolean
+entry_before (const Entry *a,
+              const Entry *b)
+{
+  return a->fp != b->fp ? a->fp < b->fp : a->tag < b->tag;
+}
+
+/* Group g (buckets 256 g .. 256 g + 255) by bucket, then each bucket by
+ * its top byte and an insertion sort of the runs that leaves. */
+static void
+group_worker (gpointer data)
+{
+  PairsJob *job = data;
+  g_autofree Entry *scratch = NULL;
+  gsize scratch_len = 0;
+  gint g;
+
+  while ((g = g_atomic_int_add (&job->next, 1)) < 256)
+    {
+      gsize start[257];
+
+      for (guint d = 0; d <= 256; d++)
+        start[d] = job->offsets[MIN (256 * g + d, MAPPED_BUCKETS)];
+      flag_sort (job->e, start, 0);
+      for (guint d = 0; d < 256; d++)
+        {
+          Entry *b = job->e + start[d];
+          const gsize m = start[d + 1] - start[d];
+          gsize top[257] = { 0 };
+
+          if (m < 2)
+            continue;
+          if (m > scratch_len)
+            {
+              scratch_len = MAX (m, 2 * scratch_len);
+              scratch = g_renew (Entry, scratch, scratch_len);
+            }
+          /* By the top byte of the bits kept (bits 40-47), counting into scratch. */
+          for (gsize i = 0; i < m; i++)
+            top[((b[i].fp >> 40) & 0xff) + 1]++;
+          for (guint k = 0; k < 256; k++)
+            top[k + 1] += top[k];
+          for (gsize i = 0; i < m; i++)
+            scratch[top[(b[i].fp >> 40) & 0xff]++] = b[i];
+          for (gsize i = 0; i < m; i++)
+            {
+              const Entry x = scratch[i];
+              gsize j = i;
+
+              while (j > 0 && entry_before (&x, &b[j - 1]))
+                {
+                  b[j] = b[j - 1];
+                  j--;
+                }
+              b[j] = x;
+            }
+        }
+    }
+}
+
+/* Sorts @e (fingerprints cut to FILE_MASK) in place and fills @offsets
+ * (MAPPED_BUCKETS + 1) with where each bucket starts. */
+static void
+sort_pairs_in_place (Entry   *e,
+                     gsize    n,
+                     guint32 *offsets)
+{
+  const guint n_shares = MIN (sim_parallel_default_threads (), 16);
+  PairsJob job = { e, offsets, 0, n_shares, n, g_malloc0 (n_shares * sizeof (guint32[MAPPED_BUCKETS])) };
+  gsize start[257];
+
+  sim_parallel_run (n_shares, count_worker, &job);
+  offsets[0] = 0;
+  for (guint k = 0; k < MAPPED_BUCKETS; k++)
+    {
+      guint32 c = 0;
+
+      for (guint t = 0; t < n_shares; t++)
+        c += job.counts[t][k];
+      offsets[k + 1] = offsets[k] + c;
+    }
+  g_free (job.counts);
+  /* By the high byte of the bucket on one thread, then each group of 256
+   * buckets on its own. */
+  for (guint d = 0; d <= 256; d++)
+    start[d] = offsets[MIN (256 * d, MAPPED_BUCKETS)];
+  flag_sort (e, start, 8);
+  job.next = 0;
+  sim_parallel_run (MIN (sim_parallel_default_threads (), 256), group_worker, &job);
+}
+
 static SimBandIndex *index_build (const guint64 *fps, guint64 *owned, gsize n_fps, guint max_distance,
-                                  guint32 **out_order, guint64 *pairs, guint64 **out_payload, guint64 key_mask);
+                                  guint32 **out_order, guint64 key_mask);
 
 SimBandIndex *
 sim_band_index_new (const guint64  *fps,
@@ -392,7 +541,7 @@ sim_band_index_new (const guint64  *fps,
                     guint           max_distance,
                     guint32       **out_order)
 {
-  return index_build (fps, NULL, n_fps, max_distance, out_order, NULL, NULL, G_MAXUINT64);
+  return index_build (fps, NULL, n_fps, max_distance, out_order, G_MAXUINT64);
 }
 
 SimBandIndex *
@@ -400,37 +549,57 @@ sim_band_index_new_take (guint64  *fps,
                          gsize     n_fps,
                          guint32 **out_order)
 {
-  return index_build (fps, fps, n_fps, 0, out_order, NULL, NULL, FILE_MASK);
+  return index_build (fps, fps, n_fps, 0, out_order, FILE_MASK);
 }
 
+/* Exact, over FILE_MASK: the pairs sorted where they are, then table 0 in
+ * fresh memory and the caller's bytes moved down in place (word i of the
+ * payload is read from word 2 i + 1, never written before). */
 SimBandIndex *
 sim_band_index_new_take_pairs (guint64  *pairs,
                                gsize     n_fps,
                                guint64 **out_payload)
 {
+  Entry *e = (Entry *) pairs;
+  SimBandIndex *index;
+  guint64 *table;
+
   g_return_val_if_fail (pairs != NULL && out_payload != NULL, NULL);
-  return index_build (NULL, NULL, n_fps, 0, NULL, pairs, out_payload, FILE_MASK);
+  g_return_val_if_fail (n_fps < G_MAXUINT32, NULL);
+
+  index = index_new (n_fps, 0);
+  index->key_mask = FILE_MASK;
+  index->top_shift = g_bit_storage (FILE_MASK) - 8;
+  index->offsets[0] = g_new (guint32, MAPPED_BUCKETS + 1);
+  g_assert (index->mask[0] + 1 == MAPPED_BUCKETS);
+  for (gsize i = 0; i < n_fps; i++)
+    e[i].fp &= FILE_MASK;
+  sort_pairs_in_place (e, n_fps, index->offsets[0]);
+  table = g_new (guint64, MAX (n_fps, 1));
+  for (gsize i = 0; i < n_fps; i++)
+    table[i] = e[i].fp;
+  for (gsize i = 0; i < n_fps; i++)
+    pairs[i] = e[i].tag;
+  index->tables[0] = table;
+  *out_payload = g_realloc (pairs, MAX (n_fps, 1) * sizeof (guint64));
+  return index;
 }
 
 /* @owned, when not NULL, is @fps, freed as soon as table 0 holds a copy.
- * With @pairs (sim_band_index_new_take_pairs()) instead of @fps, each
- * fingerprint's 8 bytes follow it into table 0's order, in *@out_payload,
- * instead of an order being made. The index keeps and compares the bits
- * of @key_mask (the low ones) of each fingerprint. */
+ * The index keeps and compares the bits of @key_mask (the low ones) of
+ * each fingerprint. */
 static SimBandIndex *
 index_build (const guint64  *fps,
              guint64        *owned,
              gsize           n_fps,
              guint           max_distance,
              guint32       **out_order,
-             guint64        *pairs,
-             guint64       **out_payload,
              guint64         key_mask)
 {
   SimBandIndex *index;
   Entry *entries, *spare;
 
-  g_return_val_if_fail (fps != NULL || pairs != NULL || n_fps == 0, NULL);
+  g_return_val_if_fail (fps != NULL || n_fps == 0, NULL);
   g_return_val_if_fail (max_distance <= SIM_BAND_INDEX_MAX_DISTANCE, NULL);
   g_return_val_if_fail (n_fps < G_MAXUINT32, NULL);
 
@@ -449,17 +618,13 @@ index_build (const guint64  *fps,
     const gsize n_buckets = index->mask[0] + 1;
     const guint key_bits = g_bit_storage (index->mask[0]);
     guint32 *offsets = g_new0 (guint32, n_buckets + 1);
-    Entry *from = pairs ? (Entry *) pairs : g_new (Entry, MAX (n_fps, 1)), *to;
+    Entry *from = g_new (Entry, MAX (n_fps, 1)), *to;
 
     G_STATIC_ASSERT (sizeof (Entry) == 2 * sizeof (guint64));
     for (gsize i = 0; i < n_fps; i++)
       {
-        if (pairs == NULL)
-          {
-            from[i].fp = fps[i];
-            from[i].tag = i;
-          }
-        from[i].fp &= key_mask;
+        from[i].fp = fps[i] & key_mask;
+        from[i].tag = i;
         offsets[block_key (index, 0, from[i].fp) + 1]++;
       }
     for (gsize k = 0; k < n_buckets; k++)
@@ -518,31 +683,15 @@ index_build (const guint64  *fps,
           }
         entries[j] = e;
       }
-    /* Table 0 in the sort's spare entries, the caller's 8 bytes in place
-     * of the entries (each word written is one read already), each then
-     * cut to its size: no fresh memory, which costs as much to fault in
-     * as the sort itself. Others in memory meant for random lookups. */
-    if (pairs != NULL)
-      {
-        guint64 *table = (guint64 *) spare, *payload = (guint64 *) entries;
+    /* Others in memory meant for random lookups. */
+    {
+      guint64 *table = alloc_table (n_fps * sizeof (guint64));
 
-        for (gsize i = 0; i < n_fps; i++)
-          table[i] = entries[i].fp;
-        for (gsize i = 0; i < n_fps; i++)
-          payload[i] = entries[i].tag;
-        index->tables[0] = g_realloc (table, MAX (n_fps, 1) * sizeof (guint64));
-        *out_payload = g_realloc (payload, MAX (n_fps, 1) * sizeof (guint64));
-        spare = entries = NULL;
-      }
-    else
-      {
-        guint64 *table = alloc_table (n_fps * sizeof (guint64));
-
-        for (gsize i = 0; i < n_fps; i++)
-          table[i] = entries[i].fp;
-        index->tables[0] = table;
-        g_clear_pointer (&spare, g_free);
-      }
+      for (gsize i = 0; i < n_fps; i++)
+        table[i] = entries[i].fp;
+      index->tables[0] = table;
+      g_clear_pointer (&spare, g_free);
+    }
     index->offsets[0] = offsets;
   }
 

@@ -50,9 +50,10 @@ SimBandIndex *sim_band_index_new_take         (guint64            *fps,
 /* sim_band_index_new_take() over @pairs: each fingerprint followed by 8
  * bytes of the caller's (2 x @n_fps words, transfer full), which travel
  * through its sort instead of an order being made: *@out_payload[i]
- * (transfer full) is that of fingerprint i. The index reuses the memory
- * of @pairs and of its sort: 32 bytes a fingerprint at the peak, all of
- * it faulted in before. */
+ * (transfer full) is that of fingerprint i. Equal fingerprints come in the
+ * order of their 8 bytes (for bytes that grow with the input, the order a
+ * stable sort gives). Sorted where they are: 24 bytes a fingerprint at the
+ * peak, 8 of them fresh. */
 SimBandIndex *sim_band_index_new_take_pairs   (guint64            *pairs,
                                                gsize               n_fps,
                                                guint64           **out_payload);

@@ -399,6 +399,63 @@ test_exact_index_sorts_like_a_stable_sort (void **state)
   }
 }
 
+/* Pairs are sorted in place by bucket, kept bits and then their 8 bytes:
+ * 300,000 fingerprints (every bucket, several thousand in a few), copies
+ * of one fingerprint whose bytes run backwards, against a stable sort of
+ * a copy by (bits kept, bytes). */
+static int
+compare_pair (gconstpointer a,
+              gconstpointer b)
+{
+  const guint64 *x = a, *y = b;
+  const guint64 mask = (G_GUINT64_CONSTANT (1) << SIM_BAND_INDEX_FILE_BITS) - 1;
+  const guint64 kx = x[0] & mask, ky = y[0] & mask;
+
+  if ((kx & 0xffff) != (ky & 0xffff))
+    return (kx & 0xffff) < (ky & 0xffff) ? -1 : 1;
+  if (kx != ky)
+    return kx < ky ? -1 : 1;
+  return x[1] < y[1] ? -1 : x[1] > y[1];
+}
+
+static void
+test_pairs_sort_in_place_by_key_then_bytes (void **state)
+{
+  const gsize n = 300000;
+  g_autoptr(GRand) rand = g_rand_new_with_seed (21);
+  g_autofree guint64 *pairs = g_new (guint64, 2 * n);
+  g_autofree guint64 *want = NULL;
+  g_autofree guint64 *payload = NULL;
+  g_autoptr(SimBandIndex) index = NULL;
+  const guint64 *fps;
+
+  for (gsize i = 0; i < n; i++)
+    {
+      guint64 fp = ((guint64) g_rand_int (rand) << 32) | g_rand_int (rand);
+
+      if (i % 10 < 3)
+        fp = (fp & ~G_GUINT64_CONSTANT (0xffff)) | (i % 7);   /* crowded buckets */
+      if (i % 100 == 0)
+        fp = G_GUINT64_CONSTANT (0xabcdef0123456789);      /* copies ... */
+      pairs[2 * i] = fp;
+      pairs[2 * i + 1] = i % 100 == 0 ? n - i : g_rand_int (rand);   /* ... with bytes running backwards */
+    }
+  want = g_memdup2 (pairs, 2 * n * sizeof (guint64));
+  qsort (want, n, 2 * sizeof (guint64), compare_pair);
+  index = sim_band_index_new_take_pairs (g_steal_pointer (&pairs), n, &payload);
+  fps = sim_band_index_get_fps (index);
+  assert_non_null (fps);
+  for (gsize i = 0; i < n; i++)
+    {
+      assert_true (fps[i] == (want[2 * i] & ((G_GUINT64_CONSTANT (1) << SIM_BAND_INDEX_FILE_BITS) - 1)));
+      assert_true (payload[i] == want[2 * i + 1]);
+    }
+  /* And it answers as its brute-force twin. */
+  for (gsize i = 0; i < n; i += 997)
+    assert_same_answer_low (index, fps, n, want[2 * i]);
+  (void) state;
+}
+
 /* A file's index read bucket by bucket from a large corpus reads only the
  * part of a crowded bucket where the query's key should be, and the whole
  * bucket when the keys there are bunched (repeated text) or the query's
@@ -526,6 +583,7 @@ main (void)
     cmocka_unit_test (test_index_equals_brute_force_with_more_blocks),
     cmocka_unit_test (test_index_memory_is_32_bytes_per_fingerprint),
     cmocka_unit_test (test_exact_index_sorts_like_a_stable_sort),
+    cmocka_unit_test (test_pairs_sort_in_place_by_key_then_bytes),
     cmocka_unit_test (test_file_index_reads_crowded_buckets_in_part),
     cmocka_unit_test (test_empty_index),
   };
