@@ -166,7 +166,7 @@ index_new (gsize n_fps,
   return index;
 }
 
-#define MAPPED_BUCKETS (1u << 16)
+#define MAPPED_BUCKETS SIM_BAND_INDEX_FILE_BUCKETS
 
 /* Bytes of table 0's records, padded to a multiple of 8. */
 static gsize
@@ -181,44 +181,63 @@ sim_band_index_get_serialized_size (gsize n_fps)
   return (MAPPED_BUCKETS + 2) * sizeof (guint32) + records_size (n_fps);
 }
 
+/* Writes @offsets and then the records of @fps (every @stride words). */
+static gboolean
+serialize (const guint32         *offsets,
+           const guint64         *fps,
+           gsize                  n_fps,
+           guint                  stride,
+           SimBandIndexWriteFunc  write,
+           gpointer               user_data)
+{
+  static const guint32 pad = 0;
+  enum { CHUNK = 1 << 16 };
+  g_autofree guint8 *out = g_new0 (guint8, CHUNK * RECORD_BYTES + 8);
+
+  /* MAPPED_BUCKETS + 1 offsets and one word of padding keep the table 8-aligned. */
+  if (!write (offsets, (MAPPED_BUCKETS + 1) * sizeof (guint32), user_data) ||
+      !write (&pad, sizeof pad, user_data))
+    return FALSE;
+  for (gsize i0 = 0; i0 < n_fps; i0 += CHUNK)
+    {
+      const gsize m = MIN (CHUNK, n_fps - i0);
+      gsize len = m * RECORD_BYTES;
+
+      for (gsize i = 0; i < m; i++)
+        {
+          const guint32 v = GUINT32_TO_LE ((guint32) (fps[(i0 + i) * stride] >> 16));
+
+          memcpy (out + i * RECORD_BYTES, &v, RECORD_BYTES);
+        }
+      if (i0 + m == n_fps)
+        {
+          memset (out + len, 0, 8);
+          len = records_size (n_fps) - i0 * RECORD_BYTES;
+        }
+      if (!write (out, len, user_data))
+        return FALSE;
+    }
+  return TRUE;
+}
+
 gboolean
 sim_band_index_serialize (const SimBandIndex    *index,
                           SimBandIndexWriteFunc  write,
                           gpointer               user_data)
 {
-  static const guint32 pad = 0;
-
   g_return_val_if_fail (index->n_tables == 1 && index->mask[0] + 1 == MAPPED_BUCKETS && index->perm == NULL &&
                         index->key_mask == FILE_MASK, FALSE);
-  /* MAPPED_BUCKETS + 1 offsets and one word of padding keep the table 8-aligned. */
-  if (!write (index->offsets[0], (MAPPED_BUCKETS + 1) * sizeof (guint32), user_data) ||
-      !write (&pad, sizeof pad, user_data))
-    return FALSE;
-  {
-    enum { CHUNK = 1 << 16 };
-    g_autofree guint8 *out = g_new0 (guint8, CHUNK * RECORD_BYTES + 8);
+  return serialize (index->offsets[0], index->tables[0], index->n_fps, 1, write, user_data);
+}
 
-    for (gsize i0 = 0; i0 < index->n_fps; i0 += CHUNK)
-      {
-        const gsize m = MIN (CHUNK, index->n_fps - i0);
-        gsize len = m * RECORD_BYTES;
-
-        for (gsize i = 0; i < m; i++)
-          {
-            const guint32 v = GUINT32_TO_LE ((guint32) (index->tables[0][i0 + i] >> 16));
-
-            memcpy (out + i * RECORD_BYTES, &v, RECORD_BYTES);
-          }
-        if (i0 + m == index->n_fps)
-          {
-            memset (out + len, 0, 8);
-            len = records_size (index->n_fps) - i0 * RECORD_BYTES;
-          }
-        if (!write (out, len, user_data))
-          return FALSE;
-      }
-  }
-  return TRUE;
+gboolean
+sim_band_index_serialize_pairs (const guint64         *pairs,
+                                gsize                  n_fps,
+                                const guint32         *offsets,
+                                SimBandIndexWriteFunc  write,
+                                gpointer               user_data)
+{
+  return serialize (offsets, pairs, n_fps, 2, write, user_data);
 }
 
 SimBandIndex *
@@ -413,21 +432,24 @@ count_worker (gpointer data)
     }
 }
 
-/* Permutes @e so that entries of digit d lie in [start[d], start[d + 1]):
- * each entry is moved at most once to its place (American flag sort). */
+/* Permutes @e so that entries of digit d (bits @shift on, @n_digits <= 256
+ * of them) lie in [start[d], start[d + 1]): each entry is moved at most
+ * once to its place (American flag sort). */
 static void
 flag_sort (Entry       *e,
            const gsize *start,
-           guint        shift)
+           guint        shift,
+           guint        n_digits)
 {
+  const guint mask = n_digits - 1;
   gsize next[256];
 
-  memcpy (next, start, sizeof next);
-  for (guint d = 0; d < 256; d++)
+  memcpy (next, start, n_digits * sizeof (gsize));
+  for (guint d = 0; d < n_digits; d++)
     while (next[d] < start[d + 1])
       {
         Entry x = e[next[d]];
-        guint k = (x.fp >> shift) & 0xff;
+        guint k = (x.fp >> shift) & mask;
 
         while (k != d)
           {
@@ -435,7 +457,7 @@ flag_sort (Entry       *e,
 
             e[next[k]++] = x;
             x = y;
-            k = (x.fp >> shift) & 0xff;
+            k = (x.fp >> shift) & mask;
           }
         e[next[d]++] = x;
       }
@@ -464,7 +486,7 @@ group_worker (gpointer data)
 
       for (guint d = 0; d <= 256; d++)
         start[d] = job->offsets[MIN (256 * g + d, MAPPED_BUCKETS)];
-      flag_sort (job->e, start, 0);
+      flag_sort (job->e, start, 0, 256);
       for (guint d = 0; d < 256; d++)
         {
           Entry *b = job->e + start[d];
@@ -501,6 +523,22 @@ group_worker (gpointer data)
     }
 }
 
+static void
+half_worker (gpointer data)
+{
+  PairsJob *job = data;
+  gint h;
+
+  while ((h = g_atomic_int_add (&job->next, 1)) < 2)
+    {
+      gsize start[129];
+
+      for (guint d = 0; d <= 128; d++)
+        start[d] = job->offsets[(128 * h + d) * 256];
+      flag_sort (job->e, start, 8, 128);
+    }
+}
+
 /* Sorts @e (fingerprints cut to FILE_MASK) in place and fills @offsets
  * (MAPPED_BUCKETS + 1) with where each bucket starts. */
 static void
@@ -510,7 +548,6 @@ sort_pairs_in_place (Entry   *e,
 {
   const guint n_shares = MIN (sim_parallel_default_threads (), 16);
   PairsJob job = { e, offsets, 0, n_shares, n, g_malloc0 (n_shares * sizeof (guint32[MAPPED_BUCKETS])) };
-  gsize start[257];
 
   sim_parallel_run (n_shares, count_worker, &job);
   offsets[0] = 0;
@@ -523,11 +560,26 @@ sort_pairs_in_place (Entry   *e,
       offsets[k + 1] = offsets[k] + c;
     }
   g_free (job.counts);
-  /* By the high byte of the bucket on one thread, then each group of 256
-   * buckets on its own. */
-  for (guint d = 0; d <= 256; d++)
-    start[d] = offsets[MIN (256 * d, MAPPED_BUCKETS)];
-  flag_sort (e, start, 8);
+  /* The two halves of the buckets apart (entries streamed from both ends),
+   * then each half by the rest of the bucket's high byte on a thread of
+   * its own, then each group of 256 buckets on its own. */
+  {
+    const gsize split = offsets[MAPPED_BUCKETS / 2];
+
+    for (gsize i = 0, j = split; i < split; i++)
+      if (e[i].fp & (MAPPED_BUCKETS / 2))
+        {
+          Entry x;
+
+          while (e[j].fp & (MAPPED_BUCKETS / 2))
+            j++;
+          x = e[i];
+          e[i] = e[j];
+          e[j++] = x;
+        }
+  }
+  job.next = 0;
+  sim_parallel_run (2, half_worker, &job);
   job.next = 0;
   sim_parallel_run (MIN (sim_parallel_default_threads (), 256), group_worker, &job);
 }
@@ -552,6 +604,20 @@ sim_band_index_new_take (guint64  *fps,
   return index_build (fps, fps, n_fps, 0, out_order, FILE_MASK);
 }
 
+void
+sim_band_index_sort_pairs (guint64 *pairs,
+                           gsize    n_fps,
+                           guint32 *offsets)
+{
+  Entry *e = (Entry *) pairs;
+
+  g_return_if_fail (n_fps < G_MAXUINT32);
+  G_STATIC_ASSERT (sizeof (Entry) == 2 * sizeof (guint64));
+  for (gsize i = 0; i < n_fps; i++)
+    e[i].fp &= FILE_MASK;
+  sort_pairs_in_place (e, n_fps, offsets);
+}
+
 /* Exact, over FILE_MASK: the pairs sorted where they are, then table 0 in
  * fresh memory and the caller's bytes moved down in place (word i of the
  * payload is read from word 2 i + 1, never written before). */
@@ -560,7 +626,6 @@ sim_band_index_new_take_pairs (guint64  *pairs,
                                gsize     n_fps,
                                guint64 **out_payload)
 {
-  Entry *e = (Entry *) pairs;
   SimBandIndex *index;
   guint64 *table;
 
@@ -572,14 +637,12 @@ sim_band_index_new_take_pairs (guint64  *pairs,
   index->top_shift = g_bit_storage (FILE_MASK) - 8;
   index->offsets[0] = g_new (guint32, MAPPED_BUCKETS + 1);
   g_assert (index->mask[0] + 1 == MAPPED_BUCKETS);
-  for (gsize i = 0; i < n_fps; i++)
-    e[i].fp &= FILE_MASK;
-  sort_pairs_in_place (e, n_fps, index->offsets[0]);
+  sim_band_index_sort_pairs (pairs, n_fps, index->offsets[0]);
   table = g_new (guint64, MAX (n_fps, 1));
   for (gsize i = 0; i < n_fps; i++)
-    table[i] = e[i].fp;
+    table[i] = pairs[2 * i];
   for (gsize i = 0; i < n_fps; i++)
-    pairs[i] = e[i].tag;
+    pairs[i] = pairs[2 * i + 1];
   index->tables[0] = table;
   *out_payload = g_realloc (pairs, MAX (n_fps, 1) * sizeof (guint64));
   return index;

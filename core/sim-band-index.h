@@ -26,6 +26,7 @@ G_BEGIN_DECLS
 
 #define SIM_BAND_INDEX_MAX_DISTANCE 15
 #define SIM_BAND_INDEX_FILE_BITS    48
+#define SIM_BAND_INDEX_FILE_BUCKETS (1u << 16)  /* by the low 16 bits */
 
 typedef struct _SimBandIndex SimBandIndex;
 
@@ -57,6 +58,12 @@ SimBandIndex *sim_band_index_new_take         (guint64            *fps,
 SimBandIndex *sim_band_index_new_take_pairs   (guint64            *pairs,
                                                gsize               n_fps,
                                                guint64           **out_payload);
+/* Sorts @pairs (as above) where they are, into the order of the index
+ * sim_band_index_new_take_pairs() builds over them, and fills @offsets
+ * (SIM_BAND_INDEX_FILE_BUCKETS + 1) with where each bucket starts. */
+void          sim_band_index_sort_pairs       (guint64            *pairs,
+                                               gsize               n_fps,
+                                               guint32            *offsets);
 void          sim_band_index_free             (SimBandIndex       *index);
 guint         sim_band_index_get_max_distance (const SimBandIndex *index);
 guint         sim_band_index_get_n_blocks     (const SimBandIndex *index);
@@ -78,6 +85,13 @@ gsize         sim_band_index_get_serialized_size (gsize n_fps);
 gboolean      sim_band_index_serialize    (const SimBandIndex    *index,
                                            SimBandIndexWriteFunc  write,
                                            gpointer               user_data);
+/* The same bytes for the index over @pairs sorted by
+ * sim_band_index_sort_pairs(), without building it. */
+gboolean      sim_band_index_serialize_pairs (const guint64         *pairs,
+                                              gsize                  n_fps,
+                                              const guint32         *offsets,
+                                              SimBandIndexWriteFunc  write,
+                                              gpointer               user_data);
 /* An exact index over @data (sim_band_index_serialize() of @n_fps fingerprints),
  * used in place and never copied: @data must outlive it. NULL when the
  * bucket offsets are not those of such an index (a damaged file); damaged

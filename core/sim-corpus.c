@@ -30,6 +30,8 @@ typedef struct {
   SimBandIndex  *index;
   gsize          n_fps;
   guint64       *places;     /* built in memory: part document << 32 | code-point start */
+  guint64       *pairs;      /* built and sorted, not indexed yet: (fingerprint, place) pairs */
+  guint32       *pair_offsets; /* where each of their buckets starts */
   const guint32 *docs_of;    /* the mapped file's, when it keeps documents and starts apart */
   const guint32 *starts_of;
   const guint32 *pos_of;     /* the mapped file's positions, when it keeps them */
@@ -89,6 +91,8 @@ part_clear (Part *part)
 {
   sim_band_index_free (part->index);
   g_free (part->places);
+  g_free (part->pairs);
+  g_free (part->pair_offsets);
   g_clear_pointer (&part->mapped, g_mapped_file_unref);
   if (part->fd >= 0)
     close (part->fd);
@@ -923,8 +927,8 @@ write_all (gconstpointer data,
   return TRUE;
 }
 
-/* Writes @part (built in memory) as the index file of @kind. Best effort:
- * a store in a folder we may not write simply has no file. */
+/* Writes @part (built, its pairs sorted) as the index file of @kind. Best
+ * effort: a store in a folder we may not write simply has no file. */
 static gboolean
 part_write (SimCorpusSnapshot *snapshot,
             const Part        *part,
@@ -960,9 +964,9 @@ part_write (SimCorpusSnapshot *snapshot,
   ok = write_all (&header, sizeof header, GINT_TO_POINTER (fd)) &&
        write_all (list->data, list->len, GINT_TO_POINTER (fd)) &&
        write_all (docs, part->n_docs * sizeof (IndexDoc), GINT_TO_POINTER (fd)) &&
-       sim_band_index_serialize (part->index, write_all, GINT_TO_POINTER (fd));
-  /* The places of a part built in memory: positions, or documents then
-   * starts. A start is inside its document (pack_windows(), sources). */
+       sim_band_index_serialize_pairs (part->pairs, part->n_fps, part->pair_offsets, write_all, GINT_TO_POINTER (fd));
+  /* The places: positions, or documents then starts. A start is inside
+   * its document (pack_windows(), sources). */
   if (ok)
     {
       g_autofree guint32 *out = g_new (guint32, PLACES_CHUNK);
@@ -971,11 +975,11 @@ part_write (SimCorpusSnapshot *snapshot,
         for (gsize k0 = 0; ok && k0 < part->n_fps; k0 += PLACES_CHUNK)
           {
             const gsize m = MIN (PLACES_CHUNK, part->n_fps - k0);
-            const guint64 *p = part->places + k0;
+            const guint64 *p = part->pairs + 2 * k0 + 1;
 
             for (gsize k = 0; k < m; k++)
-              out[k] = header.place_bytes == 4 ? docs[p[k] >> 32].base + (guint32) p[k]
-                                               : pass == 0 ? p[k] >> 32 : (guint32) p[k];
+              out[k] = header.place_bytes == 4 ? docs[p[2 * k] >> 32].base + (guint32) p[2 * k]
+                                               : pass == 0 ? p[2 * k] >> 32 : (guint32) p[2 * k];
             ok = write_all (out, m * sizeof (guint32), GINT_TO_POINTER (fd));
           }
     }
@@ -989,10 +993,10 @@ part_write (SimCorpusSnapshot *snapshot,
   return TRUE;
 }
 
-/* Swaps a part built in memory (about 16 bytes a fingerprint, held for as
- * long as the snapshot lives: the app's after an import) for the file just
- * written from it, which answers the same. Keeps the built one when the
- * file cannot be used. */
+/* Swaps a part just built (16 bytes a fingerprint, which an index in
+ * memory would keep for as long as the snapshot lives: the app's after an
+ * import) for the file written from it, which answers the same. Keeps the
+ * built one when the file cannot be used. */
 static void
 part_use_file (SimCorpusSnapshot *snapshot,
                Part              *part,
@@ -1444,8 +1448,9 @@ part_gather (SimCorpusSnapshot  *snapshot,
   return TRUE;
 }
 
-/* Builds @part in memory (part_gather()): the result is what a build
- * from the texts alone gives, in the same order. */
+/* Builds @part (part_gather()): its pairs sorted where they are, the
+ * order a build from the texts alone gives, ready to be written
+ * (part_write()); part_finish() indexes them when no file takes over. */
 static gboolean
 part_build (SimCorpusSnapshot  *snapshot,
             SimStore           *store,
@@ -1456,16 +1461,23 @@ part_build (SimCorpusSnapshot  *snapshot,
             GHashTable         *fresh,
             GError            **error)
 {
-  guint64 *pairs;
-  gsize n;
-
-  if (!part_gather (snapshot, store, part, docs, sources, n_sources, fresh, NULL, &pairs, &n, error))
+  if (!part_gather (snapshot, store, part, docs, sources, n_sources, fresh, NULL, &part->pairs, &part->n_fps, error))
     return FALSE;
-  /* The index owns the fingerprints and numbers them in its own order;
-   * the places travel with them through its sort. */
-  part->n_fps = n;
-  part->index = sim_band_index_new_take_pairs (pairs, n, &part->places);
+  part->pair_offsets = g_new (guint32, SIM_BAND_INDEX_FILE_BUCKETS + 1);
+  sim_band_index_sort_pairs (part->pairs, part->n_fps, part->pair_offsets);
   return TRUE;
+}
+
+/* The index in memory of a part built and not replaced by its file (none
+ * could be written or read back): the places travel with the fingerprints
+ * through the index's sort (a no-op on sorted pairs). */
+static void
+part_finish (Part *part)
+{
+  if (part->pairs == NULL)
+    return;
+  part->index = sim_band_index_new_take_pairs (g_steal_pointer (&part->pairs), part->n_fps, &part->places);
+  g_clear_pointer (&part->pair_offsets, g_free);
 }
 
 gboolean
@@ -1690,6 +1702,7 @@ snapshot_load (SimStore           *store,
           snapshot->n_parts = 2;
           if (part_write (snapshot, delta, KIND_DELTA, key, main_header.key, stamp))
             part_use_file (snapshot, delta, KIND_DELTA, main_header.key);
+          part_finish (delta);
           return g_steal_pointer (&snapshot);
         }
     }
@@ -1707,6 +1720,7 @@ snapshot_load (SimStore           *store,
       g_unlink (stale);
       part_use_file (snapshot, whole, KIND_INDEX, base);
     }
+  part_finish (whole);
   return g_steal_pointer (&snapshot);
 
 fail:
