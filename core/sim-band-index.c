@@ -470,8 +470,10 @@ entry_before (const Entry *a,
   return a->fp != b->fp ? a->fp < b->fp : a->tag < b->tag;
 }
 
-/* Group g (buckets 256 g .. 256 g + 255) by bucket, then each bucket by
- * its top byte and an insertion sort of the runs that leaves. */
+/* Group g (buckets 256 g .. 256 g + 255): two counting passes through a
+ * scratch array of the group's size, by the top byte of the bits kept
+ * (bits 40-47) and then by the bucket's low byte, leave only runs that
+ * agree on both, which an insertion sort orders. */
 static void
 group_worker (gpointer data)
 {
@@ -482,43 +484,44 @@ group_worker (gpointer data)
 
   while ((g = g_atomic_int_add (&job->next, 1)) < 256)
     {
-      gsize start[257];
+      const gsize lo = job->offsets[256 * g], m = job->offsets[MIN (256 * (g + 1), MAPPED_BUCKETS)] - lo;
+      Entry *e = job->e + lo;
+      gsize top[257] = { 0 }, low[257] = { 0 };
 
-      for (guint d = 0; d <= 256; d++)
-        start[d] = job->offsets[MIN (256 * g + d, MAPPED_BUCKETS)];
-      flag_sort (job->e, start, 0, 256);
-      for (guint d = 0; d < 256; d++)
+      if (m < 2)
+        continue;
+      if (m > scratch_len)
         {
-          Entry *b = job->e + start[d];
-          const gsize m = start[d + 1] - start[d];
-          gsize top[257] = { 0 };
+          scratch_len = MAX (m, 2 * scratch_len);
+          g_free (scratch);
+          scratch = g_new (Entry, scratch_len);
+        }
+      for (gsize i = 0; i < m; i++)
+        {
+          top[((e[i].fp >> 40) & 0xff) + 1]++;
+          low[(e[i].fp & 0xff) + 1]++;
+        }
+      for (guint k = 0; k < 256; k++)
+        {
+          top[k + 1] += top[k];
+          low[k + 1] += low[k];
+        }
+      for (gsize i = 0; i < m; i++)
+        scratch[top[(e[i].fp >> 40) & 0xff]++] = e[i];
+      for (gsize i = 0; i < m; i++)
+        e[low[scratch[i].fp & 0xff]++] = scratch[i];
+      for (gsize i = 1; i < m; i++)
+        {
+          const Entry x = e[i];
+          gsize j = i;
 
-          if (m < 2)
-            continue;
-          if (m > scratch_len)
+          while (j > 0 && (e[j - 1].fp & 0xff) == (x.fp & 0xff) && ((e[j - 1].fp ^ x.fp) >> 40) == 0 &&
+                 entry_before (&x, &e[j - 1]))
             {
-              scratch_len = MAX (m, 2 * scratch_len);
-              scratch = g_renew (Entry, scratch, scratch_len);
+              e[j] = e[j - 1];
+              j--;
             }
-          /* By the top byte of the bits kept (bits 40-47), counting into scratch. */
-          for (gsize i = 0; i < m; i++)
-            top[((b[i].fp >> 40) & 0xff) + 1]++;
-          for (guint k = 0; k < 256; k++)
-            top[k + 1] += top[k];
-          for (gsize i = 0; i < m; i++)
-            scratch[top[(b[i].fp >> 40) & 0xff]++] = b[i];
-          for (gsize i = 0; i < m; i++)
-            {
-              const Entry x = scratch[i];
-              gsize j = i;
-
-              while (j > 0 && entry_before (&x, &b[j - 1]))
-                {
-                  b[j] = b[j - 1];
-                  j--;
-                }
-              b[j] = x;
-            }
+          e[j] = x;
         }
     }
 }
