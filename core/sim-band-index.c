@@ -1000,6 +1000,19 @@ read_records (const SimBandIndex *index,
   read_at (index->fd, buf->data, (gsize) n * RECORD_BYTES, index->tables_at + (goffset) from * RECORD_BYTES);
 }
 
+/* The whole bucket of @n records from @start. */
+static gsize
+lookup_read_whole (const SimBandIndex *index,
+                   guint32             start,
+                   guint32             n,
+                   guint64             top,
+                   GArray             *out,
+                   Buffer             *buf)
+{
+  read_records (index, buf, start, n);
+  return append_record_ids (buf->data, n, top, start, out);
+}
+
 /* The records of a bucket are hash bits, spread evenly over 32 bits: in a
  * bucket of n, the run of @top starts near n * top / 2^32, off by about
  * sqrt (n) / 2. A lookup reads 4 sqrt (n) records either side of that place
@@ -1029,8 +1042,7 @@ lookup_read (const SimBandIndex *index,
       if ((lo == 0 || record_at (buf->data, 0) < top) && (hi == n || record_at (buf->data, hi - lo - 1) > top))
         return append_record_ids (buf->data, hi - lo, top, start + lo, out);
     }
-  read_records (index, buf, start, n);
-  return append_record_ids (buf->data, n, top, start, out);
+  return lookup_read_whole (index, start, n, top, out, buf);
 }
 
 /* Finds in the @n fingerprints of table @b's bucket @bucket (the table's
@@ -1180,6 +1192,84 @@ sim_band_index_lookup (const SimBandIndex *index,
   return probe_scan (index, &probe, max_distance, out);
 }
 
+/* Queries read from a file a batch at a time: the part of each one's
+ * bucket its key points to (lookup_read()), a batch's reads at once
+ * (sim_pread_many()). */
+#define READ_BATCH 128
+
+typedef struct {
+  guint32 start;   /* the bucket's first record */
+  guint32 n;       /* its records */
+  guint32 lo, hi;  /* the records read, from start */
+  gsize   at;      /* where they are in the batch's buffer */
+} Planned;
+
+
+static void
+lookup_many_read (const SimBandIndex *index,
+                  const guint64      *fps,
+                  gsize               n_fps,
+                  GArray             *out,
+                  guint32            *out_ends)
+{
+  Planned plan[READ_BATCH];
+  SimRead reads[READ_BATCH];
+  Buffer batch = { NULL, 0 }, bucket = { NULL, 0 };
+
+  for (gsize b0 = 0; b0 < n_fps; b0 += READ_BATCH)
+    {
+      const guint n = MIN (READ_BATCH, n_fps - b0);
+      gsize total = 0;
+
+      for (guint i = 0; i < n; i++)
+        {
+          const guint64 fp = fps[b0 + i] & index->key_mask, key = block_key (index, 0, fp), top = fp >> 16;
+          Planned *p = &plan[i];
+
+          p->start = index->offsets[0][key];
+          p->n = index->offsets[0][key + 1] - p->start;
+          p->lo = 0;
+          p->hi = p->n;
+          if (p->n >= READ_WHOLE_BELOW)
+            {
+              const guint32 guess = (guint32) (((guint64) p->n * top) >> 32);
+              const guint32 half = 4 * (guint32) sqrt ((double) p->n) + 16;
+
+              p->lo = guess > half ? guess - half : 0;
+              p->hi = MIN ((guint64) p->n, (guint64) guess + half);
+            }
+          p->at = total;
+          total += (gsize) (p->hi - p->lo) * RECORD_BYTES;
+        }
+      if (total > batch.size)
+        {
+          batch.size = total;
+          batch.data = g_realloc (batch.data, batch.size);
+        }
+      for (guint i = 0; i < n; i++)
+        reads[i] = (SimRead) { batch.data + plan[i].at, (gsize) (plan[i].hi - plan[i].lo) * RECORD_BYTES,
+                               index->tables_at + ((goffset) plan[i].start + plan[i].lo) * RECORD_BYTES };
+      sim_pread_many (index->fd, reads, n, 0);
+      for (guint i = 0; i < n; i++)
+        {
+          const Planned *p = &plan[i];
+          const guint64 top = (fps[b0 + i] & index->key_mask) >> 16;
+          const guint8 *records = batch.data + p->at;
+          const guint32 m = p->hi - p->lo;
+
+          /* The part read brackets the run of @top, or the bucket is read whole. */
+          if (m == p->n || ((p->lo == 0 || record_at (records, 0) < top) &&
+                            (p->hi == p->n || record_at (records, m - 1) > top)))
+            append_record_ids (records, m, top, p->start + p->lo, out);
+          else
+            lookup_read_whole (index, p->start, p->n, top, out, &bucket);
+          out_ends[b0 + i] = out->len;
+        }
+    }
+  g_free (batch.data);
+  g_free (bucket.data);
+}
+
 void
 sim_band_index_lookup_many (const SimBandIndex *index,
                             const guint64      *fps,
@@ -1194,14 +1284,7 @@ sim_band_index_lookup_many (const SimBandIndex *index,
 
   if (index->fd >= 0)
     {
-      Buffer bucket = { NULL, 0 };
-
-      for (gsize i = 0; i < n_fps; i++)
-        {
-          lookup_read (index, fps[i] & index->key_mask, out, &bucket);
-          out_ends[i] = out->len;
-        }
-      g_free (bucket.data);
+      lookup_many_read (index, fps, n_fps, out, out_ends);
       return;
     }
   /* A software pipeline: the offsets of query i + PIPELINE - 1 and the

@@ -1,8 +1,14 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "config.h"
 
+#include <errno.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 #include <sys/mman.h>
+#ifdef HAVE_LIBURING
+#include <liburing.h>
+#endif
 
 #include "sim-parallel.h"
 
@@ -62,4 +68,138 @@ sim_prefault (gpointer p,
   if (to > from)
     madvise ((gpointer) from, to - from, MADV_POPULATE_WRITE);
 #endif
+}
+
+/* @len bytes at @offset; what the file does not hold reads as @fill. */
+static void
+read_at (int      fd,
+         gpointer buf,
+         gsize    len,
+         goffset  offset,
+         guint8   fill)
+{
+  gsize done = 0;
+
+  while (done < len)
+    {
+      const gssize n = pread (fd, (char *) buf + done, len - done, offset + done);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        break;
+      done += n;
+    }
+  memset ((char *) buf + done, fill, len - done);
+}
+
+#ifdef HAVE_LIBURING
+#define RING_ENTRIES 128
+
+static void
+ring_free (gpointer data)
+{
+  struct io_uring *ring = data;
+
+  if (ring != NULL && ring != (gpointer) ring_free)
+    {
+      io_uring_queue_exit (ring);
+      g_free (ring);
+    }
+}
+
+static GPrivate thread_ring = G_PRIVATE_INIT (ring_free);
+
+/* The calling thread's ring, set up on first use; NULL where there is none. */
+static struct io_uring *
+get_ring (void)
+{
+  struct io_uring *ring = g_private_get (&thread_ring);
+
+  if (ring == NULL)
+    {
+      ring = g_new0 (struct io_uring, 1);
+      if (g_getenv ("SIMHOUND_NO_IO_URING") != NULL || io_uring_queue_init (RING_ENTRIES, ring, 0) < 0)
+        {
+          g_free (ring);
+          ring = (gpointer) ring_free;  /* tried: none */
+        }
+      g_private_set (&thread_ring, ring);
+    }
+  return ring == (gpointer) ring_free ? NULL : ring;
+}
+
+/* Up to RING_ENTRIES reads through @ring; FALSE when the ring fails (the
+ * caller reads them with pread). A read that fails or comes short is
+ * completed with pread. */
+static gboolean
+read_ring (struct io_uring *ring,
+           int              fd,
+           const SimRead   *reads,
+           guint            n,
+           guint8           fill)
+{
+  guint submitted = 0;
+
+  for (guint i = 0; i < n; i++)
+    {
+      struct io_uring_sqe *sqe;
+
+      if (reads[i].len == 0)
+        continue;
+      if ((sqe = io_uring_get_sqe (ring)) == NULL)
+        return FALSE;
+      io_uring_prep_read (sqe, fd, reads[i].buf, reads[i].len, reads[i].offset);
+      io_uring_sqe_set_data64 (sqe, i);
+      submitted++;
+    }
+  if (submitted > 0 && io_uring_submit_and_wait (ring, submitted) < 0)
+    return FALSE;
+  for (guint done = 0; done < submitted; done++)
+    {
+      struct io_uring_cqe *cqe;
+      guint64 i;
+      int res;
+
+      if (io_uring_wait_cqe (ring, &cqe) < 0)
+        return FALSE;
+      res = cqe->res;
+      i = io_uring_cqe_get_data64 (cqe);
+      io_uring_cqe_seen (ring, cqe);
+      if (i < n && (res < 0 || (gsize) res < reads[i].len))
+        {
+          const gsize got = MAX (res, 0);
+
+          read_at (fd, (char *) reads[i].buf + got, reads[i].len - got, reads[i].offset + got, fill);
+        }
+    }
+  return TRUE;
+}
+#endif
+
+void
+sim_pread_many (int            fd,
+                const SimRead *reads,
+                guint          n,
+                guint8         fill)
+{
+#ifdef HAVE_LIBURING
+  struct io_uring *ring = get_ring ();
+
+  if (ring != NULL)
+    {
+      guint from = 0;
+
+      while (from < n && read_ring (ring, fd, reads + from, MIN (RING_ENTRIES, n - from), fill))
+        from += MIN (RING_ENTRIES, n - from);
+      /* A ring that failed is not used again (it may hold reads not
+       * reaped): the rest, and the batch it failed in, with pread. */
+      if (from < n)
+        g_private_replace (&thread_ring, (gpointer) ring_free);
+      reads += from;
+      n -= from;
+    }
+#endif
+  for (guint i = 0; i < n; i++)
+    read_at (fd, reads[i].buf, reads[i].len, reads[i].offset, fill);
 }

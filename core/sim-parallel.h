@@ -24,4 +24,22 @@ void  sim_parallel_run             (guint         n_threads,
 void  sim_prefault                 (gpointer      p,
                                     gsize         len);
 
+/* One read of sim_pread_many(): @len bytes at @offset into @buf. */
+typedef struct {
+  gpointer buf;
+  gsize    len;
+  goffset  offset;
+} SimRead;
+
+/* Performs @n reads from @fd, handed to the kernel at once through io_uring
+ * where the build and the kernel have it (each thread keeps a ring; a
+ * container may forbid it, and SIMHOUND_NO_IO_URING turns it off), else
+ * with one pread each: a system call costs microseconds on a virtual
+ * machine, and a check makes thousands. What the file does not hold (cut
+ * short) reads as bytes of @fill. */
+void  sim_pread_many               (int            fd,
+                                    const SimRead *reads,
+                                    guint          n,
+                                    guint8         fill);
+
 G_END_DECLS

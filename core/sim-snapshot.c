@@ -366,6 +366,14 @@ read_u32s (int      fd,
  * read in one call per array instead of two per id. */
 #define PLACES_RUN_MAX 256
 
+typedef struct {
+  gsize  i;     /* the first of the run in the caller's arrays */
+  gsize  run;
+  guint  p;     /* its part */
+} PlacesRun;
+
+/* Runs of places read from an index file are all read at once, per part
+ * (sim_pread_many()), then decoded. */
 void
 sim_corpus_snapshot_get_places (const SimCorpusSnapshot *snapshot,
                                 const guint32           *ids,
@@ -374,6 +382,8 @@ sim_corpus_snapshot_get_places (const SimCorpusSnapshot *snapshot,
                                 guint32                 *starts)
 {
   const gsize near_base = sim_corpus_snapshot_get_n_fps (snapshot);
+  g_autoptr(GArray) runs = g_array_new (FALSE, FALSE, sizeof (PlacesRun));
+  GArray *reads[2] = { g_array_new (FALSE, FALSE, sizeof (SimRead)), g_array_new (FALSE, FALSE, sizeof (SimRead)) };
 
   for (gsize i = 0; i < n; i++)
     {
@@ -390,10 +400,46 @@ sim_corpus_snapshot_get_places (const SimCorpusSnapshot *snapshot,
         }
       while (i + run < n && run < PLACES_RUN_MAX && ids[i + run] == ids[i] + run && local + run < part->n_fps)
         run++;
-      part_read_places (part, local, run, docs + i, starts + i);
-      for (gsize r = i; r < i + run; r++)
-        docs[r] = docs[r] < part->n_docs ? part->doc_map[docs[r]] : G_MAXUINT32;
+      if (p < 2 && part->fd >= 0 && part->places == NULL && part->docs_of == NULL)
+        {
+          const PlacesRun r = { i, run, p };
+          const SimRead pos = { starts + i, run * 4, part->places_at + (goffset) local * 4 };
+
+          g_array_append_val (runs, r);
+          g_array_append_val (reads[p], pos);
+          if (part->place_bytes == 8)
+            {
+              const SimRead start = { starts + i, run * 4, part->places_at + ((goffset) part->n_fps + local) * 4 };
+
+              g_array_index (reads[p], SimRead, reads[p]->len - 1).buf = docs + i;
+              g_array_append_val (reads[p], start);
+            }
+        }
+      else
+        {
+          part_read_places (part, local, run, docs + i, starts + i);
+          for (gsize r = i; r < i + run; r++)
+            docs[r] = docs[r] < part->n_docs ? part->doc_map[docs[r]] : G_MAXUINT32;
+        }
       i += run - 1;
+    }
+  for (guint p = 0; p < 2; p++)
+    {
+      if (reads[p]->len > 0)
+        sim_pread_many (snapshot->parts[p].fd, (const SimRead *) reads[p]->data, reads[p]->len, 0xff);
+      g_array_unref (reads[p]);
+    }
+  for (guint k = 0; k < runs->len; k++)
+    {
+      const PlacesRun *r = &g_array_index (runs, PlacesRun, k);
+      const Part *part = &snapshot->parts[r->p];
+
+      for (gsize i = r->i; i < r->i + r->run; i++)
+        {
+          if (part->place_bytes == 4)
+            part_decode (part, starts[i], &docs[i], &starts[i]);
+          docs[i] = docs[i] < part->n_docs ? part->doc_map[docs[i]] : G_MAXUINT32;
+        }
     }
 }
 

@@ -19,6 +19,7 @@
 #include <glib/gstdio.h>
 
 #include "sim-band-index.h"
+#include "sim-parallel.h"
 #include "sim-test-util.h"
 
 static int
@@ -399,6 +400,49 @@ test_exact_index_sorts_like_a_stable_sort (void **state)
   }
 }
 
+/* sim_pread_many() reads what pread reads: 600 reads of a file of 1 MB
+ * (more than a ring holds at once), of every length up to 8 KB, some
+ * reaching past its end (read as the fill byte) or wholly beyond it, some
+ * empty. Run both with io_uring and without (the -pread test). */
+static void
+test_pread_many_reads_as_pread_does (void **state)
+{
+  g_autoptr(GRand) rand = g_rand_new_with_seed (5);
+  g_autofree char *dir = sim_test_make_tmp_dir ();
+  g_autofree char *path = g_build_filename (dir, "data", NULL);
+  const gsize size = 1 << 20;
+  g_autofree guint8 *data = g_new (guint8, size);
+  g_autofree SimRead *reads = g_new (SimRead, 600);
+  g_autofree guint8 *bufs = g_new (guint8, 600 * 8192);
+  int fd;
+
+  for (gsize i = 0; i < size; i++)
+    data[i] = g_rand_int (rand);
+  assert_true (g_file_set_contents (path, (const char *) data, size, NULL));
+  fd = g_open (path, O_RDONLY, 0);
+  assert_true (fd >= 0);
+  for (guint i = 0; i < 600; i++)
+    {
+      const gsize len = i % 50 == 0 ? 0 : g_rand_int_range (rand, 1, 8193);
+      const goffset offset = i % 7 == 0 ? (goffset) size - g_rand_int_range (rand, 0, 4096)
+                                        : g_rand_int_range (rand, 0, size);
+
+      reads[i] = (SimRead) { bufs + i * 8192, len, offset };
+    }
+  memset (bufs, 0x55, 600 * 8192);
+  sim_pread_many (fd, reads, 600, 0xff);
+  for (guint i = 0; i < 600; i++)
+    for (gsize k = 0; k < reads[i].len; k++)
+      {
+        const goffset at = reads[i].offset + k;
+
+        assert_int_equal (((guint8 *) reads[i].buf)[k], at < (goffset) size ? data[at] : 0xff);
+      }
+  close (fd);
+  sim_test_remove_tree (dir);
+  (void) state;
+}
+
 /* Pairs are sorted in place by bucket, kept bits and then their 8 bytes:
  * 300,000 fingerprints (every bucket, several thousand in a few), copies
  * of one fingerprint whose bytes run backwards, against a stable sort of
@@ -583,6 +627,7 @@ main (void)
     cmocka_unit_test (test_index_equals_brute_force_with_more_blocks),
     cmocka_unit_test (test_index_memory_is_32_bytes_per_fingerprint),
     cmocka_unit_test (test_exact_index_sorts_like_a_stable_sort),
+    cmocka_unit_test (test_pread_many_reads_as_pread_does),
     cmocka_unit_test (test_pairs_sort_in_place_by_key_then_bytes),
     cmocka_unit_test (test_file_index_reads_crowded_buckets_in_part),
     cmocka_unit_test (test_empty_index),
