@@ -12,7 +12,6 @@
  */
 #include "config.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -271,28 +270,6 @@ damaged:
   return NULL;
 }
 
-/* Reads @len bytes at @offset of @fd; what the file does not hold (it was
- * cut short) reads as zeros. */
-static void
-read_at (int      fd,
-         gpointer buf,
-         gsize    len,
-         goffset  offset)
-{
-  gsize done = 0;
-
-  while (done < len)
-    {
-      const gssize n = pread (fd, (char *) buf + done, len - done, offset + done);
-
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        break;
-      done += n;
-    }
-  memset ((char *) buf + done, 0, len - done);
-}
 
 SimBandIndex *
 sim_band_index_new_read (int     fd,
@@ -310,7 +287,7 @@ sim_band_index_new_read (int     fd,
     guint32 *offsets = g_new (guint32, MAPPED_BUCKETS + 2);
 
     index->offsets[0] = offsets;
-    read_at (fd, offsets, (MAPPED_BUCKETS + 2) * sizeof (guint32), offset);
+    sim_pread_full (fd, offsets, (MAPPED_BUCKETS + 2) * sizeof (guint32), offset, 0);
     /* As for a mapped index: every read stays inside the table. */
     if (offsets[0] != 0 || offsets[MAPPED_BUCKETS] != n_fps)
       goto damaged;
@@ -861,8 +838,8 @@ sim_band_index_dup_fps (const SimBandIndex *index)
                   {
                     have_from = p;
                     have_to = MIN (index->n_fps, p + CHUNK);
-                    read_at (index->fd, buf, (have_to - have_from) * RECORD_BYTES,
-                             index->tables_at + (goffset) have_from * RECORD_BYTES);
+                    sim_pread_full (index->fd, buf, (have_to - have_from) * RECORD_BYTES,
+                                    index->tables_at + (goffset) have_from * RECORD_BYTES, 0);
                   }
                 records = buf + (p - have_from) * RECORD_BYTES;
                 m = MIN (index->offsets[0][k + 1], have_to) - p;
@@ -997,7 +974,7 @@ read_records (const SimBandIndex *index,
       buf->size = (gsize) n * RECORD_BYTES;
       buf->data = g_realloc (buf->data, buf->size);
     }
-  read_at (index->fd, buf->data, (gsize) n * RECORD_BYTES, index->tables_at + (goffset) from * RECORD_BYTES);
+  sim_pread_full (index->fd, buf->data, (gsize) n * RECORD_BYTES, index->tables_at + (goffset) from * RECORD_BYTES, 0);
 }
 
 /* The whole bucket of @n records from @start. */

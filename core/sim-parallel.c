@@ -70,13 +70,12 @@ sim_prefault (gpointer p,
 #endif
 }
 
-/* @len bytes at @offset; what the file does not hold reads as @fill. */
-static void
-read_at (int      fd,
-         gpointer buf,
-         gsize    len,
-         goffset  offset,
-         guint8   fill)
+void
+sim_pread_full (int      fd,
+                gpointer buf,
+                gsize    len,
+                goffset  offset,
+                guint8   fill)
 {
   gsize done = 0;
 
@@ -170,7 +169,7 @@ read_ring (struct io_uring *ring,
         {
           const gsize got = MAX (res, 0);
 
-          read_at (fd, (char *) reads[i].buf + got, reads[i].len - got, reads[i].offset + got, fill);
+          sim_pread_full (fd, (char *) reads[i].buf + got, reads[i].len - got, reads[i].offset + got, fill);
         }
     }
   return TRUE;
@@ -201,5 +200,5 @@ sim_pread_many (int            fd,
     }
 #endif
   for (guint i = 0; i < n; i++)
-    read_at (fd, reads[i].buf, reads[i].len, reads[i].offset, fill);
+    sim_pread_full (fd, reads[i].buf, reads[i].len, reads[i].offset, fill);
 }

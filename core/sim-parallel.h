@@ -24,6 +24,14 @@ void  sim_parallel_run             (guint         n_threads,
 void  sim_prefault                 (gpointer      p,
                                     gsize         len);
 
+/* @len bytes at @offset of @fd into @buf (pread until done or the end);
+ * what the file does not hold (cut short) reads as bytes of @fill. */
+void  sim_pread_full               (int            fd,
+                                    gpointer       buf,
+                                    gsize          len,
+                                    goffset        offset,
+                                    guint8         fill);
+
 /* One read of sim_pread_many(): @len bytes at @offset into @buf. */
 typedef struct {
   gpointer buf;

@@ -151,7 +151,6 @@ part_index_bases (Part *part)
     }
 }
 
-static void read_u32s (int fd, goffset offset, gsize n, guint32 *out);
 
 /* The part document and start of fingerprints [@first, @first + @n):
  * what a damaged or cut file does not hold reads as G_MAXUINT32. */
@@ -179,12 +178,12 @@ part_read_places (const Part *part,
     }
   if (part->fd >= 0 && part->place_bytes == 8)
     {
-      read_u32s (part->fd, part->places_at + (goffset) first * 4, n, docs);
-      read_u32s (part->fd, part->places_at + ((goffset) part->n_fps + first) * 4, n, starts);
+      sim_pread_full (part->fd, docs, n * 4, part->places_at + (goffset) first * 4, 0xff);
+      sim_pread_full (part->fd, starts, n * 4, part->places_at + ((goffset) part->n_fps + first) * 4, 0xff);
       return;
     }
   if (part->fd >= 0)
-    read_u32s (part->fd, part->places_at + (goffset) first * 4, n, starts);
+    sim_pread_full (part->fd, starts, n * 4, part->places_at + (goffset) first * 4, 0xff);
   else
     memcpy (starts, part->pos_of + first, n * sizeof (guint32));
   for (gsize i = 0; i < n; i++)
@@ -338,28 +337,6 @@ sim_corpus_snapshot_dup_fps (const SimCorpusSnapshot *snapshot)
   return snapshot->n_parts == 1 ? sim_band_index_dup_fps (snapshot->parts[0].index) : NULL;
 }
 
-/* @n guint32 at @offset of @fd into @out; what the file does not hold (cut
- * short since) reads as G_MAXUINT32, a place no document has. */
-static void
-read_u32s (int      fd,
-           goffset  offset,
-           gsize    n,
-           guint32 *out)
-{
-  gsize done = 0;
-
-  while (done < n * 4)
-    {
-      const gssize r = pread (fd, (char *) out + done, n * 4 - done, offset + done);
-
-      if (r < 0 && errno == EINTR)
-        continue;
-      if (r <= 0)
-        break;
-      done += r;
-    }
-  memset ((char *) out + done, 0xff, n * 4 - done);
-}
 
 /* Ids one after another (a window's fingerprint found in many documents
  * that share its text: equal fingerprints are neighbours in table 0) are
