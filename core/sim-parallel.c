@@ -8,6 +8,7 @@
 #include <sys/mman.h>
 #ifdef HAVE_LIBURING
 #include <liburing.h>
+#include <pthread.h>
 #endif
 
 #include "sim-parallel.h"
@@ -95,37 +96,65 @@ sim_pread_full (int      fd,
 #ifdef HAVE_LIBURING
 #define RING_ENTRIES 128
 
+typedef struct {
+  struct io_uring ring;
+  guint           generation;  /* fork_generation when it was set up */
+} ThreadRing;
+
+/* Bumped in the child of every fork(): a ring the child inherited is its
+ * parent's (the same queues in shared memory), never to be used there. */
+static guint fork_generation;
+
+static void
+after_fork_in_child (void)
+{
+  fork_generation++;
+}
+
 static void
 ring_free (gpointer data)
 {
-  struct io_uring *ring = data;
+  ThreadRing *tr = data;
 
-  if (ring != NULL && ring != (gpointer) ring_free)
+  if (tr != NULL && tr != (gpointer) ring_free)
     {
-      io_uring_queue_exit (ring);
-      g_free (ring);
+      io_uring_queue_exit (&tr->ring);
+      g_free (tr);
     }
 }
 
 static GPrivate thread_ring = G_PRIVATE_INIT (ring_free);
 
-/* The calling thread's ring, set up on first use; NULL where there is none. */
+/* The calling thread's ring, set up on first use (and again in the child
+ * of a fork); NULL where there is none. */
 static struct io_uring *
 get_ring (void)
 {
-  struct io_uring *ring = g_private_get (&thread_ring);
+  static gsize registered = 0;
+  ThreadRing *tr = g_private_get (&thread_ring);
 
-  if (ring == NULL)
+  if (g_once_init_enter (&registered))
     {
-      ring = g_new0 (struct io_uring, 1);
-      if (g_getenv ("SIMHOUND_NO_IO_URING") != NULL || io_uring_queue_init (RING_ENTRIES, ring, 0) < 0)
-        {
-          g_free (ring);
-          ring = (gpointer) ring_free;  /* tried: none */
-        }
-      g_private_set (&thread_ring, ring);
+      pthread_atfork (NULL, NULL, after_fork_in_child);
+      g_once_init_leave (&registered, 1);
     }
-  return ring == (gpointer) ring_free ? NULL : ring;
+  if (tr != NULL && tr != (gpointer) ring_free && tr->generation != fork_generation)
+    {
+      g_private_replace (&thread_ring, NULL);  /* the parent's: unmapped here only */
+      tr = NULL;
+    }
+  if (tr == NULL)
+    {
+      tr = g_new0 (ThreadRing, 1);
+      tr->generation = fork_generation;
+      if (g_getenv ("SIMHOUND_NO_IO_URING") != NULL || io_uring_queue_init (RING_ENTRIES, &tr->ring, 0) < 0)
+        {
+          g_free (tr);
+          tr = (gpointer) ring_free;  /* tried: none */
+        }
+      g_private_set (&thread_ring, tr);
+    }
+  return tr == (gpointer) ring_free ? NULL : &tr->ring;
 }
 
 /* Up to RING_ENTRIES reads through @ring; FALSE when the ring fails (the
