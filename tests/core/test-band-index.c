@@ -401,6 +401,29 @@ test_exact_index_sorts_like_a_stable_sort (void **state)
   }
 }
 
+#define DATA_SIZE (1 << 20)
+
+/* A file of DATA_SIZE random bytes (seeded by @seed) in @dir, opened for
+ * reading; its bytes in *@out_data. */
+static int
+open_random_file (const char  *dir,
+                  guint        seed,
+                  guint8     **out_data)
+{
+  g_autoptr(GRand) rand = g_rand_new_with_seed (seed);
+  g_autofree char *path = g_build_filename (dir, "data", NULL);
+  guint8 *data = g_new (guint8, DATA_SIZE);
+  int fd;
+
+  for (gsize i = 0; i < DATA_SIZE; i++)
+    data[i] = g_rand_int (rand);
+  assert_true (g_file_set_contents (path, (const char *) data, DATA_SIZE, NULL));
+  fd = g_open (path, O_RDONLY, 0);
+  assert_true (fd >= 0);
+  *out_data = data;
+  return fd;
+}
+
 /* sim_pread_many() reads what pread reads: 600 reads of a file of 1 MB
  * (more than a ring holds at once), of every length up to 8 KB, some
  * reaching past its end (read as the fill byte) or wholly beyond it, some
@@ -410,18 +433,11 @@ test_pread_many_reads_as_pread_does (void **state)
 {
   g_autoptr(GRand) rand = g_rand_new_with_seed (5);
   g_autofree char *dir = sim_test_make_tmp_dir ();
-  g_autofree char *path = g_build_filename (dir, "data", NULL);
-  const gsize size = 1 << 20;
-  g_autofree guint8 *data = g_new (guint8, size);
+  const gsize size = DATA_SIZE;
+  g_autofree guint8 *data = NULL;
   g_autofree SimRead *reads = g_new (SimRead, 600);
   g_autofree guint8 *bufs = g_new (guint8, 600 * 8192);
-  int fd;
-
-  for (gsize i = 0; i < size; i++)
-    data[i] = g_rand_int (rand);
-  assert_true (g_file_set_contents (path, (const char *) data, size, NULL));
-  fd = g_open (path, O_RDONLY, 0);
-  assert_true (fd >= 0);
+  const int fd = open_random_file (dir, 4, &data);
   for (guint i = 0; i < 600; i++)
     {
       const gsize len = i % 50 == 0 ? 0 : g_rand_int_range (rand, 1, 8193);
@@ -473,19 +489,13 @@ check_reads (int           fd,
 static void
 test_pread_many_after_fork (void **state)
 {
-  g_autoptr(GRand) rand = g_rand_new_with_seed (6);
   g_autofree char *dir = sim_test_make_tmp_dir ();
-  g_autofree char *path = g_build_filename (dir, "data", NULL);
-  const gsize size = 1 << 20;
-  g_autofree guint8 *data = g_new (guint8, size);
-  int fd, status = 0;
+  const gsize size = DATA_SIZE;
+  g_autofree guint8 *data = NULL;
+  const int fd = open_random_file (dir, 6, &data);
+  int status = 0;
   pid_t child;
 
-  for (gsize i = 0; i < size; i++)
-    data[i] = g_rand_int (rand);
-  assert_true (g_file_set_contents (path, (const char *) data, size, NULL));
-  fd = g_open (path, O_RDONLY, 0);
-  assert_true (fd >= 0);
   check_reads (fd, data, size, 1);   /* the parent's ring, set up before the fork */
   child = fork ();
   assert_true (child >= 0);
