@@ -38,20 +38,57 @@ static const char *const stop_words[] = {
   "your", "yours",
 };
 
-static GHashTable *
-stop_word_set (void)
+/* A word of up to STOP_WORD_MAX ASCII letters as a number that sorts as
+ * the word does. */
+static inline guint64
+pack_word (const char *word,
+           guint       n)
 {
-  static GHashTable *set;
+  guint64 v = 0;
 
-  if (g_once_init_enter (&set))
+  for (guint i = 0; i < STOP_WORD_MAX; i++)
+    v = v << 8 | (i < n ? (guint8) word[i] : 0);
+  return v;
+}
+
+static int
+compare_packed (gconstpointer a,
+                gconstpointer b)
+{
+  const guint64 x = *(const guint64 *) a, y = *(const guint64 *) b;
+
+  return x < y ? -1 : x > y;
+}
+
+/* A binary search of the packed stop words (a hash table of strings was
+ * a twentieth of a check). */
+static gboolean
+is_stop_word (const char *word,
+              guint       n)
+{
+  static guint64 *packed;
+  const guint64 v = pack_word (word, n);
+  guint lo = 0, hi = G_N_ELEMENTS (stop_words);
+
+  if (g_once_init_enter (&packed))
     {
-      GHashTable *s = g_hash_table_new (g_str_hash, g_str_equal);
+      guint64 *p = g_new (guint64, G_N_ELEMENTS (stop_words));
 
       for (guint i = 0; i < G_N_ELEMENTS (stop_words); i++)
-        g_hash_table_add (s, (gpointer) stop_words[i]);
-      g_once_init_leave (&set, s);
+        p[i] = pack_word (stop_words[i], strlen (stop_words[i]));
+      qsort (p, G_N_ELEMENTS (stop_words), sizeof *p, compare_packed);
+      g_once_init_leave (&packed, p);
     }
-  return set;
+  while (lo < hi)
+    {
+      const guint mid = (lo + hi) / 2;
+
+      if (packed[mid] < v)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo < G_N_ELEMENTS (stop_words) && packed[lo] == v;
 }
 
 static inline guint64
@@ -71,7 +108,6 @@ tokenize (const SimUnits *units,
           GArray         *out,
           GArray         *out_units)
 {
-  GHashTable *stops = stop_word_set ();
   guint32 u = from;
 
   while (u < to)
@@ -92,7 +128,7 @@ tokenize (const SimUnits *units,
         }
       {
         guint32 end = u + 1;
-        char word[17];
+        char word[STOP_WORD_MAX];
         guint n = 0;
         gboolean ascii = TRUE;
         guint64 h = G_GUINT64_CONSTANT (0xcbf29ce484222325);
@@ -107,12 +143,11 @@ tokenize (const SimUnits *units,
               h = (h ^ c) * G_GUINT64_CONSTANT (0x100000001b3);
             if (c >= 0x80)
               ascii = FALSE;
-            else if (n < sizeof word - 1)
+            else if (n < sizeof word)
               word[n++] = (char) c;
           }
-        word[n] = '\0';
         /* No stop word is longer than STOP_WORD_MAX letters. */
-        if (!(ascii && end - u <= STOP_WORD_MAX && g_hash_table_contains (stops, word)))
+        if (!(ascii && end - u <= STOP_WORD_MAX && is_stop_word (word, n)))
           {
             guint64 t = mix (h) & ~CJK_TOKEN_BIT;
             guint32 span[2] = { u, end };
@@ -318,6 +353,67 @@ sim_align_side_new (const SimAlignText *text)
       entries[occ[k].entry].word = side->n_words - 1;
     }
   side->post_first[side->n_words] = n;
+  return side;
+}
+
+SimAlignSide *
+sim_align_side_new_range (const SimAlignSide *whole,
+                          guint               first,
+                          guint               last)
+{
+  SimAlignSide *side = g_new0 (SimAlignSide, 1);
+  const Vector *vectors = (const Vector *) whole->vectors->data;
+  const guint e0 = first < last ? vectors[first].first : 0;
+  const guint e1 = first < last ? vectors[last - 1].first + vectors[last - 1].n : 0;
+  const guint n = e1 - e0;
+  Entry *entries;
+  guint k = 0;
+
+  g_return_val_if_fail (first <= last && last <= whole->text.n_sentences, side);
+  side->text = whole->text;
+  side->text.sentences += first;
+  side->text.n_sentences = last - first;
+  side->text.is_whole = whole->text.is_whole && first == 0 && last == whole->text.n_sentences;
+  /* A sentence's entries are contiguous and in sentence order. */
+  side->entries = g_array_sized_new (FALSE, FALSE, sizeof (Entry), n);
+  side->vectors = g_array_sized_new (FALSE, TRUE, sizeof (Vector), last - first);
+  g_array_append_vals (side->entries, &g_array_index (whole->entries, Entry, e0), n);
+  g_array_append_vals (side->vectors, vectors + first, last - first);
+  entries = (Entry *) side->entries->data;
+  for (guint s = 0; s < side->vectors->len; s++)
+    g_array_index (side->vectors, Vector, s).first -= e0;
+  side->words = g_new (guint64, MAX (n, 1));
+  side->df = g_new (guint, MAX (n, 1));
+  side->post_first = g_new (guint, n + 1);
+  side->postings = g_new (guint, MAX (n, 1));
+  side->post_sentence = g_new (guint, MAX (n, 1));
+  /* The whole's words are sorted and each one's postings in text order:
+   * those inside the range, in the same order, are this side's. */
+  for (guint w = 0; w < whole->n_words; w++)
+    {
+      const guint *p = whole->postings + whole->post_first[w];
+      const guint *end = whole->postings + whole->post_first[w + 1];
+
+      while (p < end && *p < e0)
+        p++;
+      if (p == end || *p >= e1)
+        continue;
+      side->post_first[side->n_words] = k;
+      side->words[side->n_words] = whole->words[w];
+      side->df[side->n_words] = 0;
+      for (; p < end && *p < e1; p++)
+        {
+          side->df[side->n_words]++;
+          side->postings[k] = *p - e0;
+          side->post_sentence[k] = entries[*p - e0].sentence - first;
+          entries[*p - e0].word = side->n_words;
+          k++;
+        }
+      side->n_words++;
+    }
+  side->post_first[side->n_words] = k;
+  for (guint i = 0; i < n; i++)
+    entries[i].sentence -= first;
   return side;
 }
 

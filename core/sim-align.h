@@ -72,6 +72,13 @@ typedef struct _SimAlignSide SimAlignSide;
 SimAlignSide *sim_align_side_new  (const SimAlignText *text);
 void          sim_align_side_free (SimAlignSide       *side);
 
+/* The side of sentences [@first, @last) of @whole's text, as
+ * sim_align_side_new() would make it, without reading the words again.
+ * Points into @whole's text, not into @whole. */
+SimAlignSide *sim_align_side_new_range (const SimAlignSide *whole,
+                                        guint               first,
+                                        guint               last);
+
 /* sim_align() of two prepared texts: the same passages. */
 void          sim_align_sides     (const SimAlignSide *a,
                                    const SimAlignSide *b,

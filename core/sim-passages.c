@@ -35,7 +35,7 @@ typedef struct {
   GArray           *targets;      /* Target */
   const SimSegment *sentences;    /* the article's, in order */
   guint             n_sentences;
-  SimAlignSide     *whole;        /* the whole article prepared once, when a target takes all of it */
+  SimAlignSide     *whole;        /* the whole article's side, prepared once */
   gint              next;
 } Job;
 
@@ -124,7 +124,7 @@ align_target (Job    *job,
   SimUnits units;
   g_autoptr(GArray) sentences = g_array_new (FALSE, FALSE, sizeof (SimSegment));
   g_autoptr(GArray) found = g_array_new (FALSE, FALSE, sizeof (SimAlignment));
-  SimAlignText source, article;
+  SimAlignText source;
 
   t->found = g_array_new (FALSE, FALSE, sizeof (CheckPassage));
   if (n_chars == 0 || job->n_sentences == 0)
@@ -132,10 +132,6 @@ align_target (Job    *job,
   article_range (job, t, &first, &last);
   if (last == first)
     return;
-  article.units = check->units;
-  article.sentences = job->sentences + first;
-  article.n_sentences = last - first;
-  article.is_whole = first == 0 && last == job->n_sentences;
   /* The source's side: the region its matches fall in, with room for as
    * much again as the stretch of the article it explains. */
   margin = REGION_MARGIN + (t->a_hi - t->a_lo);
@@ -150,14 +146,13 @@ align_target (Job    *job,
   source.sentences = (const SimSegment *) sentences->data;
   source.n_sentences = sentences->len;
   source.is_whole = lo == 0 && hi == n_chars;
-  if (article.is_whole && job->whole != NULL)
-    {
-      g_autoptr(SimAlignSide) side = sim_align_side_new (&source);
+  {
+    g_autoptr(SimAlignSide) side = sim_align_side_new (&source);
+    g_autoptr(SimAlignSide) range = first == 0 && last == job->n_sentences
+                                      ? NULL : sim_align_side_new_range (job->whole, first, last);
 
-      sim_align_sides (job->whole, side, found);
-    }
-  else
-    sim_align (&article, &source, found);
+    sim_align_sides (range != NULL ? range : job->whole, side, found);
+  }
   for (guint i = 0; i < found->len; i++)
     {
       CheckPassage p = { g_array_index (found, SimAlignment, i), t->doc };
@@ -237,19 +232,13 @@ _sim_passages_find (Check *check)
   sim_segment_split (check->text, check->len, check->units, SIM_SEGMENT_SENTENCE, 0, sentences);
   job.sentences = (const SimSegment *) sentences->data;
   job.n_sentences = sentences->len;
-  /* A short article is the article's side of most targets: its words are
-   * counted once for all of them. */
-  for (guint i = 0; i < job.targets->len && job.whole == NULL && job.n_sentences > 0; i++)
+  /* The article's words are counted once: each target's side is the
+   * range of sentences around what it explains. */
+  if (job.targets->len > 0 && job.n_sentences > 0)
     {
-      guint first, last;
+      const SimAlignText article = { check->units, job.sentences, job.n_sentences, TRUE };
 
-      article_range (&job, &g_array_index (job.targets, Target, i), &first, &last);
-      if (first == 0 && last == job.n_sentences)
-        {
-          const SimAlignText article = { check->units, job.sentences, job.n_sentences, TRUE };
-
-          job.whole = sim_align_side_new (&article);
-        }
+      job.whole = sim_align_side_new (&article);
     }
   sim_parallel_run (MIN (check->options->n_threads, MAX (job.targets->len, 1)), align_worker, &job);
   g_clear_pointer (&job.whole, sim_align_side_free);

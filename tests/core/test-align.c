@@ -267,6 +267,87 @@ test_align_chinese_by_character_bigrams (void **state)
   assert_int_equal (al->b_start, g_utf8_strlen ("老城区的石板路在雨后显得格外明亮。", -1));
 }
 
+/* A side made from a range of a prepared text's sentences aligns as the
+ * side of those sentences made afresh, for every range. */
+static void
+test_align_range_side_is_the_side_of_its_sentences (void **state)
+{
+  g_autofree char *b = source_text (NULL, NULL);
+  g_autoptr(GString) a = g_string_new (NULL);
+  SimUnits ua, ub;
+  g_autoptr(GArray) sa = g_array_new (FALSE, FALSE, sizeof (SimSegment));
+  g_autoptr(GArray) sb = g_array_new (FALSE, FALSE, sizeof (SimSegment));
+  SimAlignText ta, tb;
+  SimAlignSide *whole, *side_b;
+  guint n_found = 0;
+
+  /* Own sentences, copied ones, one reworded and one Chinese pair. */
+  g_string_append_printf (a, "%s %s %s %s ", own[0], source[1], source[2], own[1]);
+  g_string_append (a, "Crevasses open where ice moves faster in the centre than at the walls of the valley. ");
+  g_string_append_printf (a, "%s %s %s 冰川在山谷中缓慢移动。 %s %s", source[5], own[2], source[8], source[9], own[3]);
+  sim_units_init (&ua);
+  sim_units_init (&ub);
+  sim_text_normalize (a->str, a->len, 0, SIM_NORMALIZE_DEFAULT, &ua);
+  sim_text_normalize (b, -1, 0, SIM_NORMALIZE_DEFAULT, &ub);
+  sim_segment_split (a->str, a->len, &ua, SIM_SEGMENT_SENTENCE, 0, sa);
+  sim_segment_split (b, strlen (b), &ub, SIM_SEGMENT_SENTENCE, 0, sb);
+  assert_true (sa->len >= 10);
+  ta = (SimAlignText) { &ua, (const SimSegment *) sa->data, sa->len, TRUE };
+  tb = (SimAlignText) { &ub, (const SimSegment *) sb->data, sb->len, TRUE };
+  whole = sim_align_side_new (&ta);
+  side_b = sim_align_side_new (&tb);
+  for (guint first = 0; first <= sa->len; first++)
+    for (guint last = first; last <= sa->len; last++)
+      {
+        const SimAlignText part = { &ua, ta.sentences + first, last - first, first == 0 && last == sa->len };
+        g_autoptr(GArray) fresh = g_array_new (FALSE, FALSE, sizeof (SimAlignment));
+        g_autoptr(GArray) ranged = g_array_new (FALSE, FALSE, sizeof (SimAlignment));
+        SimAlignSide *range = sim_align_side_new_range (whole, first, last);
+
+        sim_align (&part, &tb, fresh);
+        sim_align_sides (range, side_b, ranged);
+        assert_int_equal (ranged->len, fresh->len);
+        if (fresh->len > 0)
+          assert_memory_equal (ranged->data, fresh->data, fresh->len * sizeof (SimAlignment));
+        n_found += fresh->len;
+        /* And as the other side of the pair. */
+        g_array_set_size (fresh, 0);
+        g_array_set_size (ranged, 0);
+        sim_align (&tb, &part, fresh);
+        sim_align_sides (side_b, range, ranged);
+        sim_align_side_free (range);
+        assert_int_equal (ranged->len, fresh->len);
+        if (fresh->len > 0)
+          assert_memory_equal (ranged->data, fresh->data, fresh->len * sizeof (SimAlignment));
+      }
+  /* Ranges that hold copied sentences find them. */
+  assert_true (n_found > 0);
+  sim_align_side_free (whole);
+  sim_align_side_free (side_b);
+  sim_units_clear (&ua);
+  sim_units_clear (&ub);
+}
+
+/* Sentences that share only their function words share nothing. */
+static void
+test_align_stop_words_alone_are_no_passage (void **state)
+{
+  const char *a = "It was not what they had been doing there, and so it would have been the same for all of us. "
+                  "We were there with them when it was over, but we could not do more than that for them. "
+                  "If they are here again, it will be because of what we have done, not what they said.";
+  const char *b = "It was not what they had been planting there, and so it would have been the same for all of "
+                  "the farmers. We were there with them when the harvest was over, but we could not pay more than "
+                  "that for them. If they are here again, it will be because of what the rain has done, not what "
+                  "they sowed.";
+  g_autoptr(GArray) found = align_texts (a, b);
+
+  assert_int_equal (found->len, 0);
+  /* The same sentences with their content words kept are one passage. */
+  g_array_unref (g_steal_pointer (&found));
+  found = align_texts (b, b);
+  assert_int_equal (found->len, 1);
+}
+
 int
 main (void)
 {
@@ -278,6 +359,8 @@ main (void)
     cmocka_unit_test (test_align_shared_name_alone_is_no_passage),
     cmocka_unit_test (test_align_unrelated_texts_give_nothing),
     cmocka_unit_test (test_align_chinese_by_character_bigrams),
+    cmocka_unit_test (test_align_range_side_is_the_side_of_its_sentences),
+    cmocka_unit_test (test_align_stop_words_alone_are_no_passage),
   };
 
   return cmocka_run_group_tests (tests, NULL, NULL);
