@@ -144,8 +144,12 @@ typedef struct {
   GArray  *qocc;       /* QOccurrence in text order */
   float    q_weight;
   guint64  q_simhash;
+  GArray  *slots;      /* guint32: open addressing over q, each its index + 1, or 0 */
+  guint    slot_shift;
+  GArray  *stamps;     /* guint32 per q: stamp when the region being verified holds it */
+  guint32  stamp;
   GArray  *raw;        /* guint64 scratch */
-  GArray  *r;          /* RFeature scratch */
+  GArray  *diags;      /* gint32 scratch */
   GArray  *positions;  /* Aligned scratch */
   GArray  *cands;      /* Candidate scratch */
 } Scratch;

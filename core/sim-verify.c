@@ -9,7 +9,7 @@
  */
 #include "config.h"
 
-#include <stdlib.h>
+#include <string.h>
 
 #include "sim-check-private.h"
 
@@ -28,14 +28,10 @@ typedef struct {
 
 typedef struct {
   guint64 hash;
-  guint32 pos;  /* unit index of the shingle's last unit */
-} RFeature;
-
-typedef struct {
-  guint64 hash;
   guint32 pos;
   float   weight;
   guint   script_weight;
+  guint   q;       /* its distinct feature */
 } QOccurrence;
 
 static int
@@ -47,23 +43,16 @@ compare_qfeatures (gconstpointer a,
   return x < y ? -1 : x > y;
 }
 
-static int
-compare_rfeatures (gconstpointer a,
-                   gconstpointer b)
-{
-  const guint64 x = ((const RFeature *) a)->hash, y = ((const RFeature *) b)->hash;
-
-  return x < y ? -1 : x > y;
-}
-
 
 void
 _sim_scratch_init (Scratch *s)
 {
   s->q = g_array_new (FALSE, FALSE, sizeof (QFeature));
   s->qocc = g_array_new (FALSE, FALSE, sizeof (QOccurrence));
+  s->slots = g_array_new (FALSE, FALSE, sizeof (guint32));
+  s->stamps = g_array_new (FALSE, FALSE, sizeof (guint32));
   s->raw = g_array_new (FALSE, FALSE, sizeof (guint64));
-  s->r = g_array_new (FALSE, FALSE, sizeof (RFeature));
+  s->diags = g_array_new (FALSE, FALSE, sizeof (gint32));
   s->positions = g_array_new (FALSE, FALSE, sizeof (Aligned));
   s->cands = g_array_new (FALSE, FALSE, sizeof (Candidate));
 }
@@ -73,10 +62,66 @@ _sim_scratch_clear (Scratch *s)
 {
   g_array_unref (s->q);
   g_array_unref (s->qocc);
+  g_array_unref (s->slots);
+  g_array_unref (s->stamps);
   g_array_unref (s->raw);
-  g_array_unref (s->r);
+  g_array_unref (s->diags);
   g_array_unref (s->positions);
   g_array_unref (s->cands);
+}
+
+#define SLOT_MULTIPLIER G_GUINT64_CONSTANT (0x9e3779b97f4a7c15)
+
+/* The index of @hash among the loaded segment's distinct features, or -1. */
+static inline gint
+q_find (const Scratch *s,
+        guint64        hash)
+{
+  const guint32 *slots = (const guint32 *) s->slots->data;
+  const gsize mask = s->slots->len - 1;
+
+  for (gsize j = (hash * SLOT_MULTIPLIER) >> s->slot_shift; slots[j] != 0; j = (j + 1) & mask)
+    if (g_array_index (s->q, QFeature, slots[j] - 1).hash == hash)
+      return slots[j] - 1;
+  return -1;
+}
+
+/* The @k-th smallest of @v[0, n) (a quickselect: @v is reordered). */
+static gint32
+select_kth (gint32 *v,
+            gint    n,
+            gint    k)
+{
+  gint lo = 0, hi = n - 1;
+
+  while (lo < hi)
+    {
+      const gint32 pivot = v[lo + (hi - lo) / 2];
+      gint i = lo, j = hi;
+
+      while (i <= j)
+        {
+          while (v[i] < pivot)
+            i++;
+          while (v[j] > pivot)
+            j--;
+          if (i <= j)
+            {
+              const gint32 x = v[i];
+
+              v[i++] = v[j];
+              v[j--] = x;
+            }
+        }
+      /* [lo, j] <= pivot <= [i, hi], and what lies between equals it. */
+      if (k <= j)
+        hi = j;
+      else if (k >= i)
+        lo = i;
+      else
+        return v[k];
+    }
+  return v[k];
 }
 
 /* The segment's features: distinct ones with their weights, and every
@@ -123,66 +168,25 @@ _sim_verify_load (Check            *check,
       g_array_index (s->q, QFeature, m++) = qf;
     }
   g_array_set_size (s->q, m);
-}
-
-static const QFeature *
-q_find (const GArray *q,
-        guint64       hash)
-{
-  guint lo = 0, hi = q->len;
-
-  while (lo < hi)
+  /* A table of the distinct features, at most half full. */
+  for (s->slot_shift = 60; (G_GUINT64_CONSTANT (1) << (64 - s->slot_shift)) < 2 * m; s->slot_shift--)
+    ;
+  g_array_set_size (s->slots, (gsize) 1 << (64 - s->slot_shift));
+  memset (s->slots->data, 0, s->slots->len * sizeof (guint32));
+  for (guint i = 0; i < m; i++)
     {
-      guint mid = lo + (hi - lo) / 2;
-      const QFeature *qf = &g_array_index (q, QFeature, mid);
+      guint32 *slots = (guint32 *) s->slots->data;
+      gsize j = (g_array_index (s->q, QFeature, i).hash * SLOT_MULTIPLIER) >> s->slot_shift;
 
-      if (qf->hash < hash)
-        lo = mid + 1;
-      else if (qf->hash > hash)
-        hi = mid;
-      else
-        return qf;
+      while (slots[j] != 0)
+        j = (j + 1) & (s->slots->len - 1);
+      slots[j] = i + 1;
     }
-  return NULL;
-}
-
-static int
-compare_aligned_diag (gconstpointer a,
-                      gconstpointer b)
-{
-  const gint32 x = ((const Aligned *) a)->diag, y = ((const Aligned *) b)->diag;
-
-  return x < y ? -1 : x > y;
-}
-
-static int
-compare_aligned_pos (gconstpointer a,
-                     gconstpointer b)
-{
-  const guint32 x = ((const Aligned *) a)->pos, y = ((const Aligned *) b)->pos;
-
-  return x < y ? -1 : x > y;
-}
-
-static gboolean
-r_contains (const GArray *r,
-            guint64       hash)
-{
-  guint lo = 0, hi = r->len;
-
-  while (lo < hi)
-    {
-      guint mid = lo + (hi - lo) / 2;
-      const guint64 h = g_array_index (r, RFeature, mid).hash;
-
-      if (h < hash)
-        lo = mid + 1;
-      else if (h > hash)
-        hi = mid;
-      else
-        return TRUE;
-    }
-  return FALSE;
+  for (guint i = 0; i < s->qocc->len; i++)
+    g_array_index (s->qocc, QOccurrence, i).q = q_find (s, g_array_index (s->qocc, QOccurrence, i).hash);
+  g_array_set_size (s->stamps, m);
+  memset (s->stamps->data, 0, m * sizeof (guint32));
+  s->stamp = 0;
 }
 
 /* Compares the loaded segment features with a source region: the share of
@@ -204,6 +208,7 @@ _sim_verify (Check            *check,
   guint best_lo = 0, best_hi = 0, best_count = 0, run_lo = 0;
   guint32 gap;
   guint32 span_first, span_last;
+  guint n_region = 0;
 
   if (cache == NULL || !cache->loaded || s->q_weight <= 0)
     return FALSE;
@@ -216,54 +221,53 @@ _sim_verify (Check            *check,
   if (ub <= ua)
     return FALSE;
 
-  g_array_set_size (s->r, 0);
+  /* The region's features found in the segment, in the region's order. */
+  if (++s->stamp == 0)
+    {
+      memset (s->stamps->data, 0, s->stamps->len * sizeof (guint32));
+      s->stamp = 1;
+    }
+  g_array_set_size (s->positions, 0);
   for (gsize i = ua; i < ub; i++)
     if (cache->features[i] != 0 && i + 1 >= ua + sim_fingerprint_shingle (du, i))
       {
-        RFeature rf = { cache->features[i], i };
+        const gint q = q_find (s, cache->features[i]);
+        Aligned a;
 
-        g_array_append_val (s->r, rf);
+        n_region++;
+        if (q < 0)
+          continue;
+        g_array_index (s->stamps, guint32, q) = s->stamp;
+        a.pos = i;
+        a.diag = (gint32) i - (gint32) g_array_index (s->q, QFeature, q).pos;
+        g_array_append_val (s->positions, a);
       }
-  if (s->r->len == 0)
+  if (n_region == 0 || s->positions->len == 0)
     return FALSE;
-  g_array_sort (s->r, compare_rfeatures);
-
-  /* Containment: weight of the segment's distinct features found in the region. */
-  g_array_set_size (s->positions, 0);
-  for (guint i = 0; i < s->r->len; i++)
-    {
-      const RFeature *rf = &g_array_index (s->r, RFeature, i);
-      const QFeature *qf = q_find (s->q, rf->hash);
-      Aligned a;
-
-      if (qf == NULL)
-        continue;
-      if (i == 0 || g_array_index (s->r, RFeature, i - 1).hash != rf->hash)
-        matched += qf->weight;
-      a.pos = rf->pos;
-      a.diag = (gint32) rf->pos - (gint32) qf->pos;
-      g_array_append_val (s->positions, a);
-    }
-  if (s->positions->len == 0)
-    return FALSE;
+  /* Containment: weight of the segment's distinct features found in the
+   * region (added in the order of their hashes). */
+  for (guint q = 0; q < s->q->len; q++)
+    if (g_array_index (s->stamps, guint32, q) == s->stamp)
+      matched += g_array_index (s->q, QFeature, q).weight;
 
   /* The matched part of the source: shared features on the copy's diagonal
    * (chance matches elsewhere in the region have other offsets), then the
    * densest run of them. */
   {
     const guint n = s->positions->len;
-    const Aligned *all = (const Aligned *) s->positions->data;
+    Aligned *all = (Aligned *) s->positions->data;
     gint32 median, tolerance;
     guint kept = 0;
 
-    qsort (s->positions->data, n, sizeof (Aligned), compare_aligned_diag);
-    median = all[n / 2].diag;
+    g_array_set_size (s->diags, n);
+    for (guint i = 0; i < n; i++)
+      g_array_index (s->diags, gint32, i) = all[i].diag;
+    median = select_kth ((gint32 *) s->diags->data, n, n / 2);
     tolerance = MAX (8, (gint32) (seg->unit_end - seg->unit_start) / 2);
     for (guint i = 0; i < n; i++)
       if (ABS (all[i].diag - median) <= tolerance)
-        g_array_index (s->positions, Aligned, kept++) = all[i];
+        all[kept++] = all[i];
     g_array_set_size (s->positions, kept);
-    qsort (s->positions->data, kept, sizeof (Aligned), compare_aligned_pos);
   }
   gap = (du->flags[g_array_index (s->positions, Aligned, 0).pos] & SIM_UNIT_CJK)
           ? QUERY_GAP_WEIGHT / SIM_WEIGHT_CJK : QUERY_GAP_WEIGHT / SIM_WEIGHT_OTHER;
@@ -297,7 +301,7 @@ _sim_verify (Check            *check,
     for (guint i = 0; i <= s->qocc->len; i++)
       {
         const QOccurrence *o = i < s->qocc->len ? &g_array_index (s->qocc, QOccurrence, i) : NULL;
-        const gboolean hit = o != NULL && r_contains (s->r, o->hash);
+        const gboolean hit = o != NULL && g_array_index (s->stamps, guint32, o->q) == s->stamp;
 
         if (o != NULL && hit)
           total_evidence += o->script_weight;
