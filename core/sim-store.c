@@ -21,6 +21,7 @@ struct _SimStore {
   char             *path;
   SimStoreBusyFunc  busy_func;   /* NULL: give up after 10 s */
   gpointer          busy_data;
+  sqlite3_stmt     *text_stmt;   /* sim_store_dup_text()'s, prepared once */
 };
 
 static const char schema[] =
@@ -298,6 +299,7 @@ sim_store_free (SimStore *store)
 {
   if (store == NULL)
     return;
+  sqlite3_finalize (store->text_stmt);
   if (store->db)
     sqlite3_close_v2 (store->db);
   g_free (store->path);
@@ -704,9 +706,13 @@ sim_store_dup_text (SimStore  *store,
                     gsize     *out_len,
                     GError   **error)
 {
-  g_autoptr(sqlite3_stmt) stmt = prepare (store, "SELECT body FROM texts WHERE doc_id = ?", error);
+  sqlite3_stmt *stmt;
   int rc;
 
+  /* Prepared once per connection: a check reads hundreds of texts. */
+  if (store->text_stmt == NULL)
+    store->text_stmt = prepare (store, "SELECT body FROM texts WHERE doc_id = ?", error);
+  stmt = store->text_stmt;
   if (stmt == NULL)
     return NULL;
   sqlite3_bind_int64 (stmt, 1, id);
@@ -740,6 +746,8 @@ sim_store_dup_text (SimStore  *store,
           if (body != NULL)
             text = g_memdup2 (body, len + 1);
         }
+      /* Done with the row: a statement left stepping holds a read transaction. */
+      sqlite3_reset (stmt);
       /* Every stored text was valid UTF-8 without a NUL when it was added. */
       if (text == NULL || !sim_text_validate (text, len))
         {
@@ -759,6 +767,7 @@ sim_store_dup_text (SimStore  *store,
                  _("Document %lld is not in the store %s"), (long long) id, store->path);
   else
     set_sqlite_error (store, rc, "reading a document", error);
+  sqlite3_reset (stmt);
   return NULL;
 }
 
