@@ -435,7 +435,7 @@ sim_corpus_snapshot_dup_texts (const SimCorpusSnapshot *snapshot,
     return TRUE;
   /* The calling thread's own connection: a SimStore is never shared between threads. */
   store = sim_store_open (snapshot->store_path, TRUE, error);
-  if (store == NULL)
+  if (store == NULL || !sim_store_begin_read (store, error))
     return FALSE;
   for (guint i = 0; i < n; i++)
     {
@@ -449,8 +449,10 @@ sim_corpus_snapshot_dup_texts (const SimCorpusSnapshot *snapshot,
       for (guint j = 0; j < i; j++)
         g_clear_pointer (&texts[j], g_free);
       g_propagate_error (error, g_steal_pointer (&local_error));
+      sim_store_rollback (store);
       return FALSE;
     }
+  sim_store_rollback (store);
   return TRUE;
 }
 

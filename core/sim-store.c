@@ -358,6 +358,13 @@ sim_store_begin (SimStore  *store,
 }
 
 gboolean
+sim_store_begin_read (SimStore  *store,
+                      GError   **error)
+{
+  return exec (store, "BEGIN DEFERRED", error);
+}
+
+gboolean
 sim_store_commit (SimStore  *store,
                   GError   **error)
 {

@@ -58,7 +58,13 @@ gboolean  sim_store_begin       (SimStore          *store,
                                  GError           **error);
 gboolean  sim_store_commit      (SimStore          *store,
                                  GError           **error);
+/* Ends a transaction without writing anything: a read one too. */
 void      sim_store_rollback    (SimStore          *store);
+/* A read transaction: many reads see one state of the store, and SQLite
+ * checks for changes once instead of at every statement. End it with
+ * sim_store_rollback(). */
+gboolean  sim_store_begin_read  (SimStore          *store,
+                                 GError           **error);
 /* Best effort, never waiting: moves the write-ahead log into the store and
  * empties it, so the store's files stay as they are until the next write
  * (closing the last connection would otherwise do it, and change them).
