@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "sim-parallel.h"
 #include "sim-check-private.h"
@@ -99,18 +100,35 @@ _sim_candidates_slack (const SimSegment *seg)
   return MAX (12, (gint64) (seg->end - seg->start) / 3);
 }
 
-static void
-add_candidate (GArray *cands,
-               guint   doc,
-               gint64  start,
-               gint64  end,
-               gint64  slack)
-{
-  for (guint i = 0; i < cands->len; i++)
-    {
-      Candidate *c = &g_array_index (cands, Candidate, i);
+/* The candidates of one segment by document: each document's in the order
+ * they were made, so a hit joins the first of them it falls near, as a
+ * scan of all would find. */
+#define DOC_SLOTS (2 * MAX_DISTINCT_CANDIDATES)
 
-      if (c->doc == doc && start <= c->end + slack && end + slack >= c->start)
+typedef struct {
+  guint   doc[DOC_SLOTS];
+  guint   first[DOC_SLOTS];                 /* candidate index + 1, 0: empty slot */
+  guint   last[DOC_SLOTS];
+  guint   next[MAX_DISTINCT_CANDIDATES];    /* the document's next candidate + 1, or 0 */
+} DocChains;
+
+static void
+add_candidate (GArray    *cands,
+               DocChains *chains,
+               guint      doc,
+               gint64     start,
+               gint64     end,
+               gint64     slack)
+{
+  guint slot = (guint) ((doc * G_GUINT64_CONSTANT (0x9e3779b97f4a7c15)) >> 32) % DOC_SLOTS;
+
+  while (chains->first[slot] != 0 && chains->doc[slot] != doc)
+    slot = (slot + 1) % DOC_SLOTS;
+  for (guint i = chains->first[slot]; i != 0; i = chains->next[i - 1])
+    {
+      Candidate *c = &g_array_index (cands, Candidate, i - 1);
+
+      if (start <= c->end + slack && end + slack >= c->start)
         {
           c->votes++;
           c->start = MIN (c->start, start);
@@ -123,6 +141,15 @@ add_candidate (GArray *cands,
       Candidate c = { doc, start, end, 1 };
 
       g_array_append_val (cands, c);
+      chains->next[cands->len - 1] = 0;
+      if (chains->first[slot] == 0)
+        {
+          chains->doc[slot] = doc;
+          chains->first[slot] = cands->len;
+        }
+      else
+        chains->next[chains->last[slot] - 1] = cands->len;
+      chains->last[slot] = cands->len;
     }
 }
 
@@ -135,7 +162,9 @@ _sim_candidates_for (Check            *check,
   const guint n_docs = sim_corpus_snapshot_get_n_docs (check->snapshot);
   const gint64 slack = _sim_candidates_slack (seg);
   guint lo = 0, hi = check->windows->len;
+  g_autofree DocChains *chains = g_new (DocChains, 1);
 
+  memset (chains->first, 0, sizeof chains->first);
   g_array_set_size (cands, 0);
   /* Windows are ordered by both ends: find the first ending inside the segment. */
   while (lo < hi)
@@ -164,7 +193,7 @@ _sim_candidates_for (Check            *check,
           /* Places may come from the index file: a damaged one gives no hit. */
           if (hit->doc >= n_docs || hit->start > sim_corpus_snapshot_get_doc (check->snapshot, hit->doc)->n_chars)
             continue;
-          add_candidate (cands, hit->doc, start, start + (seg->end - seg->start), slack);
+          add_candidate (cands, chains, hit->doc, start, start + (seg->end - seg->start), slack);
         }
     }
   g_array_sort (cands, compare_candidates);
