@@ -51,44 +51,42 @@ pack_word (const char *word,
   return v;
 }
 
-static int
-compare_packed (gconstpointer a,
-                gconstpointer b)
-{
-  const guint64 x = *(const guint64 *) a, y = *(const guint64 *) b;
+#define STOP_SLOTS 512  /* a table of the packed stop words, at most a quarter full */
 
-  return x < y ? -1 : x > y;
+static inline guint
+stop_slot (guint64 v)
+{
+  return (guint) ((v * G_GUINT64_CONSTANT (0x9e3779b97f4a7c15)) >> 55);
 }
 
-/* A binary search of the packed stop words (a hash table of strings was
- * a twentieth of a check). */
+/* One probe or two in a table of the packed stop words (a hash table of
+ * strings was a twentieth of a check, a binary search a thirtieth). */
 static gboolean
 is_stop_word (const char *word,
               guint       n)
 {
-  static guint64 *packed;
+  static guint64 *table;
   const guint64 v = pack_word (word, n);
-  guint lo = 0, hi = G_N_ELEMENTS (stop_words);
 
-  if (g_once_init_enter (&packed))
+  if (g_once_init_enter (&table))
     {
-      guint64 *p = g_new (guint64, G_N_ELEMENTS (stop_words));
+      guint64 *t = g_new0 (guint64, STOP_SLOTS);
 
       for (guint i = 0; i < G_N_ELEMENTS (stop_words); i++)
-        p[i] = pack_word (stop_words[i], strlen (stop_words[i]));
-      qsort (p, G_N_ELEMENTS (stop_words), sizeof *p, compare_packed);
-      g_once_init_leave (&packed, p);
-    }
-  while (lo < hi)
-    {
-      const guint mid = (lo + hi) / 2;
+        {
+          const guint64 w = pack_word (stop_words[i], strlen (stop_words[i]));
+          guint j = stop_slot (w);
 
-      if (packed[mid] < v)
-        lo = mid + 1;
-      else
-        hi = mid;
+          while (t[j] != 0)
+            j = (j + 1) % STOP_SLOTS;
+          t[j] = w;
+        }
+      g_once_init_leave (&table, t);
     }
-  return lo < G_N_ELEMENTS (stop_words) && packed[lo] == v;
+  for (guint j = stop_slot (v); table[j] != 0; j = (j + 1) % STOP_SLOTS)
+    if (table[j] == v)
+      return TRUE;
+  return FALSE;
 }
 
 static inline guint64
@@ -100,7 +98,9 @@ mix (guint64 h)
   return h;
 }
 
-/* The words of units [from, to): folded English words and CJK bigrams. */
+/* The words of units [from, to): folded English words and CJK bigrams,
+ * appended to @out (and their spans of units to @out_units). A word takes
+ * a unit at least: room for all is made at once. */
 static void
 tokenize (const SimUnits *units,
           guint32         from,
@@ -108,20 +108,33 @@ tokenize (const SimUnits *units,
           GArray         *out,
           GArray         *out_units)
 {
+  const guint base = out->len, span_base = out_units ? out_units->len : 0;
+  guint64 *tokens;
+  guint32 *spans = NULL;
+  guint n_tokens = 0;
   guint32 u = from;
 
+  if (to <= from)
+    return;
+  g_array_set_size (out, base + (to - from));
+  tokens = (guint64 *) out->data + base;
+  if (out_units)
+    {
+      g_array_set_size (out_units, span_base + 2 * (to - from));
+      spans = (guint32 *) out_units->data + span_base;
+    }
   while (u < to)
     {
       if (units->flags[u] & SIM_UNIT_CJK)
         {
           if (u + 1 < to && (units->flags[u + 1] & SIM_UNIT_CJK))
             {
-              guint64 t = CJK_TOKEN_BIT | ((guint64) units->cps[u] << 21) | units->cps[u + 1];
-              guint32 span[2] = { u, u + 2 };
-
-              g_array_append_val (out, t);
-              if (out_units)
-                g_array_append_vals (out_units, span, 2);
+              if (spans)
+                {
+                  spans[2 * n_tokens] = u;
+                  spans[2 * n_tokens + 1] = u + 2;
+                }
+              tokens[n_tokens++] = CJK_TOKEN_BIT | ((guint64) units->cps[u] << 21) | units->cps[u + 1];
             }
           u++;
           continue;
@@ -149,16 +162,19 @@ tokenize (const SimUnits *units,
         /* No stop word is longer than STOP_WORD_MAX letters. */
         if (!(ascii && end - u <= STOP_WORD_MAX && is_stop_word (word, n)))
           {
-            guint64 t = mix (h) & ~CJK_TOKEN_BIT;
-            guint32 span[2] = { u, end };
-
-            g_array_append_val (out, t);
-            if (out_units)
-              g_array_append_vals (out_units, span, 2);
+            if (spans)
+              {
+                spans[2 * n_tokens] = u;
+                spans[2 * n_tokens + 1] = end;
+              }
+            tokens[n_tokens++] = mix (h) & ~CJK_TOKEN_BIT;
           }
         u = end;
       }
     }
+  g_array_set_size (out, base + n_tokens);
+  if (out_units)
+    g_array_set_size (out_units, span_base + 2 * n_tokens);
 }
 
 typedef struct {
@@ -202,31 +218,43 @@ typedef struct {
 } Occurrence;
 
 /* Sorts @n occurrences by token, those of one token in their order: eight
- * stable counting passes of a byte each, through @tmp. */
+ * stable counting passes of a byte each (bytes all occurrences share
+ * skipped), through @tmp, with the eight counts made in one pass. */
 static void
 sort_occurrences (Occurrence *occ,
                   Occurrence *tmp,
                   guint       n)
 {
-  for (guint shift = 0; shift < 64; shift += 8)
-    {
-      guint count[256] = { 0 }, at = 0;
+  guint count[8][256] = { { 0 } };
+  Occurrence *from = occ, *to = tmp;
 
-      for (guint i = 0; i < n; i++)
-        count[(occ[i].token >> shift) & 0xff]++;
-      if (count[(occ[0].token >> shift) & 0xff] == n)
+  for (guint i = 0; i < n; i++)
+    for (guint b = 0; b < 8; b++)
+      count[b][(occ[i].token >> (8 * b)) & 0xff]++;
+  for (guint b = 0; b < 8; b++)
+    {
+      guint *c = count[b], at = 0;
+
+      if (c[(occ[0].token >> (8 * b)) & 0xff] == n)
         continue;
       for (guint d = 0; d < 256; d++)
         {
-          const guint c = count[d];
+          const guint k = c[d];
 
-          count[d] = at;
-          at += c;
+          c[d] = at;
+          at += k;
         }
       for (guint i = 0; i < n; i++)
-        tmp[count[(occ[i].token >> shift) & 0xff]++] = occ[i];
-      memcpy (occ, tmp, n * sizeof (Occurrence));
+        to[c[(from[i].token >> (8 * b)) & 0xff]++] = from[i];
+      {
+        Occurrence *x = from;
+
+        from = to;
+        to = x;
+      }
     }
+  if (from != occ)
+    memcpy (occ, from, n * sizeof (Occurrence));
 }
 
 /* A sentence's words: a quicksort down to runs of 16, then an insertion
