@@ -265,8 +265,8 @@ split_sentences (Splitter *s)
   guint nl_index = 0;
   gsize next = 0; /* the loop resumes here after a terminator run */
 
-  /* Only candidates can end a sentence: newlines, . ! ? and non-ASCII
-   * characters, collected while decoding. The rest is never looked at. */
+  /* Only candidates can end a sentence: newlines, . ! ? and the CJK
+   * terminators, collected while decoding. The rest is never looked at. */
   for (guint k = 0; k < s->candidates->len; k++)
     {
       gsize i = g_array_index (s->candidates, guint32, k);
@@ -448,15 +448,17 @@ sim_segment_split (const char     *text,
           cps[n_cps++] = c, p++;
           continue;
         }
-      {
-        guint32 at = n_cps;
-
-        g_array_append_val (candidates, at);
-      }
       if (c < 0xe0)
         cps[n_cps++] = ((c & 0x1f) << 6) | (p[1] & 0x3f), p += 2;
       else if (c < 0xf0)
-        cps[n_cps++] = ((c & 0x0f) << 12) | ((p[1] & 0x3f) << 6) | (p[2] & 0x3f), p += 3;
+        {
+          const guint32 at = n_cps;
+
+          cps[n_cps++] = ((c & 0x0f) << 12) | ((p[1] & 0x3f) << 6) | (p[2] & 0x3f), p += 3;
+          /* Every CJK terminator takes three bytes. */
+          if (G_UNLIKELY (is_cjk_terminator (cps[at])))
+            g_array_append_val (candidates, at);
+        }
       else
         cps[n_cps++] = ((c & 0x07) << 18) | ((p[1] & 0x3f) << 12) | ((p[2] & 0x3f) << 6) | (p[3] & 0x3f), p += 4;
     }
