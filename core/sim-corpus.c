@@ -447,14 +447,15 @@ prepare_item (ImportJob        *job,
       item->message = g_strdup (error->message);
       return ITEM_FAILED;
     }
-  if (!sim_text_has_content (item->text, item->text_len))
+  /* Packing leaves the text loaded in @fp: its features give the df
+   * buckets, and its units say whether it has any text to index (asking
+   * sim_text_has_content() first normalised every text twice). */
+  item->packed = _sim_pack_windows (fp, item->text, item->text_len, &n_windows, &n_units);
+  if (n_units == 0)
     {
       item->message = g_strdup_printf (_("%s has no text to index"), item->path);
       return ITEM_FAILED;
     }
-
-  /* Packing leaves the text loaded in @fp: its features give the df buckets. */
-  item->packed = _sim_pack_windows (fp, item->text, item->text_len, &n_windows, &n_units);
   item->buckets = _sim_distinct_buckets (fp, n_units);
   item->stored = sim_store_pack_text (item->text, item->text_len);
 

@@ -1192,14 +1192,17 @@ _sim_distinct_buckets (SimFingerprinter *fp,
                        gsize             n_units)
 {
   const guint64 *f = sim_fingerprinter_get_features (fp);
-  GArray *buckets = g_array_sized_new (FALSE, FALSE, sizeof (guint32), MIN (n_units, 4096));
+  GArray *buckets = g_array_sized_new (FALSE, FALSE, sizeof (guint32), MIN (n_units, SIM_DF_BUCKETS));
   guint64 *seen = g_private_get (&seen_buckets);
+  guint32 *out = (guint32 *) buckets->data;
+  gsize n = 0;
 
   if (seen == NULL)
     {
       seen = g_new0 (guint64, SIM_DF_BUCKETS / 64);
       g_private_set (&seen_buckets, seen);
     }
+  /* At most one a unit, and one a bucket: written in place. */
   for (gsize i = 0; i < n_units; i++)
     if (f[i] != 0)
       {
@@ -1208,10 +1211,11 @@ _sim_distinct_buckets (SimFingerprinter *fp,
         if (seen[v / 64] & (G_GUINT64_CONSTANT (1) << (v % 64)))
           continue;
         seen[v / 64] |= G_GUINT64_CONSTANT (1) << (v % 64);
-        g_array_append_val (buckets, v);
+        out[n++] = v;
       }
-  for (guint i = 0; i < buckets->len; i++)
-    seen[g_array_index (buckets, guint32, i) / 64] = 0;
+  for (gsize i = 0; i < n; i++)
+    seen[out[i] / 64] = 0;
+  g_array_set_size (buckets, n);
   return buckets;
 }
 
