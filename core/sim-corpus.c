@@ -350,6 +350,7 @@ typedef struct {
   SimNormalizeFlags flags;
   GCancellable     *cancellable;
   gint              next;       /* atomic: next item to work on */
+  gint              prefetched; /* atomic: items before this one asked of the disk */
   gint              stop;       /* atomic: the writer gave up */
   GMutex            lock;
   GCond             cond;       /* an item finished, or room in flight */
@@ -471,6 +472,38 @@ prepare_item (ImportJob        *job,
   return old_hash != NULL ? ITEM_CHANGED : ITEM_NEW;
 }
 
+/* Files asked of the disk ahead of the workers: reading a corpus from a
+ * cold cache, each worker waited for every file it opened (an import of
+ * 105 MB took 4.4 s from disk, 3.7 s from the page cache). */
+#define PREFETCH_FILES 32
+
+/* Asks the kernel to read the files of the items up to @until. */
+static void
+prefetch_items (ImportJob *job,
+                gint       until)
+{
+  until = MIN (until, (gint) job->items->len);
+  for (;;)
+    {
+      const gint j = g_atomic_int_get (&job->prefetched);
+      int fd;
+
+      if (j >= until)
+        return;
+      if (!g_atomic_int_compare_and_exchange (&job->prefetched, j, j + 1))
+        continue;
+      /* Not waiting for a writer, should the file have become a pipe. */
+      fd = g_open (((Item *) g_ptr_array_index (job->items, j))->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0);
+      if (fd >= 0)
+        {
+#ifdef POSIX_FADV_WILLNEED
+          posix_fadvise (fd, 0, 0, POSIX_FADV_WILLNEED);
+#endif
+          close (fd);
+        }
+    }
+}
+
 static void
 import_worker (gpointer data)
 {
@@ -495,6 +528,7 @@ import_worker (gpointer data)
       i = g_atomic_int_add (&job->next, 1);
       if (i >= (gint) job->items->len)
         break;
+      prefetch_items (job, i + PREFETCH_FILES);
       item = g_ptr_array_index (job->items, i);
       state = prepare_item (job, fp, item);
 
