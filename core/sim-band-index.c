@@ -180,12 +180,14 @@ sim_band_index_get_serialized_size (gsize n_fps)
   return (MAPPED_BUCKETS + 2) * sizeof (guint32) + records_size (n_fps);
 }
 
-/* Writes @offsets and then the records of @fps (every @stride words). */
+/* Writes @offsets and then the records of @fps (every @stride words,
+ * the bits kept at @shift). */
 static gboolean
 serialize (const guint32         *offsets,
            const guint64         *fps,
            gsize                  n_fps,
            guint                  stride,
+           guint                  shift,
            SimBandIndexWriteFunc  write,
            gpointer               user_data)
 {
@@ -204,7 +206,7 @@ serialize (const guint32         *offsets,
 
       for (gsize i = 0; i < m; i++)
         {
-          const guint32 v = GUINT32_TO_LE ((guint32) (fps[(i0 + i) * stride] >> 16));
+          const guint32 v = GUINT32_TO_LE ((guint32) (fps[(i0 + i) * stride] >> shift));
 
           memcpy (out + i * RECORD_BYTES, &v, RECORD_BYTES);
         }
@@ -226,7 +228,7 @@ sim_band_index_serialize (const SimBandIndex    *index,
 {
   g_return_val_if_fail (index->n_tables == 1 && index->mask[0] + 1 == MAPPED_BUCKETS && index->perm == NULL &&
                         index->key_mask == FILE_MASK, FALSE);
-  return serialize (index->offsets[0], index->tables[0], index->n_fps, 1, write, user_data);
+  return serialize (index->offsets[0], index->tables[0], index->n_fps, 1, 16, write, user_data);
 }
 
 gboolean
@@ -236,7 +238,17 @@ sim_band_index_serialize_pairs (const guint64         *pairs,
                                 SimBandIndexWriteFunc  write,
                                 gpointer               user_data)
 {
-  return serialize (offsets, pairs, n_fps, 2, write, user_data);
+  return serialize (offsets, pairs, n_fps, 2, 16, write, user_data);
+}
+
+gboolean
+sim_band_index_serialize_records (const guint64         *records,
+                                  gsize                  n_fps,
+                                  const guint32         *offsets,
+                                  SimBandIndexWriteFunc  write,
+                                  gpointer               user_data)
+{
+  return serialize (offsets, records, n_fps, 1, 32, write, user_data);
 }
 
 SimBandIndex *
@@ -562,6 +574,126 @@ sort_pairs_in_place (Entry   *e,
   sim_parallel_run (2, half_worker, &job);
   job.next = 0;
   sim_parallel_run (MIN (sim_parallel_default_threads (), 256), group_worker, &job);
+}
+
+/* Sorts @n words ascending: a quicksort down to runs of 16, then an
+ * insertion sort. */
+static void
+sort_words (guint64 *t,
+            gsize    n)
+{
+  while (n > 16)
+    {
+      const guint64 a = t[0], b = t[n / 2], c = t[n - 1];
+      const guint64 pivot = a < b ? (b < c ? b : MAX (a, c)) : (a < c ? a : MAX (b, c));
+      gsize i = 0, j = n - 1;
+
+      for (;;)
+        {
+          while (t[i] < pivot)
+            i++;
+          while (t[j] > pivot)
+            j--;
+          if (i >= j)
+            break;
+          {
+            const guint64 x = t[i];
+
+            t[i++] = t[j];
+            t[j--] = x;
+          }
+        }
+      /* [0, j] <= pivot <= [j + 1, n): the smaller side recurses. */
+      if (j + 1 < n - (j + 1))
+        {
+          sort_words (t, j + 1);
+          t += j + 1;
+          n -= j + 1;
+        }
+      else
+        {
+          sort_words (t + j + 1, n - (j + 1));
+          n = j + 1;
+        }
+    }
+  for (gsize i = 1; i < n; i++)
+    {
+      const guint64 x = t[i];
+      gsize j = i;
+
+      for (; j > 0 && t[j - 1] > x; j--)
+        t[j] = t[j - 1];
+      t[j] = x;
+    }
+}
+
+typedef struct {
+  guint64       *records;
+  const guint32 *offsets;
+  gint           next;     /* the next group of 256 buckets */
+} RecordsJob;
+
+/* Each bucket: its records by the top byte of their bits through a
+ * scratch array and back, then an insertion sort of what is left out of
+ * order (runs of equal top bytes: a bucket's bits are spread evenly);
+ * small buckets by sort_words(). */
+static void
+records_worker (gpointer data)
+{
+  RecordsJob *job = data;
+  g_autofree guint64 *scratch = NULL;
+  gsize scratch_len = 0;
+  gint g;
+
+  while ((g = g_atomic_int_add (&job->next, 1)) < MAPPED_BUCKETS / 256)
+    for (guint k = 256 * g; k < 256 * (guint) (g + 1); k++)
+      {
+        guint64 *r = job->records + job->offsets[k];
+        const gsize m = job->offsets[k + 1] - job->offsets[k];
+        gsize at[256] = { 0 };
+
+        if (m < 256)
+          {
+            sort_words (r, m);
+            continue;
+          }
+        if (m > scratch_len)
+          {
+            scratch_len = MAX (m, 2 * scratch_len);
+            g_free (scratch);
+            scratch = g_new (guint64, scratch_len);
+          }
+        for (gsize i = 0; i < m; i++)
+          at[r[i] >> 56]++;
+        for (gsize d = 0, sum = 0; d < 256; d++)
+          {
+            const gsize c = at[d];
+
+            at[d] = sum;
+            sum += c;
+          }
+        for (gsize i = 0; i < m; i++)
+          scratch[at[r[i] >> 56]++] = r[i];
+        memcpy (r, scratch, m * sizeof *r);
+        for (gsize i = 1; i < m; i++)
+          {
+            const guint64 x = r[i];
+            gsize j = i;
+
+            for (; j > 0 && r[j - 1] > x; j--)
+              r[j] = r[j - 1];
+            r[j] = x;
+          }
+      }
+}
+
+void
+sim_band_index_sort_records (guint64       *records,
+                             const guint32 *offsets)
+{
+  RecordsJob job = { records, offsets, 0 };
+
+  sim_parallel_run (MIN (sim_parallel_default_threads (), MAPPED_BUCKETS / 256), records_worker, &job);
 }
 
 static SimBandIndex *index_build (const guint64 *fps, guint64 *owned, gsize n_fps, guint max_distance,

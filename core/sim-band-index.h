@@ -64,6 +64,14 @@ SimBandIndex *sim_band_index_new_take_pairs   (guint64            *pairs,
 void          sim_band_index_sort_pairs       (guint64            *pairs,
                                                gsize               n_fps,
                                                guint32            *offsets);
+/* Records: the bits of a fingerprint an index file keeps but its bucket
+ * (bits 16-47) << 32 | the caller's 4 bytes, bucket by bucket, bucket k
+ * in [@offsets[k], @offsets[k + 1]) (SIM_BAND_INDEX_FILE_BUCKETS + 1
+ * offsets): 8 bytes a fingerprint instead of a pair's 16. Sorts each
+ * bucket's records where they are, which puts them in the order
+ * sim_band_index_sort_pairs() gives pairs whose 8 bytes grow with the 4. */
+void          sim_band_index_sort_records     (guint64            *records,
+                                               const guint32      *offsets);
 void          sim_band_index_free             (SimBandIndex       *index);
 guint         sim_band_index_get_max_distance (const SimBandIndex *index);
 guint         sim_band_index_get_n_blocks     (const SimBandIndex *index);
@@ -92,6 +100,13 @@ gboolean      sim_band_index_serialize_pairs (const guint64         *pairs,
                                               const guint32         *offsets,
                                               SimBandIndexWriteFunc  write,
                                               gpointer               user_data);
+/* The same bytes for the index over sorted records
+ * (sim_band_index_sort_records()). */
+gboolean      sim_band_index_serialize_records (const guint64         *records,
+                                                gsize                  n_fps,
+                                                const guint32         *offsets,
+                                                SimBandIndexWriteFunc  write,
+                                                gpointer               user_data);
 /* An exact index over @data (sim_band_index_serialize() of @n_fps fingerprints),
  * used in place and never copied: @data must outlive it. NULL when the
  * bucket offsets are not those of such an index (a damaged file); damaged

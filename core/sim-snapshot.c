@@ -39,7 +39,8 @@ typedef struct {
   gsize          n_fps;
   guint64       *places;     /* built in memory: part document << 32 | code-point start */
   guint64       *pairs;      /* built and sorted, not indexed yet: (fingerprint, place) pairs */
-  guint32       *pair_offsets; /* where each of their buckets starts */
+  guint64       *records;    /* or, when positions fit in 32 bits, records (sim_band_index_sort_records()) */
+  guint32       *pair_offsets; /* where each bucket of either starts */
   const guint32 *docs_of;    /* the mapped file's, when it keeps documents and starts apart */
   const guint32 *starts_of;
   const guint32 *pos_of;     /* the mapped file's positions, when it keeps them */
@@ -100,6 +101,7 @@ part_clear (Part *part)
   sim_band_index_free (part->index);
   g_free (part->places);
   g_free (part->pairs);
+  g_free (part->records);
   g_free (part->pair_offsets);
   g_clear_pointer (&part->mapped, g_mapped_file_unref);
   if (part->fd >= 0)
@@ -960,7 +962,36 @@ write_all (gconstpointer data,
   return TRUE;
 }
 
-/* Writes @part (built, its pairs sorted) as the index file of @kind. Best
+/* The positions an index file of the documents @doc_map names needs (each
+ * its characters and one more), and with @bases where each one's start. */
+static guint64
+part_positions (const SimCorpusSnapshot *snapshot,
+                const guint32           *doc_map,
+                guint                    n_docs,
+                guint64                 *bases)
+{
+  guint64 next = 0;
+
+  for (guint i = 0; i < n_docs; i++)
+    {
+      if (bases)
+        bases[i] = next;
+      next += MAX (g_array_index (snapshot->docs, SimCorpusDoc, doc_map[i]).n_chars, 0) + 1;
+    }
+  return next;
+}
+
+/* Whether positions fit in the 4 bytes of a place in an index file
+ * (SIMHOUND_INDEX_POSITION_LIMIT lowers the limit for tests). */
+static gboolean
+positions_fit (guint64 n_positions)
+{
+  const char *limit = g_getenv ("SIMHOUND_INDEX_POSITION_LIMIT");
+
+  return n_positions <= (limit ? g_ascii_strtoull (limit, NULL, 10) : G_MAXUINT32);
+}
+
+/* Writes @part (built, its pairs or records sorted) as the index file of @kind. Best
  * effort: a store in a folder we may not write simply has no file. */
 static gboolean
 part_write (SimCorpusSnapshot *snapshot,
@@ -990,14 +1021,18 @@ part_write (SimCorpusSnapshot *snapshot,
       docs[i].base = next;
       next += MAX (g_array_index (snapshot->docs, SimCorpusDoc, part->doc_map[i]).n_chars, 0) + 1;
     }
-  /* SIMHOUND_INDEX_POSITION_LIMIT lowers the limit for tests. */
-  if (next > (g_getenv ("SIMHOUND_INDEX_POSITION_LIMIT")
-                ? g_ascii_strtoull (g_getenv ("SIMHOUND_INDEX_POSITION_LIMIT"), NULL, 10) : G_MAXUINT32))
+  if (!positions_fit (next))
     header.place_bytes = 8;
+  /* Records are only made when the positions fit (part_build()). */
+  g_assert (part->records == NULL || header.place_bytes == 4);
   ok = write_all (&header, sizeof header, GINT_TO_POINTER (fd)) &&
        write_all (list->data, list->len, GINT_TO_POINTER (fd)) &&
        write_all (docs, part->n_docs * sizeof (IndexDoc), GINT_TO_POINTER (fd)) &&
-       sim_band_index_serialize_pairs (part->pairs, part->n_fps, part->pair_offsets, write_all, GINT_TO_POINTER (fd));
+       (part->records != NULL
+          ? sim_band_index_serialize_records (part->records, part->n_fps, part->pair_offsets, write_all,
+                                              GINT_TO_POINTER (fd))
+          : sim_band_index_serialize_pairs (part->pairs, part->n_fps, part->pair_offsets, write_all,
+                                            GINT_TO_POINTER (fd)));
   /* The places: positions, or documents then starts. A start is inside
    * its document (pack_windows(), sources). */
   if (ok)
@@ -1008,11 +1043,18 @@ part_write (SimCorpusSnapshot *snapshot,
         for (gsize k0 = 0; ok && k0 < part->n_fps; k0 += PLACES_CHUNK)
           {
             const gsize m = MIN (PLACES_CHUNK, part->n_fps - k0);
-            const guint64 *p = part->pairs + 2 * k0 + 1;
 
-            for (gsize k = 0; k < m; k++)
-              out[k] = header.place_bytes == 4 ? docs[p[2 * k] >> 32].base + (guint32) p[2 * k]
-                                               : pass == 0 ? p[2 * k] >> 32 : (guint32) p[2 * k];
+            if (part->records != NULL)
+              for (gsize k = 0; k < m; k++)
+                out[k] = (guint32) part->records[k0 + k];
+            else
+              {
+                const guint64 *p = part->pairs + 2 * k0 + 1;
+
+                for (gsize k = 0; k < m; k++)
+                  out[k] = header.place_bytes == 4 ? docs[p[2 * k] >> 32].base + (guint32) p[2 * k]
+                                                   : pass == 0 ? p[2 * k] >> 32 : (guint32) p[2 * k];
+              }
             ok = write_all (out, m * sizeof (guint32), GINT_TO_POINTER (fd));
           }
     }
@@ -1148,6 +1190,28 @@ count_windows (GBytes *packed)
   return n;
 }
 
+/* The next packed window at *@p (count_windows() said it is whole): its
+ * fingerprint, and *@start moved to its start. */
+static inline guint64
+next_window (const guint8 **p,
+             gint64        *start)
+{
+  guint64 h, delta = 0;
+  guint shift = 0;
+
+  memcpy (&h, *p, 8);
+  *p += 8;
+  do
+    {
+      if (shift < 63)
+        delta |= (guint64) (**p & 0x7f) << shift;
+      shift += 7;
+    }
+  while (*(*p)++ & 0x80);
+  *start += (delta & 1) ? -(gint64) (delta >> 1) - 1 : (gint64) (delta >> 1);
+  return GUINT64_FROM_LE (h);
+}
+
 /* Unpacks @n windows (count_windows()) of part document @doc, of
  * @n_chars, into @fps and @places (@doc << 32 | start). */
 static void
@@ -1162,20 +1226,7 @@ unpack_windows (GBytes  *packed,
 
   for (gsize i = 0; i < n; i++)
     {
-      guint64 h, delta = 0;
-      guint shift = 0;
-
-      memcpy (&h, p, 8);
-      pairs[2 * i] = GUINT64_FROM_LE (h);
-      p += 8;
-      do
-        {
-          if (shift < 63)
-            delta |= (guint64) (*p & 0x7f) << shift;
-          shift += 7;
-        }
-      while (*p++ & 0x80);
-      start += (delta & 1) ? -(gint64) (delta >> 1) - 1 : (gint64) (delta >> 1);
+      pairs[2 * i] = next_window (&p, &start);
       pairs[2 * i + 1] = (guint64) doc << 32 | (guint32) CLAMP (start, 0, MAX (n_chars, 0));
     }
 }
@@ -1287,6 +1338,205 @@ _sim_text_worker (gpointer data)
   g_mutex_unlock (&job->lock);
 }
 
+/* Where the windows of a part's documents come from (gather_plan()). */
+typedef struct {
+  guint     n_docs;
+  guint32  *target_of;  /* snapshot document -> part document, or G_MAXUINT32 */
+  guint32  *source_of;  /* part document -> the source that holds it, or n_sources */
+  GBytes  **packed;     /* part document -> its windows, when no source holds it */
+  gsize    *offsets;    /* part document -> its first window; [n_docs]: how many in all */
+} Plan;
+
+static void
+plan_clear (Plan *plan)
+{
+  if (plan->packed != NULL)
+    for (guint i = 0; i < plan->n_docs; i++)
+      g_clear_pointer (&plan->packed[i], g_bytes_unref);
+  g_free (plan->target_of);
+  g_free (plan->source_of);
+  g_free (plan->packed);
+  g_free (plan->offsets);
+  memset (plan, 0, sizeof *plan);
+}
+
+/* @part's documents (every document with @docs NULL, else the snapshot
+ * documents @docs, ascending) and where their windows come from: a
+ * document's from the first of @sources (index files being replaced) that
+ * holds it as it is, else from @fresh, else from its text, fingerprinted
+ * again (cancellable with @cancellable); and room for each, in document
+ * order. */
+static gboolean
+gather_plan (SimCorpusSnapshot  *snapshot,
+             SimStore           *store,
+             Part               *part,
+             GArray             *docs,
+             const Part         *sources,
+             guint               n_sources,
+             GHashTable         *fresh,
+             GCancellable       *cancellable,
+             Plan               *plan,
+             GError            **error)
+{
+  const guint n_snap = snapshot->docs->len;
+  g_autoptr(GArray) need = g_array_new (FALSE, FALSE, sizeof (guint32));
+  gsize n = 0;
+
+  part_init (part);
+  part->n_docs = docs ? docs->len : n_snap;
+  part->doc_map = g_new (guint32, MAX (part->n_docs, 1));
+  plan->n_docs = part->n_docs;
+  plan->target_of = g_new (guint32, MAX (n_snap, 1));
+  memset (plan->target_of, 0xff, MAX (n_snap, 1) * sizeof (guint32));
+  for (guint i = 0; i < part->n_docs; i++)
+    {
+      part->doc_map[i] = docs ? g_array_index (docs, guint32, i) : i;
+      plan->target_of[part->doc_map[i]] = i;
+    }
+  plan->source_of = g_new (guint32, MAX (part->n_docs, 1));
+  for (guint i = 0; i < part->n_docs; i++)
+    plan->source_of[i] = n_sources;
+  for (guint s = n_sources; s-- > 0;)
+    for (guint d = 0; d < sources[s].n_docs; d++)
+      if (sources[s].doc_map[d] != G_MAXUINT32 && plan->target_of[sources[s].doc_map[d]] != G_MAXUINT32)
+        plan->source_of[plan->target_of[sources[s].doc_map[d]]] = s;
+
+  /* The windows of the documents no source holds. */
+  plan->packed = g_new0 (GBytes *, MAX (part->n_docs, 1));
+  for (guint i = 0; i < part->n_docs; i++)
+    if (plan->source_of[i] == n_sources)
+      {
+        const SimCorpusDoc *doc = &g_array_index (snapshot->docs, SimCorpusDoc, part->doc_map[i]);
+        Fresh *f = fresh ? g_hash_table_lookup (fresh, &doc->id) : NULL;
+
+        if (f != NULL && f->packed != NULL && f->row == g_array_index (snapshot->rows, DocRow, part->doc_map[i]).key)
+          plan->packed[i] = g_steal_pointer (&f->packed);
+        else
+          g_array_append_val (need, i);
+      }
+  if (need->len > 0)
+    {
+      TextJob job = { sim_store_get_path (store), snapshot->flags, NULL, NULL, NULL, NULL, need->len, 0, 0, { 0 }, NULL,
+                      cancellable };
+      g_autofree gint64 *ids = g_new (gint64, need->len);
+      g_autofree GBytes **made = g_new0 (GBytes *, need->len);
+
+      for (guint k = 0; k < need->len; k++)
+        ids[k] = g_array_index (snapshot->docs, SimCorpusDoc, part->doc_map[g_array_index (need, guint32, k)]).id;
+      job.ids = ids;
+      job.packed = made;
+      g_mutex_init (&job.lock);
+      sim_parallel_run (MIN (sim_parallel_default_threads (), need->len), _sim_text_worker, &job);
+      g_mutex_clear (&job.lock);
+      for (guint k = 0; k < need->len; k++)
+        plan->packed[g_array_index (need, guint32, k)] = made[k];
+      if (job.error != NULL)
+        {
+          g_propagate_error (error, job.error);
+          plan_clear (plan);
+          part_clear (part);
+          return FALSE;
+        }
+    }
+
+  /* Room for each document's windows, in document order. */
+  plan->offsets = g_new (gsize, part->n_docs + 1);
+  for (guint i = 0; i < part->n_docs; i++)
+    {
+      gsize c;
+
+      if (plan->packed[i] != NULL)
+        {
+          c = count_windows (plan->packed[i]);
+          if (c == G_MAXSIZE)
+            {
+              c = 0;
+              g_clear_pointer (&plan->packed[i], g_bytes_unref);
+            }
+        }
+      else
+        {
+          const DocRow *row = &g_array_index (snapshot->rows, DocRow, part->doc_map[i]);
+          const gint64 n_chars = g_array_index (snapshot->docs, SimCorpusDoc, part->doc_map[i]).n_chars;
+
+          /* A document has at most a window a character: a damaged count
+           * cannot ask for more than its text could hold. */
+          c = CLAMP (row->n_windows, 0, MAX (n_chars, 0) + 1);
+        }
+      plan->offsets[i] = n;
+      n += c;
+    }
+  plan->offsets[part->n_docs] = n;
+  if (n >= G_MAXUINT32)
+    {
+      plan_clear (plan);
+      part_clear (part);
+      return sim_store_set_damaged (store, _("the number of fingerprints"), error);
+    }
+  return TRUE;
+}
+
+typedef void (*VisitFunc) (gpointer data,
+                           guint32  doc,
+                           gsize    at,
+                           guint64  fp,
+                           guint32  start);
+
+/* Hands @visit the windows of @plan's documents that come from @sources,
+ * in the sources' order: equal fingerprints of a document stay in the
+ * order they had, as in a build from the texts. Document t's next window
+ * is @fill[t] (from @plan's offsets[t]), and a document gets no more than
+ * @plan made room for. */
+static void
+visit_sources (const Part *sources,
+               guint       n_sources,
+               const Plan *plan,
+               gsize      *fill,
+               VisitFunc   visit,
+               gpointer    data)
+{
+  for (guint s = 0; s < n_sources; s++)
+    {
+      const Part *src = &sources[s];
+      g_autofree guint32 *take = g_new (guint32, MAX (src->n_docs, 1));
+      g_autofree guint64 *owned = NULL;
+      g_autofree guint32 *buf = NULL;
+      const guint64 *src_fps;
+      gboolean any = FALSE;
+
+      for (guint d = 0; d < src->n_docs; d++)
+        {
+          const guint32 j = src->doc_map[d];
+
+          take[d] = j != G_MAXUINT32 && plan->target_of[j] != G_MAXUINT32 && plan->source_of[plan->target_of[j]] == s
+                      ? plan->target_of[j] : G_MAXUINT32;
+          any = any || take[d] != G_MAXUINT32;
+        }
+      if (!any)
+        continue;
+      src_fps = sim_band_index_get_fps (src->index);
+      if (src_fps == NULL)
+        src_fps = owned = sim_band_index_dup_fps (src->index);
+      buf = g_new (guint32, 2 * PLACES_CHUNK);
+      for (gsize k0 = 0; k0 < src->n_fps; k0 += PLACES_CHUNK)
+        {
+          const gsize m = MIN (PLACES_CHUNK, src->n_fps - k0);
+          const guint32 *d_of = buf, *s_of = buf + PLACES_CHUNK;
+
+          part_read_places (src, k0, m, buf, buf + PLACES_CHUNK);
+          for (gsize k = 0; k < m; k++)
+            {
+              const guint32 d = d_of[k];
+              guint32 t;
+
+              if (d >= src->n_docs || (t = take[d]) == G_MAXUINT32 || fill[t] == plan->offsets[t + 1])
+                continue;
+              visit (data, t, fill[t]++, src_fps[k0 + k], s_of[k]);
+            }
+        }
+    }
+}
+
 typedef struct {
   const SimCorpusSnapshot *snapshot;
   const Part              *part;
@@ -1310,13 +1560,22 @@ unpack_worker (gpointer data)
                         job->pairs + 2 * job->offsets[i]);
 }
 
-/* The windows of @part's documents, every document with @docs NULL,
- * else the snapshot documents @docs (ascending), in document order, into
- * *@out_pairs (each fingerprint followed by its place: part document
- * << 32 | start) and *@out_n, and @part's documents. A document's windows
- * come from the first of @sources (index files being replaced) that holds
- * it as it is, else from @fresh, else from its text, fingerprinted again
- * (cancellable with @cancellable). */
+static void
+put_pair (gpointer data,
+          guint32  doc,
+          gsize    at,
+          guint64  fp,
+          guint32  start)
+{
+  guint64 *pairs = data;
+
+  pairs[2 * at] = fp;
+  pairs[2 * at + 1] = (guint64) doc << 32 | start;
+}
+
+/* The windows of @part's documents (gather_plan()), in document order,
+ * into *@out_pairs (each fingerprint followed by its place: part document
+ * << 32 | start) and *@out_n. */
 static gboolean
 part_gather (SimCorpusSnapshot  *snapshot,
              SimStore           *store,
@@ -1330,194 +1589,185 @@ part_gather (SimCorpusSnapshot  *snapshot,
              gsize              *out_n,
              GError            **error)
 {
-  const guint n_snap = snapshot->docs->len;
-  g_autofree guint32 *target_of = g_new (guint32, MAX (n_snap, 1));
-  g_autofree guint32 *source_of = NULL;   /* part document -> source, or n_sources */
-  g_autofree GBytes **packed = NULL;      /* part document -> its windows, when not from a source */
-  g_autofree gsize *offsets = NULL;
+  Plan plan = { 0 };
   g_autofree gsize *fill = NULL;
-  g_autoptr(GArray) need = g_array_new (FALSE, FALSE, sizeof (guint32));
   guint64 *pairs;
-  gsize n = 0;
+  gsize n;
 
-  part_init (part);
-  part->n_docs = docs ? docs->len : n_snap;
-  part->doc_map = g_new (guint32, MAX (part->n_docs, 1));
-  memset (target_of, 0xff, MAX (n_snap, 1) * sizeof (guint32));
-  for (guint i = 0; i < part->n_docs; i++)
-    {
-      part->doc_map[i] = docs ? g_array_index (docs, guint32, i) : i;
-      target_of[part->doc_map[i]] = i;
-    }
-  source_of = g_new (guint32, MAX (part->n_docs, 1));
-  for (guint i = 0; i < part->n_docs; i++)
-    source_of[i] = n_sources;
-  for (guint s = n_sources; s-- > 0;)
-    for (guint d = 0; d < sources[s].n_docs; d++)
-      if (sources[s].doc_map[d] != G_MAXUINT32 && target_of[sources[s].doc_map[d]] != G_MAXUINT32)
-        source_of[target_of[sources[s].doc_map[d]]] = s;
-
-  /* The windows of the documents no source holds. */
-  packed = g_new0 (GBytes *, MAX (part->n_docs, 1));
-  for (guint i = 0; i < part->n_docs; i++)
-    if (source_of[i] == n_sources)
-      {
-        const SimCorpusDoc *doc = &g_array_index (snapshot->docs, SimCorpusDoc, part->doc_map[i]);
-        Fresh *f = fresh ? g_hash_table_lookup (fresh, &doc->id) : NULL;
-
-        if (f != NULL && f->packed != NULL && f->row == g_array_index (snapshot->rows, DocRow, part->doc_map[i]).key)
-          packed[i] = g_steal_pointer (&f->packed);
-        else
-          g_array_append_val (need, i);
-      }
-  if (need->len > 0)
-    {
-      TextJob job = { sim_store_get_path (store), snapshot->flags, NULL, NULL, NULL, NULL, need->len, 0, 0, { 0 }, NULL,
-                      cancellable };
-      g_autofree gint64 *ids = g_new (gint64, need->len);
-      g_autofree GBytes **made = g_new0 (GBytes *, need->len);
-
-      for (guint k = 0; k < need->len; k++)
-        ids[k] = g_array_index (snapshot->docs, SimCorpusDoc, part->doc_map[g_array_index (need, guint32, k)]).id;
-      job.ids = ids;
-      job.packed = made;
-      g_mutex_init (&job.lock);
-      sim_parallel_run (MIN (sim_parallel_default_threads (), need->len), _sim_text_worker, &job);
-      g_mutex_clear (&job.lock);
-      for (guint k = 0; k < need->len; k++)
-        packed[g_array_index (need, guint32, k)] = made[k];
-      if (job.error != NULL)
-        {
-          g_propagate_error (error, job.error);
-          for (guint i = 0; i < part->n_docs; i++)
-            g_clear_pointer (&packed[i], g_bytes_unref);
-          part_clear (part);
-          return FALSE;
-        }
-    }
-
-  /* Room for each document's windows, in document order. */
-  offsets = g_new (gsize, part->n_docs + 1);
-  for (guint i = 0; i < part->n_docs; i++)
-    {
-      gsize c;
-
-      if (packed[i] != NULL)
-        {
-          c = count_windows (packed[i]);
-          if (c == G_MAXSIZE)
-            {
-              c = 0;
-              g_clear_pointer (&packed[i], g_bytes_unref);
-            }
-        }
-      else
-        {
-          const DocRow *row = &g_array_index (snapshot->rows, DocRow, part->doc_map[i]);
-          const gint64 n_chars = g_array_index (snapshot->docs, SimCorpusDoc, part->doc_map[i]).n_chars;
-
-          /* A document has at most a window a character: a damaged count
-           * cannot ask for more than its text could hold. */
-          c = CLAMP (row->n_windows, 0, MAX (n_chars, 0) + 1);
-        }
-      offsets[i] = n;
-      n += c;
-    }
-  offsets[part->n_docs] = n;
-  if (n >= G_MAXUINT32)
-    {
-      for (guint i = 0; i < part->n_docs; i++)
-        g_clear_pointer (&packed[i], g_bytes_unref);
-      part_clear (part);
-      return sim_store_set_damaged (store, _("the number of fingerprints"), error);
-    }
-  fill = g_memdup2 (offsets, (part->n_docs + 1) * sizeof (gsize));
-  pairs = g_new (guint64, 2 * MAX (n, 1));
+  if (!gather_plan (snapshot, store, part, docs, sources, n_sources, fresh, cancellable, &plan, error))
+    return FALSE;
+  fill = g_memdup2 (plan.offsets, (part->n_docs + 1) * sizeof (gsize));
+  pairs = g_new (guint64, 2 * MAX (plan.offsets[part->n_docs], 1));
 
   /* Each document's windows into its own range, on every core. */
   {
-    UnpackJob job = { snapshot, part, packed, offsets, pairs, 0 };
+    UnpackJob job = { snapshot, part, plan.packed, plan.offsets, pairs, 0 };
 
     sim_parallel_run (MIN (sim_parallel_default_threads (), MAX (part->n_docs / 64, 1)), unpack_worker, &job);
     for (guint i = 0; i < part->n_docs; i++)
-      if (packed[i] != NULL)
+      if (plan.packed[i] != NULL)
         {
-          fill[i] = offsets[i + 1];
-          g_clear_pointer (&packed[i], g_bytes_unref);
+          fill[i] = plan.offsets[i + 1];
+          g_clear_pointer (&plan.packed[i], g_bytes_unref);
         }
   }
-
-  /* From the sources, in their order: equal fingerprints of a document
-   * stay in the order they had, as in a build from the texts. */
-  for (guint s = 0; s < n_sources; s++)
-    {
-      const Part *src = &sources[s];
-      g_autofree guint32 *take = g_new (guint32, MAX (src->n_docs, 1));
-      g_autofree guint64 *owned = NULL;
-      g_autofree guint32 *buf = NULL;
-      const guint64 *src_fps;
-      gboolean any = FALSE;
-
-      for (guint d = 0; d < src->n_docs; d++)
-        {
-          const guint32 j = src->doc_map[d];
-
-          take[d] = j != G_MAXUINT32 && target_of[j] != G_MAXUINT32 && source_of[target_of[j]] == s
-                      ? target_of[j] : G_MAXUINT32;
-          any = any || take[d] != G_MAXUINT32;
-        }
-      if (!any)
-        continue;
-      src_fps = sim_band_index_get_fps (src->index);
-      if (src_fps == NULL)
-        src_fps = owned = sim_band_index_dup_fps (src->index);
-      buf = g_new (guint32, 2 * PLACES_CHUNK);
-      for (gsize k0 = 0; k0 < src->n_fps; k0 += PLACES_CHUNK)
-        {
-          const gsize m = MIN (PLACES_CHUNK, src->n_fps - k0);
-          const guint32 *d_of = buf, *s_of = buf + PLACES_CHUNK;
-
-          part_read_places (src, k0, m, buf, buf + PLACES_CHUNK);
-          for (gsize k = 0; k < m; k++)
-            {
-              const guint32 d = d_of[k];
-              guint32 t;
-
-              if (d >= src->n_docs || (t = take[d]) == G_MAXUINT32 || fill[t] == offsets[t + 1])
-                continue;
-              pairs[2 * fill[t]] = src_fps[k0 + k];
-              pairs[2 * fill[t] + 1] = (guint64) t << 32 | s_of[k];
-              fill[t]++;
-            }
-        }
-    }
+  visit_sources (sources, n_sources, &plan, fill, put_pair, pairs);
 
   /* A damaged source may have held fewer windows of a document than its
    * row says: close the gaps. */
-  {
-    gsize w = 0;
+  n = 0;
+  for (guint i = 0; i < part->n_docs; i++)
+    {
+      const gsize c = fill[i] - plan.offsets[i];
 
-    for (guint i = 0; i < part->n_docs; i++)
-      {
-        const gsize c = fill[i] - offsets[i];
-
-        if (w != offsets[i] && c > 0)
-          {
-            memmove (pairs + 2 * w, pairs + 2 * offsets[i], c * 2 * sizeof *pairs);
-          }
-        w += c;
-      }
-    n = w;
-  }
-
+      if (n != plan.offsets[i] && c > 0)
+        memmove (pairs + 2 * n, pairs + 2 * plan.offsets[i], c * 2 * sizeof *pairs);
+      n += c;
+    }
+  plan_clear (&plan);
   *out_pairs = pairs;
   *out_n = n;
   return TRUE;
 }
 
-/* Builds @part (part_gather()): its pairs sorted where they are, the
- * order a build from the texts alone gives, ready to be written
- * (part_write()); part_finish() indexes them when no file takes over. */
+/* Gathering records (part_gather_records()): each share of the documents
+ * on a thread of its own, and the sources' windows in one more share,
+ * counted by bucket and then put where the counts say. */
+typedef struct {
+  const SimCorpusSnapshot *snapshot;
+  const Part              *part;
+  const Plan              *plan;
+  const guint64           *bases;     /* part document -> its first position */
+  guint                    n_shares;
+  guint32                (*at)[SIM_BAND_INDEX_FILE_BUCKETS]; /* per share: counts, then where it writes */
+  guint64                 *records;   /* NULL while counting */
+  gint                     next;
+} GatherJob;
+
+static inline void
+record_window (GatherJob *job,
+               guint       share,
+               guint64     fp,
+               guint32     position)
+{
+  const guint bucket = fp & (SIM_BAND_INDEX_FILE_BUCKETS - 1);
+
+  if (job->records == NULL)
+    job->at[share][bucket]++;
+  else
+    job->records[job->at[share][bucket]++] = ((fp >> 16) & G_MAXUINT32) << 32 | position;
+}
+
+static void
+records_worker (gpointer data)
+{
+  GatherJob *job = data;
+  gint t;
+
+  while ((t = g_atomic_int_add (&job->next, 1)) < (gint) job->n_shares)
+    {
+      const guint lo = (guint64) job->part->n_docs * t / job->n_shares;
+      const guint hi = (guint64) job->part->n_docs * (t + 1) / job->n_shares;
+
+      for (guint i = lo; i < hi; i++)
+        if (job->plan->packed[i] != NULL)
+          {
+            const gint64 n_chars = g_array_index (job->snapshot->docs, SimCorpusDoc, job->part->doc_map[i]).n_chars;
+            const guint8 *p = g_bytes_get_data (job->plan->packed[i], NULL);
+            gint64 start = 0;
+
+            for (gsize k = job->plan->offsets[i]; k < job->plan->offsets[i + 1]; k++)
+              {
+                const guint64 fp = next_window (&p, &start);
+
+                record_window (job, t, fp, (guint32) (job->bases[i] + CLAMP (start, 0, MAX (n_chars, 0))));
+              }
+          }
+    }
+}
+
+static void
+record_source_window (gpointer data,
+                      guint32  doc,
+                      gsize    at,
+                      guint64  fp,
+                      guint32  start)
+{
+  GatherJob *job = data;
+
+  record_window (job, job->n_shares, fp, (guint32) (job->bases[doc] + start));
+}
+
+/* The windows of @part's documents (gather_plan()) as records, bucket by
+ * bucket and sorted (sim_band_index_sort_records()), into part->records
+ * and part->pair_offsets: 8 bytes a window where pairs take 16, for a part
+ * whose positions fit in 4 bytes (positions_fit()). */
+static gboolean
+part_gather_records (SimCorpusSnapshot  *snapshot,
+                     SimStore           *store,
+                     Part               *part,
+                     GArray             *docs,
+                     const Part         *sources,
+                     guint               n_sources,
+                     GHashTable         *fresh,
+                     GError            **error)
+{
+  Plan plan = { 0 };
+  g_autofree guint64 *bases = NULL;
+  g_autofree gsize *fill = NULL;
+  GatherJob job = { 0 };
+  gsize n = 0;
+
+  if (!gather_plan (snapshot, store, part, docs, sources, n_sources, fresh, NULL, &plan, error))
+    return FALSE;
+  bases = g_new (guint64, MAX (part->n_docs, 1));
+  job.snapshot = snapshot;
+  job.part = part;
+  job.plan = &plan;
+  job.bases = bases;
+  job.n_shares = MIN (sim_parallel_default_threads (), MAX (part->n_docs / 64, 1));
+  job.at = g_malloc0 ((job.n_shares + 1) * sizeof *job.at);
+  fill = g_new (gsize, MAX (part->n_docs, 1));
+  part_positions (snapshot, part->doc_map, part->n_docs, bases);
+
+  /* Counted, then put: both passes see the same windows. */
+  for (guint pass = 0; pass < 2; pass++)
+    {
+      job.next = 0;
+      sim_parallel_run (job.n_shares, records_worker, &job);
+      /* The packed documents are done: the sources fill the others. */
+      for (guint i = 0; i < part->n_docs; i++)
+        fill[i] = plan.packed[i] != NULL ? plan.offsets[i + 1] : plan.offsets[i];
+      visit_sources (sources, n_sources, &plan, fill, record_source_window, &job);
+      if (pass == 1)
+        break;
+      /* Where each bucket starts, and where in it each share writes. */
+      part->pair_offsets = g_new (guint32, SIM_BAND_INDEX_FILE_BUCKETS + 1);
+      for (guint k = 0; k < SIM_BAND_INDEX_FILE_BUCKETS; k++)
+        {
+          part->pair_offsets[k] = n;
+          for (guint t = 0; t <= job.n_shares; t++)
+            {
+              const guint32 c = job.at[t][k];
+
+              job.at[t][k] = n;
+              n += c;
+            }
+        }
+      part->pair_offsets[SIM_BAND_INDEX_FILE_BUCKETS] = n;
+      job.records = part->records = g_new (guint64, MAX (n, 1));
+    }
+  g_free (job.at);
+  plan_clear (&plan);
+  part->n_fps = n;
+  sim_band_index_sort_records (part->records, part->pair_offsets);
+  return TRUE;
+}
+
+/* Builds @part (part_gather() or part_gather_records()): its pairs or
+ * records sorted where they are, the order a build from the texts alone
+ * gives, ready to be written (part_write()); part_finish() indexes them
+ * when no file takes over. */
 static gboolean
 part_build (SimCorpusSnapshot  *snapshot,
             SimStore           *store,
@@ -1528,6 +1778,13 @@ part_build (SimCorpusSnapshot  *snapshot,
             GHashTable         *fresh,
             GError            **error)
 {
+  const guint n_docs = docs ? docs->len : snapshot->docs->len;
+  g_autofree guint32 *doc_map = g_new (guint32, MAX (n_docs, 1));
+
+  for (guint i = 0; i < n_docs; i++)
+    doc_map[i] = docs ? g_array_index (docs, guint32, i) : i;
+  if (positions_fit (part_positions (snapshot, doc_map, n_docs, NULL)))
+    return part_gather_records (snapshot, store, part, docs, sources, n_sources, fresh, error);
   if (!part_gather (snapshot, store, part, docs, sources, n_sources, fresh, NULL, &part->pairs, &part->n_fps, error))
     return FALSE;
   part->pair_offsets = g_new (guint32, SIM_BAND_INDEX_FILE_BUCKETS + 1);
@@ -1537,10 +1794,40 @@ part_build (SimCorpusSnapshot  *snapshot,
 
 /* The index in memory of a part built and not replaced by its file (none
  * could be written or read back): the places travel with the fingerprints
- * through the index's sort (a no-op on sorted pairs). */
+ * through the index's sort (a no-op on sorted pairs). Records become pairs
+ * again for it. */
 static void
-part_finish (Part *part)
+part_finish (const SimCorpusSnapshot *snapshot,
+             Part                    *part)
 {
+  if (part->records != NULL)
+    {
+      g_autofree guint64 *bases = g_new (guint64, MAX (part->n_docs, 1));
+
+      part->pairs = g_new (guint64, 2 * MAX (part->n_fps, 1));
+      part_positions (snapshot, part->doc_map, part->n_docs, bases);
+      for (guint k = 0; k < SIM_BAND_INDEX_FILE_BUCKETS; k++)
+        for (gsize i = part->pair_offsets[k]; i < part->pair_offsets[k + 1]; i++)
+          {
+            const guint64 r = part->records[i];
+            const guint32 position = (guint32) r;
+            guint lo = 0, hi = part->n_docs;
+
+            /* The last document starting at or before the position. */
+            while (hi - lo > 1)
+              {
+                const guint mid = lo + (hi - lo) / 2;
+
+                if (bases[mid] <= position)
+                  lo = mid;
+                else
+                  hi = mid;
+              }
+            part->pairs[2 * i] = (r >> 32) << 16 | k;
+            part->pairs[2 * i + 1] = (guint64) lo << 32 | (guint32) (position - bases[lo]);
+          }
+      g_clear_pointer (&part->records, g_free);
+    }
   if (part->pairs == NULL)
     return;
   part->index = sim_band_index_new_take_pairs (g_steal_pointer (&part->pairs), part->n_fps, &part->places);
@@ -1769,7 +2056,7 @@ _sim_snapshot_load (SimStore           *store,
           snapshot->n_parts = 2;
           if (part_write (snapshot, delta, KIND_DELTA, key, main_header.key, stamp))
             part_use_file (snapshot, delta, KIND_DELTA, main_header.key);
-          part_finish (delta);
+          part_finish (snapshot, delta);
           return g_steal_pointer (&snapshot);
         }
     }
@@ -1787,7 +2074,7 @@ _sim_snapshot_load (SimStore           *store,
       g_unlink (stale);
       part_use_file (snapshot, whole, KIND_INDEX, base);
     }
-  part_finish (whole);
+  part_finish (snapshot, whole);
   return g_steal_pointer (&snapshot);
 
 fail:

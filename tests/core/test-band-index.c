@@ -570,6 +570,57 @@ test_pairs_sort_in_place_by_key_then_bytes (void **state)
   (void) state;
 }
 
+/* Records (8 bytes, the bucket implied by where they lie) sort into the
+ * order pairs do when the pairs' bytes are the records' 4, and make the
+ * same index file: crowded buckets, copies of one fingerprint with bytes
+ * running backwards, records put in their buckets in a shuffled order. */
+static void
+test_records_sort_and_serialize_as_pairs_do (void **state)
+{
+  const gsize n = 300000;
+  g_autoptr(GRand) rand = g_rand_new_with_seed (22);
+  g_autofree guint64 *pairs = g_new (guint64, 2 * n);
+  g_autofree guint64 *records = g_new (guint64, n);
+  g_autofree guint32 *offsets = g_new0 (guint32, SIM_BAND_INDEX_FILE_BUCKETS + 1);
+  g_autofree guint32 *pair_offsets = g_new (guint32, SIM_BAND_INDEX_FILE_BUCKETS + 1);
+  g_autofree guint32 *fill = NULL;
+  g_autoptr(GByteArray) from_pairs = g_byte_array_new ();
+  g_autoptr(GByteArray) from_records = g_byte_array_new ();
+
+  for (gsize i = 0; i < n; i++)
+    {
+      guint64 fp = ((guint64) g_rand_int (rand) << 32) | g_rand_int (rand);
+
+      if (i % 10 < 3)
+        fp = (fp & ~G_GUINT64_CONSTANT (0xffff)) | (i % 7);
+      if (i % 100 == 0)
+        fp = G_GUINT64_CONSTANT (0xabcdef0123456789);
+      pairs[2 * i] = fp;
+      pairs[2 * i + 1] = i % 100 == 0 ? n - i : g_rand_int (rand);
+      offsets[(fp & (SIM_BAND_INDEX_FILE_BUCKETS - 1)) + 1]++;
+    }
+  for (guint k = 0; k < SIM_BAND_INDEX_FILE_BUCKETS; k++)
+    offsets[k + 1] += offsets[k];
+  fill = g_memdup2 (offsets, SIM_BAND_INDEX_FILE_BUCKETS * sizeof (guint32));
+  /* Backwards, so no bucket comes in order. */
+  for (gsize i = n; i-- > 0;)
+    records[fill[pairs[2 * i] & (SIM_BAND_INDEX_FILE_BUCKETS - 1)]++] =
+      ((pairs[2 * i] >> 16) & G_MAXUINT32) << 32 | (guint32) pairs[2 * i + 1];
+  sim_band_index_sort_records (records, offsets);
+  sim_band_index_sort_pairs (pairs, n, pair_offsets);
+  assert_memory_equal (offsets, pair_offsets, (SIM_BAND_INDEX_FILE_BUCKETS + 1) * sizeof (guint32));
+  for (gsize i = 0; i < n; i++)
+    {
+      assert_true (records[i] >> 32 == pairs[2 * i] >> 16);
+      assert_true ((guint32) records[i] == pairs[2 * i + 1]);
+    }
+  assert_true (sim_band_index_serialize_pairs (pairs, n, pair_offsets, append_bytes, from_pairs));
+  assert_true (sim_band_index_serialize_records (records, n, offsets, append_bytes, from_records));
+  assert_int_equal (from_records->len, from_pairs->len);
+  assert_memory_equal (from_records->data, from_pairs->data, from_pairs->len);
+  (void) state;
+}
+
 /* A file's index read bucket by bucket from a large corpus reads only the
  * part of a crowded bucket where the query's key should be, and the whole
  * bucket when the keys there are bunched (repeated text) or the query's
@@ -700,6 +751,7 @@ main (void)
     cmocka_unit_test (test_pread_many_reads_as_pread_does),
     cmocka_unit_test (test_pread_many_after_fork),
     cmocka_unit_test (test_pairs_sort_in_place_by_key_then_bytes),
+    cmocka_unit_test (test_records_sort_and_serialize_as_pairs_do),
     cmocka_unit_test (test_file_index_reads_crowded_buckets_in_part),
     cmocka_unit_test (test_empty_index),
   };
