@@ -576,67 +576,47 @@ sort_pairs_in_place (Entry   *e,
   sim_parallel_run (MIN (sim_parallel_default_threads (), 256), group_worker, &job);
 }
 
-/* Sorts @n words ascending: a quicksort down to runs of 16, then an
- * insertion sort. */
-static void
-sort_words (guint64 *t,
-            gsize    n)
-{
-  while (n > 16)
-    {
-      const guint64 a = t[0], b = t[n / 2], c = t[n - 1];
-      const guint64 pivot = a < b ? (b < c ? b : MAX (a, c)) : (a < c ? a : MAX (b, c));
-      gsize i = 0, j = n - 1;
-
-      for (;;)
-        {
-          while (t[i] < pivot)
-            i++;
-          while (t[j] > pivot)
-            j--;
-          if (i >= j)
-            break;
-          {
-            const guint64 x = t[i];
-
-            t[i++] = t[j];
-            t[j--] = x;
-          }
-        }
-      /* [0, j] <= pivot <= [j + 1, n): the smaller side recurses. */
-      if (j + 1 < n - (j + 1))
-        {
-          sort_words (t, j + 1);
-          t += j + 1;
-          n -= j + 1;
-        }
-      else
-        {
-          sort_words (t + j + 1, n - (j + 1));
-          n = j + 1;
-        }
-    }
-  for (gsize i = 1; i < n; i++)
-    {
-      const guint64 x = t[i];
-      gsize j = i;
-
-      for (; j > 0 && t[j - 1] > x; j--)
-        t[j] = t[j - 1];
-      t[j] = x;
-    }
-}
-
 typedef struct {
   guint64       *records;
   const guint32 *offsets;
   gint           next;     /* the next group of 256 buckets */
 } RecordsJob;
 
+static int
+compare_words (gconstpointer a,
+               gconstpointer b)
+{
+  const guint64 x = *(const guint64 *) a, y = *(const guint64 *) b;
+
+  return x < y ? -1 : x > y;
+}
+
+/* Sorts @n words: an insertion sort, or qsort() for a long run (copies
+ * of one fingerprint: repeated text). */
+static void
+sort_run (guint64 *r,
+          gsize    n)
+{
+  if (n > 64)
+    {
+      qsort (r, n, sizeof *r, compare_words);
+      return;
+    }
+  for (gsize i = 1; i < n; i++)
+    {
+      const guint64 x = r[i];
+      gsize j = i;
+
+      for (; j > 0 && r[j - 1] > x; j--)
+        r[j] = r[j - 1];
+      r[j] = x;
+    }
+}
+
 /* Each bucket: its records by the top byte of their bits through a
- * scratch array and back, then an insertion sort of what is left out of
- * order (runs of equal top bytes: a bucket's bits are spread evenly);
- * small buckets by sort_words(). */
+ * scratch array and back, then each run of one top byte sorted (a
+ * bucket's bits are spread evenly: runs of a few); buckets of a few
+ * records sorted whole. */
 static void
 records_worker (gpointer data)
 {
@@ -652,9 +632,9 @@ records_worker (gpointer data)
         const gsize m = job->offsets[k + 1] - job->offsets[k];
         gsize at[256] = { 0 };
 
-        if (m < 256)
+        if (m < 32)
           {
-            sort_words (r, m);
+            sort_run (r, m);
             continue;
           }
         if (m > scratch_len)
@@ -675,15 +655,9 @@ records_worker (gpointer data)
         for (gsize i = 0; i < m; i++)
           scratch[at[r[i] >> 56]++] = r[i];
         memcpy (r, scratch, m * sizeof *r);
-        for (gsize i = 1; i < m; i++)
-          {
-            const guint64 x = r[i];
-            gsize j = i;
-
-            for (; j > 0 && r[j - 1] > x; j--)
-              r[j] = r[j - 1];
-            r[j] = x;
-          }
+        /* at[d] is now where digit d's run ends. */
+        for (gsize d = 0, from = 0; d < 256; from = at[d++])
+          sort_run (r + from, at[d] - from);
       }
 }
 
