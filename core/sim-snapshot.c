@@ -1009,7 +1009,8 @@ part_write (SimCorpusSnapshot *snapshot,
   g_autofree IndexDoc *docs = g_new (IndexDoc, MAX (part->n_docs, 1));
   const guint32 *counts = sim_weights_get_counts (snapshot->weights);
   g_autoptr(GBytes) packed = counts ? sim_store_pack_df (counts, SIM_DF_BUCKETS) : g_bytes_new (NULL, 0);
-  guint64 next = 0;
+  g_autofree guint64 *bases = g_new (guint64, MAX (part->n_docs, 1));
+  const guint64 next = part_positions (snapshot, part->doc_map, part->n_docs, bases);
   gboolean ok;
 
   if (fd < 0)
@@ -1018,8 +1019,7 @@ part_write (SimCorpusSnapshot *snapshot,
     {
       docs[i].id = g_array_index (snapshot->docs, SimCorpusDoc, part->doc_map[i]).id;
       docs[i].row = g_array_index (snapshot->rows, DocRow, part->doc_map[i]).key;
-      docs[i].base = next;
-      next += MAX (g_array_index (snapshot->docs, SimCorpusDoc, part->doc_map[i]).n_chars, 0) + 1;
+      docs[i].base = bases[i];
     }
   if (!positions_fit (next))
     header.place_bytes = 8;
