@@ -272,7 +272,7 @@ check_run (SimCorpusSnapshot     *snapshot,
                      "split it into parts"), len / 1048576.0, SIM_CHECK_MAX_BYTES >> 20);
       return NULL;
     }
-  if (!g_utf8_validate_len (text, len, NULL))
+  if (!sim_text_validate (text, len))
     {
       valid = g_utf8_make_valid (text, len);
       text = valid;

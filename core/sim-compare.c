@@ -33,7 +33,7 @@ side_load (Side              *side,
 {
   if (len < 0)
     len = strlen (text);
-  side->text = g_utf8_validate_len (text, len, NULL) ? g_strndup (text, len) : g_utf8_make_valid (text, len);
+  side->text = sim_text_validate (text, len) ? g_strndup (text, len) : g_utf8_make_valid (text, len);
   side->len = strlen (side->text);
   sim_units_init (&side->units);
   side->sentences = g_array_new (FALSE, FALSE, sizeof (SimSegment));

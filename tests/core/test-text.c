@@ -294,12 +294,52 @@ test_validate_answers_as_glib (void **state)
   g_rand_free (rand);
 }
 
+/* Every pair of bytes, and every pair before two continuations, at every
+ * place of a 16-byte block, at the start of a text, inside it and across
+ * the end of its last whole block, and cut inside the sequence: the
+ * validator answers as GLib does (the SSSE3 blocks, and the byte-at-a-time
+ * check with SIMHOUND_NO_SSSE3 set). */
+static void
+test_validate_every_pair_of_bytes_at_every_offset (void **state)
+{
+  static const guint bases[] = { 0, 24, 56 };
+  char buf[80];
+
+  (void) state;
+  for (guint k = 0; k < G_N_ELEMENTS (bases); k++)
+    for (guint at = 0; at < 17 && bases[k] + at + 4 <= sizeof buf; at++)
+      for (guint b1 = 1; b1 < 256; b1++)
+        for (guint b2 = 1; b2 < 256; b2++)
+          {
+            const guint i = bases[k] + at;
+
+            memset (buf, 'a', sizeof buf);
+            buf[i] = (char) b1;
+            buf[i + 1] = (char) b2;
+            assert_int_equal (sim_text_validate (buf, sizeof buf), g_utf8_validate_len (buf, sizeof buf, NULL));
+            buf[i + 2] = (char) 0x80;
+            buf[i + 3] = (char) 0xbf;
+            assert_int_equal (sim_text_validate (buf, sizeof buf), g_utf8_validate_len (buf, sizeof buf, NULL));
+            for (guint cut = i + 1; cut <= i + 3; cut++)
+              if (cut >= 64)
+                assert_int_equal (sim_text_validate (buf, cut), g_utf8_validate_len (buf, cut, NULL));
+          }
+  /* A NUL in any place of a block. */
+  for (guint at = 0; at < 80; at++)
+    {
+      memset (buf, 'a', sizeof buf);
+      buf[at] = 0;
+      assert_false (sim_text_validate (buf, sizeof buf));
+    }
+}
+
 int
 main (void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test (test_text_index_finds_every_code_point),
     cmocka_unit_test (test_validate_answers_as_glib),
+    cmocka_unit_test (test_validate_every_pair_of_bytes_at_every_offset),
     cmocka_unit_test (test_normalize_folds_width_case_and_marks),
     cmocka_unit_test (test_normalize_maps_every_unit_to_its_source),
     cmocka_unit_test (test_normalize_folds_traditional_chinese_only_when_asked),
