@@ -402,19 +402,6 @@ make_title (const char *text,
 /* Reads, decodes and fingerprints one file. Returns the item's new state,
  * which the caller publishes under the job lock: the writer must not see the
  * state before the fields it describes. */
-/* The code points of valid UTF-8: its bytes that do not continue one
- * (a loop the compiler vectorises, unlike g_utf8_strlen()'s). */
-static gint64
-count_chars (const char *text,
-             gsize       len)
-{
-  gint64 n = 0;
-
-  for (gsize i = 0; i < len; i++)
-    n += ((guint8) text[i] & 0xc0) != 0x80;
-  return n;
-}
-
 static ItemState
 prepare_item (ImportJob        *job,
               SimFingerprinter *fp,
@@ -465,7 +452,7 @@ prepare_item (ImportJob        *job,
   item->doc->title = make_title (item->text, item->text_len, item->path);
   item->doc->content_hash = g_steal_pointer (&hash);
   item->doc->n_bytes = len;
-  item->doc->n_chars = count_chars (item->text, item->text_len);
+  item->doc->n_chars = (gint64) sim_text_count_chars (item->text, item->text_len);
   item->doc->n_segments = n_windows;
   item->doc->modified_at = g_stat (item->path, &st) == 0 ? st.st_mtime : 0;
   item->doc->added_at = item->doc->updated_at = g_get_real_time () / G_USEC_PER_SEC;

@@ -15,7 +15,7 @@
 
 G_BEGIN_DECLS
 
-#define SIM_STORE_FORMAT_VERSION 1
+#define SIM_STORE_FORMAT_VERSION 2
 
 typedef struct _SimStore SimStore;
 
@@ -86,8 +86,10 @@ gboolean  sim_store_find_path   (SimStore          *store,
                                  gint64            *out_id,
                                  char             **out_hash,
                                  GError           **error);
-/* A text as the store keeps it: compressed (zstd, one frame that names its
- * size). Pure: any thread, so importers compress in parallel. */
+/* A text as the store keeps it: compressed in pieces of about 8 KB (zstd,
+ * a frame a piece, behind a table of their sizes), so that a part of it
+ * can be read without the rest. Pure: any thread, so importers compress in
+ * parallel. */
 #define SIM_STORE_TEXT_LEVEL 3
 #define SIM_STORE_TEXT_MAX   (G_GUINT64_CONSTANT (1) << 30)  /* bytes a stored text may claim */
 GBytes   *sim_store_pack_text   (const char        *text,
@@ -143,6 +145,28 @@ char     *sim_store_dup_text    (SimStore          *store,
                                  gint64             id,
                                  gsize             *out_len,
                                  GError           **error);
+
+/* A stored text read but not yet decompressed: its pieces are decompressed
+ * when a range of it is asked for. Its table is checked when read, each
+ * piece when decompressed (a damaged one is SIM_ERROR_STORE_CORRUPT).
+ * Immutable once read: any thread may read it. */
+typedef struct _SimStoreText SimStoreText;
+
+SimStoreText *sim_store_read_text        (SimStore           *store,
+                                          gint64              id,
+                                          GError            **error);
+guint32       sim_store_text_get_n_chars (const SimStoreText *text);
+/* (transfer full) The text of the pieces that hold code points [@lo, @hi)
+ * (at least one piece, so never empty but for an empty text), NUL
+ * terminated; *@out_first is the code point it starts with. */
+char         *sim_store_text_dup_range   (const SimStoreText *text,
+                                          guint32             lo,
+                                          guint32             hi,
+                                          guint32            *out_first,
+                                          gsize              *out_len,
+                                          GError            **error);
+void          sim_store_text_free        (SimStoreText       *text);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimStoreText, sim_store_text_free)
 
 /* Document frequencies: @n_buckets counts (transfer full) or NULL when none
  * are stored yet. A blob of another size is SIM_ERROR_STORE_CORRUPT. With

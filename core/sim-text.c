@@ -704,6 +704,17 @@ lead_mask (const char *p)
  * a sample falls in a block when they pass the next multiple of
  * INDEX_STEP; it is found among the block's lead bits. A Chinese text is
  * counted as fast as an English one. */
+gsize
+sim_text_count_chars (const char *text,
+                      gsize       len)
+{
+  gsize n = 0;
+
+  for (gsize i = 0; i < len; i++)
+    n += ((guint8) text[i] & 0xc0) != 0x80;
+  return n;
+}
+
 void
 sim_text_index_init (SimTextIndex *index,
                      const char   *text,

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 #include <glib.h>
 #include <sqlite3.h>
+#include <zstd.h>
 
 #include "sim-error.h"
 #include "sim-store.h"
@@ -290,6 +291,213 @@ test_store_new_has_large_pages_old_keeps_its_own (void **state)
   assert_int_equal (page_size (old), 4096);
 }
 
+/* A text of @n characters of one to four bytes, drawn at random. */
+static char *
+mixed_text (guint n)
+{
+  static const char *const chars[] = { "a", "b", " ", "é", "中", "文", "𝄞", ".", "\n", "z" };
+  GString *out = g_string_new (NULL);
+  guint32 seed = 7;
+
+  for (guint i = 0; i < n; i++)
+    {
+      seed = seed * 1103515245u + 12345u;
+      g_string_append (out, chars[(seed >> 16) % G_N_ELEMENTS (chars)]);
+    }
+  return g_string_free (out, FALSE);
+}
+
+/* Texts are kept in pieces: any range read back is the same code points
+ * as the whole text holds there, and the whole text reads back whole. */
+static void
+test_store_text_ranges_read_what_the_whole_holds (void **state)
+{
+  g_autofree char *path = g_build_filename (*state, "store.db", NULL);
+  g_autoptr(SimStore) store = sim_store_open (path, FALSE, NULL);
+  const guint sizes[] = { 0, 1, 5000, 30011 };
+
+  for (guint k = 0; k < G_N_ELEMENTS (sizes); k++)
+    {
+      g_autofree char *name = g_strdup_printf ("/t%u.txt", k);
+      g_autoptr(SimStoreDocument) doc = make_doc (name);
+      g_autofree char *whole = mixed_text (sizes[k]);
+      g_autoptr(GBytes) text_bytes = NULL;
+      g_autofree char *back = NULL;
+      g_autoptr(SimStoreText) text = NULL;
+      g_autoptr(GError) error = NULL;
+      const glong n = g_utf8_strlen (whole, -1);
+      gsize len = 0;
+
+      assert_true (sim_store_begin (store, NULL));
+      assert_true (sim_store_insert (store, doc, packed (&text_bytes, whole), NULL));
+      assert_true (sim_store_commit (store, NULL));
+      back = sim_store_dup_text (store, doc->id, &len, &error);
+      g_assert_no_error (error);
+      assert_int_equal (len, strlen (whole));
+      assert_string_equal (back, whole);
+
+      text = sim_store_read_text (store, doc->id, &error);
+      g_assert_no_error (error);
+      assert_int_equal (sim_store_text_get_n_chars (text), n);
+      for (glong lo = 0; lo <= n; lo += 997)
+        for (glong hi = lo; hi <= n; hi += 1511)
+          {
+            guint32 first = G_MAXUINT32;
+            g_autofree char *part = sim_store_text_dup_range (text, lo, hi, &first, &len, &error);
+            const char *at = g_utf8_offset_to_pointer (whole, first);
+
+            g_assert_no_error (error);
+            assert_true (first <= (guint32) lo);
+            assert_int_equal (len, strlen (part));
+            assert_true (g_utf8_validate (part, len, NULL));
+            assert_memory_equal (part, at, len);
+            /* It holds [lo, hi). */
+            assert_true (first + g_utf8_strlen (part, len) >= (guint32) hi);
+            /* And is no more than the pieces that do: 8 KB on each side at most. */
+            assert_true ((glong) len <= g_utf8_offset_to_pointer (whole, hi) - g_utf8_offset_to_pointer (whole, lo) + 2 * 8192);
+          }
+    }
+}
+
+/* Stores from before pieces kept a text as one zstd frame, or as TEXT:
+ * both still read, whole and in ranges, and a format 1 store says it is
+ * format 2 once a text in pieces is written to it, not before. */
+static void
+test_store_reads_texts_kept_whole (void **state)
+{
+  g_autofree char *path = g_build_filename (*state, "store.db", NULL);
+  g_autoptr(GBytes) text_bytes = NULL;
+  g_autofree char *whole = mixed_text (20000);
+  const gsize len = strlen (whole);
+  g_autofree guint8 *frame = g_malloc (ZSTD_compressBound (len));
+  const gsize frame_len = ZSTD_compress (frame, ZSTD_compressBound (len), whole, len, 3);
+  gint64 ids[2];
+  sqlite3 *db = NULL;
+  sqlite3_stmt *stmt = NULL;
+
+  {
+    g_autoptr(SimStore) store = sim_store_open (path, FALSE, NULL);
+
+    for (guint k = 0; k < 2; k++)
+      {
+        g_autofree char *name = g_strdup_printf ("/t%u.txt", k);
+        g_autoptr(SimStoreDocument) doc = make_doc (name);
+
+        assert_true (sim_store_begin (store, NULL));
+        assert_true (sim_store_insert (store, doc, packed (&text_bytes, "x"), NULL));
+        assert_true (sim_store_commit (store, NULL));
+        ids[k] = doc->id;
+      }
+  }
+  assert_false (ZSTD_isError (frame_len));
+  assert_int_equal (sqlite3_open (path, &db), SQLITE_OK);
+  assert_int_equal (sqlite3_prepare_v2 (db, "UPDATE texts SET body = ? WHERE doc_id = ?", -1, &stmt, NULL), SQLITE_OK);
+  sqlite3_bind_blob (stmt, 1, frame, frame_len, SQLITE_STATIC);
+  sqlite3_bind_int64 (stmt, 2, ids[0]);
+  assert_int_equal (sqlite3_step (stmt), SQLITE_DONE);
+  sqlite3_reset (stmt);
+  sqlite3_bind_text (stmt, 1, whole, len, SQLITE_STATIC);
+  sqlite3_bind_int64 (stmt, 2, ids[1]);
+  assert_int_equal (sqlite3_step (stmt), SQLITE_DONE);
+  sqlite3_finalize (stmt);
+  assert_int_equal (sqlite3_exec (db, "PRAGMA user_version=1", NULL, NULL, NULL), SQLITE_OK);
+  sqlite3_close (db);
+
+  {
+    g_autoptr(SimStore) store = sim_store_open (path, TRUE, NULL);
+
+    for (guint k = 0; k < 2; k++)
+      {
+        g_autoptr(GError) error = NULL;
+        g_autofree char *back = sim_store_dup_text (store, ids[k], NULL, &error);
+        g_autoptr(SimStoreText) text = sim_store_read_text (store, ids[k], &error);
+        guint32 first = 99;
+        g_autofree char *part = sim_store_text_dup_range (text, 15000, 15010, &first, NULL, &error);
+
+        g_assert_no_error (error);
+        assert_string_equal (back, whole);
+        assert_int_equal (sim_store_text_get_n_chars (text), 20000);
+        assert_int_equal (first, 0);
+        assert_string_equal (part, whole);
+      }
+  }
+  assert_int_equal (sqlite3_open (path, &db), SQLITE_OK);
+  assert_int_equal (sqlite3_prepare_v2 (db, "PRAGMA user_version", -1, &stmt, NULL), SQLITE_OK);
+  assert_int_equal (sqlite3_step (stmt), SQLITE_ROW);
+  assert_int_equal (sqlite3_column_int (stmt, 0), 1);
+  sqlite3_finalize (stmt);
+  {
+    g_autoptr(SimStore) store = sim_store_open (path, FALSE, NULL);
+    g_autoptr(SimStoreDocument) doc = make_doc ("/new.txt");
+
+    assert_true (sim_store_begin (store, NULL));
+    assert_true (sim_store_insert (store, doc, packed (&text_bytes, "x"), NULL));
+    /* Opened for writing, and written, but not committed: still format 1. */
+    sim_store_rollback (store);
+    assert_int_equal (sqlite3_prepare_v2 (db, "PRAGMA user_version", -1, &stmt, NULL), SQLITE_OK);
+    assert_int_equal (sqlite3_step (stmt), SQLITE_ROW);
+    assert_int_equal (sqlite3_column_int (stmt, 0), 1);
+    sqlite3_finalize (stmt);
+    assert_true (sim_store_begin (store, NULL));
+    assert_true (sim_store_insert (store, doc, packed (&text_bytes, "x"), NULL));
+    assert_true (sim_store_commit (store, NULL));
+  }
+  assert_int_equal (sqlite3_prepare_v2 (db, "PRAGMA user_version", -1, &stmt, NULL), SQLITE_OK);
+  assert_int_equal (sqlite3_step (stmt), SQLITE_ROW);
+  assert_int_equal (sqlite3_column_int (stmt, 0), SIM_STORE_FORMAT_VERSION);
+  sqlite3_finalize (stmt);
+  sqlite3_close (db);
+}
+
+/* Every byte of a packed text's table and of its first frame damaged in
+ * turn: reading it gives the text it held or "damaged", never a crash,
+ * and a range never holds anything but valid UTF-8. */
+static void
+test_store_damaged_pieces_are_reported (void **state)
+{
+  g_autofree char *path = g_build_filename (*state, "store.db", NULL);
+  g_autoptr(SimStore) store = sim_store_open (path, FALSE, NULL);
+  g_autoptr(SimStoreDocument) doc = make_doc ("/a.txt");
+  g_autofree char *whole = mixed_text (9000);
+  g_autoptr(GBytes) text_bytes = sim_store_pack_text (whole, strlen (whole));
+  gsize packed_len = 0;
+  const guint8 *good = g_bytes_get_data (text_bytes, &packed_len);
+  g_autofree guint8 *bad = g_memdup2 (good, packed_len);
+  guint n_damaged = 0;
+
+  assert_true (packed_len > 200);
+  assert_true (sim_store_begin (store, NULL));
+  assert_true (sim_store_insert (store, doc, text_bytes, NULL));
+  assert_true (sim_store_commit (store, NULL));
+  for (gsize at = 0; at < 120; at++)
+    for (guint bit = 0; bit < 8; bit += 3)
+      {
+        g_autoptr(GBytes) damaged = NULL;
+        g_autoptr(GError) error = NULL;
+        g_autoptr(SimStoreText) text = NULL;
+        g_autofree char *back = NULL;
+
+        memcpy (bad, good, packed_len);
+        bad[at] ^= 1u << bit;
+        damaged = g_bytes_new_static (bad, packed_len);
+        assert_true (sim_store_begin (store, NULL));
+        assert_true (sim_store_delete (store, doc->id, NULL));
+        assert_true (sim_store_insert (store, doc, damaged, NULL));
+        assert_true (sim_store_commit (store, NULL));
+        text = sim_store_read_text (store, doc->id, &error);
+        if (text != NULL)
+          back = sim_store_text_dup_range (text, 0, sim_store_text_get_n_chars (text), NULL, NULL, &error);
+        if (back != NULL)
+          {
+            assert_true (g_utf8_validate (back, -1, NULL));
+            continue;
+          }
+        assert_true (g_error_matches (error, SIM_ERROR, SIM_ERROR_STORE_CORRUPT));
+        n_damaged++;
+      }
+  assert_true (n_damaged > 200);
+}
+
 /* The statistics read back are @want (@n buckets) over @n_docs documents. */
 static void
 assert_df (SimStore      *store,
@@ -454,6 +662,9 @@ main (void)
     cmocka_unit_test_setup_teardown (test_store_refuses_a_document_row_without_path, setup, teardown),
     cmocka_unit_test_setup_teardown (test_store_read_only_open_of_missing_store_fails, setup, teardown),
     cmocka_unit_test_setup_teardown (test_store_new_has_large_pages_old_keeps_its_own, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_store_text_ranges_read_what_the_whole_holds, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_store_reads_texts_kept_whole, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_store_damaged_pieces_are_reported, setup, teardown),
   };
 
   return cmocka_run_group_tests_name ("store", tests, NULL, NULL);
