@@ -65,13 +65,17 @@ typedef struct {
 } CheckPassage;
 
 typedef struct {
-  char         *text;
+  SimStoreText *stored;    /* NULL: removed since the snapshot */
+  guint32       n_chars;   /* of the whole text */
+  char         *text;      /* the pieces decompressed so far (_sim_source_cache_cover()) */
   gsize         len;
+  guint32       first;     /* the code point text starts with */
   SimTextIndex  index;     /* code points of text to bytes */
   guint32       lo, hi;    /* code points the units cover: the candidates' regions and a margin */
   SimUnits      units;     /* of [lo, hi), offsets into the whole text */
   guint64      *features;
   gboolean      loaded;
+  GError       *error;     /* a damaged piece met after loading */
 } DocCache;
 
 typedef struct {
@@ -136,6 +140,18 @@ gboolean  _sim_source_cache_load     (Check            *check,
                                       GError          **error);
 DocCache *_sim_source_cache_get      (Check            *check,
                                       guint             doc);
+/* Makes @cache's text hold code points [@lo, @hi) of the document (as
+ * far as it goes). Only one thread at a time for a document. FALSE, with
+ * cache->error set, when a piece is damaged. */
+gboolean  _sim_source_cache_cover    (DocCache         *cache,
+                                      guint32           lo,
+                                      guint32           hi);
+/* Where code point @at (absolute, covered) of the document starts. */
+const char *_sim_source_cache_pointer (const DocCache  *cache,
+                                       guint32          at);
+/* The first damaged piece any document met, into @error: FALSE then. */
+gboolean  _sim_source_cache_check_errors (Check        *check,
+                                          GError      **error);
 void      _sim_source_cache_clear    (Check            *check);
 
 /* sim-verify.c: one thread's scratch space, and the segment it holds. */

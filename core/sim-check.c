@@ -183,12 +183,15 @@ build_report (Check *check)
           const Verified *v = &g_array_index (results, Verified, j);
           const SimCorpusDoc *doc = sim_corpus_snapshot_get_doc (check->snapshot, v->doc);
           DocCache *cache = _sim_source_cache_get (check, v->doc);
-          const char *from = sim_text_index_pointer (&cache->index, v->start);
-          const char *to = sim_text_index_pointer (&cache->index, v->end);
+          const char *from, *to;
           guint32 end = v->end;
           SimMatch m = { 0 };
 
           /* The source span ends with its punctuation, like the article's segments. */
+          if (!_sim_source_cache_cover (cache, v->start, v->end + 3))
+            continue;
+          from = _sim_source_cache_pointer (cache, v->start);
+          to = _sim_source_cache_pointer (cache, v->end);
           for (guint k = 0; k < 3 && to < cache->text + cache->len; k++)
             {
               const gunichar c = g_utf8_get_char (to);
@@ -322,7 +325,8 @@ check_run (SimCorpusSnapshot     *snapshot,
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     goto out;
   _sim_candidates_collect (&check);
-  if (!_sim_source_cache_load (&check, error) || g_cancellable_set_error_if_cancelled (cancellable, error))
+  if (!_sim_source_cache_load (&check, error) || !_sim_source_cache_check_errors (&check, error) ||
+      g_cancellable_set_error_if_cancelled (cancellable, error))
     goto out;
   _sim_refine_verify (&check);
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
@@ -335,7 +339,9 @@ check_run (SimCorpusSnapshot     *snapshot,
     _sim_refine_project_to_windows (&check);
 
   report = build_report (&check);
-  if (progress)
+  if (!_sim_source_cache_check_errors (&check, error))
+    g_clear_pointer (&report, sim_report_unref);
+  else if (progress)
     progress (check.total, check.total, NULL, user_data);
 
 out:

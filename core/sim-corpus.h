@@ -155,6 +155,12 @@ gboolean           sim_corpus_snapshot_dup_texts      (const SimCorpusSnapshot *
                                                        char                   **texts,
                                                        gsize                   *lens,
                                                        GError                 **error);
+/* The same, the texts read but not decompressed (sim_store_read_text()). */
+gboolean           sim_corpus_snapshot_read_texts     (const SimCorpusSnapshot *snapshot,
+                                                       const guint             *indices,
+                                                       guint                    n,
+                                                       SimStoreText           **texts,
+                                                       GError                 **error);
 /* Makes ready what lookups within @max_distance need: above 0, every
  * document's windows fingerprinted again from its text (the index files
  * keep 48 bits of each) and a band index over them (some 44 bytes a

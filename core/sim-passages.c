@@ -115,9 +115,9 @@ align_target (Job    *job,
               Target *t)
 {
   Check *check = job->check;
-  const DocCache *cache = _sim_source_cache_get (check, t->doc);
+  DocCache *cache = _sim_source_cache_get (check, t->doc);
   /* The whole text, its last punctuation included. */
-  const guint32 n_chars = cache && cache->loaded && cache->units.n > 0 ? cache->index.n_chars : 0;
+  const guint32 n_chars = cache && cache->loaded && cache->units.n > 0 ? cache->n_chars : 0;
   guint32 lo, hi, margin;
   guint first = 0, last;
   const char *from, *to;
@@ -137,8 +137,10 @@ align_target (Job    *job,
   margin = REGION_MARGIN + (t->a_hi - t->a_lo);
   lo = t->lo > margin ? t->lo - margin : 0;
   hi = MIN ((guint64) t->hi + margin, n_chars);
-  from = sim_text_index_pointer (&cache->index, lo);
-  to = sim_text_index_pointer (&cache->index, hi);
+  if (!_sim_source_cache_cover (cache, lo, hi))
+    return;
+  from = _sim_source_cache_pointer (cache, lo);
+  to = _sim_source_cache_pointer (cache, hi);
   sim_units_init (&units);
   sim_text_normalize (from, to - from, 0, sim_corpus_snapshot_get_flags (check->snapshot), &units);
   sim_segment_split (from, to - from, &units, SIM_SEGMENT_SENTENCE, 0, sentences);

@@ -423,12 +423,11 @@ sim_corpus_snapshot_get_places (const SimCorpusSnapshot *snapshot,
 }
 
 gboolean
-sim_corpus_snapshot_dup_texts (const SimCorpusSnapshot *snapshot,
-                               const guint             *indices,
-                               guint                    n,
-                               char                   **texts,
-                               gsize                   *lens,
-                               GError                 **error)
+sim_corpus_snapshot_read_texts (const SimCorpusSnapshot  *snapshot,
+                                const guint              *indices,
+                                guint                     n,
+                                SimStoreText            **texts,
+                                GError                  **error)
 {
   g_autoptr(SimStore) store = NULL;
 
@@ -444,18 +443,46 @@ sim_corpus_snapshot_dup_texts (const SimCorpusSnapshot *snapshot,
       const SimCorpusDoc *doc = sim_corpus_snapshot_get_doc (snapshot, indices[i]);
       g_autoptr(GError) local_error = NULL;
 
-      lens[i] = 0;
-      texts[i] = sim_store_dup_text (store, doc->id, &lens[i], &local_error);
+      texts[i] = sim_store_read_text (store, doc->id, &local_error);
       if (texts[i] != NULL || g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
         continue;
       for (guint j = 0; j < i; j++)
-        g_clear_pointer (&texts[j], g_free);
+        g_clear_pointer (&texts[j], sim_store_text_free);
       g_propagate_error (error, g_steal_pointer (&local_error));
       sim_store_rollback (store);
       return FALSE;
     }
   sim_store_rollback (store);
   return TRUE;
+}
+
+gboolean
+sim_corpus_snapshot_dup_texts (const SimCorpusSnapshot *snapshot,
+                               const guint             *indices,
+                               guint                    n,
+                               char                   **texts,
+                               gsize                   *lens,
+                               GError                 **error)
+{
+  g_autofree SimStoreText **stored = g_new0 (SimStoreText *, MAX (n, 1));
+  gboolean ok = sim_corpus_snapshot_read_texts (snapshot, indices, n, stored, error);
+
+  memset (texts, 0, n * sizeof *texts);
+  for (guint i = 0; i < n; i++)
+    {
+      lens[i] = 0;
+      if (ok && stored[i] != NULL)
+        {
+          texts[i] = sim_store_text_dup_range (stored[i], 0, sim_store_text_get_n_chars (stored[i]),
+                                               NULL, &lens[i], error);
+          ok = texts[i] != NULL;
+        }
+      g_clear_pointer (&stored[i], sim_store_text_free);
+    }
+  if (!ok)
+    for (guint i = 0; i < n; i++)
+      g_clear_pointer (&texts[i], g_free);
+  return ok;
 }
 
 const SimWeights *

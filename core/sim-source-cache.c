@@ -68,18 +68,81 @@ register_docs (Check *check)
     }
 }
 
+/* The report's source span takes up to 3 punctuation marks after a match. */
+#define TAIL 4
+
+gboolean
+_sim_source_cache_cover (DocCache *cache,
+                         guint32   lo,
+                         guint32   hi)
+{
+  const guint32 end = cache->first + (guint32) cache->index.n_chars;
+  guint32 first;
+  gsize len;
+  char *text;
+
+  hi = MIN (hi, cache->n_chars);
+  lo = MIN (lo, hi);
+  if (cache->error != NULL)
+    return FALSE;
+  if (cache->text != NULL && cache->first <= lo && hi <= end)
+    return TRUE;
+  if (cache->text != NULL)
+    {
+      lo = MIN (lo, cache->first);
+      hi = MAX (hi, end);
+    }
+  text = sim_store_text_dup_range (cache->stored, lo, hi, &first, &len, &cache->error);
+  if (text == NULL)
+    return FALSE;
+  g_free (cache->text);
+  sim_text_index_clear (&cache->index);
+  cache->text = text;
+  cache->len = len;
+  cache->first = first;
+  sim_text_index_init (&cache->index, text, len);
+  return TRUE;
+}
+
+const char *
+_sim_source_cache_pointer (const DocCache *cache,
+                           guint32         at)
+{
+  return sim_text_index_pointer (&cache->index, at > cache->first ? at - cache->first : 0);
+}
+
+gboolean
+_sim_source_cache_check_errors (Check   *check,
+                                GError **error)
+{
+  for (guint i = 0; check->docs != NULL && i < check->docs->len; i++)
+    {
+      DocCache *cache = &g_array_index (check->docs, DocCache, i);
+
+      if (cache->error != NULL)
+        {
+          g_propagate_error (error, g_steal_pointer (&cache->error));
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+/* Decompresses the pieces the candidates fall in and normalises [lo, hi). */
 static void
 normalize (Check    *check,
            DocCache *cache)
 {
   const char *from, *to;
 
-  sim_text_index_init (&cache->index, cache->text, cache->len);
-  cache->hi = MIN (cache->hi, cache->index.n_chars);
+  cache->n_chars = sim_store_text_get_n_chars (cache->stored);
+  cache->hi = MIN (cache->hi, cache->n_chars);
   cache->lo = MIN (cache->lo, cache->hi);
+  if (!_sim_source_cache_cover (cache, cache->lo, (guint64) cache->hi + TAIL))
+    return;
   sim_units_init (&cache->units);
-  from = sim_text_index_pointer (&cache->index, cache->lo);
-  to = sim_text_index_pointer (&cache->index, cache->hi);
+  from = _sim_source_cache_pointer (cache, cache->lo);
+  to = _sim_source_cache_pointer (cache, cache->hi);
   sim_text_normalize (from, to - from, cache->lo, sim_corpus_snapshot_get_flags (check->snapshot), &cache->units);
   cache->features = g_new (guint64, MAX (cache->units.n, 1));
   sim_fingerprint_features (&cache->units, cache->features);
@@ -103,8 +166,7 @@ load_worker (gpointer data)
   const guint w = g_atomic_int_add (&job->next_worker, 1);
   g_autoptr(GArray) slots = g_array_new (FALSE, FALSE, sizeof (guint));
   g_autoptr(GArray) docs = g_array_new (FALSE, FALSE, sizeof (guint));
-  g_autofree char **texts = NULL;
-  g_autofree gsize *lens = NULL;
+  g_autofree SimStoreText **texts = NULL;
   GError *error = NULL;
 
   for (guint i = w; i < check->docs->len; i += job->n_workers)
@@ -114,10 +176,9 @@ load_worker (gpointer data)
     }
   if (slots->len == 0)
     return;
-  texts = g_new (char *, slots->len);
-  lens = g_new (gsize, slots->len);
+  texts = g_new (SimStoreText *, slots->len);
   /* A document removed since the snapshot was taken has no text: it simply proposes nothing. */
-  if (!sim_corpus_snapshot_dup_texts (check->snapshot, (const guint *) docs->data, docs->len, texts, lens, &error))
+  if (!sim_corpus_snapshot_read_texts (check->snapshot, (const guint *) docs->data, docs->len, texts, &error))
     {
       g_mutex_lock (&job->lock);
       if (job->error == NULL)
@@ -131,9 +192,8 @@ load_worker (gpointer data)
     {
       DocCache *cache = &g_array_index (check->docs, DocCache, g_array_index (slots, guint, k));
 
-      cache->text = texts[k];
-      cache->len = lens[k];
-      if (cache->text != NULL && !g_cancellable_is_cancelled (check->cancellable))
+      cache->stored = texts[k];
+      if (cache->stored != NULL && !g_cancellable_is_cancelled (check->cancellable))
         normalize (check, cache);
     }
 }
@@ -170,11 +230,11 @@ _sim_source_cache_clear (Check *check)
 
           g_free (cache->text);
           g_free (cache->features);
+          sim_text_index_clear (&cache->index);
+          sim_store_text_free (cache->stored);
+          g_clear_error (&cache->error);
           if (cache->loaded)
-            {
-              sim_units_clear (&cache->units);
-              sim_text_index_clear (&cache->index);
-            }
+            sim_units_clear (&cache->units);
         }
       g_clear_pointer (&check->docs, g_array_unref);
     }

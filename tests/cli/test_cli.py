@@ -563,6 +563,57 @@ class CliTest(unittest.TestCase):
         self.assertEqual(r.returncode, 2)
         self.assertIn(b"is damaged (the text of document", r.stderr)
 
+    def test_check_reads_only_the_pieces_it_needs(self):
+        import sqlite3
+        import struct
+        words = ("harbour", "lantern", "copper", "meadow", "glacier", "orchard", "violin", "quarry",
+                 "saddle", "thunder", "pepper", "canyon", "marble", "falcon", "ribbon", "tunnel",
+                 "walnut", "anchor", "blanket", "cinder", "dolphin", "ember", "fiddle", "garnet")
+        seed, sentences = 11, []
+        while sum(len(x) for x in sentences) < 40000:
+            n = []
+            for _ in range(12):
+                seed = (seed * 1103515245 + 12345) % 2 ** 31
+                n.append(words[(seed >> 8) % len(words)])
+            sentences.append(" ".join(n).capitalize() + ". ")
+        text = "".join(sentences)
+        self.write("docs/long.txt", text)
+        self.add_docs()
+        essay = self.write("essay.txt", "".join(sentences)[:4000].rsplit(". ", 1)[0] + ".")
+        db = sqlite3.connect(self.store)
+        doc_id, body = db.execute("SELECT doc_id, body FROM texts WHERE doc_id = "
+                                  "(SELECT id FROM documents WHERE path LIKE '%long.txt')").fetchone()
+        db.close()
+        # A text is kept in pieces behind a table of their sizes.
+        self.assertEqual(body[:4], b"SHT\x01")
+        n = struct.unpack_from("<I", body, 4)[0]
+        self.assertGreaterEqual(n, 5)
+        sizes = [struct.unpack_from("<III", body, 8 + 12 * i) for i in range(n)]
+        self.assertEqual(sum(t for _, t, _ in sizes), len(text.encode()))
+        self.assertEqual(sum(c for _, _, c in sizes), len(text))
+
+        def damaged(piece):
+            at = 8 + 12 * n + sum(p for p, _, _ in sizes[:piece])
+            out = bytearray(body)
+            out[at:at + sizes[piece][0]] = bytes(sizes[piece][0])
+            db = sqlite3.connect(self.store)
+            db.execute("UPDATE texts SET body = ? WHERE doc_id = ?", (bytes(out), doc_id))
+            db.commit()
+            db.close()
+            return self.run_cli("check", "--json", essay)
+
+        # The last piece is far from what the essay copies: never read.
+        r = damaged(n - 1)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        report = json.loads(r.stdout)
+        self.assertGreater(report["similarity"], 0.9)
+        self.assertTrue(report["passages"][0]["document"].endswith("long.txt"))
+        # The second is within reach of the alignment, not of the
+        # candidates: the check meets it late, and says the store is damaged.
+        r = damaged(1)
+        self.assertEqual(r.returncode, 2, r.stdout)
+        self.assertIn(b"is damaged (the text of document", r.stderr)
+
     def test_an_older_store_is_upgraded_and_its_fingerprint_table_dropped(self):
         import sqlite3
         self.add_docs()
