@@ -89,6 +89,48 @@ class CliTest(unittest.TestCase):
         self.assertIn(b"2 documents", r.stdout)
         self.assertFalse(os.path.exists(self.store))
 
+    def test_launcher_asks_for_huge_pages_for_heavy_commands_only(self):
+        # simhound-cli starts simhound-cli-main beside it with the same
+        # arguments (argv[0] too) and stdin, GLIBC_TUNABLES asking for huge
+        # pages when the command is heavy, unless the user set them.
+        bindir = os.path.join(self.dir, "bin")
+        os.makedirs(bindir)
+        launcher = os.path.join(bindir, "simhound-cli")
+        shutil.copy(CLI, launcher)
+        fake = self.write("bin/simhound-cli-main",
+                          "#!/bin/sh\nprintf '%s|' \"$0\" \"$@\"; echo \"tunables=$GLIBC_TUNABLES\"; cat\n")
+        os.chmod(fake, 0o755)
+        small = self.write("small.txt", EN)
+        big = self.write("big.txt", EN * 2000)
+        env = {k: v for k, v in self.env.items() if k != "GLIBC_TUNABLES"}
+
+        def run(*args, tunables=None):
+            e = dict(env, GLIBC_TUNABLES=tunables) if tunables is not None else env
+            r = subprocess.run([launcher, *args], input=b"from stdin", capture_output=True, env=e, timeout=60)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            return r.stdout.decode()
+
+        out = run("corpus", "add", self.docs)
+        self.assertTrue(out.startswith(fake + "|corpus|add|" + self.docs + "|"), out)
+        self.assertIn("tunables=glibc.malloc.hugetlb=1:glibc.malloc.top_pad=67108864", out)
+        self.assertTrue(out.endswith("from stdin"), out)
+        self.assertIn("hugetlb=1", run("cross", small, small))
+        self.assertIn("hugetlb=1", run("check", "--json", big))
+        self.assertIn("hugetlb=1", run("--store", self.store, "compare", big, small))
+        self.assertIn("tunables=\n", run("check", "--json", small))
+        self.assertIn("tunables=\n", run("corpus", "list"))
+        # The user's own tunables are kept, and theirs for huge pages win.
+        self.assertIn("tunables=glibc.malloc.arena_max=2:glibc.malloc.hugetlb=1",
+                      run("corpus", "add", self.docs, tunables="glibc.malloc.arena_max=2"))
+        self.assertIn("tunables=glibc.malloc.hugetlb=0\n",
+                      run("corpus", "add", self.docs, tunables="glibc.malloc.hugetlb=0"))
+        # Without the real program: a clear error that names it.
+        missing = os.path.join(self.dir, "nowhere", "simhound-cli-main")
+        r = subprocess.run([launcher, "corpus", "list"], capture_output=True,
+                           env=dict(env, SIMHOUND_CLI_MAIN=missing), timeout=60)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn(("simhound-cli: cannot run " + missing).encode(), r.stderr)
+
     def test_check_against_a_large_store_restarts_with_the_same_report(self):
         # A check of 64 KB or more against a store of 16 MB or more starts
         # once more with huge pages for malloc (unless the user set
