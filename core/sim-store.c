@@ -16,8 +16,6 @@
 #include "sim-store.h"
 #include "sim-text.h"
 
-#define STORE_PAGE_SIZE 16384
-
 struct _SimStore {
   sqlite3          *db;
   char             *path;
@@ -266,15 +264,6 @@ sim_store_open (const char  *path,
       return NULL;
     }
 
-  /* A new store gets pages of 16 KB (only an empty file can change them,
-   * and only before WAL): a check reads some hundreds of texts of about
-   * 16 KB packed each, with one read of the file for every page of them
-   * (a check against 105 MB of corpus: the texts' statements 1.5 ->
-   * 0.8-0.9 ms a worker). The store file grows by a tenth, store and
-   * index by 3% (half a page lost at the end of each text). */
-  if (!read_only && user_version == 0 && n_tables == 0 &&
-      !exec (store, "PRAGMA page_size=" G_STRINGIFY (STORE_PAGE_SIZE), error))
-    return NULL;
   if (!read_only)
     {
       /* Turning WAL on takes the file's exclusive lock, and SQLite may

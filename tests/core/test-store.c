@@ -239,58 +239,6 @@ test_store_full_disk_loses_only_the_failed_transaction (void **state)
   assert_string_equal (((SimStoreDocument *) g_ptr_array_index (docs, 0))->path, "/small.txt");
 }
 
-static int
-page_size (const char *path)
-{
-  sqlite3 *db = NULL;
-  sqlite3_stmt *stmt = NULL;
-  int size = 0;
-
-  assert_int_equal (sqlite3_open_v2 (path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-  assert_int_equal (sqlite3_prepare_v2 (db, "PRAGMA page_size", -1, &stmt, NULL), SQLITE_OK);
-  if (sqlite3_step (stmt) == SQLITE_ROW)
-    size = sqlite3_column_int (stmt, 0);
-  sqlite3_finalize (stmt);
-  sqlite3_close (db);
-  return size;
-}
-
-/* New stores get 16 KB pages; a store made with SQLite's 4 KB pages keeps
- * them and is read and written as before. */
-static void
-test_store_new_has_large_pages_old_keeps_its_own (void **state)
-{
-  g_autofree char *fresh = g_build_filename (*state, "fresh.db", NULL);
-  g_autofree char *old = g_build_filename (*state, "old.db", NULL);
-  g_autoptr(GBytes) text_bytes = NULL;
-  g_autoptr(SimStoreDocument) doc = make_doc ("/a.txt");
-  g_autoptr(GError) error = NULL;
-  g_autofree char *text = NULL;
-  sqlite3 *db = NULL;
-
-  sim_store_free (sim_store_open (fresh, FALSE, &error));
-  g_assert_no_error (error);
-  assert_int_equal (page_size (fresh), 16384);
-
-  assert_int_equal (sqlite3_open (old, &db), SQLITE_OK);
-  assert_int_equal (sqlite3_exec (db, "PRAGMA page_size=4096; CREATE TABLE t (x); DROP TABLE t;", NULL, NULL, NULL), SQLITE_OK);
-  sqlite3_close (db);
-  assert_int_equal (page_size (old), 4096);
-  {
-    g_autoptr(SimStore) store = NULL;
-
-    /* An SQLite file with no table yet is still taken as a new store. */
-    store = sim_store_open (old, FALSE, &error);
-    g_assert_no_error (error);
-    assert_true (sim_store_begin (store, &error));
-    assert_true (sim_store_insert (store, doc, packed (&text_bytes, "第一段"), &error));
-    assert_true (sim_store_commit (store, &error));
-    text = sim_store_dup_text (store, doc->id, NULL, &error);
-    assert_string_equal (text, "第一段");
-  }
-  assert_int_equal (page_size (old), 4096);
-}
-
 /* A text of @n characters of one to four bytes, drawn at random. */
 static char *
 mixed_text (guint n)
@@ -661,7 +609,6 @@ main (void)
     cmocka_unit_test_setup_teardown (test_store_full_disk_loses_only_the_failed_transaction, setup, teardown),
     cmocka_unit_test_setup_teardown (test_store_refuses_a_document_row_without_path, setup, teardown),
     cmocka_unit_test_setup_teardown (test_store_read_only_open_of_missing_store_fails, setup, teardown),
-    cmocka_unit_test_setup_teardown (test_store_new_has_large_pages_old_keeps_its_own, setup, teardown),
     cmocka_unit_test_setup_teardown (test_store_text_ranges_read_what_the_whole_holds, setup, teardown),
     cmocka_unit_test_setup_teardown (test_store_reads_texts_kept_whole, setup, teardown),
     cmocka_unit_test_setup_teardown (test_store_damaged_pieces_are_reported, setup, teardown),
