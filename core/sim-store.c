@@ -521,24 +521,39 @@ GBytes *
 sim_store_pack_text (const char *text,
                      gsize       len)
 {
-  const guint n_pieces = MAX ((len + PIECE_BYTES - 1) / PIECE_BYTES, 1);
-  /* Pieces may end up to 3 bytes short (a character is never cut): room for one more. */
-  const gsize table = PIECE_HEADER + (gsize) (n_pieces + 1) * PIECE_ENTRY;
-  GByteArray *out = g_byte_array_sized_new (table + ZSTD_compressBound (len) + (n_pieces + 1) * 16);
-  guint32 n = 0;
-  gsize at = 0;
+  g_autoptr(GArray) ends = g_array_new (FALSE, FALSE, sizeof (gsize));
+  const gsize bound = ZSTD_compressBound (PIECE_BYTES);
+  GByteArray *out;
+  gsize table, at = 0;
+  guint32 n;
 
-  g_byte_array_set_size (out, table);
+  /* Where the pieces end: a piece ends before a character, so it may be
+   * up to 3 bytes short of PIECE_BYTES, and the pieces be more than
+   * len / PIECE_BYTES. */
   do
     {
       gsize end = MIN (at + PIECE_BYTES, len);
-      const gsize bound = ZSTD_compressBound (PIECE_BYTES);
-      const gsize used = out->len;
-      guint32 entry[3];
-      gsize packed;
 
       while (end < len && end > at + 1 && ((guint8) text[end] & 0xc0) == 0x80)
         end--;
+      g_array_append_val (ends, end);
+      at = end;
+    }
+  while (at < len);
+  n = ends->len;
+  table = PIECE_HEADER + (gsize) n * PIECE_ENTRY;
+  out = g_byte_array_sized_new (table + ZSTD_compressBound (len) + n * 16);
+  g_byte_array_set_size (out, table);
+  memcpy (out->data, PIECE_MAGIC, 4);
+  n = GUINT32_TO_LE (n);
+  memcpy (out->data + 4, &n, 4);
+  at = 0;
+  for (guint i = 0; i < ends->len; i++)
+    {
+      const gsize end = g_array_index (ends, gsize, i), used = out->len;
+      guint32 entry[3];
+      gsize packed;
+
       g_byte_array_set_size (out, used + bound);
       packed = ZSTD_compressCCtx (get_cctx (), out->data + used, bound, text + at, end - at, SIM_STORE_TEXT_LEVEL);
       /* Compressing into the bound cannot fail but for memory. */
@@ -548,18 +563,9 @@ sim_store_pack_text (const char *text,
       entry[0] = GUINT32_TO_LE ((guint32) packed);
       entry[1] = GUINT32_TO_LE ((guint32) (end - at));
       entry[2] = GUINT32_TO_LE ((guint32) sim_text_count_chars (text + at, end - at));
-      memcpy (out->data + PIECE_HEADER + (gsize) n * PIECE_ENTRY, entry, PIECE_ENTRY);
-      n++;
+      memcpy (out->data + PIECE_HEADER + (gsize) i * PIECE_ENTRY, entry, PIECE_ENTRY);
       at = end;
     }
-  while (at < len);
-  /* The table was sized for n_pieces + 1: close it up when fewer were made. */
-  if (n < n_pieces + 1)
-    memmove (out->data + PIECE_HEADER + (gsize) n * PIECE_ENTRY, out->data + table, out->len - table);
-  g_byte_array_set_size (out, out->len - (gsize) (n_pieces + 1 - n) * PIECE_ENTRY);
-  memcpy (out->data, PIECE_MAGIC, 4);
-  n = GUINT32_TO_LE (n);
-  memcpy (out->data + 4, &n, 4);
   return g_byte_array_free_to_bytes (out);
 }
 

@@ -307,6 +307,49 @@ test_store_text_ranges_read_what_the_whole_holds (void **state)
     }
 }
 
+/* A piece ends before a character, so it may fall up to 3 bytes short:
+ * a text made so that every piece does still reads back whole, in as
+ * many pieces as it takes. */
+static void
+test_store_pieces_that_fall_short_add_up (void **state)
+{
+  /* 8,189 bytes: a 4-byte character, then letters up to where the next
+   * one starts 3 bytes before the end of a piece. */
+  const gsize unit = 8189, n_units = 6000;
+  GString *whole = g_string_sized_new (unit * n_units);
+  g_autoptr(GBytes) packed_text = NULL;
+  guint32 n_pieces;
+
+  for (gsize u = 0; u < n_units; u++)
+    {
+      g_string_append (whole, "𝄞");
+      for (gsize i = 4; i < unit; i++)
+        g_string_append_c (whole, 'a' + (i * 7 + u) % 26);
+    }
+  packed_text = sim_store_pack_text (whole->str, whole->len);
+  memcpy (&n_pieces, (const guint8 *) g_bytes_get_data (packed_text, NULL) + 4, 4);
+  /* Each fell 3 bytes short: more pieces than whole ones of 8 KB, and one. */
+  assert_int_equal (GUINT32_FROM_LE (n_pieces), n_units);
+  assert_true (n_units > (whole->len + 8191) / 8192 + 1);
+  {
+    g_autofree char *path = g_build_filename (*state, "store.db", NULL);
+    g_autoptr(SimStore) store = sim_store_open (path, FALSE, NULL);
+    g_autoptr(SimStoreDocument) doc = make_doc ("/long.txt");
+    g_autoptr(GError) error = NULL;
+    g_autofree char *back = NULL;
+    gsize len = 0;
+
+    assert_true (sim_store_begin (store, NULL));
+    assert_true (sim_store_insert (store, doc, packed_text, NULL));
+    assert_true (sim_store_commit (store, NULL));
+    back = sim_store_dup_text (store, doc->id, &len, &error);
+    g_assert_no_error (error);
+    assert_int_equal (len, whole->len);
+    assert_memory_equal (back, whole->str, len);
+  }
+  g_string_free (whole, TRUE);
+}
+
 /* Stores from before pieces kept a text as one zstd frame, or as TEXT:
  * both still read, whole and in ranges, and a format 1 store says it is
  * format 2 once a text in pieces is written to it, not before. */
@@ -610,6 +653,7 @@ main (void)
     cmocka_unit_test_setup_teardown (test_store_refuses_a_document_row_without_path, setup, teardown),
     cmocka_unit_test_setup_teardown (test_store_read_only_open_of_missing_store_fails, setup, teardown),
     cmocka_unit_test_setup_teardown (test_store_text_ranges_read_what_the_whole_holds, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_store_pieces_that_fall_short_add_up, setup, teardown),
     cmocka_unit_test_setup_teardown (test_store_reads_texts_kept_whole, setup, teardown),
     cmocka_unit_test_setup_teardown (test_store_damaged_pieces_are_reported, setup, teardown),
   };
