@@ -860,7 +860,7 @@ parse_pieces (SimStoreText *text,
     }
   if (packed != len - table)
     return FALSE;
-  text->frames = g_memdup2 (blob + table, MAX (packed, 1));
+  text->frames = packed > 0 ? g_memdup2 (blob + table, packed) : g_malloc0 (1);
   return TRUE;
 }
 
