@@ -22,6 +22,11 @@
 #include "sim-corpus-private.h"
 
 #define BATCH_BYTES  (16 << 20)
+/* Items prepared but not yet written, and their text: room for the workers
+ * to go on while the writer commits a batch (some 60 ms, a WAL sync and a
+ * checkpoint; with room for 12 items they waited most of it). */
+#define MAX_IN_FLIGHT       256
+#define MAX_IN_FLIGHT_BYTES (16u << 20)
 
 /* ------------------------------------------------------------------ corpus */
 
@@ -355,6 +360,7 @@ typedef struct {
   GMutex            lock;
   GCond             cond;       /* an item finished, or room in flight */
   guint             in_flight;  /* items finished but not yet written */
+  gsize             in_flight_bytes; /* and their bytes of text */
 } ImportJob;
 
 static void
@@ -496,7 +502,6 @@ import_worker (gpointer data)
 {
   ImportJob *job = data;
   g_autoptr(SimFingerprinter) fp = sim_fingerprinter_new (job->flags);
-  const guint max_in_flight = 4 * sim_parallel_default_threads () + 4;
 
   for (;;)
     {
@@ -504,9 +509,10 @@ import_worker (gpointer data)
       Item *item;
       ItemState state;
 
-      /* Bounded memory: wait while the writer has many items to catch up on. */
+      /* Bounded memory: wait while the writer has much to catch up on. */
       g_mutex_lock (&job->lock);
-      while (job->in_flight >= max_in_flight && !g_atomic_int_get (&job->stop))
+      while ((job->in_flight >= MAX_IN_FLIGHT || job->in_flight_bytes >= MAX_IN_FLIGHT_BYTES) &&
+             !g_atomic_int_get (&job->stop))
         g_cond_wait (&job->cond, &job->lock);
       g_mutex_unlock (&job->lock);
 
@@ -522,6 +528,7 @@ import_worker (gpointer data)
       g_mutex_lock (&job->lock);
       item->state = state;
       job->in_flight++;
+      job->in_flight_bytes += item->text_len;
       g_cond_broadcast (&job->cond);
       g_mutex_unlock (&job->lock);
     }
@@ -817,6 +824,7 @@ sim_corpus_add (SimCorpus          *corpus,
         g_clear_pointer (&item->buckets, g_array_unref);
         g_mutex_lock (&job.lock);
         job.in_flight--;
+        job.in_flight_bytes -= item->text_len;
         g_cond_broadcast (&job.cond);
         g_mutex_unlock (&job.lock);
         written++;
