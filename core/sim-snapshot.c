@@ -80,6 +80,7 @@ struct _SimCorpusSnapshot {
   Part               parts[2];
   guint              n_parts;
   SimWeights        *weights;
+  GBytes            *packed_df;  /* the weights' counts as the store keeps them, when read from it */
   GMutex             index_lock;
   /* For lookups that tolerate differing bits: every window again, with
    * all 64 bits (the parts keep 48), and band indexes over them by max
@@ -259,6 +260,7 @@ sim_corpus_snapshot_unref (SimCorpusSnapshot *snapshot)
     sim_band_index_free (snapshot->bands[k]);
   g_mutex_clear (&snapshot->index_lock);
   sim_weights_free (snapshot->weights);
+  g_clear_pointer (&snapshot->packed_df, g_bytes_unref);
   part_clear (&snapshot->parts[0]);
   part_clear (&snapshot->parts[1]);
   part_clear (&snapshot->near);
@@ -1035,7 +1037,8 @@ part_write (SimCorpusSnapshot *snapshot,
   const int fd = g_mkstemp_full (tmp, O_WRONLY | O_CLOEXEC, 0600);
   g_autofree IndexDoc *docs = g_new (IndexDoc, MAX (part->n_docs, 1));
   const guint32 *counts = sim_weights_get_counts (snapshot->weights);
-  g_autoptr(GBytes) packed = counts ? sim_store_pack_df (counts, SIM_DF_BUCKETS) : g_bytes_new (NULL, 0);
+  g_autoptr(GBytes) packed = snapshot->packed_df ? g_bytes_ref (snapshot->packed_df)
+                             : counts ? sim_store_pack_df (counts, SIM_DF_BUCKETS) : g_bytes_new (NULL, 0);
   g_autofree guint64 *bases = g_new (guint64, MAX (part->n_docs, 1));
   const guint64 next = part_positions (snapshot, part->doc_map, part->n_docs, bases);
   gboolean ok;
@@ -2025,8 +2028,16 @@ _sim_snapshot_load (SimStore           *store,
   use_file = g_strcmp0 (g_getenv ("SIMHOUND_INDEX_FILE"), "off") != 0;
   if (use_file && snapshot_load_current (snapshot, stamp, base, n_docs))
     return g_steal_pointer (&snapshot);
-  if (!sim_store_load_df (store, SIM_DF_BUCKETS, &counts, &n_docs, error))
+  /* Kept as stored too: the index file written below keeps them so. */
+  if (!sim_store_load_df_packed (store, SIM_DF_BUCKETS, &snapshot->packed_df, &n_docs, error))
     return NULL;
+  if (snapshot->packed_df != NULL &&
+      (counts = sim_store_unpack_df (g_bytes_get_data (snapshot->packed_df, NULL),
+                                     g_bytes_get_size (snapshot->packed_df), SIM_DF_BUCKETS)) == NULL)
+    {
+      sim_store_set_damaged (store, _("feature statistics of the wrong size"), error);
+      return NULL;
+    }
   snapshot->weights = sim_weights_new (counts, n_docs);
 
   /* The store changed since the files were written: its document list, and

@@ -1162,20 +1162,20 @@ read_df_blob (SimStore  *store,
 }
 
 gboolean
-sim_store_load_df (SimStore  *store,
-                   gsize      n_buckets,
-                   guint32  **out_counts,
-                   guint32   *out_n_docs,
-                   GError   **error)
+sim_store_load_df_packed (SimStore  *store,
+                          gsize      n_buckets,
+                          GBytes   **out_packed,
+                          guint32   *out_n_docs,
+                          GError   **error)
 {
   /* length () of a blob reads none of its overflow pages. */
   g_autoptr(sqlite3_stmt) stmt = prepare (store, "SELECT n_docs, length (counts) FROM df WHERE id = 0", error);
-  g_autofree guint8 *packed = NULL;
+  guint8 *packed;
   gsize len;
   int rc;
 
-  if (out_counts)
-    *out_counts = NULL;
+  if (out_packed)
+    *out_packed = NULL;
   *out_n_docs = 0;
   if (stmt == NULL)
     return FALSE;
@@ -1184,7 +1184,7 @@ sim_store_load_df (SimStore  *store,
     return TRUE;
   if (rc != SQLITE_ROW)
     return set_sqlite_error (store, rc, "reading feature statistics", error);
-  if (out_counts == NULL)
+  if (out_packed == NULL)
     {
       *out_n_docs = CLAMP (sqlite3_column_int64 (stmt, 0), 0, G_MAXUINT32);
       return TRUE;
@@ -1195,11 +1195,36 @@ sim_store_load_df (SimStore  *store,
   packed = g_malloc (len);
   sim_prefault (packed, len);
   if (!read_df_blob (store, packed, len, error))
-    return FALSE;
-  *out_counts = sim_store_unpack_df (packed, len, n_buckets);
-  if (*out_counts == NULL)
-    return sim_store_set_damaged (store, _("feature statistics of the wrong size"), error);
+    {
+      g_free (packed);
+      return FALSE;
+    }
+  *out_packed = g_bytes_new_take (packed, len);
   *out_n_docs = sqlite3_column_int64 (stmt, 0);
+  return TRUE;
+}
+
+gboolean
+sim_store_load_df (SimStore  *store,
+                   gsize      n_buckets,
+                   guint32  **out_counts,
+                   guint32   *out_n_docs,
+                   GError   **error)
+{
+  g_autoptr(GBytes) packed = NULL;
+
+  if (out_counts)
+    *out_counts = NULL;
+  if (!sim_store_load_df_packed (store, n_buckets, out_counts ? &packed : NULL, out_n_docs, error))
+    return FALSE;
+  if (packed == NULL)
+    return TRUE;
+  *out_counts = sim_store_unpack_df (g_bytes_get_data (packed, NULL), g_bytes_get_size (packed), n_buckets);
+  if (*out_counts == NULL)
+    {
+      *out_n_docs = 0;
+      return sim_store_set_damaged (store, _("feature statistics of the wrong size"), error);
+    }
   return TRUE;
 }
 

@@ -176,6 +176,13 @@ gboolean  sim_store_load_df     (SimStore          *store,
                                  guint32          **out_counts,
                                  guint32           *out_n_docs,
                                  GError           **error);
+/* The same as stored (sim_store_pack_df()), not unpacked, or NULL: what
+ * an index file keeps of them, without packing them again. */
+gboolean  sim_store_load_df_packed (SimStore       *store,
+                                    gsize           n_buckets,
+                                    GBytes        **out_packed,
+                                    guint32        *out_n_docs,
+                                    GError        **error);
 /* Sets SIM_ERROR_STORE_CORRUPT: the store is damaged in @what, and the
  * message says how to mend it. Returns FALSE. */
 gboolean  sim_store_set_damaged (SimStore          *store,
