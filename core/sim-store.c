@@ -800,15 +800,23 @@ sim_store_text_get_n_chars (const SimStoreText *text)
 }
 
 static gboolean
+set_damaged_at (const char  *store_path,
+                const char  *what,
+                GError     **error)
+{
+  g_set_error (error, SIM_ERROR, SIM_ERROR_STORE_CORRUPT,
+               _("The store %s is damaged (%s): run “simhound-cli corpus rebuild”"), store_path, what);
+  return FALSE;
+}
+
+static gboolean
 text_damaged (const char  *store_path,
               gint64       id,
               GError     **error)
 {
   g_autofree char *what = g_strdup_printf (_("the text of document %lld"), (long long) id);
 
-  g_set_error (error, SIM_ERROR, SIM_ERROR_STORE_CORRUPT,
-               _("The store %s is damaged (%s): run “simhound-cli corpus rebuild”"), store_path, what);
-  return FALSE;
+  return set_damaged_at (store_path, what, error);
 }
 
 static void
@@ -969,7 +977,7 @@ sim_store_text_dup_range (const SimStoreText *text,
                           GError            **error)
 {
   const guint32 n_chars = sim_store_text_get_n_chars (text);
-  guint32 p0 = 0, p1 = text->n_pieces;
+  guint32 p0 = 0, p1;
   char *out;
   gsize len;
 
@@ -1035,9 +1043,7 @@ sim_store_set_damaged (SimStore    *store,
                        const char  *what,
                        GError     **error)
 {
-  g_set_error (error, SIM_ERROR, SIM_ERROR_STORE_CORRUPT,
-               _("The store %s is damaged (%s): run “simhound-cli corpus rebuild”"), store->path, what);
-  return FALSE;
+  return set_damaged_at (store->path, what, error);
 }
 
 /* Counts are kept compressed in runs of DF_RUN, each as four byte
