@@ -25,11 +25,15 @@
 #include "config.h"
 
 #include <errno.h>
+#include <locale.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #include <glib.h>
+#include <glib/gi18n.h>
 #include <glib/gstdio.h>
+
+#include "sim-paths.h"
 
 /* check and compare start with huge pages from this much input, and
  * check also from a quarter of it against this much store (its file and
@@ -142,6 +146,15 @@ main (int argc, char **argv)
     }
   /* argv[0] as the user gave it: messages name simhound-cli. */
   execv (path, argv);
-  fprintf (stderr, "simhound-cli: cannot run %s: %s\n", path, g_strerror (errno));
+  {
+    const int saved = errno;
+
+    /* Translations only here: a launch that works never loads them. */
+    setlocale (LC_ALL, "");
+    bindtextdomain (GETTEXT_PACKAGE, sim_paths_locale_dir ());
+    bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
+    textdomain (GETTEXT_PACKAGE);
+    fprintf (stderr, _("simhound-cli: cannot run %s: %s\n"), path, g_strerror (saved));
+  }
   return 2;
 }
