@@ -149,6 +149,27 @@ gboolean  _sim_source_cache_cover    (DocCache         *cache,
 /* Where code point @at (absolute, covered) of the document starts. */
 const char *_sim_source_cache_pointer (const DocCache  *cache,
                                        guint32          at);
+/* Units and features of a stretch of one document: the cache's, or a
+ * region normalised for one thread alone. */
+typedef struct {
+  const SimUnits *units;        /* offsets into the whole text */
+  const guint64  *features;
+  SimUnits        own;
+  guint64        *own_features;
+  gboolean        has_own;
+} SourceRegion;
+
+/* Points @region at units that cover code points [@lo, @hi) of @cache's
+ * document and a margin on each side: the cache's when they do, else a
+ * region normalised from the stored pieces for the calling thread alone
+ * (any number of threads at once, each with its own @region). FALSE when
+ * a piece is damaged (cache->error tells). */
+gboolean  _sim_source_cache_region   (Check            *check,
+                                      DocCache         *cache,
+                                      gint64            lo,
+                                      gint64            hi,
+                                      SourceRegion     *region);
+void      _sim_source_region_clear   (SourceRegion     *region);
 /* The first damaged piece any document met, into @error: FALSE then. */
 gboolean  _sim_source_cache_check_errors (Check        *check,
                                           GError      **error);
@@ -168,6 +189,7 @@ typedef struct {
   GArray  *diags;      /* gint32 scratch */
   GArray  *positions;  /* Aligned scratch */
   GArray  *cands;      /* Candidate scratch */
+  SourceRegion region; /* the source region being verified */
 } Scratch;
 
 void      _sim_scratch_init          (Scratch          *s);

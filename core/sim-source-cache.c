@@ -1,24 +1,25 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later
  *
  * The second stage of a check: the text of every document a candidate points
- * into, read through the snapshot once, and the part of it the candidates
- * point into normalised once, so verification compares units with units.
- * Each worker reads and normalises its share of the documents through its
- * own connection (read in the caller's thread alone, the texts took half
- * of this stage). Only that part: a 10,000-character article has candidates in
- * a hundred documents, and normalising them whole cost more than the rest
- * of the check.
+ * into, read through the snapshot once, and the regions the candidates
+ * propose normalised once, so verification compares units with units. Only
+ * those regions: a 10,000-character article has candidates in hundreds of
+ * documents, and normalising them whole cost more than the rest of the
+ * check. Each worker reads and normalises its share of the documents
+ * through its own connection (read in the caller's thread alone, the texts
+ * took half of this stage).
  */
 #include "config.h"
 
 #include "sim-parallel.h"
 #include "sim-check-private.h"
 
-/* Code points normalised on each side of what the candidates cover: room
- * for the neighbours verified next to a match (the alignment stage reads
- * its own, wider regions). 4,000 and 1,000 gave the same levels and
- * passages on both labelled sets. */
-#define LOAD_MARGIN 1000
+/* Code points normalised on each side of a region compared, so that no
+ * comparison depends on where the stretch normalised for it begins (a
+ * word's first letter, a folded phrase). A comparison outside what the
+ * candidates proposed (a part of a segment, a neighbour of a match)
+ * normalises its own region (_sim_source_cache_region()). */
+#define LOAD_MARGIN 32
 
 DocCache *
 _sim_source_cache_get (Check *check,
@@ -109,6 +110,58 @@ _sim_source_cache_pointer (const DocCache *cache,
                            guint32         at)
 {
   return sim_text_index_pointer (&cache->index, at > cache->first ? at - cache->first : 0);
+}
+
+void
+_sim_source_region_clear (SourceRegion *region)
+{
+  if (region->has_own)
+    sim_units_clear (&region->own);
+  g_clear_pointer (&region->own_features, g_free);
+  region->has_own = FALSE;
+  region->units = NULL;
+  region->features = NULL;
+}
+
+gboolean
+_sim_source_cache_region (Check        *check,
+                          DocCache     *cache,
+                          gint64        lo,
+                          gint64        hi,
+                          SourceRegion *region)
+{
+  const gint64 n = cache->n_chars;
+  const gint64 from = CLAMP (lo - LOAD_MARGIN, 0, n), to = CLAMP (hi + LOAD_MARGIN, from, n);
+  g_autofree char *text = NULL;
+  GError *error = NULL;
+  const char *a, *b;
+  guint32 first;
+
+  _sim_source_region_clear (region);
+  if (from >= cache->lo && to <= cache->hi)
+    {
+      region->units = &cache->units;
+      region->features = cache->features;
+      return TRUE;
+    }
+  /* The stored pieces are read-only: any thread may decompress them. */
+  text = sim_store_text_dup_range (cache->stored, from, to, &first, NULL, &error);
+  if (text == NULL)
+    {
+      if (!g_atomic_pointer_compare_and_exchange (&cache->error, NULL, error))
+        g_error_free (error);
+      return FALSE;
+    }
+  a = g_utf8_offset_to_pointer (text, from - first);
+  b = g_utf8_offset_to_pointer (a, to - from);
+  sim_units_init (&region->own);
+  sim_text_normalize (a, b - a, from, sim_corpus_snapshot_get_flags (check->snapshot), &region->own);
+  region->own_features = g_new (guint64, MAX (region->own.n, 1));
+  sim_fingerprint_features (&region->own, region->own_features);
+  region->has_own = TRUE;
+  region->units = &region->own;
+  region->features = region->own_features;
+  return TRUE;
 }
 
 gboolean

@@ -56,6 +56,7 @@ _sim_scratch_init (Scratch *s)
   s->diags = g_array_new (FALSE, FALSE, sizeof (gint32));
   s->positions = g_array_new (FALSE, FALSE, sizeof (Aligned));
   s->cands = g_array_new (FALSE, FALSE, sizeof (Candidate));
+  memset (&s->region, 0, sizeof s->region);
 }
 
 void
@@ -69,6 +70,7 @@ _sim_scratch_clear (Scratch *s)
   g_array_unref (s->diags);
   g_array_unref (s->positions);
   g_array_unref (s->cands);
+  _sim_source_region_clear (&s->region);
 }
 
 #define SLOT_MULTIPLIER G_GUINT64_CONSTANT (0x9e3779b97f4a7c15)
@@ -220,6 +222,7 @@ _sim_verify (Check            *check,
 {
   DocCache *cache = _sim_source_cache_get (check, doc);
   const SimUnits *du;
+  const guint64 *features;
   gsize ua, ub;
   float matched = 0;
   guint best_lo = 0, best_hi = 0, best_count = 0, run_lo = 0;
@@ -229,10 +232,11 @@ _sim_verify (Check            *check,
 
   if (cache == NULL || !cache->loaded || s->q_weight <= 0)
     return FALSE;
-  du = &cache->units;
   start = MAX (start, 0);
-  if (end <= start)
+  if (end <= start || !_sim_source_cache_region (check, cache, start, end, &s->region))
     return FALSE;
+  du = s->region.units;
+  features = s->region.features;
   ua = sim_units_find (du, start);
   ub = sim_units_find (du, end);
   if (ub <= ua)
@@ -246,9 +250,9 @@ _sim_verify (Check            *check,
     }
   g_array_set_size (s->positions, 0);
   for (gsize i = ua; i < ub; i++)
-    if (cache->features[i] != 0 && i + 1 >= ua + sim_fingerprint_shingle (du, i))
+    if (features[i] != 0 && i + 1 >= ua + sim_fingerprint_shingle (du, i))
       {
-        const gint q = q_find (s, cache->features[i]);
+        const gint q = q_find (s, features[i]);
         Aligned a;
 
         n_region++;
@@ -383,7 +387,7 @@ _sim_verify (Check            *check,
     gsize n;
 
     g_array_set_size (s->raw, span_last + 1 - span_first);
-    n = sim_fingerprint_range_features (du, cache->features, span_first, span_last + 1,
+    n = sim_fingerprint_range_features (du, features, span_first, span_last + 1,
                                         (guint64 *) s->raw->data);
     out->distance = sim_fingerprint_distance (s->q_simhash,
                                               sim_fingerprint_simhash ((const guint64 *) s->raw->data,

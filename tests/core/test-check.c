@@ -495,6 +495,46 @@ test_check_verifies_only_regions_with_half_the_best_votes (void **state)
   sim_test_remove_tree (dir);
 }
 
+/* A sentence that runs a short copy into a long one from far away in the
+ * same source: the long copy's region is what the source cache loads, the
+ * short one is found when the sentence is split, and is compared with the
+ * source where it really is, however far from what was loaded. */
+static void
+test_check_verifies_a_split_part_anywhere_in_its_source (void **state)
+{
+  g_autofree char *dir = sim_test_make_tmp_dir ();
+  g_autofree char *docs = g_build_filename (dir, "docs", NULL);
+  g_autofree char *store = g_build_filename (dir, "store.db", NULL);
+  const char *near = "the ferryman carried salt across the brown river every spring";
+  const char *far = "The harbour master counted every fishing boat that came through the narrow channel "
+                    "before the evening storm closed the old northern gate for the whole long winter";
+  g_autoptr(GString) source = g_string_new (NULL);
+  g_autofree char *text = g_strdup_printf ("%s, and %s.", far, near);
+  SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
+  g_autoptr(SimReport) report = NULL;
+  const SimReportSegment *seg;
+  const SimMatch *m;
+  guint n_added = 0;
+
+  /* The short copy first, then 8,000 characters of other text, then the long one. */
+  g_string_append_printf (source, "In the old days %s, as the songs say.\n\n", near);
+  for (guint i = 0; source->len < 8000; i++)
+    g_string_append_printf (source, "Paragraph %u tells of weather, of rope number %u and of gulls over roof %u.\n\n",
+                            i, 3 * i + 1, 7 * i + 2);
+  g_string_append_printf (source, "%s.\n", far);
+  g_free (sim_test_write_file (docs, "source.txt", source->str, -1));
+  report = sim_test_check_folder (store, docs, text, &options, &n_added);
+  assert_non_null (report);
+  assert_int_equal (n_added, 1);
+  seg = find_segment (report, "and the ferryman");
+  assert_int_equal (seg->level, SIM_LEVEL_HIGH);
+  m = sim_report_get_match (report, seg->first_match);
+  /* Matched where the short copy is, at the start of the source. */
+  assert_true (m->start < 100);
+  assert_int_equal (find_segment (report, "The harbour")->level, SIM_LEVEL_HIGH);
+  sim_test_remove_tree (dir);
+}
+
 static void
 test_check_rejects_empty_text_and_bad_options (void **state)
 {
@@ -687,6 +727,7 @@ main (void)
     cmocka_unit_test_setup_teardown (test_check_window_mode_works_for_english_papers, setup, teardown),
     cmocka_unit_test_setup_teardown (test_check_fast_keeps_one_source_precise_keeps_the_best, setup, teardown),
     cmocka_unit_test (test_check_verifies_only_regions_with_half_the_best_votes),
+    cmocka_unit_test (test_check_verifies_a_split_part_anywhere_in_its_source),
     cmocka_unit_test_setup_teardown (test_check_rejects_empty_text_and_bad_options, setup, teardown),
     cmocka_unit_test_setup_teardown (test_check_handles_broken_utf8_and_huge_pastes, setup, teardown),
     cmocka_unit_test_setup_teardown (test_check_cancels, setup, teardown),
