@@ -146,7 +146,8 @@ void               sim_corpus_snapshot_get_places     (const SimCorpusSnapshot *
                                                        guint32                 *starts);
 const SimWeights  *sim_corpus_snapshot_get_weights    (const SimCorpusSnapshot *snapshot);
 /* The stored text of documents @indices (into get_doc) into @texts and
- * @lens, read through a connection of the calling thread's own. A document
+ * @lens, read in one read transaction through a connection the snapshot
+ * keeps for readers (one thread at a time each; any thread). A document
  * removed since the snapshot was taken gets NULL. Fails only on a store
  * error, and then sets no text. */
 gboolean           sim_corpus_snapshot_dup_texts      (const SimCorpusSnapshot *snapshot,

@@ -82,6 +82,9 @@ struct _SimCorpusSnapshot {
   SimWeights        *weights;
   GBytes            *packed_df;  /* the weights' counts as the store keeps them, when read from it */
   GMutex             index_lock;
+  /* Connections that read texts, idle between reads (read_texts()). */
+  GMutex             readers_lock;
+  GPtrArray         *readers;
   /* For lookups that tolerate differing bits: every window again, with
    * all 64 bits (the parts keep 48), and band indexes over them by max
    * distance, built on first use. Their ids follow those of the parts. */
@@ -209,6 +212,8 @@ snapshot_new (const char        *store_path,
   part_init (&snapshot->parts[1]);
   part_init (&snapshot->near);
   g_mutex_init (&snapshot->index_lock);
+  g_mutex_init (&snapshot->readers_lock);
+  snapshot->readers = g_ptr_array_new_with_free_func ((GDestroyNotify) sim_store_free);
   return snapshot;
 }
 
@@ -259,6 +264,8 @@ sim_corpus_snapshot_unref (SimCorpusSnapshot *snapshot)
   for (guint k = 0; k < G_N_ELEMENTS (snapshot->bands); k++)
     sim_band_index_free (snapshot->bands[k]);
   g_mutex_clear (&snapshot->index_lock);
+  g_mutex_clear (&snapshot->readers_lock);
+  g_ptr_array_unref (snapshot->readers);
   sim_weights_free (snapshot->weights);
   g_clear_pointer (&snapshot->packed_df, g_bytes_unref);
   part_clear (&snapshot->parts[0]);
@@ -424,6 +431,41 @@ sim_corpus_snapshot_get_places (const SimCorpusSnapshot *snapshot,
     }
 }
 
+/* Connections kept for reading texts: a check reads through one per
+ * worker, and opening it (the schema read, the pages of the texts' tree
+ * read again) was a tenth of what a worker spent on its share of 500
+ * documents. A connection is used by one thread at a time: taken from the
+ * snapshot's idle ones, and given back after its read transaction. */
+#define MAX_IDLE_READERS 8
+
+static SimStore *
+take_reader (const SimCorpusSnapshot *snapshot,
+             GError                 **error)
+{
+  SimCorpusSnapshot *s = (SimCorpusSnapshot *) snapshot;
+  SimStore *store = NULL;
+
+  g_mutex_lock (&s->readers_lock);
+  if (s->readers->len > 0)
+    store = g_ptr_array_steal_index_fast (s->readers, s->readers->len - 1);
+  g_mutex_unlock (&s->readers_lock);
+  return store != NULL ? store : sim_store_open (snapshot->store_path, TRUE, error);
+}
+
+static void
+give_back_reader (const SimCorpusSnapshot *snapshot,
+                  SimStore                *store)
+{
+  SimCorpusSnapshot *s = (SimCorpusSnapshot *) snapshot;
+
+  sim_store_rollback (store);
+  g_mutex_lock (&s->readers_lock);
+  if (s->readers->len < MAX_IDLE_READERS)
+    g_ptr_array_add (s->readers, g_steal_pointer (&store));
+  g_mutex_unlock (&s->readers_lock);
+  sim_store_free (store);
+}
+
 gboolean
 sim_corpus_snapshot_read_texts (const SimCorpusSnapshot  *snapshot,
                                 const guint              *indices,
@@ -431,15 +473,20 @@ sim_corpus_snapshot_read_texts (const SimCorpusSnapshot  *snapshot,
                                 SimStoreText            **texts,
                                 GError                  **error)
 {
-  g_autoptr(SimStore) store = NULL;
+  SimStore *store;
 
   memset (texts, 0, n * sizeof *texts);
   if (n == 0)
     return TRUE;
-  /* The calling thread's own connection: a SimStore is never shared between threads. */
-  store = sim_store_open (snapshot->store_path, TRUE, error);
-  if (store == NULL || !sim_store_begin_read (store, error))
+  store = take_reader (snapshot, error);
+  if (store == NULL)
     return FALSE;
+  if (!sim_store_begin_read (store, error))
+    {
+      /* Not given back: a connection that cannot begin may be broken. */
+      sim_store_free (store);
+      return FALSE;
+    }
   for (guint i = 0; i < n; i++)
     {
       const SimCorpusDoc *doc = sim_corpus_snapshot_get_doc (snapshot, indices[i]);
@@ -451,10 +498,10 @@ sim_corpus_snapshot_read_texts (const SimCorpusSnapshot  *snapshot,
       for (guint j = 0; j < i; j++)
         g_clear_pointer (&texts[j], sim_store_text_free);
       g_propagate_error (error, g_steal_pointer (&local_error));
-      sim_store_rollback (store);
+      give_back_reader (snapshot, store);
       return FALSE;
     }
-  sim_store_rollback (store);
+  give_back_reader (snapshot, store);
   return TRUE;
 }
 

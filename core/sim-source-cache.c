@@ -5,9 +5,9 @@
  * propose normalised once, so verification compares units with units. Only
  * those regions: a 10,000-character article has candidates in hundreds of
  * documents, and normalising them whole cost more than the rest of the
- * check. Each worker reads and normalises its share of the documents
- * through its own connection (read in the caller's thread alone, the texts
- * took half of this stage).
+ * check. Workers read and normalise the documents a chunk at a time, each
+ * chunk through a connection the snapshot keeps (read in the caller's
+ * thread alone, the texts took half of this stage).
  */
 #include "config.h"
 
@@ -202,52 +202,55 @@ normalize (Check    *check,
   cache->loaded = TRUE;
 }
 
+/* Documents read and normalised at a time by a worker: workers take the
+ * next chunk when done, so one that met long texts does not hold the stage
+ * (taking every other document, one worker took a fifth longer than the
+ * other). */
+#define LOAD_CHUNK 16
+
 typedef struct {
   Check  *check;
-  guint   n_workers;
-  gint    next_worker;
+  gint    next;         /* atomic: the next chunk */
   GMutex  lock;
   GError *error;        /* the first store error, under lock */
 } LoadJob;
 
-/* Worker w takes documents w, w + n_workers, ... */
 static void
 load_worker (gpointer data)
 {
   LoadJob *job = data;
   Check *check = job->check;
-  const guint w = g_atomic_int_add (&job->next_worker, 1);
-  g_autoptr(GArray) slots = g_array_new (FALSE, FALSE, sizeof (guint));
-  g_autoptr(GArray) docs = g_array_new (FALSE, FALSE, sizeof (guint));
-  g_autofree SimStoreText **texts = NULL;
-  GError *error = NULL;
+  guint docs[LOAD_CHUNK];
+  SimStoreText *texts[LOAD_CHUNK];
+  gint c;
 
-  for (guint i = w; i < check->docs->len; i += job->n_workers)
+  while ((c = g_atomic_int_add (&job->next, 1)) * LOAD_CHUNK < (gint) check->docs->len &&
+         g_atomic_pointer_get (&job->error) == NULL)
     {
-      g_array_append_val (slots, i);
-      g_array_append_val (docs, g_array_index (check->doc_order, guint, i));
-    }
-  if (slots->len == 0)
-    return;
-  texts = g_new (SimStoreText *, slots->len);
-  /* A document removed since the snapshot was taken has no text: it simply proposes nothing. */
-  if (!sim_corpus_snapshot_read_texts (check->snapshot, (const guint *) docs->data, docs->len, texts, &error))
-    {
-      g_mutex_lock (&job->lock);
-      if (job->error == NULL)
-        job->error = error;
-      else
-        g_error_free (error);
-      g_mutex_unlock (&job->lock);
-      return;
-    }
-  for (guint k = 0; k < slots->len; k++)
-    {
-      DocCache *cache = &g_array_index (check->docs, DocCache, g_array_index (slots, guint, k));
+      const guint first = c * LOAD_CHUNK, n = MIN (LOAD_CHUNK, check->docs->len - first);
+      GError *error = NULL;
 
-      cache->stored = texts[k];
-      if (cache->stored != NULL && !g_cancellable_is_cancelled (check->cancellable))
-        normalize (check, cache);
+      for (guint k = 0; k < n; k++)
+        docs[k] = g_array_index (check->doc_order, guint, first + k);
+      /* A document removed since the snapshot was taken has no text: it simply proposes nothing. */
+      if (!sim_corpus_snapshot_read_texts (check->snapshot, docs, n, texts, &error))
+        {
+          g_mutex_lock (&job->lock);
+          if (job->error == NULL)
+            g_atomic_pointer_set (&job->error, error);
+          else
+            g_error_free (error);
+          g_mutex_unlock (&job->lock);
+          return;
+        }
+      for (guint k = 0; k < n; k++)
+        {
+          DocCache *cache = &g_array_index (check->docs, DocCache, first + k);
+
+          cache->stored = texts[k];
+          if (cache->stored != NULL && !g_cancellable_is_cancelled (check->cancellable))
+            normalize (check, cache);
+        }
     }
 }
 
@@ -255,14 +258,13 @@ gboolean
 _sim_source_cache_load (Check   *check,
                         GError **error)
 {
-  LoadJob job = { check, 0, 0, { 0 }, NULL };
+  LoadJob job = { check, 0, { 0 }, NULL };
 
   register_docs (check);
   if (check->docs->len == 0)
     return TRUE;
-  job.n_workers = MIN (check->options->n_threads, check->docs->len);
   g_mutex_init (&job.lock);
-  sim_parallel_run (job.n_workers, load_worker, &job);
+  sim_parallel_run (MIN (check->options->n_threads, (check->docs->len + LOAD_CHUNK - 1) / LOAD_CHUNK), load_worker, &job);
   g_mutex_clear (&job.lock);
   if (job.error != NULL)
     {

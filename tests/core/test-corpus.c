@@ -1100,6 +1100,59 @@ looked_up (SimCorpusSnapshot *snapshot,
   return places;
 }
 
+/* A snapshot reads texts through connections it keeps between reads, from
+ * any thread: each read is a transaction of its own, so what a writer did
+ * in between shows (a document removed has no text), and a connection
+ * given back holds no transaction that would keep the next read from
+ * starting. */
+static void
+test_corpus_snapshot_readers_see_the_store_as_it_is (void **state)
+{
+  Fixture *f = *state;
+  const char *paths[] = { f->docs, NULL };
+  g_autoptr(SimCorpus) corpus = NULL;
+  g_autoptr(SimCorpusSnapshot) snapshot = NULL;
+  g_autofree char *id = NULL;
+  const char *ids[] = { NULL, NULL };
+  guint n_removed = 0;
+
+  write_docs (f, 0, 3);
+  corpus = sim_corpus_open (f->store, FALSE, NULL);
+  {
+    g_autoptr(SimImportResult) result = sim_corpus_add (corpus, paths, NULL, NULL, NULL, NULL);
+
+    assert_int_equal (result->n_added, 3);
+  }
+  snapshot = sim_corpus_ref_snapshot (corpus);
+  for (guint round = 0; round < 3; round++)
+    for (guint d = 0; d < 3; d++)
+      {
+        g_autofree char *text = NULL;
+        gsize len = 0;
+
+        assert_true (sim_corpus_snapshot_dup_texts (snapshot, &d, 1, &text, &len, NULL));
+        assert_non_null (text);
+        assert_int_equal (g_utf8_strlen (text, len), sim_corpus_snapshot_get_doc (snapshot, d)->n_chars);
+      }
+  id = g_strdup_printf ("%" G_GINT64_FORMAT, sim_corpus_snapshot_get_doc (snapshot, 1)->id);
+  ids[0] = id;
+  assert_true (sim_corpus_remove (corpus, ids, &n_removed, NULL));
+  assert_int_equal (n_removed, 1);
+  for (guint d = 0; d < 3; d++)
+    {
+      g_autofree char *text = NULL;
+      gsize len = 0;
+      g_autoptr(GError) error = NULL;
+
+      assert_true (sim_corpus_snapshot_dup_texts (snapshot, &d, 1, &text, &len, &error));
+      assert_null (error);
+      if (d == 1)
+        assert_null (text);
+      else
+        assert_non_null (text);
+    }
+}
+
 /* Exact lookups compare the 48 bits the index files keep; lookups within
  * a distance see all 64 bits of every window, fingerprinted again from the
  * texts, and find what a brute-force scan of them finds. */
@@ -1202,6 +1255,7 @@ main (void)
     cmocka_unit_test_setup_teardown (test_corpus_traditional_folding_is_a_store_setting, setup, teardown),
     cmocka_unit_test_setup_teardown (test_corpus_index_file_is_mapped_and_never_trusted_blindly, setup, teardown),
     cmocka_unit_test_setup_teardown (test_corpus_index_delta_answers_as_a_fresh_build, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_corpus_snapshot_readers_see_the_store_as_it_is, setup, teardown),
     cmocka_unit_test_setup_teardown (test_corpus_near_lookups_see_all_64_bits, setup, teardown),
   };
 
