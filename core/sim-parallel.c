@@ -6,25 +6,141 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <pthread.h>
 #ifdef HAVE_LIBURING
 #include <liburing.h>
-#include <pthread.h>
 #endif
 
 #include "sim-parallel.h"
 
+/* Workers are threads kept between runs: starting one cost some 60 µs,
+ * and each new thread set up again what its thread keeps (a decompression
+ * context, an io_uring ring), five times in a check. A run takes idle
+ * helpers or starts new ones; a helper that finishes goes back to the
+ * idle ones, or ends when MAX_IDLE_HELPERS are idle already. A run never
+ * waits for a helper to become idle, so runs inside runs cannot block. */
+#define MAX_IDLE_HELPERS 16
+
 typedef struct {
   SimWorkerFunc func;
   gpointer      data;
+  GMutex        lock;
+  GCond         done;
+  guint         running;  /* helpers not finished, under lock */
 } Job;
 
-static gpointer
-thread_main (gpointer user_data)
-{
-  Job *job = user_data;
+typedef struct _Helper Helper;
+struct _Helper {
+  GMutex  lock;
+  GCond   wake;
+  Job    *job;            /* under lock: the run to work on, NULL when idle */
+  Helper *next;           /* in the idle stack */
+};
 
-  job->func (job->data);
+static GMutex idle_lock;
+static Helper *idle;      /* under idle_lock */
+static guint n_idle;
+
+/* A fork's child has only the thread that forked: the helpers it
+ * inherited are not there to run anything. */
+static void
+forget_helpers_in_child (void)
+{
+  g_mutex_init (&idle_lock);
+  idle = NULL;
+  n_idle = 0;
+}
+
+static void
+job_done (Job *job)
+{
+  g_mutex_lock (&job->lock);
+  if (--job->running == 0)
+    g_cond_signal (&job->done);
+  g_mutex_unlock (&job->lock);
+}
+
+static gpointer
+helper_main (gpointer data)
+{
+  Helper *h = data;
+
+  for (;;)
+    {
+      Job *job;
+      gboolean keep;
+
+      g_mutex_lock (&h->lock);
+      while (h->job == NULL)
+        g_cond_wait (&h->wake, &h->lock);
+      job = h->job;
+      h->job = NULL;
+      g_mutex_unlock (&h->lock);
+      job->func (job->data);
+      /* Idle again before the run learns it is done, so that the run's
+       * caller finds it for its next run. */
+      g_mutex_lock (&idle_lock);
+      keep = n_idle < MAX_IDLE_HELPERS;
+      if (keep)
+        {
+          h->next = idle;
+          idle = h;
+          n_idle++;
+        }
+      g_mutex_unlock (&idle_lock);
+      job_done (job);
+      if (!keep)
+        break;
+    }
+  g_mutex_clear (&h->lock);
+  g_cond_clear (&h->wake);
+  g_free (h);
   return NULL;
+}
+
+/* Hands @job to an idle helper or a new one; FALSE when no thread can start. */
+static gboolean
+start_helper (Job *job)
+{
+  static gsize registered = 0;
+  Helper *h;
+  GThread *t;
+
+  if (g_once_init_enter (&registered))
+    {
+      pthread_atfork (NULL, NULL, forget_helpers_in_child);
+      g_once_init_leave (&registered, 1);
+    }
+  g_mutex_lock (&idle_lock);
+  h = idle;
+  if (h != NULL)
+    {
+      idle = h->next;
+      n_idle--;
+    }
+  g_mutex_unlock (&idle_lock);
+  if (h != NULL)
+    {
+      g_mutex_lock (&h->lock);
+      h->job = job;
+      g_cond_signal (&h->wake);
+      g_mutex_unlock (&h->lock);
+      return TRUE;
+    }
+  h = g_new0 (Helper, 1);
+  g_mutex_init (&h->lock);
+  g_cond_init (&h->wake);
+  h->job = job;
+  t = g_thread_try_new ("simhound-worker", helper_main, h, NULL);
+  if (t == NULL)
+    {
+      g_mutex_clear (&h->lock);
+      g_cond_clear (&h->wake);
+      g_free (h);
+      return FALSE;
+    }
+  g_thread_unref (t);
+  return TRUE;
 }
 
 guint
@@ -43,20 +159,30 @@ sim_parallel_run (guint         n_threads,
                   gpointer      data)
 {
   Job job = { func, data };
-  GThread *threads[64];
-  guint n = 0;
 
-  n_threads = CLAMP (n_threads, 1, G_N_ELEMENTS (threads));
+  n_threads = CLAMP (n_threads, 1, 64);
+  g_mutex_init (&job.lock);
+  g_cond_init (&job.done);
   for (guint i = 1; i < n_threads; i++)
     {
-      GThread *t = g_thread_try_new ("simhound-worker", thread_main, &job, NULL);
-
-      if (t != NULL)
-        threads[n++] = t;
+      g_mutex_lock (&job.lock);
+      job.running++;
+      g_mutex_unlock (&job.lock);
+      if (!start_helper (&job))
+        {
+          g_mutex_lock (&job.lock);
+          job.running--;
+          g_mutex_unlock (&job.lock);
+          break;
+        }
     }
   func (data);
-  for (guint i = 0; i < n; i++)
-    g_thread_join (threads[i]);
+  g_mutex_lock (&job.lock);
+  while (job.running > 0)
+    g_cond_wait (&job.done, &job.lock);
+  g_mutex_unlock (&job.lock);
+  g_mutex_clear (&job.lock);
+  g_cond_clear (&job.done);
 }
 
 void

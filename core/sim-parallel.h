@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later
  *
  * A minimal parallel for: @func runs on @n_threads threads (the caller's
- * among them) until it returns; workers share @data and take work from it
- * with atomics. Returns when every worker has returned.
+ * among them, the others kept between runs) until it returns; workers
+ * share @data and take work from it with atomics. Returns when every
+ * worker has returned. Any thread may start a run, a worker too.
  */
 #pragma once
 

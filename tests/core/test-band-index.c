@@ -14,6 +14,7 @@
 #include <string.h>
 #include <fcntl.h>
 #include <unistd.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <cmocka.h>
 #include <glib.h>
@@ -513,6 +514,119 @@ test_pread_many_after_fork (void **state)
   (void) state;
 }
 
+/* sim_parallel_run(): every worker runs once, on threads kept between
+ * runs (the helpers of a second run are threads of the first), runs may
+ * start inside runs and from several threads at once, and a fork's child
+ * runs with threads of its own. */
+typedef struct {
+  gint  n_started;
+  gint  tids[64];
+  guint nest;
+  gint  wait_for;  /* workers wait until this many have started */
+} Counter;
+
+static void
+count_worker (gpointer data)
+{
+  Counter *c = data;
+  const gint i = g_atomic_int_add (&c->n_started, 1);
+
+  if (i < (gint) G_N_ELEMENTS (c->tids))
+    c->tids[i] = (gint) syscall (SYS_gettid);
+  while (g_atomic_int_get (&c->n_started) < c->wait_for)
+    g_usleep (100);
+  if (c->nest > 0)
+    {
+      Counter inner = { 0 };
+
+      sim_parallel_run (3, count_worker, &inner);
+      assert_int_equal (g_atomic_int_get (&inner.n_started), 3);
+    }
+}
+
+static gpointer
+many_runs (gpointer data)
+{
+  for (guint r = 0; r < 200; r++)
+    {
+      Counter c = { 0 };
+
+      sim_parallel_run (3, count_worker, &c);
+      if (g_atomic_int_get (&c.n_started) != 3)
+        return GINT_TO_POINTER (1);
+    }
+  return NULL;
+}
+
+/* Whether thread @tid of this process is among the ones @before lists. */
+static gboolean
+was_there (GPtrArray *before,
+           gint       tid)
+{
+  g_autofree char *name = g_strdup_printf ("%d", tid);
+
+  for (guint i = 0; i < before->len; i++)
+    if (g_strcmp0 (g_ptr_array_index (before, i), name) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+static GPtrArray *
+list_threads (void)
+{
+  GPtrArray *tids = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GDir) dir = g_dir_open ("/proc/self/task", 0, NULL);
+  const char *name;
+
+  assert_non_null (dir);
+  while ((name = g_dir_read_name (dir)) != NULL)
+    g_ptr_array_add (tids, g_strdup (name));
+  return tids;
+}
+
+static void
+test_parallel_keeps_its_threads (void **state)
+{
+  Counter first = { 0, { 0 }, 0, 4 }, second = { 0, { 0 }, 0, 4 }, nested = { 0, { 0 }, 1, 0 };
+  g_autoptr(GPtrArray) before = NULL;
+  GThread *threads[4];
+  int status = 0;
+  pid_t child;
+
+  /* Four workers at once: three helpers, all idle again when the run returns... */
+  sim_parallel_run (4, count_worker, &first);
+  assert_int_equal (first.n_started, 4);
+  /* ...and the next run's helpers are those threads, none new. */
+  before = list_threads ();
+  sim_parallel_run (4, count_worker, &second);
+  assert_int_equal (second.n_started, 4);
+  for (guint i = 0; i < 4; i++)
+    assert_true (was_there (before, second.tids[i]));
+
+  sim_parallel_run (3, count_worker, &nested);
+  assert_int_equal (nested.n_started, 3);
+
+  for (guint i = 0; i < G_N_ELEMENTS (threads); i++)
+    threads[i] = g_thread_new ("runs", many_runs, NULL);
+  for (guint i = 0; i < G_N_ELEMENTS (threads); i++)
+    assert_null (g_thread_join (threads[i]));
+
+  child = fork ();
+  assert_true (child >= 0);
+  if (child == 0)
+    {
+      Counter c = { 0 };
+
+      alarm (20);  /* a run handed to the parent's helpers would never end */
+      sim_parallel_run (4, count_worker, &c);
+      _exit (c.n_started == 4 ? 0 : 3);
+    }
+  assert_int_equal (waitpid (child, &status, 0), child);
+  assert_true (WIFEXITED (status));
+  assert_int_equal (WEXITSTATUS (status), 0);
+  (void) state;
+}
+
 /* Pairs are sorted in place by bucket, kept bits and then their 8 bytes:
  * 300,000 fingerprints (every bucket, several thousand in a few), copies
  * of one fingerprint whose bytes run backwards, against a stable sort of
@@ -750,6 +864,7 @@ main (void)
     cmocka_unit_test (test_exact_index_sorts_like_a_stable_sort),
     cmocka_unit_test (test_pread_many_reads_as_pread_does),
     cmocka_unit_test (test_pread_many_after_fork),
+    cmocka_unit_test (test_parallel_keeps_its_threads),
     cmocka_unit_test (test_pairs_sort_in_place_by_key_then_bytes),
     cmocka_unit_test (test_records_sort_and_serialize_as_pairs_do),
     cmocka_unit_test (test_file_index_reads_crowded_buckets_in_part),
