@@ -603,6 +603,55 @@ assert_checked_and_written_again (const char *store,
   assert_memory_equal (now, good, len);
 }
 
+/* The document list of an index file is mapped, not read: a file cut
+ * inside a list of many pages is refused (a page mapped past the file's
+ * end would be a SIGBUS), and the snapshot comes from the store. */
+static void
+test_corpus_index_file_cut_inside_its_document_list (void **state)
+{
+  Fixture *f = *state;
+  const char *paths[] = { f->docs, NULL };
+  g_autofree char *index = g_strconcat (f->store, ".index", NULL);
+  g_autofree char *good = NULL;
+  g_autofree char *long_name = g_strnfill (180, 'n');
+  guint64 list_len;
+  gsize len = 0;
+
+  for (guint i = 0; i < 60; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("%s-%03u.txt", long_name, i);
+      g_autofree char *text = make_text (i, i % 2, 2);
+
+      g_free (sim_test_write_file (f->docs, name, text, -1));
+    }
+  {
+    g_autoptr(SimCorpus) corpus = sim_corpus_open (f->store, FALSE, NULL);
+    g_autoptr(SimImportResult) result = sim_corpus_add (corpus, paths, NULL, NULL, NULL, NULL);
+
+    assert_int_equal (result->n_added, 60);
+  }
+  assert_true (g_file_get_contents (index, &good, &len, NULL));
+  memcpy (&list_len, good + 56, 8);
+  assert_true (list_len > 4 * 4096);
+  assert_true (g_file_set_contents (index, good, 64 + list_len / 2, NULL));
+  {
+    g_autoptr(SimCorpus) corpus = sim_corpus_open (f->store, FALSE, NULL);
+    g_autoptr(SimCorpusSnapshot) snapshot = sim_corpus_ref_snapshot (corpus);
+
+    assert_int_equal (sim_corpus_snapshot_get_n_docs (snapshot), 60);
+    for (guint i = 0; i < 60; i++)
+      assert_non_null (strstr (sim_corpus_snapshot_get_doc (snapshot, i)->path, long_name));
+  }
+  /* Written again whole by that open. */
+  {
+    g_autofree char *again = NULL;
+    gsize again_len = 0;
+
+    assert_true (g_file_get_contents (index, &again, &again_len, NULL));
+    assert_int_equal (again_len, len);
+  }
+}
+
 static void
 test_corpus_index_file_is_mapped_and_never_trusted_blindly (void **state)
 {
@@ -1254,6 +1303,7 @@ main (void)
     cmocka_unit_test_setup_teardown (test_corpus_rebuilds_an_old_feature_version, setup, teardown),
     cmocka_unit_test_setup_teardown (test_corpus_traditional_folding_is_a_store_setting, setup, teardown),
     cmocka_unit_test_setup_teardown (test_corpus_index_file_is_mapped_and_never_trusted_blindly, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_corpus_index_file_cut_inside_its_document_list, setup, teardown),
     cmocka_unit_test_setup_teardown (test_corpus_index_delta_answers_as_a_fresh_build, setup, teardown),
     cmocka_unit_test_setup_teardown (test_corpus_snapshot_readers_see_the_store_as_it_is, setup, teardown),
     cmocka_unit_test_setup_teardown (test_corpus_near_lookups_see_all_64_bits, setup, teardown),
