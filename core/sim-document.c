@@ -10,12 +10,13 @@
 #include <libxml/HTMLparser.h>
 #include <libxml/parser.h>
 #include <libxml/tree.h>
-#include <poppler.h>
 #include <cmark-gfm.h>
 #include <cmark-gfm-core-extensions.h>
 
 #include "sim-document.h"
 #include "sim-error.h"
+#include "sim-module.h"
+#include "sim-pdf.h"
 #include "sim-text.h"
 
 /* A zip member is read into memory at most this large: a zip bomb stops here. */
@@ -644,20 +645,7 @@ extract_office (const char  *data,
 
 /* ------------------------------------------------------------------ PDF */
 
-/* A line as a header or footer key: digits (page numbers) do not count. */
-static char *
-running_key (const char *line)
-{
-  GString *s = g_string_new (NULL);
-
-  for (const char *p = line; *p; p++)
-    if (!g_ascii_isdigit (*p) && !g_ascii_isspace (*p))
-      g_string_append_c (s, *p);
-  return g_string_free (s, FALSE);
-}
-
-#define RUNNING_LINES 2 /* lines at the top and at the bottom of a page that may repeat */
-
+/* Read by the PDF module (sim-pdf.c), loaded the first time a PDF is met. */
 static char *
 extract_pdf (const char  *data,
              gsize        len,
@@ -665,95 +653,14 @@ extract_pdf (const char  *data,
              gsize       *out_len,
              GError     **error)
 {
-  g_autoptr(GBytes) bytes = g_bytes_new_static (data, len);
-  g_autoptr(GError) local_error = NULL;
-  PopplerDocument *doc = poppler_document_new_from_bytes (bytes, NULL, &local_error);
-  g_autoptr(GPtrArray) pages = g_ptr_array_new_with_free_func ((GDestroyNotify) g_strfreev);
-  g_autoptr(GHashTable) counts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  GString *s;
-  int n_pages;
+  SimPdfExtractFunc extract = (SimPdfExtractFunc) sim_module_symbol (SIM_PDF_MODULE, "sim_pdf_extract_text", error);
 
-  if (doc == NULL)
+  if (extract == NULL)
     {
-      if (g_error_matches (local_error, POPPLER_ERROR, POPPLER_ERROR_ENCRYPTED))
-        g_set_error (error, SIM_ERROR, SIM_ERROR_NOT_TEXT,
-                     _("%s is encrypted: save it without a password and try again"), name);
-      else
-        g_set_error (error, SIM_ERROR, SIM_ERROR_NOT_TEXT, _("%s is a damaged PDF: %s"), name,
-                     local_error ? local_error->message : "");
+      g_prefix_error (error, _("%s cannot be read: "), name);
       return NULL;
     }
-  n_pages = poppler_document_get_n_pages (doc);
-  for (int i = 0; i < n_pages; i++)
-    {
-      PopplerPage *page = poppler_document_get_page (doc, i);
-      g_autofree char *text = page ? poppler_page_get_text (page) : NULL;
-      char **lines = g_strsplit (text ? text : "", "\n", -1);
-      const guint n = g_strv_length (lines);
-      g_autoptr(GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-
-      for (guint j = 0; j < n; j++)
-        if (j < RUNNING_LINES || j + RUNNING_LINES >= n)
-          {
-            char *key = running_key (lines[j]);
-
-            if (*key && !g_hash_table_contains (seen, key))
-              {
-                g_hash_table_add (seen, key);
-                g_hash_table_insert (counts, g_strdup (key),
-                                     GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (counts, key)) + 1));
-              }
-            else
-              g_free (key);
-          }
-      g_ptr_array_add (pages, lines);
-      g_clear_object (&page);
-    }
-  g_object_unref (doc);
-
-  s = g_string_new (NULL);
-  for (guint i = 0; i < pages->len; i++)
-    {
-      char **lines = g_ptr_array_index (pages, i);
-      const guint n = g_strv_length (lines);
-
-      for (guint j = 0; j < n; j++)
-        {
-          const char *line = lines[j];
-          gsize l;
-
-          /* A line at the top or bottom of most pages (at least three) is a
-           * running header or footer, not text. */
-          if (j < RUNNING_LINES || j + RUNNING_LINES >= n)
-            {
-              g_autofree char *key = running_key (line);
-              const guint count = GPOINTER_TO_UINT (g_hash_table_lookup (counts, key));
-
-              if (*key && n_pages >= 3 && count >= 3 && 2 * count >= (guint) n_pages)
-                continue;
-              /* A page number: "7", "- 7 -", "Page 7", "7 / 12", "第 7 页". */
-              if (strpbrk (line, "0123456789") != NULL && g_utf8_strlen (key, -1) <= 4)
-                continue;
-            }
-          g_string_append (s, line);
-          l = s->len;
-          /* "exam-\nple" is "example" again; "well-\nKnown" keeps its hyphen. */
-          if (l >= 2 && s->str[l - 1] == '-' && g_unichar_isalpha (g_utf8_get_char (g_utf8_prev_char (s->str + l - 1))) &&
-              j + 1 < n && g_unichar_islower (g_utf8_get_char (lines[j + 1])))
-            g_string_truncate (s, l - 1);
-          else
-            g_string_append_c (s, '\n');
-        }
-    }
-  if (!sim_text_has_content (s->str, s->len))
-    {
-      g_string_free (s, TRUE);
-      g_set_error (error, SIM_ERROR, SIM_ERROR_NOT_TEXT, _("%s has no text layer (scanned?)"), name);
-      return NULL;
-    }
-  if (out_len)
-    *out_len = s->len;
-  return g_string_free (s, FALSE);
+  return extract (data, len, name, out_len, error);
 }
 
 /* ------------------------------------------------------------- Markdown */

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "config.h"
 
+#include <gmodule.h>
+
 #include "sim-paths.h"
 
 const char *
@@ -26,4 +28,18 @@ sim_paths_demo_texts (void)
   if (g_file_test (BUILD_DEMO_TEXTS, G_FILE_TEST_IS_DIR))
     return g_strdup (BUILD_DEMO_TEXTS);
   return g_build_filename (g_get_user_cache_dir (), "simhound", "demo-texts", NULL);
+}
+
+const char *
+sim_paths_module_dir (void)
+{
+  const char *env = g_getenv ("SIMHOUND_MODULEDIR");
+  /* Every module is installed together: one tells. */
+  g_autofree char *installed = g_build_filename (MODULEDIR, "libsimhound-pdf." G_MODULE_SUFFIX, NULL);
+
+  if (env && *env)
+    return env;
+  if (!g_file_test (installed, G_FILE_TEST_EXISTS) && g_file_test (BUILD_MODULEDIR, G_FILE_TEST_IS_DIR))
+    return BUILD_MODULEDIR;
+  return MODULEDIR;
 }

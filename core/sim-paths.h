@@ -18,5 +18,8 @@ const char *sim_paths_locale_dir (void);
  * (made by ./run.sh) when it is there, else the user cache's
  * simhound/demo-texts. (transfer full) */
 char       *sim_paths_demo_texts (void);
+/* Simhound's modules (sim-module.h): $SIMHOUND_MODULEDIR, else the
+ * installed ones when they are there, else the build tree's. */
+const char *sim_paths_module_dir (void);
 
 G_END_DECLS

@@ -8,6 +8,7 @@ import json
 import os
 import shutil
 import subprocess
+import time
 import sys
 import tempfile
 import unittest
@@ -436,6 +437,55 @@ class CliTest(unittest.TestCase):
         r = self.run_cli("check", "--pdf", letter, "--paper", "legal", "-", stdin=EN.encode())
         self.assertEqual(r.returncode, 1)
         self.assertIn(b"a4 or letter", r.stderr)
+
+    def test_pdf_support_is_loaded_only_for_pdfs(self):
+        # PDFs are read and written by a module of their own: a command that
+        # meets none does not load poppler, cairo or pango, and without the
+        # module a PDF fails with a message that names the missing part
+        # while every other file and report still works.
+        self.add_docs()
+        pdf = os.path.join(self.dir, "report.pdf")
+        r = self.run_cli("check", "--json", "--pdf", pdf, "-", stdin=EN.encode())
+        self.assertEqual(r.returncode, 0, r.stderr)
+        shutil.copy(pdf, os.path.join(self.docs, "report.pdf"))
+        if os.path.exists("/proc/self/maps"):
+            # The libraries a run without PDFs has mapped, read from /proc
+            # while it waits for its stdin.
+            p = subprocess.Popen([CLI, "check", "--json", "-"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, env=self.env)
+            try:
+                maps = ""
+                for _ in range(200):
+                    try:
+                        with open(f"/proc/{p.pid}/maps") as f:
+                            maps = f.read()
+                    except FileNotFoundError:
+                        break
+                    if "libsqlite3" in maps:
+                        break
+                    time.sleep(0.01)
+                self.assertIn("libsqlite3", maps)
+                for lib in ("libpoppler", "libcairo", "libpango", "libsimhound-pdf"):
+                    self.assertNotIn(lib, maps)
+            finally:
+                p.communicate(EN.encode(), timeout=60)
+        empty = os.path.join(self.dir, "no-modules")
+        os.makedirs(empty)
+        env = dict(self.env, SIMHOUND_MODULEDIR=empty)
+        r = self.run_cli("check", "--pdf", os.path.join(self.dir, "r2.pdf"), "-", stdin=EN.encode(), env=env)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn(b"A part of Simhound is missing or damaged", r.stderr)
+        self.assertIn(b"libsimhound-pdf", r.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.dir, "r2.pdf")))
+        r = self.run_cli("check", "--html", os.path.join(self.dir, "r.html"), "-", stdin=EN.encode(), env=env)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        r = self.run_cli("corpus", "add", self.docs, env=env)
+        self.assertIn(b"report.pdf", r.stdout + r.stderr)
+        self.assertIn(b"libsimhound-pdf", r.stdout + r.stderr)
+        # With it, the PDF is read.
+        r = self.run_cli("corpus", "add", self.docs)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn(b"report.pdf", self.run_cli("corpus", "list").stdout)
 
     def test_check_errors_and_exit_codes(self):
         r = self.run_cli("check", self.write("a.txt", "hello"))

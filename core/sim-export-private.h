@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * What the HTML report (sim-export.c) and the PDF report (sim-pdf.c) say
+ * alike, in sim-export-common.c: for the reports only.
+ */
+#pragma once
+
+#include <glib.h>
+
+#include "sim-report.h"
+
+G_BEGIN_DECLS
+
+/* A flagged passage as the reports list it: its text, its source's text
+ * as its segments' matches give it (" … " where they skip some), and
+ * whether the two are the same word for word (then the text is not
+ * repeated in the list: the article shows it). */
+typedef struct {
+  const SimPassage *passage;
+  char             *text;
+  char             *source_text;
+  gboolean          identical;
+  gboolean          excluded;   /* every flagged segment of it is left out */
+} SimListed;
+
+/* The source a flagged segment is coloured and numbered by: its best match's. */
+guint     _sim_export_segment_source        (const SimReport         *report,
+                                             const SimReportSegment  *seg);
+/* TRUE when flagged segment @index runs on into the next flagged segment
+ * from the same source (only space between, the same greying): the run is
+ * one passage to the reader and gets its source's number once, at its end. */
+gboolean  _sim_export_run_continues         (const SimReport         *report,
+                                             guint                    index);
+/* The passages of medium level or higher that hold a segment flagged with
+ * their source, in article order. (element-type SimListed) */
+GArray   *_sim_export_listed_passages       (const SimReport         *report);
+guint     _sim_export_count_identical       (GArray                  *listed);
+/* The note that says how many passages are their sources word for word. */
+char     *_sim_export_identical_note        (guint                    n_identical);
+/* The number of sources with flagged segments: they come first, numbered 1.. */
+guint     _sim_export_count_flagged_sources (const SimReport         *report);
+/* "1,288 documents, last updated 2026-11-22" for the header of a report. */
+char     *_sim_export_corpus_phrase         (const SimReportSettings *s);
+
+G_END_DECLS

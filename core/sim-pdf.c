@@ -1,0 +1,613 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The PDF module (sim-pdf.h): a PDF's text read with poppler, and the
+ * report drawn as a PDF with cairo and pango. Built as a module of its own
+ * and loaded the first time it is needed (sim_module_symbol()), so that a
+ * program that never reads or writes a PDF does not load those libraries.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <string.h>
+#include <cairo.h>
+#include <cairo-pdf.h>
+#include <pango/pangocairo.h>
+#include <poppler.h>
+#include <glib/gi18n-lib.h>
+#include <glib/gstdio.h>
+
+#include "sim-error.h"
+#include "sim-export.h"
+#include "sim-export-private.h"
+#include "sim-pdf.h"
+#include "sim-text.h"
+
+/* ------------------------------------------------------------- reading */
+
+/* A line as a header or footer key: digits (page numbers) do not count. */
+static char *
+running_key (const char *line)
+{
+  GString *s = g_string_new (NULL);
+
+  for (const char *p = line; *p; p++)
+    if (!g_ascii_isdigit (*p) && !g_ascii_isspace (*p))
+      g_string_append_c (s, *p);
+  return g_string_free (s, FALSE);
+}
+
+#define RUNNING_LINES 2 /* lines at the top and at the bottom of a page that may repeat */
+
+char *
+sim_pdf_extract_text (const char  *data,
+                      gsize        len,
+                      const char  *name,
+                      gsize       *out_len,
+                      GError     **error)
+{
+  g_autoptr(GBytes) bytes = g_bytes_new_static (data, len);
+  g_autoptr(GError) local_error = NULL;
+  PopplerDocument *doc = poppler_document_new_from_bytes (bytes, NULL, &local_error);
+  g_autoptr(GPtrArray) pages = g_ptr_array_new_with_free_func ((GDestroyNotify) g_strfreev);
+  g_autoptr(GHashTable) counts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  GString *s;
+  int n_pages;
+
+  if (doc == NULL)
+    {
+      if (g_error_matches (local_error, POPPLER_ERROR, POPPLER_ERROR_ENCRYPTED))
+        g_set_error (error, SIM_ERROR, SIM_ERROR_NOT_TEXT,
+                     _("%s is encrypted: save it without a password and try again"), name);
+      else
+        g_set_error (error, SIM_ERROR, SIM_ERROR_NOT_TEXT, _("%s is a damaged PDF: %s"), name,
+                     local_error ? local_error->message : "");
+      return NULL;
+    }
+  n_pages = poppler_document_get_n_pages (doc);
+  for (int i = 0; i < n_pages; i++)
+    {
+      PopplerPage *page = poppler_document_get_page (doc, i);
+      g_autofree char *text = page ? poppler_page_get_text (page) : NULL;
+      char **lines = g_strsplit (text ? text : "", "\n", -1);
+      const guint n = g_strv_length (lines);
+      g_autoptr(GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+
+      for (guint j = 0; j < n; j++)
+        if (j < RUNNING_LINES || j + RUNNING_LINES >= n)
+          {
+            char *key = running_key (lines[j]);
+
+            if (*key && !g_hash_table_contains (seen, key))
+              {
+                g_hash_table_add (seen, key);
+                g_hash_table_insert (counts, g_strdup (key),
+                                     GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (counts, key)) + 1));
+              }
+            else
+              g_free (key);
+          }
+      g_ptr_array_add (pages, lines);
+      g_clear_object (&page);
+    }
+  g_object_unref (doc);
+
+  s = g_string_new (NULL);
+  for (guint i = 0; i < pages->len; i++)
+    {
+      char **lines = g_ptr_array_index (pages, i);
+      const guint n = g_strv_length (lines);
+
+      for (guint j = 0; j < n; j++)
+        {
+          const char *line = lines[j];
+          gsize l;
+
+          /* A line at the top or bottom of most pages (at least three) is a
+           * running header or footer, not text. */
+          if (j < RUNNING_LINES || j + RUNNING_LINES >= n)
+            {
+              g_autofree char *key = running_key (line);
+              const guint count = GPOINTER_TO_UINT (g_hash_table_lookup (counts, key));
+
+              if (*key && n_pages >= 3 && count >= 3 && 2 * count >= (guint) n_pages)
+                continue;
+              /* A page number: "7", "- 7 -", "Page 7", "7 / 12", "第 7 页". */
+              if (strpbrk (line, "0123456789") != NULL && g_utf8_strlen (key, -1) <= 4)
+                continue;
+            }
+          g_string_append (s, line);
+          l = s->len;
+          /* "exam-\nple" is "example" again; "well-\nKnown" keeps its hyphen. */
+          if (l >= 2 && s->str[l - 1] == '-' && g_unichar_isalpha (g_utf8_get_char (g_utf8_prev_char (s->str + l - 1))) &&
+              j + 1 < n && g_unichar_islower (g_utf8_get_char (lines[j + 1])))
+            g_string_truncate (s, l - 1);
+          else
+            g_string_append_c (s, '\n');
+        }
+    }
+  if (!sim_text_has_content (s->str, s->len))
+    {
+      g_string_free (s, TRUE);
+      g_set_error (error, SIM_ERROR, SIM_ERROR_NOT_TEXT, _("%s has no text layer (scanned?)"), name);
+      return NULL;
+    }
+  if (out_len)
+    *out_len = s->len;
+  return g_string_free (s, FALSE);
+}
+
+/* ------------------------------------------------------------- writing */
+
+#define MARGIN   50.0
+
+/* Pages are drawn into recording surfaces and put on the PDF at the end,
+ * when their number is known, each with its header and "Page N of M". */
+typedef struct {
+  double        page_w;   /* points: A4 595 x 842, Letter 612 x 792 */
+  double        page_h;
+  cairo_t      *cr;       /* of the page being drawn */
+  PangoContext *context;  /* one for every layout: a context per layout cost seconds */
+  GPtrArray    *pages;    /* cairo_surface_t, recording */
+  double        y;
+} Pdf;
+
+static void
+pdf_begin_page (Pdf *pdf)
+{
+  const cairo_rectangle_t extents = { 0, 0, pdf->page_w, pdf->page_h };
+  cairo_surface_t *page = cairo_recording_surface_create (CAIRO_CONTENT_COLOR_ALPHA, &extents);
+
+  g_clear_pointer (&pdf->cr, cairo_destroy);
+  pdf->cr = cairo_create (page);
+  cairo_set_source_rgb (pdf->cr, 0, 0, 0);
+  g_ptr_array_add (pdf->pages, page);
+  pdf->y = MARGIN;
+}
+
+static void
+pdf_new_page_if_needed (Pdf    *pdf,
+                        double  height)
+{
+  if (pdf->y + height > pdf->page_h - MARGIN)
+    pdf_begin_page (pdf);
+}
+
+/* Puts the recorded pages on @cr, each under a header and over its number. */
+static void
+pdf_emit_pages (Pdf             *pdf,
+                cairo_t         *cr,
+                const SimReport *report)
+{
+  g_autoptr(PangoLayout) layout = pango_layout_new (pdf->context);
+  g_autoptr(GDateTime) now = g_date_time_new_now_local ();
+  g_autofree char *date = g_date_time_format (now, "%Y-%m-%d %H:%M");
+  g_autofree char *header = NULL;
+  PangoFontDescription *desc = pango_font_description_from_string ("Sans 7.5");
+
+  header = sim_report_get_name (report)
+             ? g_strdup_printf ("%s — %s — %s", sim_report_get_name (report), _("Simhound similarity report"), date)
+             : g_strdup_printf ("%s — %s", _("Simhound similarity report"), date);
+  pango_layout_set_font_description (layout, desc);
+  pango_font_description_free (desc);
+  pango_layout_set_width (layout, (pdf->page_w - 2 * MARGIN) * PANGO_SCALE);
+  pango_layout_set_ellipsize (layout, PANGO_ELLIPSIZE_MIDDLE);
+  for (guint i = 0; i < pdf->pages->len; i++)
+    {
+      g_autofree char *number = g_strdup_printf (_("Page %u of %u"), i + 1, pdf->pages->len);
+      int h;
+
+      cairo_set_source_surface (cr, g_ptr_array_index (pdf->pages, i), 0, 0);
+      cairo_paint (cr);
+      cairo_set_source_rgb (cr, 0.35, 0.35, 0.35);
+      pango_layout_set_alignment (layout, PANGO_ALIGN_LEFT);
+      pango_layout_set_text (layout, header, -1);
+      pango_layout_get_pixel_size (layout, NULL, &h);
+      cairo_move_to (cr, MARGIN, MARGIN / 2 - h / 2.0);
+      pango_cairo_show_layout (cr, layout);
+      pango_layout_set_alignment (layout, PANGO_ALIGN_CENTER);
+      pango_layout_set_text (layout, number, -1);
+      cairo_move_to (cr, MARGIN, pdf->page_h - MARGIN / 2 - h / 2.0);
+      pango_cairo_show_layout (cr, layout);
+      cairo_show_page (cr);
+    }
+}
+
+/* Lays out Pango markup across pages, line by line, then @space points. */
+static void
+pdf_markup_spaced (Pdf        *pdf,
+                   const char *markup,
+                   const char *font,
+                   double      space)
+{
+  g_autoptr(PangoLayout) layout = pango_layout_new (pdf->context);
+  PangoFontDescription *desc = pango_font_description_from_string (font);
+  PangoLayoutIter *iter;
+
+  pango_layout_set_font_description (layout, desc);
+  pango_font_description_free (desc);
+  pango_layout_set_width (layout, (pdf->page_w - 2 * MARGIN) * PANGO_SCALE);
+  pango_layout_set_wrap (layout, PANGO_WRAP_WORD_CHAR);
+  pango_layout_set_markup (layout, markup, -1);
+  iter = pango_layout_get_iter (layout);
+  do
+    {
+      PangoRectangle logical;
+      PangoLayoutLine *line = pango_layout_iter_get_line_readonly (iter);
+      const int baseline = pango_layout_iter_get_baseline (iter);
+      double height, top;
+
+      pango_layout_iter_get_line_extents (iter, NULL, &logical);
+      height = (double) logical.height / PANGO_SCALE;
+      top = (double) logical.y / PANGO_SCALE;
+      pdf_new_page_if_needed (pdf, height);
+      cairo_move_to (pdf->cr, MARGIN + (double) logical.x / PANGO_SCALE,
+                     pdf->y + (double) (baseline - logical.y) / PANGO_SCALE);
+      pango_cairo_show_layout_line (pdf->cr, line);
+      pdf->y += height;
+      (void) top;
+    }
+  while (pango_layout_iter_next_line (iter));
+  pango_layout_iter_free (iter);
+  pdf->y += space;
+}
+
+static void
+pdf_markup (Pdf        *pdf,
+            const char *markup,
+            const char *font)
+{
+  pdf_markup_spaced (pdf, markup, font, 6);
+}
+
+/* The article flows into the PDF one paragraph at a time: Pango's cost
+ * grows with the square of one layout's text (a 1 MB article in one layout
+ * took 8 s), so a paragraph is one layout, and a paragraph longer than
+ * FLOW_MAX_BYTES is cut after a sentence or a space. */
+#define FLOW_MAX_BYTES 4096
+
+typedef struct {
+  Pdf        *pdf;
+  GString    *markup;
+  gsize       n_text;  /* bytes of text in @markup */
+  const char *tint;    /* of the open span, or NULL */
+} Flow;
+
+static void
+flow_break (Flow *flow)
+{
+  if (flow->tint)
+    g_string_append (flow->markup, "</span>");
+  pdf_markup_spaced (flow->pdf, flow->markup->str, "Sans 10", 0);
+  g_string_truncate (flow->markup, 0);
+  flow->n_text = 0;
+  if (flow->tint)
+    g_string_append_printf (flow->markup, "<span background=\"%s\">", flow->tint);
+}
+
+static void
+flow_piece (Flow       *flow,
+            const char *text,
+            gsize       len)
+{
+  g_autofree char *e = g_markup_escape_text (text, len);
+
+  g_string_append (flow->markup, e);
+  flow->n_text += len;
+}
+
+static void
+flow_text (Flow       *flow,
+           const char *text)
+{
+  while (*text)
+    {
+      const char *nl = strchr (text, '\n');
+      gsize len = nl ? (gsize) (nl - text) : strlen (text);
+
+      /* A long paragraph is cut at its last sentence end (or space) before the limit. */
+      while (flow->n_text + len > FLOW_MAX_BYTES)
+        {
+          gsize room = FLOW_MAX_BYTES > flow->n_text ? FLOW_MAX_BYTES - flow->n_text : 0, cut = 0;
+
+          for (gsize i = room; i > 0 && cut == 0; i--)
+            if (text[i - 1] == ' ' && i >= 2 && strchr (".!?", text[i - 2]))
+              cut = i;
+          for (gsize i = room; i > 0 && cut == 0; i--)
+            if (text[i - 1] == ' ')
+              cut = i;
+          if (cut == 0)
+            cut = g_utf8_find_prev_char (text, text + MAX (room, 1)) - text;
+          if (cut == 0 && flow->n_text == 0)
+            cut = g_utf8_next_char (text) - text;
+          flow_piece (flow, text, cut);
+          flow_break (flow);
+          text += cut;
+          len -= cut;
+        }
+      flow_piece (flow, text, len);
+      text += len;
+      if (*text == '\n')
+        {
+          flow_break (flow);
+          text++;
+        }
+    }
+}
+
+static void
+set_color (cairo_t    *cr,
+           const char *hex)
+{
+  guint rgb = (guint) g_ascii_strtoull (hex + 1, NULL, 16);
+
+  cairo_set_source_rgb (cr, ((rgb >> 16) & 0xff) / 255.0, ((rgb >> 8) & 0xff) / 255.0, (rgb & 0xff) / 255.0);
+}
+
+static void
+pdf_chart (Pdf             *pdf,
+           const SimReport *report)
+{
+  const double w = pdf->page_w - 2 * MARGIN, h = 110, left_w = w * 0.62;
+  const guint32 n_chars = MAX (sim_report_get_n_chars (report), 1);
+  guint counts[SIM_CHART_BINS], max_count = 1;
+  cairo_t *cr = pdf->cr;
+
+  pdf_new_page_if_needed (pdf, h + 10);
+  sim_report_histogram (report, counts);
+  for (guint i = 0; i < SIM_CHART_BINS; i++)
+    max_count = MAX (max_count, counts[i]);
+  cairo_set_line_width (cr, 0.5);
+  cairo_set_source_rgb (cr, 0.8, 0.8, 0.8);
+  cairo_rectangle (cr, MARGIN, pdf->y, left_w, h);
+  cairo_stroke (cr);
+  for (guint i = 0; i < sim_report_get_n_segments (report); i++)
+    {
+      const SimReportSegment *seg = sim_report_get_segment (report, i);
+      const double x = left_w * seg->start / n_chars;
+      const double bw = MAX (0.5, left_w * (seg->end - seg->start) / n_chars);
+      const double bh = h * seg->similarity;
+
+      set_color (cr, sim_level_color (seg->level));
+      cairo_rectangle (cr, MARGIN + x, pdf->y + h - bh, bw, bh);
+      cairo_fill (cr);
+    }
+  for (guint b = 0; b < SIM_CHART_BINS; b++)
+    {
+      const double bw = (w - left_w - 20) / SIM_CHART_BINS;
+      const double bh = h * counts[b] / max_count;
+
+      set_color (cr, sim_level_color (sim_report_level_of (report, (b + 0.5f) / SIM_CHART_BINS)));
+      cairo_rectangle (cr, MARGIN + left_w + 20 + b * bw, pdf->y + h - bh, bw * 0.8, bh);
+      cairo_fill (cr);
+    }
+  cairo_set_source_rgb (cr, 0, 0, 0);
+  pdf->y += h + 8;
+}
+
+gboolean
+sim_pdf_write_report (const SimReport *report,
+                      const char      *path,
+                      SimPaper         paper,
+                      GError         **error)
+{
+  /* Written beside the target and renamed when whole: an interrupted or
+   * failed export leaves no half-written PDF under the name asked for. */
+  g_autofree char *partial = g_strconcat (path, SIM_EXPORT_PARTIAL_SUFFIX, NULL);
+  const double page_w = paper == SIM_PAPER_LETTER ? 612.0 : 595.0;
+  const double page_h = paper == SIM_PAPER_LETTER ? 792.0 : 842.0;
+  cairo_surface_t *surface = cairo_pdf_surface_create (partial, page_w, page_h);
+  const SimReportSettings *s = sim_report_get_settings (report);
+  g_autoptr(GString) markup = g_string_new (NULL);
+  Pdf pdf = { page_w, page_h, NULL, NULL, g_ptr_array_new_with_free_func ((GDestroyNotify) cairo_surface_destroy), 0 };
+  cairo_status_t status;
+  guint32 at = 0;
+
+  if (cairo_surface_status (surface) != CAIRO_STATUS_SUCCESS)
+    {
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_FAILED, _("Cannot write %s: %s"), path,
+                   cairo_status_to_string (cairo_surface_status (surface)));
+      cairo_surface_destroy (surface);
+      g_ptr_array_unref (pdf.pages);
+      return FALSE;
+    }
+  pdf_begin_page (&pdf);
+  pdf.context = pango_cairo_create_context (pdf.cr);
+  /* The metrics of print, whatever surface the pages are recorded on. */
+  {
+    cairo_font_options_t *options = cairo_font_options_create ();
+
+    cairo_font_options_set_hint_metrics (options, CAIRO_HINT_METRICS_OFF);
+    cairo_font_options_set_hint_style (options, CAIRO_HINT_STYLE_NONE);
+    pango_cairo_context_set_font_options (pdf.context, options);
+    cairo_font_options_destroy (options);
+  }
+  /* Han characters take the Simplified Chinese forms (Noto Sans CJK SC, not
+   * the Japanese variant fontconfig picks by default) unless the reader's
+   * language wants other forms. */
+  {
+    const char *lang = pango_language_to_string (pango_language_get_default ());
+
+    if (!g_str_has_prefix (lang, "ja") && !g_str_has_prefix (lang, "ko") &&
+        !g_str_has_prefix (lang, "zh-tw") && !g_str_has_prefix (lang, "zh-hk"))
+      pango_context_set_language (pdf.context, pango_language_from_string ("zh-cn"));
+  }
+  {
+    g_autofree char *title = g_markup_printf_escaped ("<b>%s</b>", _("Similarity report"));
+    g_autofree char *summary = g_markup_printf_escaped (
+      _("<b>%.1f%%</b> of the article is similar to the reference corpus: %u high, %u medium and %u low segments."),
+      100 * sim_report_get_similarity (report), sim_report_count_level (report, SIM_LEVEL_HIGH),
+      sim_report_count_level (report, SIM_LEVEL_MEDIUM), sim_report_count_level (report, SIM_LEVEL_LOW));
+    g_autofree char *settings = NULL;
+
+    const SimRatios *r = sim_report_get_ratios (report);
+    g_autofree char *ratios = g_markup_printf_escaped (
+      _("Total %.1f%%, excluding quotations %.1f%%, excluding the references %.1f%%, excluding both %.1f%%; "
+        "largest single source %.1f%%."),
+      100 * r->total, 100 * r->excluding_quotes, 100 * r->excluding_references, 100 * r->excluding_both,
+      100 * r->largest_source);
+    g_autoptr(GDateTime) now = g_date_time_new_now_local ();
+    g_autofree char *date = g_date_time_format (now, "%Y-%m-%d %H:%M");
+    g_autofree char *corpus = _sim_export_corpus_phrase (s);
+    g_autofree char *segments = g_str_equal (s->mode, "window")
+                                  ? g_strdup_printf (_("windows of %u characters"), s->window)
+                                  : g_strdup (_("sentences"));
+
+    settings = g_markup_printf_escaped (_("Checked %s against a reference corpus of %s (%s); compared by %s, "
+                                          "%s search; high from %.0f%%, medium from %.0f%% similarity to source."),
+                                        date, corpus, s->store, segments, s->fast ? _("fast") : _("precise"),
+                                        100 * s->high_threshold, 100 * s->medium_threshold);
+    pdf_markup (&pdf, title, "Sans 18");
+    if (sim_report_get_name (report))
+      {
+        g_autofree char *name = g_markup_printf_escaped ("<b>%s</b>", sim_report_get_name (report));
+
+        pdf_markup (&pdf, name, "Sans 11");
+      }
+    pdf_markup (&pdf, summary, "Sans 10");
+    pdf_markup (&pdf, ratios, "Sans 9");
+    pdf_markup (&pdf, settings, "Sans 8");
+  }
+
+  /* Sources, numbered and coloured as their passages in the text below. */
+  {
+    const guint n_flagged_sources = _sim_export_count_flagged_sources (report);
+    g_autofree char *heading = g_markup_printf_escaped ("<b>%s</b>", _("Sources"));
+
+    pdf_markup (&pdf, heading, "Sans 13");
+    for (guint i = 0; i < n_flagged_sources; i++)
+      {
+        const SimReportSource *src = sim_report_get_source (report, i);
+        g_autofree char *characters = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u character",
+                                                                    "%u characters", src->n_chars), src->n_chars);
+        g_autofree char *row = g_markup_printf_escaped ("<span background=\"%s\"><b> %u </b></span>  "
+                                                        "<b>%.1f%%</b>  %s  <span foreground=\"#555\">(%s)</span>\n"
+                                                        "<span foreground=\"#555\">%s</span>",
+                                                        sim_source_tint (i + 1), i + 1, 100 * src->share,
+                                                        src->title, characters, src->display_path);
+
+        pdf_markup_spaced (&pdf, row, "Sans 9", 3);
+      }
+    if (n_flagged_sources == 0)
+      {
+        g_autofree char *none = g_markup_escape_text (_("No source above the medium level."), -1);
+
+        pdf_markup (&pdf, none, "Sans 9");
+      }
+    pdf.y += 6;
+  }
+  pdf_chart (&pdf, report);
+
+  /* The article, each flagged passage in its source's colour and number. */
+  {
+    Flow flow = { &pdf, markup, 0, NULL };
+    g_autofree char *heading = g_markup_printf_escaped ("<b>%s</b>", _("Article"));
+    g_autoptr(GString) legend = g_string_new (NULL);
+
+    pdf_markup (&pdf, heading, "Sans 13");
+    g_string_append (legend, _("Each flagged passage is coloured and numbered like its source in the table above."));
+    if (sim_report_get_n_excluded (report) > 0)
+      {
+        g_string_append_c (legend, ' ');
+        g_string_append (legend, _("Greyed text is left out of the similarity (quotations, references, small matches, "
+                                   "excluded sources or the assignment's own text)."));
+      }
+    {
+      g_autofree char *escaped = g_markup_printf_escaped ("<span foreground=\"#555\">%s</span>", legend->str);
+
+      pdf_markup (&pdf, escaped, "Sans 8");
+    }
+    for (guint i = 0; i < sim_report_get_n_segments (report); i++)
+      {
+        const SimReportSegment *seg = sim_report_get_segment (report, i);
+        g_autofree char *before = NULL, *inner = NULL;
+        guint source;
+
+        if (seg->level == SIM_LEVEL_LOW || seg->n_matches == 0)
+          continue;
+        source = _sim_export_segment_source (report, seg);
+        before = sim_report_dup_text (report, at, seg->start);
+        inner = sim_report_dup_text (report, seg->start, seg->end);
+        flow_text (&flow, before);
+        flow.tint = sim_report_is_segment_excluded (report, i) ? sim_level_excluded_tint () : sim_source_tint (source + 1);
+        g_string_append_printf (markup, "<span background=\"%s\">", flow.tint);
+        flow_text (&flow, inner);
+        g_string_append (markup, "</span>");
+        if (!_sim_export_run_continues (report, i))
+          g_string_append_printf (markup, "<sup><b>%u</b></sup>", source + 1);
+        flow.tint = NULL;
+        at = seg->end;
+      }
+    {
+      g_autofree char *rest = sim_report_dup_text (report, at, sim_report_get_n_chars (report));
+
+      flow_text (&flow, rest);
+      flow_break (&flow);
+      pdf.y += 6;
+    }
+  }
+
+  /* Every flagged passage that is not its source's text word for word, and that text. */
+  {
+    g_autoptr(GArray) listed = _sim_export_listed_passages (report);
+    const guint n_identical = _sim_export_count_identical (listed);
+    g_autofree char *heading = g_markup_printf_escaped ("<b>%s</b>", _("Flagged passages and their sources"));
+    guint number = 0;
+
+    pdf_markup (&pdf, heading, "Sans 13");
+    if (n_identical > 0)
+      {
+        g_autofree char *note = _sim_export_identical_note (n_identical);
+        g_autofree char *escaped = g_markup_printf_escaped ("<span foreground=\"#555\">%s</span>", note);
+
+        pdf_markup (&pdf, escaped, "Sans 8");
+      }
+    for (guint i = 0; i < listed->len; i++)
+      {
+        const SimListed *l = &g_array_index (listed, SimListed, i);
+        const SimReportSource *src = sim_report_get_source (report, l->passage->source);
+        g_autofree char *item = NULL, *similar = NULL;
+
+        if (l->identical)
+          continue;
+        similar = g_strdup_printf (_("%.0f%% similar to the source"), 100 * l->passage->similarity);
+        item = g_markup_printf_escaped ("%u. <span background=\"%s\">%s</span>\n"
+                                        "<span foreground=\"#555\">%s %u · %s · %s — %s</span>\n"
+                                        "<span background=\"#f6f5f4\">%s</span>",
+                                        ++number, l->excluded ? sim_level_excluded_tint ()
+                                                              : sim_source_tint (l->passage->source + 1),
+                                        l->text, _("Source"), l->passage->source + 1, similar,
+                                        src->title, src->display_path, l->source_text);
+        pdf_markup (&pdf, item, "Sans 9");
+      }
+  }
+
+  g_clear_pointer (&pdf.cr, cairo_destroy);
+  {
+    cairo_t *cr = cairo_create (surface);
+
+    pdf_emit_pages (&pdf, cr, report);
+    cairo_destroy (cr);
+  }
+  g_object_unref (pdf.context);
+  g_ptr_array_unref (pdf.pages);
+  cairo_surface_finish (surface);
+  status = cairo_surface_status (surface);
+  cairo_surface_destroy (surface);
+  if (status != CAIRO_STATUS_SUCCESS)
+    {
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_FAILED, _("Cannot write %s: %s"), path,
+                   cairo_status_to_string (status));
+      g_unlink (partial);
+      return FALSE;
+    }
+  if (g_rename (partial, path) != 0)
+    {
+      int saved = errno;
+
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved), _("Cannot write %s: %s"), path,
+                   g_strerror (saved));
+      g_unlink (partial);
+      return FALSE;
+    }
+  return TRUE;
+}
