@@ -438,11 +438,12 @@ class CliTest(unittest.TestCase):
         self.assertEqual(r.returncode, 1)
         self.assertIn(b"a4 or letter", r.stderr)
 
-    def test_pdf_support_is_loaded_only_for_pdfs(self):
-        # PDFs are read and written by a module of their own: a command that
-        # meets none does not load poppler, cairo or pango, and without the
-        # module a PDF fails with a message that names the missing part
-        # while every other file and report still works.
+    def test_pdf_and_markup_support_is_loaded_only_when_needed(self):
+        # PDFs, and documents with markup (HTML, DOCX, ODT, Markdown), are
+        # read by modules of their own: a command that meets none does not
+        # load poppler, cairo, pango, libxml2 or libarchive, and without a
+        # module such a document fails with a message that names the
+        # missing part while every other file and report still works.
         self.add_docs()
         pdf = os.path.join(self.dir, "report.pdf")
         r = self.run_cli("check", "--json", "--pdf", pdf, "-", stdin=EN.encode())
@@ -465,7 +466,8 @@ class CliTest(unittest.TestCase):
                         break
                     time.sleep(0.01)
                 self.assertIn("libsqlite3", maps)
-                for lib in ("libpoppler", "libcairo", "libpango", "libsimhound-pdf"):
+                for lib in ("libpoppler", "libcairo", "libpango", "libsimhound-pdf", "libxml2", "libarchive",
+                            "libsimhound-markup"):
                     self.assertNotIn(lib, maps)
             finally:
                 p.communicate(EN.encode(), timeout=60)
@@ -479,13 +481,19 @@ class CliTest(unittest.TestCase):
         self.assertFalse(os.path.exists(os.path.join(self.dir, "r2.pdf")))
         r = self.run_cli("check", "--html", os.path.join(self.dir, "r.html"), "-", stdin=EN.encode(), env=env)
         self.assertEqual(r.returncode, 0, r.stderr)
+        self.write("docs/page.html", "<html><body><p>" + EN + "</p></body></html>")
         r = self.run_cli("corpus", "add", self.docs, env=env)
-        self.assertIn(b"report.pdf", r.stdout + r.stderr)
-        self.assertIn(b"libsimhound-pdf", r.stdout + r.stderr)
-        # With it, the PDF is read.
+        out = r.stdout + r.stderr
+        self.assertIn(b"report.pdf cannot be read", out)
+        self.assertIn(b"libsimhound-pdf", out)
+        self.assertIn(b"page.html cannot be read", out)
+        self.assertIn(b"libsimhound-markup", out)
+        # With them, the PDF and the page are read.
         r = self.run_cli("corpus", "add", self.docs)
         self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertIn(b"report.pdf", self.run_cli("corpus", "list").stdout)
+        listed = self.run_cli("corpus", "list").stdout
+        self.assertIn(b"report.pdf", listed)
+        self.assertIn(b"page.html", listed)
 
     def test_check_errors_and_exit_codes(self):
         r = self.run_cli("check", self.write("a.txt", "hello"))
