@@ -9,7 +9,9 @@
  * tracked deletions, field codes and comments left out); PDF through
  * poppler-glib (reading order, hyphenation undone, lines repeated at the top
  * or bottom of most pages dropped); Markdown with its markup dropped; legacy
- * .doc through catdoc when it is installed.
+ * .doc through catdoc when it is installed. HTML, DOCX, ODT and Markdown
+ * are read by the markup module (sim-markup.h) and PDF by the PDF module
+ * (sim-pdf.h), each loaded the first time such a file is met.
  *
  * Every offset of a report refers to the text returned here, which is what
  * the store keeps and `simhound-cli text FILE` prints. Thread-safe.

@@ -2,7 +2,8 @@
  *
  * The highlighted report as a file: self-contained HTML (inline CSS and SVG,
  * readable with scripts off, every string escaped) and PDF drawn with cairo
- * and pango (CJK glyphs come from the system's fonts). One implementation
+ * and pango (CJK glyphs come from the system's fonts) by the PDF module
+ * (sim-pdf.h), loaded the first time a PDF is written. One implementation
  * for the app and simhound-cli.
  */
 #pragma once
