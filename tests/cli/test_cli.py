@@ -714,6 +714,43 @@ class CliTest(unittest.TestCase):
         self.assertEqual(r.returncode, 2, r.stdout)
         self.assertIn(b"is damaged (the text of document", r.stderr)
 
+    def test_a_part_compared_far_from_the_rest_reads_its_own_piece(self):
+        # A sentence runs a short copy from the start of a long source into
+        # a long copy from its end: the short part is compared where it is,
+        # in a piece nothing else reads, and a damage there is met and told.
+        import sqlite3
+        import struct
+        near = "the ferryman carried salt across the brown river every spring"
+        far = ("The harbour master counted every fishing boat that came through the narrow channel "
+               "before the evening storm closed the old northern gate for the whole long winter")
+        filler = "".join(f"Paragraph {i} tells of weather, of rope number {3 * i + 1} and of gulls over roof "
+                         f"{7 * i + 2}.\n\n" for i in range(400))
+        self.write("docs/source.txt", f"In the old days {near}, as the songs say.\n\n{filler}{far}.\n")
+        self.add_docs()
+        essay = self.write("essay.txt", f"{far}, and {near}.")
+        r = self.run_cli("check", "--json", essay)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        report = json.loads(r.stdout)
+        text = open(essay, encoding="utf-8").read()
+        part = [s for s in report["segments"] if text[s["start"]:s["end"]].startswith("and the ferryman")]
+        self.assertEqual(len(part), 1)
+        self.assertEqual(part[0]["level"], "high")
+        self.assertLess(part[0]["matches"][0]["start"], 100)
+        db = sqlite3.connect(self.store)
+        doc_id, body = db.execute("SELECT doc_id, body FROM texts WHERE doc_id = "
+                                  "(SELECT id FROM documents WHERE path LIKE '%source.txt')").fetchone()
+        n = struct.unpack_from("<I", body, 4)[0]
+        self.assertGreaterEqual(n, 3)
+        first = struct.unpack_from("<III", body, 8)
+        out = bytearray(body)
+        out[8 + 12 * n:8 + 12 * n + first[0]] = bytes(first[0])
+        db.execute("UPDATE texts SET body = ? WHERE doc_id = ?", (bytes(out), doc_id))
+        db.commit()
+        db.close()
+        r = self.run_cli("check", "--json", essay)
+        self.assertEqual(r.returncode, 2, r.stdout)
+        self.assertIn(b"is damaged (the text of document", r.stderr)
+
     def test_an_older_store_is_upgraded_and_its_fingerprint_table_dropped(self):
         import sqlite3
         self.add_docs()
