@@ -179,7 +179,6 @@ tokenize (const SimUnits *units,
 
 typedef struct {
   guint64 token;
-  float   weight;    /* tf * isf, for the pair being aligned */
   guint   tf;
   guint   sentence;
   guint   word;      /* its side's distinct word */
@@ -188,13 +187,12 @@ typedef struct {
 typedef struct {
   guint   first;   /* entries [first, first + n) */
   guint   n;
-  float   norm;
 } Vector;
 
 struct _SimAlignSide {
   SimAlignText text;
-  GArray      *entries;     /* Entry, each sentence's words sorted, weights 0 */
-  GArray      *vectors;     /* Vector per sentence, norms 0 */
+  GArray      *entries;     /* Entry, each sentence's words sorted */
+  GArray      *vectors;     /* Vector per sentence */
   guint64     *words;       /* distinct words, sorted */
   guint       *df;          /* sentences holding each word */
   guint       *post_first;  /* word w's entries: postings[post_first[w] .. post_first[w + 1]) */
@@ -203,14 +201,32 @@ struct _SimAlignSide {
   guint        n_words;
 };
 
-/* One side of the pair being aligned: the prepared side's entries and
- * vectors weighted for this pair, and each word's index on the other side. */
+/* One side of the pair being aligned: the prepared side, the weight of
+ * each of its entries and the norm of each of its sentences for this pair
+ * (kept apart, so that a pair copies no entries: copying them for every
+ * source was a tenth of checking a long article), and each word's index on
+ * the other side. */
 typedef struct {
   const SimAlignSide *prepared;
-  GArray             *entries;  /* Entry */
-  GArray             *vectors;  /* Vector */
+  float              *weights;  /* per entry */
+  float              *norms;    /* per sentence */
+  guint               n_sentences;
   guint              *other;    /* per word: the other side's word, or G_MAXUINT */
 } Side;
+
+static inline const Entry *
+side_entry (const Side *side,
+            guint       k)
+{
+  return &g_array_index (side->prepared->entries, Entry, k);
+}
+
+static inline const Vector *
+side_vector (const Side *side,
+             guint       s)
+{
+  return &g_array_index (side->prepared->vectors, Vector, s);
+}
 
 typedef struct {
   guint64 token;
@@ -340,7 +356,7 @@ sim_align_side_new (const SimAlignText *text)
     {
       Vector *v = &g_array_index (side->vectors, Vector, s);
 
-      *v = (Vector) { n, 0, 0 };
+      *v = (Vector) { n, 0 };
       for (guint i = bounds[s]; i < bounds[s + 1]; i++)
         {
           const guint64 t = g_array_index (tokens, guint64, i);
@@ -349,7 +365,7 @@ sim_align_side_new (const SimAlignText *text)
             entries[n - 1].tf++;
           else
             {
-              entries[n++] = (Entry) { t, 0, 1, s, 0 };
+              entries[n++] = (Entry) { t, 1, s, 0 };
               v->n++;
             }
         }
@@ -613,15 +629,13 @@ may_seed (const Side *a,
   return found;
 }
 
-/* The pair's own copies of both sides' entries and vectors, to weigh. */
+/* Room for the pair's weights and norms of a side. */
 static void
-sides_copy (Side *sa,
-            Side *sb)
+side_alloc (Side *side)
 {
-  sa->entries = g_array_copy (sa->prepared->entries);
-  sa->vectors = g_array_copy (sa->prepared->vectors);
-  sb->entries = g_array_copy (sb->prepared->entries);
-  sb->vectors = g_array_copy (sb->prepared->vectors);
+  side->n_sentences = side->prepared->vectors->len;
+  side->weights = g_new (float, MAX (side->prepared->entries->len, 1));
+  side->norms = g_new (float, MAX (side->n_sentences, 1));
 }
 
 /* Weights each word by its inverse sentence frequency over both texts. */
@@ -632,27 +646,27 @@ side_weigh (Side       *side,
 {
   const SimAlignSide *p = side->prepared, *q = other->prepared;
 
-  for (guint s = 0; s < side->vectors->len; s++)
+  for (guint s = 0; s < side->n_sentences; s++)
     {
-      Vector *v = &g_array_index (side->vectors, Vector, s);
+      const Vector *v = side_vector (side, s);
       double norm = 0;
 
       for (guint i = v->first; i < v->first + v->n; i++)
         {
-          Entry *e = &g_array_index (side->entries, Entry, i);
+          const float w = entry_weight (p, side->other, q, side_entry (side, i), n_sentences);
 
-          e->weight = entry_weight (p, side->other, q, e, n_sentences);
-          norm += (double) e->weight * e->weight;
+          side->weights[i] = w;
+          norm += (double) w * w;
         }
-      v->norm = sqrt (norm);
+      side->norms[s] = sqrt (norm);
     }
 }
 
 static void
 side_clear (Side *side)
 {
-  g_clear_pointer (&side->entries, g_array_unref);
-  g_clear_pointer (&side->vectors, g_array_unref);
+  g_clear_pointer (&side->weights, g_free);
+  g_clear_pointer (&side->norms, g_free);
   g_clear_pointer (&side->other, g_free);
 }
 
@@ -696,23 +710,23 @@ find_seeds (const Side *a,
 {
   GArray *seeds = g_array_new (FALSE, FALSE, sizeof (Seed));
   const SimAlignSide *pb = b->prepared;
-  const guint nb = b->vectors->len;
+  const guint nb = b->n_sentences;
   g_autofree double *dot = g_new0 (double, MAX (nb, 1));
   g_autofree guint *shared = g_new0 (guint, MAX (nb, 1));
   g_autoptr(GArray) touched = g_array_new (FALSE, FALSE, sizeof (guint));
   g_autoptr(GArray) mine = g_array_new (FALSE, FALSE, sizeof (Seed));
   guint expected = 0;
 
-  for (guint i = 0; i < a->vectors->len; i++)
+  for (guint i = 0; i < a->n_sentences; i++)
     {
-      const Vector *va = &g_array_index (a->vectors, Vector, i);
+      const Vector *va = side_vector (a, i);
 
-      if (va->n == 0 || va->norm <= 0)
+      if (va->n == 0 || a->norms[i] <= 0)
         continue;
       g_array_set_size (touched, 0);
       for (guint k = va->first; k < va->first + va->n; k++)
         {
-          const Entry *e = &g_array_index (a->entries, Entry, k);
+          const Entry *e = side_entry (a, k);
           const guint w = a->other[e->word];
 
           if (w == G_MAXUINT)
@@ -720,20 +734,21 @@ find_seeds (const Side *a,
           /* The last MAX_POSTINGS sentences holding the word, last first. */
           for (guint p = pb->post_first[w + 1]; p > pb->post_first[w] && pb->post_first[w + 1] - p < MAX_POSTINGS; p--)
             {
-              const Entry *post = &g_array_index (b->entries, Entry, pb->postings[p - 1]);
+              const guint post = pb->postings[p - 1];
+              const guint j = pb->post_sentence[p - 1];
 
-              if (shared[post->sentence] == 0)
-                g_array_append_val (touched, post->sentence);
-              shared[post->sentence]++;
-              dot[post->sentence] += (double) e->weight * post->weight;
+              if (shared[j] == 0)
+                g_array_append_val (touched, j);
+              shared[j]++;
+              dot[j] += (double) a->weights[k] * b->weights[post];
             }
         }
       g_array_set_size (mine, 0);
       for (guint t = 0; t < touched->len; t++)
         {
           const guint j = g_array_index (touched, guint, t);
-          const Vector *vb = &g_array_index (b->vectors, Vector, j);
-          const double cosine = vb->norm > 0 ? dot[j] / (va->norm * vb->norm) : 0;
+          const Vector *vb = side_vector (b, j);
+          const double cosine = b->norms[j] > 0 ? dot[j] / (a->norms[i] * b->norms[j]) : 0;
           const double dice = 2.0 * shared[j] / (va->n + vb->n);
 
           if (cosine > SIM_ALIGN_SEED && dice > SIM_ALIGN_SEED)
@@ -799,11 +814,11 @@ bag_of (const Side *side,
   g_hash_table_remove_all (bag);
   for (guint s = first; s <= last; s++)
     {
-      const Vector *v = &g_array_index (side->vectors, Vector, s);
+      const Vector *v = side_vector (side, s);
 
       for (guint k = v->first; k < v->first + v->n; k++)
         {
-          const Entry *e = &g_array_index (side->entries, Entry, k);
+          const Entry *e = side_entry (side, k);
           gpointer key = GSIZE_TO_POINTER ((gsize) e->token);
           float *w = g_hash_table_lookup (bag, key);
 
@@ -812,7 +827,7 @@ bag_of (const Side *side,
               w = g_new0 (float, 1);
               g_hash_table_insert (bag, key, w);
             }
-          *w += e->weight;
+          *w += side->weights[k];
         }
     }
 }
@@ -928,7 +943,7 @@ find_foreign (const Side   *a,
 
       for (guint i = prev->i + 1; i < s->i; i++)
         {
-          const Vector *v = &g_array_index (a->vectors, Vector, i);
+          const Vector *v = side_vector (a, i);
           double total = 0, found = 0;
 
           if (v->n < FOREIGN_MIN_WORDS)
@@ -938,19 +953,19 @@ find_foreign (const Side   *a,
               words = g_hash_table_new (NULL, NULL);
               for (guint j = b_first; j <= b_last; j++)
                 {
-                  const Vector *w = &g_array_index (b->vectors, Vector, j);
+                  const Vector *w = side_vector (b, j);
 
                   for (guint e = w->first; e < w->first + w->n; e++)
-                    g_hash_table_add (words, GSIZE_TO_POINTER ((gsize) g_array_index (b->entries, Entry, e).token));
+                    g_hash_table_add (words, GSIZE_TO_POINTER ((gsize) side_entry (b, e)->token));
                 }
             }
           for (guint e = v->first; e < v->first + v->n; e++)
             {
-              const Entry *entry = &g_array_index (a->entries, Entry, e);
+              const Entry *entry = side_entry (a, e);
 
-              total += entry->weight;
+              total += a->weights[e];
               if (g_hash_table_contains (words, GSIZE_TO_POINTER ((gsize) entry->token)))
-                found += entry->weight;
+                found += a->weights[e];
             }
           if (total > 0 && found < FOREIGN_SHARE * total)
             return i;
@@ -1106,10 +1121,10 @@ word_set (const Side *side,
 
   for (guint j = first; j <= last; j++)
     {
-      const Vector *w = &g_array_index (side->vectors, Vector, j);
+      const Vector *w = side_vector (side, j);
 
       for (guint e = w->first; e < w->first + w->n; e++)
-        g_hash_table_add (words, GSIZE_TO_POINTER ((gsize) g_array_index (side->entries, Entry, e).token));
+        g_hash_table_add (words, GSIZE_TO_POINTER ((gsize) side_entry (side, e)->token));
     }
   return words;
 }
@@ -1162,14 +1177,15 @@ pair_cosine (const Side *a,
              const Side *b,
              guint       j)
 {
-  const Vector *va = &g_array_index (a->vectors, Vector, i);
-  const Vector *vb = &g_array_index (b->vectors, Vector, j);
-  const Entry *ea = &g_array_index (a->entries, Entry, va->first);
-  const Entry *eb = &g_array_index (b->entries, Entry, vb->first);
+  const Vector *va = side_vector (a, i);
+  const Vector *vb = side_vector (b, j);
+  const Entry *ea = side_entry (a, va->first);
+  const Entry *eb = side_entry (b, vb->first);
+  const float *wa = a->weights + va->first, *wb = b->weights + vb->first;
   guint x = 0, y = 0;
   double dot = 0;
 
-  if (va->norm <= 0 || vb->norm <= 0)
+  if (a->norms[i] <= 0 || b->norms[j] <= 0)
     return 0;
   while (x < va->n && y < vb->n)
     {
@@ -1178,9 +1194,9 @@ pair_cosine (const Side *a,
       else if (ea[x].token > eb[y].token)
         y++;
       else
-        dot += (double) ea[x++].weight * eb[y++].weight;
+        dot += (double) wa[x++] * wb[y++];
     }
-  return dot / (va->norm * vb->norm);
+  return dot / (a->norms[i] * b->norms[j]);
 }
 
 /* Extends @f by the sentences just before and after it when they are still
@@ -1199,8 +1215,8 @@ grow (const Side *a,
     {
       gboolean step = FALSE;
 
-      if (f->a_last + 1 < a->vectors->len)
-        for (guint d = 1; d <= GROW_REACH && f->b_last + d < b->vectors->len && !step; d++)
+      if (f->a_last + 1 < a->n_sentences)
+        for (guint d = 1; d <= GROW_REACH && f->b_last + d < b->n_sentences && !step; d++)
           if (pair_cosine (a, f->a_last + 1, b, f->b_last + d) >= GROW_COSINE)
             {
               f->a_last++;
@@ -1272,7 +1288,8 @@ sim_align_sides (const SimAlignSide *pa,
       side_clear (&sb);
       return;
     }
-  sides_copy (&sa, &sb);
+  side_alloc (&sa);
+  side_alloc (&sb);
   side_weigh (&sa, &sb, a->n_sentences + b->n_sentences);
   side_weigh (&sb, &sa, a->n_sentences + b->n_sentences);
   seeds = find_seeds (&sa, &sb);
