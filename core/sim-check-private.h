@@ -52,6 +52,7 @@ typedef struct {
   float   run_containment; /* matched / weight of all features in that part */
   guint   evidence;        /* script weight (SIM_WEIGHT_*) of the matched features in that part */
   guint   total_evidence;  /* the same over the whole segment */
+  gboolean sentence;       /* the segment verified is a sentence as the article was cut, not a part */
 } Verified;
 
 typedef struct {
@@ -170,6 +171,13 @@ gboolean  _sim_source_cache_region   (Check            *check,
                                       gint64            hi,
                                       SourceRegion     *region);
 void      _sim_source_region_clear   (SourceRegion     *region);
+/* Whether code points [@start, @end) of @cache's document are whole
+ * sentences or lines of it: between them and a sentence's end, a line
+ * break or the text's edge on each side only spaces, quotes and brackets.
+ * Reads the stored pieces: any thread. */
+gboolean  _sim_source_cache_is_sentence (DocCache      *cache,
+                                         guint32        start,
+                                         guint32        end);
 /* The first damaged piece any document met, into @error: FALSE then. */
 gboolean  _sim_source_cache_check_errors (Check        *check,
                                           GError      **error);

@@ -19,11 +19,13 @@ SimLevel
 sim_level_judge (float similarity,
                  float weight,
                  guint evidence,
+                 gboolean sentence,
                  float high_threshold,
                  float medium_threshold)
 {
   /* A heading or "Yes." is too short to judge, and a shared name is no copy. */
-  if (weight < SIM_LEVEL_MIN_WEIGHT || evidence < SIM_LEVEL_MIN_EVIDENCE)
+  if (weight < SIM_LEVEL_MIN_WEIGHT ||
+      evidence < (sentence ? SIM_LEVEL_MIN_SENTENCE_EVIDENCE : SIM_LEVEL_MIN_EVIDENCE))
     return SIM_LEVEL_LOW;
   return sim_level_of (similarity, high_threshold, medium_threshold);
 }

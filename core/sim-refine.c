@@ -15,6 +15,11 @@
 #define SPLIT_MIN_WEIGHT      12.0f /* smallest remainder worth its own segment */
 #define MAX_SPLIT_DEPTH       6
 #define SPLIT_MIN_EVIDENCE    30    /* a matched part this heavy may become its own segment */
+/* What a sentence may hold outside the part its best source shares, with
+ * that part still counted as all of it: a quarter of its weight (a word
+ * replaced or moved), or 3 units in a short one. */
+#define WHOLE_UNSHARED        0.25f
+#define WHOLE_SLACK           3.0f
 
 static float
 units_weight (const SimUnits *units,
@@ -26,6 +31,34 @@ units_weight (const SimUnits *units,
   for (guint32 u = from; u < to; u++)
     w += (units->flags[u] & SIM_UNIT_CJK) ? SIM_WEIGHT_CJK : SIM_WEIGHT_OTHER;
   return w;
+}
+
+/* Whether the part of @seg that @v matched is all of it, near enough. */
+static gboolean
+covers_all (Check            *check,
+            const SimSegment *seg,
+            const Verified   *v)
+{
+  const SimUnits *units = check->units;
+
+  return units_weight (units, seg->unit_start, MAX (v->q_start, seg->unit_start)) +
+         units_weight (units, MIN (v->q_end, seg->unit_end), seg->unit_end) <=
+         MAX (WHOLE_SLACK, units_weight (units, seg->unit_start, seg->unit_end) * WHOLE_UNSHARED);
+}
+
+/* Whether the part of @seg that @v matched begins or ends with the segment
+ * and is a whole sentence of its source: a copied sentence run into the
+ * writer's own with the punctuation between them gone. */
+static gboolean
+is_sentence_run_on (Check            *check,
+                    const SimSegment *seg,
+                    const Verified   *v)
+{
+  const SimUnits *units = check->units;
+
+  return (units_weight (units, seg->unit_start, v->q_start) < SPLIT_MIN_WEIGHT ||
+          units_weight (units, v->q_end, seg->unit_end) < SPLIT_MIN_WEIGHT) &&
+         _sim_source_cache_is_sentence (_sim_source_cache_get (check, v->doc), v->start, v->end);
 }
 
 SimLevel
@@ -44,7 +77,8 @@ _sim_refine_level (Check            *check,
   if (best->q_end > best->q_start && sim_units_is_name (check->units, best->q_start, best->q_end))
     return SIM_LEVEL_LOW;
   return sim_level_judge (best->similarity, units_weight (check->units, seg->unit_start, seg->unit_end),
-                          best->total_evidence, o->high_threshold, o->medium_threshold);
+                          best->total_evidence, best->sentence && covers_all (check, seg, best),
+                          o->high_threshold, o->medium_threshold);
 }
 
 static void
@@ -66,12 +100,14 @@ process_segment (Check            *check,
                  const SimSegment *seg,
                  GArray           *known,
                  guint             depth,
+                 gboolean          sentence,
                  Scratch          *s,
                  GArray           *pieces)
 {
   GArray *results = g_array_new (FALSE, FALSE, sizeof (Verified));
   g_autoptr(GArray) cands = NULL;
   const Verified *explain = NULL;
+  gboolean run_on = FALSE;
   const float medium = check->options->medium_threshold;
 
   if (known != NULL)
@@ -90,6 +126,7 @@ process_segment (Check            *check,
 
       if (!_sim_verify (check, seg, s, c->doc, c->start - slack, c->end + slack, &v))
         continue;
+      v.sentence = sentence;
       if (v.similarity < MIN_MATCH_SIMILARITY && v.run_containment < medium)
         continue;
       g_array_append_val (results, v);
@@ -102,9 +139,13 @@ process_segment (Check            *check,
     {
       const Verified *v = &g_array_index (results, Verified, i);
 
-      if (v->run_containment >= medium && v->evidence >= SPLIT_MIN_EVIDENCE &&
-          (explain == NULL || v->matched > explain->matched))
-        explain = v;
+      if (v->run_containment >= medium && (explain == NULL || v->matched > explain->matched))
+        {
+          if (v->evidence >= SPLIT_MIN_EVIDENCE)
+            explain = v, run_on = FALSE;
+          else if (v->evidence >= SIM_LEVEL_MIN_EVIDENCE && is_sentence_run_on (check, seg, v))
+            explain = v, run_on = TRUE;
+        }
     }
 
   if (explain != NULL && depth < MAX_SPLIT_DEPTH)
@@ -129,20 +170,20 @@ process_segment (Check            *check,
               part.end = sim_units_get_end (units, qa - 1);
               part.unit_start = seg->unit_start;
               part.unit_end = qa;
-              process_segment (check, &part, NULL, depth + 1, s, pieces);
+              process_segment (check, &part, NULL, depth + 1, FALSE, s, pieces);
             }
           part.start = qa > seg->unit_start ? units->src_start[qa] : seg->start;
           part.end = qb < seg->unit_end ? sim_units_get_end (units, qb - 1) : seg->end;
           part.unit_start = qa;
           part.unit_end = qb;
-          process_segment (check, &part, NULL, MAX_SPLIT_DEPTH, s, pieces);
+          process_segment (check, &part, NULL, MAX_SPLIT_DEPTH, run_on, s, pieces);
           if (qb < seg->unit_end)
             {
               part.start = units->src_start[qb];
               part.end = seg->end;
               part.unit_start = qb;
               part.unit_end = seg->unit_end;
-              process_segment (check, &part, NULL, depth + 1, s, pieces);
+              process_segment (check, &part, NULL, depth + 1, FALSE, s, pieces);
             }
           return;
         }
@@ -168,7 +209,7 @@ verify_worker (gpointer data)
       end = MIN ((c + 1) * SEGMENT_CHUNK, check->segments->len);
       for (guint i = c * SEGMENT_CHUNK; i < end; i++)
         process_segment (check, &g_array_index (check->segments, SimSegment, i),
-                         g_ptr_array_index (check->seg_cands, i), 0, &s,
+                         g_ptr_array_index (check->seg_cands, i), 0, TRUE, &s,
                          g_ptr_array_index (check->pieces, i));
       if (check->preview != NULL)
         {

@@ -296,3 +296,104 @@ _sim_source_cache_clear (Check *check)
   g_clear_pointer (&check->doc_order, g_array_unref);
   g_clear_pointer (&check->doc_slots, g_hash_table_unref);
 }
+
+/* Characters looked at on each side of a span for its sentence's edges. */
+#define EDGE 8
+
+static gboolean
+ends_sentence (gunichar c)
+{
+  switch (c)
+    {
+    case '\n': case '\r': case '.': case '!': case '?': case ';': case ':':
+    case 0x2026: /* … */
+    case 0x3002: /* 。 */
+    case 0xFF01: case 0xFF1F: case 0xFF1B: case 0xFF1A: /* ！？；： */
+      return TRUE;
+    default:
+      return FALSE;
+    }
+}
+
+/* Quotes, brackets, bullets and spaces (not line breaks) around a sentence. */
+static gboolean
+wraps_sentence (gunichar c)
+{
+  switch (g_unichar_type (c))
+    {
+    case G_UNICODE_INITIAL_PUNCTUATION:
+    case G_UNICODE_FINAL_PUNCTUATION:
+    case G_UNICODE_OPEN_PUNCTUATION:
+    case G_UNICODE_CLOSE_PUNCTUATION:
+    case G_UNICODE_SPACE_SEPARATOR:
+      return TRUE;
+    default:
+      return c == '"' || c == '\'' || c == '\t' || c == '*' || c == '-' || c == 0x2022 /* • */;
+    }
+}
+
+gboolean
+_sim_source_cache_is_sentence (DocCache *cache,
+                               guint32   start,
+                               guint32   end)
+{
+  g_autofree char *text = NULL;
+  const guint32 lo = start > EDGE ? start - EDGE : 0;
+  guint32 first, hi;
+  gsize len;
+  const char *a, *b, *p;
+  gboolean opens = FALSE, closes = FALSE;
+
+  if (cache->stored == NULL || start >= end || end > cache->n_chars)
+    return FALSE;
+  hi = MIN (cache->n_chars, end + EDGE);
+  text = sim_store_text_dup_range (cache->stored, lo, hi, &first, &len, NULL);
+  if (text == NULL || first > lo)
+    return FALSE;
+  a = g_utf8_offset_to_pointer (text, start - first);
+  b = g_utf8_offset_to_pointer (a, end - start);
+  if (b > text + len)
+    return FALSE;
+
+  p = a;
+  for (guint i = 0; i <= EDGE; i++)
+    {
+      gunichar c;
+
+      if (p == text)
+        {
+          opens = first == 0;
+          break;
+        }
+      p = g_utf8_prev_char (p);
+      c = g_utf8_get_char (p);
+      if (ends_sentence (c))
+        {
+          opens = TRUE;
+          break;
+        }
+      if (!wraps_sentence (c))
+        break;
+    }
+  p = b;
+  for (guint i = 0; i <= EDGE && opens; i++)
+    {
+      gunichar c;
+
+      if (p >= text + len)
+        {
+          closes = hi == cache->n_chars;
+          break;
+        }
+      c = g_utf8_get_char (p);
+      if (ends_sentence (c))
+        {
+          closes = TRUE;
+          break;
+        }
+      if (!wraps_sentence (c))
+        break;
+      p = g_utf8_next_char (p);
+    }
+  return opens && closes;
+}

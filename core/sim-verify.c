@@ -380,6 +380,7 @@ _sim_verify (Check            *check,
   }
 
   out->doc = doc;
+  out->sentence = FALSE;
   out->similarity = MIN (1.0f, matched / s->q_weight);
   out->start = du->src_start[span_first];
   out->end = sim_units_get_end (du, span_last);
