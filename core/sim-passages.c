@@ -18,6 +18,7 @@
 #define MAX_ALIGNED_DOCS  64      /* sources aligned per check, most matched first */
 #define REGION_MARGIN     4000    /* code points around what a source's matches cover */
 #define ALTERNATIVE_SHARE 0.9f    /* a copy of the best source is named when this similar */
+#define ONE_PAIR_SIMILARITY 0.7f  /* cosine and word share of a sentence pair that is a passage alone */
 
 typedef struct {
   guint   doc;
@@ -159,8 +160,12 @@ align_target (Job    *job,
     {
       CheckPassage p = { g_array_index (found, SimAlignment, i), t->doc };
 
-      /* One similar sentence pair is the sentence comparison's to judge. */
-      if (p.alignment.n_seeds < 2)
+      /* One similar sentence pair is the sentence comparison's to judge,
+       * unless its words are nearly all the same ("A black and white cow
+       * in a pen with hay." / "a black and white cow in hay."), which the
+       * comparison of letters, as shares of the article's sentence, misses. */
+      if (p.alignment.n_seeds < 2 &&
+          (p.alignment.cosine < ONE_PAIR_SIMILARITY || p.alignment.similarity < ONE_PAIR_SIMILARITY))
         continue;
       p.alignment.b_start += lo;
       p.alignment.b_end += lo;

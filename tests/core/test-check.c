@@ -457,6 +457,42 @@ test_check_splits_off_a_whole_source_sentence_run_on (void **state)
   sim_test_remove_tree (dir);
 }
 
+/* One sentence pair whose words are nearly all the same is a passage
+ * alone, though its letters are too different for the sentence
+ * comparison; a pair that shares fewer of its words is not. */
+static void
+test_check_flags_one_sentence_pair_with_the_same_words (void **state)
+{
+  g_autofree char *dir = sim_test_make_tmp_dir ();
+  g_autofree char *docs = g_build_filename (dir, "docs", NULL);
+  g_autofree char *store = g_build_filename (dir, "store.db", NULL);
+  const char *same = "We drove north for three hours. A black and white cow in a pen with hay. "
+                     "The radio played old songs all the way.";
+  const char *fewer = "We drove north for three hours. A black and white cow in a pen with hay and two goats. "
+                      "The radio played old songs all the way.";
+  SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
+
+  g_free (sim_test_write_file (docs, "captions.txt",
+                               "A child rides a red bicycle down the street.\n"
+                               "a black and white cow in hay.\n"
+                               "Two dogs run across a snowy field.\n", -1));
+  {
+    g_autoptr(SimReport) report = sim_test_check_folder (store, docs, same, &options, NULL);
+    const SimReportSegment *seg = find_segment (report, "A black and white cow");
+
+    assert_true (seg->level >= SIM_LEVEL_MEDIUM);
+    assert_int_equal (sim_report_get_n_passages (report), 1);
+    assert_int_equal (find_segment (report, "We drove")->level, SIM_LEVEL_LOW);
+  }
+  {
+    g_autoptr(SimReport) report = sim_test_check_folder (store, docs, fewer, &options, NULL);
+
+    assert_int_equal (find_segment (report, "A black and white cow")->level, SIM_LEVEL_LOW);
+    assert_int_equal (sim_report_get_n_passages (report), 0);
+  }
+  sim_test_remove_tree (dir);
+}
+
 static void
 test_check_window_mode_finds_copies_however_windows_fall (void **state)
 {
@@ -801,6 +837,7 @@ main (void)
     cmocka_unit_test_setup_teardown (test_check_splits_a_copy_run_into_own_words, setup, teardown),
     cmocka_unit_test (test_check_flags_a_short_sentence_copied_whole),
     cmocka_unit_test (test_check_splits_off_a_whole_source_sentence_run_on),
+    cmocka_unit_test (test_check_flags_one_sentence_pair_with_the_same_words),
     cmocka_unit_test_setup_teardown (test_check_reports_a_hard_wrapped_copy_as_one_passage, setup, teardown),
     cmocka_unit_test (test_report_joins_neighbouring_passages_of_one_source),
     cmocka_unit_test (test_check_finds_copies_anywhere_in_a_long_source),
