@@ -4,6 +4,8 @@
  * SSE2 on x86-64): each byte of a feature hash selects a row of eight +1/-1
  * signs from a table, so one feature costs eight vector multiply-adds instead
  * of 64 branches. Sums that could overflow 16 bits take the scalar path.
+ * An anchor window's SimHash is summed once winnowing has kept the window,
+ * with AVX-512 as 64 byte counters at once (one instruction a feature).
  */
 #include "config.h"
 
@@ -12,6 +14,10 @@
 #include <xxhash.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
+#endif
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define HAVE_WINDOWS_AVX512 1
 #endif
 
 #include "sim-fingerprint.h"
@@ -384,6 +390,86 @@ sim_fingerprinter_get_features (SimFingerprinter *fp)
   return fp->features;
 }
 
+/* A window's features are few (under SIM_WINDOW_WEIGHT + SIM_WEIGHT_CJK):
+ * 8-bit counters hold twice their count. */
+G_STATIC_ASSERT (SIM_WINDOW_WEIGHT + SIM_WEIGHT_CJK < 64);
+
+/* The SimHash of the window ending at unit @last whose first feature is
+ * at @left: sim_fingerprint_simhash() of its features, unweighted. */
+static guint64
+window_simhash (const guint64 *f,
+                gsize          left,
+                gsize          last)
+{
+  v8s acc[8] = { 0 };
+  guint64 sum = 0;
+
+  for (gsize i = left; i <= last; i++)
+    if (f[i] != 0)
+      {
+        for (guint b = 0; b < 8; b++)
+          acc[b] += sign_table[(f[i] >> (8 * b)) & 0xff];
+        sum += f[i];
+      }
+  return acc_bits (acc, mix64 (sum));
+}
+
+#ifdef HAVE_WINDOWS_AVX512
+/* The same with one instruction a feature: a byte of 0xff for each set bit
+ * of its hash, subtracted from 64 byte counters at once. Counter i ends as
+ * the number n_i of the window's n features with bit i set; the lane
+ * counters of window_simhash() are 2 n_i - n. */
+__attribute__ ((target ("avx512bw"))) static void
+window_simhashes_avx512 (SimAnchor     *windows,
+                         gsize          n,
+                         const guint64 *f)
+{
+  for (gsize w = 0; w < n; w++)
+    {
+      const gsize left = windows[w].simhash, last = windows[w].unit_end - 1;
+      __m512i count = _mm512_setzero_si512 ();
+      guint64 sum = 0;
+      guint n_features = 0;
+      __m512i twice, all;
+
+      for (gsize i = left; i <= last; i++)
+        if (f[i] != 0)
+          {
+            count = _mm512_sub_epi8 (count, _mm512_movm_epi8 (f[i]));
+            sum += f[i];
+            n_features++;
+          }
+      twice = _mm512_add_epi8 (count, count);
+      all = _mm512_set1_epi8 ((char) n_features);
+      windows[w].simhash = _mm512_cmpgt_epi8_mask (twice, all) |
+                           (_mm512_cmpeq_epi8_mask (twice, all) & mix64 (sum));
+    }
+}
+#endif
+
+/* Fills in the SimHash of @n windows whose simhash holds their first
+ * feature: only the windows winnowing keeps are summed, each at once. */
+static void
+window_simhashes (SimAnchor     *windows,
+                  gsize          n,
+                  const guint64 *f)
+{
+#ifdef HAVE_WINDOWS_AVX512
+  static gint has_avx512 = -1;
+
+  if (G_UNLIKELY (has_avx512 < 0))
+    g_atomic_int_set (&has_avx512, __builtin_cpu_supports ("avx512bw") && g_getenv ("SIMHOUND_NO_AVX512") == NULL);
+  if (g_atomic_int_get (&has_avx512) > 0)
+    {
+      window_simhashes_avx512 (windows, n, f);
+      return;
+    }
+#endif
+  init_sign_table ();
+  for (gsize w = 0; w < n; w++)
+    windows[w].simhash = window_simhash (f, windows[w].simhash, windows[w].unit_end - 1);
+}
+
 /* Winnowing (Schleimer et al.) over ranges of a weight rather than a
  * fixed count of windows, so that CJK and Latin text get the same guarantee
  * per unit of information. The rightmost minimum of each range is kept. */
@@ -394,7 +480,7 @@ sim_fingerprinter_windows (SimFingerprinter *fp,
 {
   const SimUnits *units = fp->loaded;
   const guint64 *f = fp->features;
-  v8s acc[8] = { 0 };
+  const guint base = out->len;
   guint64 sum = 0;
   guint32 weight = 0, total = 0;
   gsize left = G_MAXSIZE, first = G_MAXSIZE;
@@ -426,7 +512,6 @@ sim_fingerprinter_windows (SimFingerprinter *fp,
       if (left == G_MAXSIZE)
         left = first = p;
       w = (units->flags[p] & SIM_UNIT_CJK) ? SIM_WEIGHT_CJK : SIM_WEIGHT_OTHER;
-      acc_add (acc, f[p], 1);
       sum += f[p];
       weight += w;
       total += w;
@@ -436,7 +521,6 @@ sim_fingerprinter_windows (SimFingerprinter *fp,
 
           if (weight - lw < SIM_WINDOW_WEIGHT)
             break;
-          acc_add (acc, f[left], -1);
           sum -= f[left];
           weight -= lw;
           left++;
@@ -449,18 +533,21 @@ sim_fingerprinter_windows (SimFingerprinter *fp,
       n_valid++;
 
       {
-        SimAnchor win;
+        /* Written in place: a window put together on the stack and copied
+         * was read back before its fields were stored (a third of this
+         * function, waiting). */
+        SimAnchor *win = &all[n_all];
         const guint32 index = n_all;
 
-        win.simhash = acc_bits (acc, mix64 (sum));
-        win.unit_start = left + 1 - sim_fingerprint_shingle (units, left);
-        win.unit_end = p + 1;
+        /* Its first feature, until window_simhashes() knows its SimHash. */
+        win->simhash = left;
+        win->unit_start = left + 1 - sim_fingerprint_shingle (units, left);
+        win->unit_end = p + 1;
         if (winnow_weight == 0)
           {
-            g_array_append_val (out, win);
+            g_array_append_vals (out, win, 1);
             continue;
           }
-        all[n_all] = win;
         cumulative[n_all] = total;
         {
           const guint64 key = mix64 (sum ^ SIM_FINGERPRINT_SEED);
@@ -479,6 +566,8 @@ sim_fingerprinter_windows (SimFingerprinter *fp,
         }
       }
     }
+
+  window_simhashes ((SimAnchor *) out->data + base, out->len - base, f);
 
   /* A text shorter than one window is one window, if it has anything to say. */
   if (n_valid == 0 && first != G_MAXSIZE && units->n - first >= 2)
