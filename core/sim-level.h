@@ -21,9 +21,10 @@ typedef enum {
 #define SIM_LEVEL_MIN_WEIGHT    12.0f
 /* Less shared text than this (8 CJK characters or 24 letters) is never flagged. */
 #define SIM_LEVEL_MIN_EVIDENCE  24
-/* ...unless a whole sentence shares it whole: 6 CJK characters or 15
- * letters ("中东没有战争。") copied as a sentence of their own are a copy; in
- * the middle of a sentence they are a phrase. */
+/* ...unless the piece is a whole sentence that its source shares (all of
+ * it but a quarter at most): 6 CJK characters or 15 letters ("中东没有战争。")
+ * copied as a sentence of their own are a copy; in the middle of a sentence
+ * they are a phrase. */
 #define SIM_LEVEL_MIN_SENTENCE_EVIDENCE 15
 
 /* The level of @similarity under the thresholds. */
@@ -33,7 +34,7 @@ SimLevel    sim_level_of           (float    similarity,
 /* The level of a piece of text of @weight whose best source shares
  * @evidence of it at @similarity: sim_level_of(), except that too little
  * text or too little shared text is never flagged. @sentence: the piece
- * is a whole sentence and what its source shares spans all of it. */
+ * is a whole sentence and what its source shares spans nearly all of it. */
 SimLevel    sim_level_judge        (float    similarity,
                                     float    weight,
                                     guint    evidence,
