@@ -377,42 +377,53 @@ test_check_splits_a_copy_run_into_own_words (void **state)
   assert_int_equal (find_segment (report, "my grandmother")->level, SIM_LEVEL_LOW);
 }
 
+/* @article checked against a corpus of one document, @source, in a store
+ * of its own. */
+static SimReport *
+check_against (const char *source,
+               const char *article)
+{
+  g_autofree char *dir = sim_test_make_tmp_dir ();
+  g_autofree char *docs = g_build_filename (dir, "docs", NULL);
+  g_autofree char *store = g_build_filename (dir, "store.db", NULL);
+  SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
+  guint n_added = 0;
+  SimReport *report;
+
+  g_free (sim_test_write_file (docs, "source.txt", source, -1));
+  report = sim_test_check_folder (store, docs, article, &options, &n_added);
+  sim_test_remove_tree (dir);
+  assert_int_equal (n_added, 1);
+  assert_non_null (report);
+  return report;
+}
+
 /* A sentence copied whole is a copy even when it is short; the same words
  * with more of the writer's own around them are a phrase. */
 static void
 test_check_flags_a_short_sentence_copied_whole (void **state)
 {
-  g_autofree char *dir = sim_test_make_tmp_dir ();
-  g_autofree char *docs = g_build_filename (dir, "docs", NULL);
-  g_autofree char *store = g_build_filename (dir, "store.db", NULL);
+  const char *source = "新闻摘要\n\n今天的天气很好，大家都去公园散步。\n中东没有战争。\n市场上的蔬菜价格有所下降。\n";
   const char *whole = "我昨天读了一本很有意思的小说。中东没有战争。后来我们一起去吃了晚饭。";
   const char *phrase = "我昨天读了一本很有意思的小说。中东没有战争与和平。后来我们一起去吃了晚饭。";
-  SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
-  guint n_added = 0;
-
-  g_free (sim_test_write_file (docs, "news.txt",
-                               "新闻摘要\n\n今天的天气很好，大家都去公园散步。\n中东没有战争。\n"
-                               "市场上的蔬菜价格有所下降。\n", -1));
   {
-    g_autoptr(SimReport) report = sim_test_check_folder (store, docs, whole, &options, &n_added);
+    g_autoptr(SimReport) report = check_against (source, whole);
     const SimReportSegment *copy = find_segment (report, "中东没有战争");
     g_autofree char *flagged = sim_test_span_text (whole, copy->start, copy->end);
 
-    assert_int_equal (n_added, 1);
     assert_true (copy->level >= SIM_LEVEL_MEDIUM);
     assert_string_equal (flagged, "中东没有战争。");
     assert_int_equal (find_segment (report, "我昨天")->level, SIM_LEVEL_LOW);
   }
   {
-    g_autoptr(SimReport) report = sim_test_check_folder (store, docs, phrase, &options, NULL);
+    g_autoptr(SimReport) report = check_against (source, phrase);
     const SimReportSegment *seg = find_segment (report, "中东没有战争");
 
     /* Found, and as similar as a medium match, but too little is shared. */
     assert_true (seg->n_matches >= 1);
-    assert_true (sim_report_get_match (report, seg->first_match)->similarity >= options.medium_threshold);
+    assert_true (sim_report_get_match (report, seg->first_match)->similarity >= SIM_CHECK_DEFAULT_MEDIUM);
     assert_int_equal (seg->level, SIM_LEVEL_LOW);
   }
-  sim_test_remove_tree (dir);
 }
 
 /* A short sentence of a source run into the writer's own (the punctuation
@@ -421,24 +432,12 @@ test_check_flags_a_short_sentence_copied_whole (void **state)
 static void
 test_check_splits_off_a_whole_source_sentence_run_on (void **state)
 {
-  g_autofree char *dir = sim_test_make_tmp_dir ();
-  g_autofree char *docs = g_build_filename (dir, "docs", NULL);
-  g_autofree char *docs2 = g_build_filename (dir, "docs2", NULL);
-  g_autofree char *store = g_build_filename (dir, "store.db", NULL);
-  g_autofree char *store2 = g_build_filename (dir, "store2.db", NULL);
   const char *article = "Some old tools still help.\n\n"
                         "convert origin codes from FORTRAN 77 to C/C++: f2c(1) Arsenal's captain had earlier "
                         "denied every accusation that he threatened the referee before the defeat.";
-  SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
-
-  g_free (sim_test_write_file (docs, "tools.txt",
-                               "Compilers\n\nconvert source codes from FORTRAN 77 to C/C++: f2c(1)\n\n"
-                               "show the manual pages of installed packages: man(1)\n", -1));
-  g_free (sim_test_write_file (docs2, "story.txt",
-                               "Back then we would convert source codes from FORTRAN 77 to C/C++: f2c(1) did it "
-                               "overnight while the office slept.\n", -1));
   {
-    g_autoptr(SimReport) report = sim_test_check_folder (store, docs, article, &options, NULL);
+    g_autoptr(SimReport) report = check_against ("Compilers\n\nconvert source codes from FORTRAN 77 to C/C++: f2c(1)\n\n"
+                                                 "show the manual pages of installed packages: man(1)\n", article);
     const SimReportSegment *copy = find_segment (report, "convert origin");
     g_autofree char *flagged = sim_test_span_text (article, copy->start, copy->end);
 
@@ -447,14 +446,14 @@ test_check_splits_off_a_whole_source_sentence_run_on (void **state)
     assert_int_equal (find_segment (report, "Arsenal")->level, SIM_LEVEL_LOW);
   }
   {
-    g_autoptr(SimReport) report = sim_test_check_folder (store2, docs2, article, &options, NULL);
+    g_autoptr(SimReport) report = check_against ("Back then we would convert source codes from FORTRAN 77 to C/C++: f2c(1) "
+                                                 "did it overnight while the office slept.\n", article);
     const SimReportSegment *seg = find_segment (report, "convert origin");
 
     assert_true (seg->n_matches >= 1);
     assert_int_equal (seg->level, SIM_LEVEL_LOW);
     assert_true (seg->end - seg->start > 100);
   }
-  sim_test_remove_tree (dir);
 }
 
 /* One sentence pair whose words are nearly all the same is a passage
@@ -463,34 +462,25 @@ test_check_splits_off_a_whole_source_sentence_run_on (void **state)
 static void
 test_check_flags_one_sentence_pair_with_the_same_words (void **state)
 {
-  g_autofree char *dir = sim_test_make_tmp_dir ();
-  g_autofree char *docs = g_build_filename (dir, "docs", NULL);
-  g_autofree char *store = g_build_filename (dir, "store.db", NULL);
-  const char *same = "We drove north for three hours. A black and white cow in a pen with hay. "
-                     "The radio played old songs all the way.";
-  const char *fewer = "We drove north for three hours. A black and white cow in a pen with hay and two goats. "
-                      "The radio played old songs all the way.";
-  SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
-
-  g_free (sim_test_write_file (docs, "captions.txt",
-                               "A child rides a red bicycle down the street.\n"
-                               "a black and white cow in hay.\n"
-                               "Two dogs run across a snowy field.\n", -1));
+  const char *source = "A child rides a red bicycle down the street.\n"
+                       "a black and white cow in hay.\n"
+                       "Two dogs run across a snowy field.\n";
   {
-    g_autoptr(SimReport) report = sim_test_check_folder (store, docs, same, &options, NULL);
-    const SimReportSegment *seg = find_segment (report, "A black and white cow");
+    g_autoptr(SimReport) report = check_against (source, "We drove north for three hours. A black and white cow in "
+                                                         "a pen with hay. The radio played old songs all the way.");
 
-    assert_true (seg->level >= SIM_LEVEL_MEDIUM);
+    assert_true (find_segment (report, "A black and white cow")->level >= SIM_LEVEL_MEDIUM);
     assert_int_equal (sim_report_get_n_passages (report), 1);
     assert_int_equal (find_segment (report, "We drove")->level, SIM_LEVEL_LOW);
   }
   {
-    g_autoptr(SimReport) report = sim_test_check_folder (store, docs, fewer, &options, NULL);
+    g_autoptr(SimReport) report = check_against (source, "We drove north for three hours. A black and white cow in "
+                                                         "a pen with hay and two goats. The radio played old songs "
+                                                         "all the way.");
 
     assert_int_equal (find_segment (report, "A black and white cow")->level, SIM_LEVEL_LOW);
     assert_int_equal (sim_report_get_n_passages (report), 0);
   }
-  sim_test_remove_tree (dir);
 }
 
 static void
