@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The fifth stage of a check: passages. Every source that explains a
- * segment (the 64 that explain most) is aligned with the article by
- * sim_align(), over the stretches of both that its matches fall in, so a
+ * The fifth stage of a check: passages. Every source among the best three
+ * matches of a segment (the 64 that explain most) is aligned with the
+ * article by sim_align(), over the stretches of both that its matches fall in, so a
  * reused paragraph comes out as one passage with one source span, bridging
  * sentences edited too much for the sentence comparison, and a summary is
  * found as one passage against the stretch of source it condenses.
@@ -19,6 +19,11 @@
 #define REGION_MARGIN     4000    /* code points around what a source's matches cover */
 #define ALTERNATIVE_SHARE 0.9f    /* a copy of the best source is named when this similar */
 #define ONE_PAIR_SIMILARITY 0.7f  /* cosine and word share of a sentence pair that is a passage alone */
+/* Matches of a segment whose sources are aligned (as many as a report
+ * names by default): a stretch copied in many documents alike (a form, a
+ * text passed around) neither crowds out the sources of the rest of the
+ * article nor gives the same passage in all of them. */
+#define BEST_MATCHES      3
 
 typedef struct {
   guint   doc;
@@ -28,6 +33,7 @@ typedef struct {
   guint32 hi;
   guint32 a_lo;     /* code points: the segments of the article it explains */
   guint32 a_hi;
+  gboolean named;   /* among the BEST_MATCHES of a segment */
   GArray *found;    /* CheckPassage */
 } Target;
 
@@ -56,6 +62,7 @@ choose_targets (Check *check)
 {
   g_autoptr(GHashTable) slots = g_hash_table_new (NULL, NULL);
   GArray *targets = g_array_new (FALSE, FALSE, sizeof (Target));
+  guint kept = 0;
 
   for (guint s = 0; s < check->results->len; s++)
     {
@@ -70,13 +77,14 @@ choose_targets (Check *check)
 
           if (slot == 0)
             {
-              Target fresh = { v->doc, 0, 0, v->start, v->end, seg->start, seg->end, NULL };
+              Target fresh = { v->doc, 0, 0, v->start, v->end, seg->start, seg->end, FALSE, NULL };
 
               g_array_append_val (targets, fresh);
               slot = targets->len;
               g_hash_table_insert (slots, GUINT_TO_POINTER (v->doc + 1), GUINT_TO_POINTER (slot));
             }
           t = &g_array_index (targets, Target, slot - 1);
+          t->named |= r < BEST_MATCHES;
           t->n_segments++;
           t->matched += v->matched;
           t->lo = MIN (t->lo, v->start);
@@ -85,6 +93,10 @@ choose_targets (Check *check)
           t->a_hi = MAX (t->a_hi, seg->end);
         }
     }
+  for (guint i = 0; i < targets->len; i++)
+    if (g_array_index (targets, Target, i).named)
+      g_array_index (targets, Target, kept++) = g_array_index (targets, Target, i);
+  g_array_set_size (targets, kept);
   g_array_sort (targets, compare_targets);
   if (targets->len > MAX_ALIGNED_DOCS)
     g_array_set_size (targets, MAX_ALIGNED_DOCS);
