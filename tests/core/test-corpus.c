@@ -336,14 +336,17 @@ test_corpus_survives_a_file_deleted_mid_import (void **state)
   g_autoptr(SimCorpus) corpus = sim_corpus_open (f->store, FALSE, &error);
   g_autoptr(SimImportResult) result = NULL;
   const char *paths[] = { f->docs, NULL };
-  DeleteState ds = { f, 0, g_build_filename (f->docs, "doc-0199.txt", NULL) };
+  /* The workers read at most 256 documents ahead of the one written (and
+   * one each while they wait): the last of 400 is still unread when the
+   * first is written. With 200, all could be read by then. */
+  DeleteState ds = { f, 0, g_build_filename (f->docs, "doc-0399.txt", NULL) };
 
-  write_docs (f, 0, 200);
+  write_docs (f, 0, 400);
   result = sim_corpus_add (corpus, paths, delete_on_first_progress, &ds, NULL, &error);
   assert_non_null (result);
-  assert_int_equal (result->n_added, 199);
+  assert_int_equal (result->n_added, 399);
   assert_int_equal (result->n_failed, 1);
-  assert_non_null (strstr (g_ptr_array_index (result->failures, 0), "doc-0199.txt"));
+  assert_non_null (strstr (g_ptr_array_index (result->failures, 0), "doc-0399.txt"));
   g_free (ds.victim);
 }
 
