@@ -37,6 +37,7 @@ G_BEGIN_DECLS
 #define SIM_ALIGN_VALIDATE    0.34f /* cosine of a passage's two sides */
 #define SIM_ALIGN_MAX_GAP     4     /* sentences of unmatched text a passage bridges */
 #define SIM_ALIGN_MIN_WORDS   5     /* distinct words a passage has at least ("U.S." is none) */
+#define SIM_ALIGN_ONE_PAIR    0.7f  /* cosine and word share of a single sentence pair that stands alone */
 
 /* One text as the aligner sees it: its units (from sim_text_normalize() at
  * offset 0) and its sentences (from sim_segment_split()). */
@@ -56,6 +57,17 @@ typedef struct {
   float   cosine;      /* of the two sides as bags of words */
   guint   n_seeds;     /* sentence pairs it grew from */
 } SimAlignment;
+
+/* Whether @al stands as a passage on its own: two seeds or more, or a
+ * single sentence pair whose words are nearly all the same ("A black and
+ * white cow in a pen with hay." / "a black and white cow in hay."); a pair
+ * that shares less is a shared name or phrase, the sentence comparison's
+ * to judge. */
+static inline gboolean
+sim_alignment_stands_alone (const SimAlignment *al)
+{
+  return al->n_seeds >= 2 || (al->cosine >= SIM_ALIGN_ONE_PAIR && al->similarity >= SIM_ALIGN_ONE_PAIR);
+}
 
 /* Appends the passages of A that reuse B to @out (GArray of SimAlignment),
  * in A's order, never overlapping in A. */

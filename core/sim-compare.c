@@ -89,7 +89,7 @@ compare_align (const Side            *sa,
     {
       const SimAlignment *al = &g_array_index (found, SimAlignment, i);
 
-      if (al->n_seeds < 2 && al->similarity < MAX (SIM_COMPARE_MIN_SINGLE, options->medium_threshold))
+      if (!sim_alignment_stands_alone (al))
         continue;
       if (alignment_level (al, options) == SIM_LEVEL_LOW)
         continue;

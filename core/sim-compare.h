@@ -16,10 +16,6 @@
 
 G_BEGIN_DECLS
 
-/* A single sentence pair is a passage of its own only from this share of
- * A's words found in B: a shared name or phrase is not a copied sentence. */
-#define SIM_COMPARE_MIN_SINGLE 0.85f
-
 /* Compares @a (@a_len bytes of UTF-8, or -1) named @a_name with @b named
  * @b_name. Uses the options' thresholds and @flags for normalisation. Fails
  * with SIM_ERROR_EMPTY when A has no text, SIM_ERROR_INVALID_ARGUMENT for

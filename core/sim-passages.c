@@ -18,7 +18,6 @@
 #define MAX_ALIGNED_DOCS  64      /* sources aligned per check, most matched first */
 #define REGION_MARGIN     4000    /* code points around what a source's matches cover */
 #define ALTERNATIVE_SHARE 0.9f    /* a copy of the best source is named when this similar */
-#define ONE_PAIR_SIMILARITY 0.7f  /* cosine and word share of a sentence pair that is a passage alone */
 /* Matches of a segment whose sources are aligned (as many as a report
  * names by default): a stretch copied in many documents alike (a form, a
  * text passed around) neither crowds out the sources of the rest of the
@@ -172,12 +171,7 @@ align_target (Job    *job,
     {
       CheckPassage p = { g_array_index (found, SimAlignment, i), t->doc };
 
-      /* One similar sentence pair is the sentence comparison's to judge,
-       * unless its words are nearly all the same ("A black and white cow
-       * in a pen with hay." / "a black and white cow in hay."), which the
-       * comparison of letters, as shares of the article's sentence, misses. */
-      if (p.alignment.n_seeds < 2 &&
-          (p.alignment.cosine < ONE_PAIR_SIMILARITY || p.alignment.similarity < ONE_PAIR_SIMILARITY))
+      if (!sim_alignment_stands_alone (&p.alignment))
         continue;
       p.alignment.b_start += lo;
       p.alignment.b_end += lo;

@@ -391,6 +391,26 @@ class CliTest(unittest.TestCase):
         self.assertEqual(r.returncode, 2)
         self.assertIn(b"nope.txt", r.stderr)
 
+    def test_compare_keeps_one_sentence_pair_with_the_same_words(self):
+        # The check's rule: a single sentence pair stands as a passage when
+        # nearly all its words are the same, not when it shares a name.
+        a = self.write("a.txt", "We drove north for three hours. A black and white cow in a pen with hay. "
+                                "The radio played old songs all the way.\n")
+        b = self.write("b.txt", "A child rides a red bicycle down the street.\n"
+                                "a black and white cow in hay.\n"
+                                "Two dogs run across a snowy field.\n")
+        c = self.write("c.txt", "The radio station in Tracy played a song about cows and hay bales.\n")
+        r = self.run_cli("compare", "--json", a, b)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        passages = json.loads(r.stdout)["passages"]
+        self.assertEqual(len(passages), 1)
+        atext = open(a, encoding="utf-8").read()
+        self.assertEqual(atext[passages[0]["start"]:passages[0]["end"]].rstrip("."),
+                         "A black and white cow in a pen with hay")
+        r = self.run_cli("compare", "--json", a, c)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(json.loads(r.stdout)["passages"], [])
+
     def test_check_stdin_window_mode_and_readable_output(self):
         self.add_docs()
         r = self.run_cli("check", "--json", "--window", "13", "--max-distance", "3", "--precise", "-",
