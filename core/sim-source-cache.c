@@ -332,6 +332,34 @@ wraps_sentence (gunichar c)
     }
 }
 
+/* Whether a sentence ends or begins at @p, looking backward or @forward:
+ * only quotes, brackets and spaces before a sentence's end or a line
+ * break, or before @limit when @limit_is_edge (the text's edge). */
+static gboolean
+sentence_edge (const char *p,
+               const char *limit,
+               gboolean    forward,
+               gboolean    limit_is_edge)
+{
+  for (guint i = 0; i <= EDGE; i++)
+    {
+      gunichar c;
+
+      if (forward ? p >= limit : p <= limit)
+        return limit_is_edge;
+      if (!forward)
+        p = g_utf8_prev_char (p);
+      c = g_utf8_get_char (p);
+      if (ends_sentence (c))
+        return TRUE;
+      if (!wraps_sentence (c))
+        return FALSE;
+      if (forward)
+        p = g_utf8_next_char (p);
+    }
+  return FALSE;
+}
+
 gboolean
 _sim_source_cache_is_sentence (DocCache *cache,
                                guint32   start,
@@ -341,8 +369,7 @@ _sim_source_cache_is_sentence (DocCache *cache,
   const guint32 lo = start > EDGE ? start - EDGE : 0;
   guint32 first, hi;
   gsize len;
-  const char *a, *b, *p;
-  gboolean opens = FALSE, closes = FALSE;
+  const char *a, *b;
 
   if (cache->stored == NULL || start >= end || end > cache->n_chars)
     return FALSE;
@@ -354,46 +381,7 @@ _sim_source_cache_is_sentence (DocCache *cache,
   b = g_utf8_offset_to_pointer (a, end - start);
   if (b > text + len)
     return FALSE;
-
-  p = a;
-  for (guint i = 0; i <= EDGE; i++)
-    {
-      gunichar c;
-
-      if (p == text)
-        {
-          opens = first == 0;
-          break;
-        }
-      p = g_utf8_prev_char (p);
-      c = g_utf8_get_char (p);
-      if (ends_sentence (c))
-        {
-          opens = TRUE;
-          break;
-        }
-      if (!wraps_sentence (c))
-        break;
-    }
-  p = b;
-  for (guint i = 0; i <= EDGE && opens; i++)
-    {
-      gunichar c;
-
-      if (p >= text + len)
-        {
-          closes = hi == cache->n_chars;
-          break;
-        }
-      c = g_utf8_get_char (p);
-      if (ends_sentence (c))
-        {
-          closes = TRUE;
-          break;
-        }
-      if (!wraps_sentence (c))
-        break;
-      p = g_utf8_next_char (p);
-    }
-  return opens && closes;
+  /* The pieces read end at the text's end only when hi is it. */
+  return sentence_edge (a, text, FALSE, first == 0) &&
+         sentence_edge (b, text + len, TRUE, hi == cache->n_chars);
 }
