@@ -86,11 +86,12 @@ gboolean  sim_store_find_path   (SimStore          *store,
                                  gint64            *out_id,
                                  char             **out_hash,
                                  GError           **error);
-/* A text as the store keeps it: compressed in pieces of about 8 KB (zstd,
- * a frame a piece, behind a table of their sizes), so that a part of it
- * can be read without the rest. Pure: any thread, so importers compress in
- * parallel. */
+/* A text as the store keeps it: compressed in pieces of about
+ * SIM_STORE_TEXT_PIECE bytes (zstd, a frame a piece, behind a table of their
+ * sizes), so that a part of it can be read without the rest. Pure: any
+ * thread, so importers compress in parallel. */
 #define SIM_STORE_TEXT_LEVEL 3
+#define SIM_STORE_TEXT_PIECE 4096
 #define SIM_STORE_TEXT_MAX   (G_GUINT64_CONSTANT (1) << 30)  /* bytes a stored text may claim */
 GBytes   *sim_store_pack_text   (const char        *text,
                                  gsize              len);

@@ -301,8 +301,9 @@ test_store_text_ranges_read_what_the_whole_holds (void **state)
             assert_memory_equal (part, at, len);
             /* It holds [lo, hi). */
             assert_true (first + g_utf8_strlen (part, len) >= (guint32) hi);
-            /* And is no more than the pieces that do: 8 KB on each side at most. */
-            assert_true ((glong) len <= g_utf8_offset_to_pointer (whole, hi) - g_utf8_offset_to_pointer (whole, lo) + 2 * 8192);
+            /* And is no more than the pieces that do: a piece on each side at most. */
+            assert_true ((glong) len <= g_utf8_offset_to_pointer (whole, hi) - g_utf8_offset_to_pointer (whole, lo) +
+                                        2 * SIM_STORE_TEXT_PIECE);
           }
     }
 }
@@ -313,9 +314,9 @@ test_store_text_ranges_read_what_the_whole_holds (void **state)
 static void
 test_store_pieces_that_fall_short_add_up (void **state)
 {
-  /* 8,189 bytes: a 4-byte character, then letters up to where the next
-   * one starts 3 bytes before the end of a piece. */
-  const gsize unit = 8189, n_units = 6000;
+  /* A piece less 3 bytes: a 4-byte character, then letters up to where
+   * the next one starts 3 bytes before the end of a piece. */
+  const gsize unit = SIM_STORE_TEXT_PIECE - 3, n_units = 6000;
   GString *whole = g_string_sized_new (unit * n_units);
   g_autoptr(GBytes) packed_text = NULL;
   guint32 n_pieces;
@@ -328,9 +329,9 @@ test_store_pieces_that_fall_short_add_up (void **state)
     }
   packed_text = sim_store_pack_text (whole->str, whole->len);
   memcpy (&n_pieces, (const guint8 *) g_bytes_get_data (packed_text, NULL) + 4, 4);
-  /* Each fell 3 bytes short: more pieces than whole ones of 8 KB, and one. */
+  /* Each fell 3 bytes short: more pieces than whole ones, and one. */
   assert_int_equal (GUINT32_FROM_LE (n_pieces), n_units);
-  assert_true (n_units > (whole->len + 8191) / 8192 + 1);
+  assert_true (n_units > (whole->len + SIM_STORE_TEXT_PIECE - 1) / SIM_STORE_TEXT_PIECE + 1);
   {
     g_autofree char *path = g_build_filename (*state, "store.db", NULL);
     g_autoptr(SimStore) store = sim_store_open (path, FALSE, NULL);
