@@ -14,6 +14,9 @@
 #include "sim-check-private.h"
 
 #define MAX_CANDIDATES          16  /* source regions verified per segment */
+/* Of them verified before the rest (_sim_refine_widen()): one more than a
+ * report names, at least four. */
+#define FIRST_ROUND_MIN         4
 #define MIN_VOTE_SHARE          2   /* and each with at least 1/this of the best's votes */
 #define CHUNK                   256 /* windows per unit of lookup work */
 #define MAX_DISTINCT_CANDIDATES 256
@@ -233,18 +236,44 @@ collect_hits (Check *check)
     check->first_hit[k + 1] += check->first_hit[k];
 }
 
-/* Finds every segment's candidates once: verification starts from the same list. */
+#define COLLECT_CHUNK 32  /* segments per unit of candidate work */
+
+static void
+collect_worker (gpointer data)
+{
+  Check *check = data;
+  const guint first_round = MAX (FIRST_ROUND_MIN, check->options->max_matches + 1);
+  gint c;
+
+  while ((c = g_atomic_int_add (&check->next, 1)) * COLLECT_CHUNK < (gint) check->segments->len)
+    for (guint s = c * COLLECT_CHUNK; s < MIN ((c + 1) * COLLECT_CHUNK, check->segments->len); s++)
+      {
+        GArray *cands = g_ptr_array_index (check->seg_cands, s);
+        GArray *more = g_ptr_array_index (check->seg_more, s);
+
+        _sim_candidates_for (check, &g_array_index (check->segments, SimSegment, s), cands);
+        if (cands->len > first_round)
+          {
+            g_array_append_vals (more, &g_array_index (cands, Candidate, first_round), cands->len - first_round);
+            g_array_set_size (cands, first_round);
+          }
+      }
+}
+
+/* Finds every segment's candidates once: verification starts from the same
+ * list, the first round's (those with most votes) first. */
 static void
 collect_candidates (Check *check)
 {
   check->seg_cands = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+  check->seg_more = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
   for (guint s = 0; s < check->segments->len; s++)
     {
-      GArray *cands = g_array_new (FALSE, FALSE, sizeof (Candidate));
-
-      _sim_candidates_for (check, &g_array_index (check->segments, SimSegment, s), cands);
-      g_ptr_array_add (check->seg_cands, cands);
+      g_ptr_array_add (check->seg_cands, g_array_new (FALSE, FALSE, sizeof (Candidate)));
+      g_ptr_array_add (check->seg_more, g_array_new (FALSE, FALSE, sizeof (Candidate)));
     }
+  check->next = 0;
+  sim_parallel_run (MIN (check->options->n_threads, check->segments->len / COLLECT_CHUNK + 1), collect_worker, check);
 }
 
 static int

@@ -105,13 +105,17 @@ typedef struct {
   GPtrArray             *chunk_hits;    /* GArray of Hit per chunk of keys */
   GArray                *hits;          /* Hit, ordered by key; none for a boilerplate key */
   guint                 *first_hit;     /* hits of key k: [first_hit[k], first_hit[k + 1]) */
-  GPtrArray             *seg_cands;     /* GArray of Candidate per segment, found once */
+  GPtrArray             *seg_cands;     /* GArray of Candidate per segment, found once: those */
+                                        /* of the first round (all once widened) */
+  GPtrArray             *seg_more;      /* GArray of Candidate per segment: the rest */
   /* source cache: documents the candidates point into */
   GHashTable            *doc_slots;     /* doc index -> DocCache index + 1 */
   GArray                *docs;          /* DocCache */
   GArray                *doc_order;     /* guint doc index per cache slot */
+  guint                  n_loaded;      /* slots read and normalised */
   /* refine: pieces per segment, then results per piece, best first */
   GPtrArray             *pieces;        /* GArray of Piece per segment */
+  GArray                *widened;       /* guint: segments verified against all their candidates */
   GPtrArray             *results;       /* GArray of Verified per final segment */
   /* passages: aligned, in article order, overlapping only as the same
    * passage in two sources */
@@ -126,7 +130,7 @@ typedef struct {
 void      _sim_check_report_progress (Check            *check,
                                       guint             amount);
 void      _sim_candidates_lookup     (Check            *check);
-/* Fills hits, first_hit and seg_cands. */
+/* Fills hits, first_hit, seg_cands and seg_more. */
 void      _sim_candidates_collect    (Check            *check);
 /* Source regions proposed for @seg by the windows overlapping it, most votes first. */
 void      _sim_candidates_for        (Check            *check,
@@ -136,7 +140,8 @@ void      _sim_candidates_for        (Check            *check,
 gint64    _sim_candidates_slack      (const SimSegment *seg);
 
 /* sim-source-cache.c */
-/* Loads and normalises every document the candidates point into. */
+/* Loads and normalises every document the candidates point into, those not
+ * loaded before. */
 gboolean  _sim_source_cache_load     (Check            *check,
                                       GError          **error);
 DocCache *_sim_source_cache_get      (Check            *check,
@@ -222,9 +227,16 @@ int       _sim_verified_compare      (gconstpointer     a,
 SimLevel  _sim_refine_level          (Check            *check,
                                       const SimSegment *seg,
                                       GArray           *results);
-/* Verifies every segment on n_threads, splitting segments around the part a
- * source explains; segments and results then hold the pieces. */
+/* Verifies every segment against the candidates of the first round on
+ * n_threads, splitting segments around the part a source explains. */
 void      _sim_refine_verify         (Check            *check);
+/* Gives the segments whose first round found no near copy (a source at
+ * SURE_SIMILARITY, or a part one explains) the rest of their candidates;
+ * whether any was (their documents are then loaded). */
+gboolean  _sim_refine_widen          (Check            *check);
+/* Verifies the widened segments again; segments and results then hold
+ * the pieces. */
+void      _sim_refine_finish         (Check            *check);
 void      _sim_refine_extend_neighbours (Check         *check);
 void      _sim_refine_project_to_windows (Check        *check);
 

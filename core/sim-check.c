@@ -231,6 +231,8 @@ check_clear (Check *check)
   g_clear_pointer (&check->window_keys, g_free);
   g_clear_pointer (&check->pieces, g_ptr_array_unref);
   g_clear_pointer (&check->seg_cands, g_ptr_array_unref);
+  g_clear_pointer (&check->seg_more, g_ptr_array_unref);
+  g_clear_pointer (&check->widened, g_array_unref);
   g_clear_pointer (&check->results, g_ptr_array_unref);
   g_clear_pointer (&check->passages, g_array_unref);
   g_clear_pointer (&check->chunk_hits, g_ptr_array_unref);
@@ -329,6 +331,13 @@ check_run (SimCorpusSnapshot     *snapshot,
       g_cancellable_set_error_if_cancelled (cancellable, error))
     goto out;
   _sim_refine_verify (&check);
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    goto out;
+  if (_sim_refine_widen (&check) &&
+      (!_sim_source_cache_load (&check, error) || !_sim_source_cache_check_errors (&check, error) ||
+       g_cancellable_set_error_if_cancelled (cancellable, error)))
+    goto out;
+  _sim_refine_finish (&check);
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     goto out;
   _sim_refine_extend_neighbours (&check);

@@ -30,12 +30,18 @@ _sim_source_cache_get (Check *check,
   return slot ? &g_array_index (check->docs, DocCache, slot - 1) : NULL;
 }
 
+/* Adds the documents of the candidates not seen before; widens the regions
+ * of those not loaded yet (a region outside what was loaded is normalised
+ * on its own by _sim_source_cache_region()). */
 static void
 register_docs (Check *check)
 {
-  check->doc_slots = g_hash_table_new (NULL, NULL);
-  check->docs = g_array_new (FALSE, TRUE, sizeof (DocCache));
-  check->doc_order = g_array_new (FALSE, FALSE, sizeof (guint));
+  if (check->doc_slots == NULL)
+    {
+      check->doc_slots = g_hash_table_new (NULL, NULL);
+      check->docs = g_array_new (FALSE, TRUE, sizeof (DocCache));
+      check->doc_order = g_array_new (FALSE, FALSE, sizeof (guint));
+    }
   for (guint s = 0; s < check->seg_cands->len; s++)
     {
       GArray *cands = g_ptr_array_index (check->seg_cands, s);
@@ -62,6 +68,8 @@ register_docs (Check *check)
                                    GUINT_TO_POINTER (check->docs->len));
               continue;
             }
+          if (slot <= check->n_loaded)
+            continue;
           cache = &g_array_index (check->docs, DocCache, slot - 1);
           cache->lo = MIN (cache->lo, lo);
           cache->hi = MAX (cache->hi, hi);
@@ -210,6 +218,7 @@ normalize (Check    *check,
 
 typedef struct {
   Check  *check;
+  guint   first;        /* the first slot to load */
   gint    next;         /* atomic: the next chunk */
   GMutex  lock;
   GError *error;        /* the first store error, under lock */
@@ -224,10 +233,10 @@ load_worker (gpointer data)
   SimStoreText *texts[LOAD_CHUNK];
   gint c;
 
-  while ((c = g_atomic_int_add (&job->next, 1)) * LOAD_CHUNK < (gint) check->docs->len &&
+  while ((c = g_atomic_int_add (&job->next, 1)) * LOAD_CHUNK < (gint) (check->docs->len - job->first) &&
          g_atomic_pointer_get (&job->error) == NULL)
     {
-      const guint first = c * LOAD_CHUNK, n = MIN (LOAD_CHUNK, check->docs->len - first);
+      const guint first = job->first + c * LOAD_CHUNK, n = MIN (LOAD_CHUNK, check->docs->len - first);
       GError *error = NULL;
 
       for (guint k = 0; k < n; k++)
@@ -258,13 +267,16 @@ gboolean
 _sim_source_cache_load (Check   *check,
                         GError **error)
 {
-  LoadJob job = { check, 0, { 0 }, NULL };
+  LoadJob job = { check, check->n_loaded, 0, { 0 }, NULL };
+  guint n;
 
   register_docs (check);
-  if (check->docs->len == 0)
+  n = check->docs->len - check->n_loaded;
+  check->n_loaded = check->docs->len;
+  if (n == 0)
     return TRUE;
   g_mutex_init (&job.lock);
-  sim_parallel_run (MIN (check->options->n_threads, (check->docs->len + LOAD_CHUNK - 1) / LOAD_CHUNK), load_worker, &job);
+  sim_parallel_run (MIN (check->options->n_threads, (n + LOAD_CHUNK - 1) / LOAD_CHUNK), load_worker, &job);
   g_mutex_clear (&job.lock);
   if (job.error != NULL)
     {

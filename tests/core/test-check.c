@@ -537,6 +537,48 @@ test_check_aligns_a_text_copied_in_many_documents_with_a_few (void **state)
   sim_test_remove_tree (dir);
 }
 
+/* A segment is verified first against the few candidates with most of its
+ * windows; when none of them is a near copy, against the rest. Here four
+ * documents share the first two thirds of the sentence word for word
+ * (more windows) and one the whole of it but three words (fewer windows,
+ * but the better match). */
+static void
+test_check_finds_a_better_source_with_fewer_windows (void **state)
+{
+  const char *sentence = "The committee decided after a long debate that the old river bridge would be "
+                         "repaired before winter, and that the new ferry would wait another year.";
+  const char *edited = "The committee agreed after a long debate that the stone river bridge would be "
+                       "repaired before winter, and that the new tunnel would wait another year.";
+  const char *own[] = { "the mayor left the meeting early.", "nobody asked about the budget at all.",
+                        "a reporter wrote down every word.", "the lights went out twice that night." };
+  g_autofree char *dir = sim_test_make_tmp_dir ();
+  g_autofree char *docs = g_build_filename (dir, "docs", NULL);
+  g_autofree char *store = g_build_filename (dir, "store.db", NULL);
+  g_autofree char *prefix = g_strndup (sentence, strstr (sentence, "and that") - sentence);
+  g_autoptr(SimReport) report = NULL;
+  SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
+  const SimReportSegment *seg;
+  g_autofree char *name = NULL;
+  guint n_added = 0;
+
+  for (guint i = 0; i < G_N_ELEMENTS (own); i++)
+    {
+      g_autofree char *name = g_strdup_printf ("partial-%u.txt", i);
+      g_autofree char *body = g_strdup_printf ("Minutes %u\n\n%s%s\n", i, prefix, own[i]);
+
+      g_free (sim_test_write_file (docs, name, body, -1));
+    }
+  g_free (sim_test_write_file (docs, "whole.txt", edited, -1));
+  report = sim_test_check_folder (store, docs, sentence, &options, &n_added);
+  assert_int_equal (n_added, G_N_ELEMENTS (own) + 1);
+  assert_non_null (report);
+  seg = find_segment (report, "The committee");
+  assert_int_equal (seg->level, SIM_LEVEL_HIGH);
+  name = g_path_get_basename (best_source (report, seg)->path);
+  assert_string_equal (name, "whole.txt");
+  sim_test_remove_tree (dir);
+}
+
 static void
 test_check_window_mode_finds_copies_however_windows_fall (void **state)
 {
@@ -883,6 +925,7 @@ main (void)
     cmocka_unit_test (test_check_splits_off_a_whole_source_sentence_run_on),
     cmocka_unit_test (test_check_flags_one_sentence_pair_with_the_same_words),
     cmocka_unit_test (test_check_aligns_a_text_copied_in_many_documents_with_a_few),
+    cmocka_unit_test (test_check_finds_a_better_source_with_fewer_windows),
     cmocka_unit_test_setup_teardown (test_check_reports_a_hard_wrapped_copy_as_one_passage, setup, teardown),
     cmocka_unit_test (test_report_joins_neighbouring_passages_of_one_source),
     cmocka_unit_test (test_check_finds_copies_anywhere_in_a_long_source),
