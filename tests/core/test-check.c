@@ -537,6 +537,92 @@ test_check_aligns_a_text_copied_in_many_documents_with_a_few (void **state)
   sim_test_remove_tree (dir);
 }
 
+/* A paragraph whose sentences are each copied word for word in three
+ * documents of 36 (each document the paragraph with a word in four
+ * replaced but in one sentence) names 36 sources, more than a wave of
+ * alignments: the whole paragraph comes out against three of them at most
+ * (runs of sentences against the others), and the sentence pair of a 37th
+ * document, aligned last, still comes out. */
+static void
+test_check_aligns_past_a_paragraph_found_in_many_documents (void **state)
+{
+  static const char *const words[] = {
+    "river", "stone", "bridge", "council", "market", "winter", "harvest", "engine", "garden", "window",
+    "letter", "doctor", "school", "teacher", "summer", "village", "mountain", "forest", "station", "ticket",
+    "museum", "painter", "kitchen", "bakery", "harbor", "sailor", "lantern", "castle", "meadow", "valley",
+  };
+  /* Only its alignment flags it (test_check_flags_one_sentence_pair_with_the_same_words). */
+  const char *last = "A black and white cow in a pen with hay.";
+  g_autofree char *dir = sim_test_make_tmp_dir ();
+  g_autofree char *docs = g_build_filename (dir, "docs", NULL);
+  g_autofree char *store = g_build_filename (dir, "store.db", NULL);
+  g_autoptr(GRand) rand = g_rand_new_with_seed (11);
+  g_autoptr(SimReport) report = NULL;
+  g_autoptr(GString) article = g_string_new (NULL);
+  char *sentences[12];
+  SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
+  const SimReportSegment *seg;
+  guint n_added = 0, n_whole = 0, n_last = 0;
+  glong paragraph_end;
+
+  for (guint i = 0; i < G_N_ELEMENTS (sentences); i++)
+    {
+      GString *sentence = g_string_new (NULL);
+
+      for (guint w = 0; w < 12; w++)
+        g_string_append_printf (sentence, w ? " %s" : "%s", words[g_rand_int_range (rand, 0, G_N_ELEMENTS (words))]);
+      g_string_append (sentence, ".");
+      sentence->str[0] = g_ascii_toupper (sentence->str[0]);
+      sentences[i] = g_string_free (sentence, FALSE);
+      g_string_append_printf (article, "%s ", sentences[i]);
+    }
+  paragraph_end = g_utf8_strlen (article->str, -1) - 1;
+  g_string_append_printf (article, "\n\n%s\n", last);
+  for (guint d = 0; d < 36; d++)
+    {
+      g_autoptr(GString) body = g_string_new ("Notes\n\n");
+      g_autofree char *name = g_strdup_printf ("copy-%02u.txt", d);
+
+      for (guint i = 0; i < G_N_ELEMENTS (sentences); i++)
+        {
+          g_auto(GStrv) w = g_strsplit (sentences[i], " ", -1);
+
+          /* Every fourth word another, but in the document's own sentence. */
+          for (guint k = 0; w[k] != NULL; k++)
+            g_string_append_printf (body, "%s ", i != d % 12 && k % 4 == 1
+                                                   ? words[(i * 7 + d + k) % G_N_ELEMENTS (words)] : w[k]);
+        }
+      g_free (sim_test_write_file (docs, name, body->str, -1));
+    }
+  g_free (sim_test_write_file (docs, "farm.txt", "A child rides a red bicycle down the street.\n"
+                                                "a black and white cow in hay.\n"
+                                                "Two dogs run across a snowy field.\n", -1));
+  report = sim_test_check_folder (store, docs, article->str, &options, &n_added);
+  assert_int_equal (n_added, 37);
+  assert_non_null (report);
+  for (guint i = 0; i < sim_report_get_n_passages (report); i++)
+    {
+      const SimPassage *p = sim_report_get_passage (report, i);
+      g_autofree char *name = g_path_get_basename (sim_report_get_source (report, p->source)->path);
+
+      if ((glong) p->end <= paragraph_end + 1)
+        n_whole += p->start == 0 && (glong) p->end + 2 >= paragraph_end;
+      else
+        {
+          assert_string_equal (name, "farm.txt");
+          n_last++;
+        }
+    }
+  assert_true (n_whole >= 1);
+  assert_true (n_whole <= 3);
+  assert_int_equal (n_last, 1);
+  seg = find_segment (report, "A black and white cow");
+  assert_true (seg->level >= SIM_LEVEL_MEDIUM);
+  for (guint i = 0; i < G_N_ELEMENTS (sentences); i++)
+    g_free (sentences[i]);
+  sim_test_remove_tree (dir);
+}
+
 /* A segment is verified first against the few candidates with most of its
  * windows; when none of them is a near copy, against the rest. Here four
  * documents share the first two thirds of the sentence word for word
@@ -926,6 +1012,7 @@ main (void)
     cmocka_unit_test (test_check_flags_one_sentence_pair_with_the_same_words),
     cmocka_unit_test (test_check_aligns_a_text_copied_in_many_documents_with_a_few),
     cmocka_unit_test (test_check_finds_a_better_source_with_fewer_windows),
+    cmocka_unit_test (test_check_aligns_past_a_paragraph_found_in_many_documents),
     cmocka_unit_test_setup_teardown (test_check_reports_a_hard_wrapped_copy_as_one_passage, setup, teardown),
     cmocka_unit_test (test_report_joins_neighbouring_passages_of_one_source),
     cmocka_unit_test (test_check_finds_copies_anywhere_in_a_long_source),
