@@ -483,6 +483,13 @@ test_check_flags_one_sentence_pair_with_the_same_words (void **state)
   }
 }
 
+/* Words for made-up sentences. */
+static const char *const words[] = {
+  "river", "stone", "bridge", "council", "market", "winter", "harvest", "engine", "garden", "window",
+  "letter", "doctor", "school", "teacher", "summer", "village", "mountain", "forest", "station", "ticket",
+  "museum", "painter", "kitchen", "bakery", "harbor", "sailor", "lantern", "castle", "meadow", "valley",
+};
+
 /* A text copied in many documents alike (a form, a text passed around)
  * gives its passage against the few sources its segments name, not
  * against every copy (it was 29 of 80 here, then 6, 3 and a run of segments now; and such copies
@@ -490,11 +497,6 @@ test_check_flags_one_sentence_pair_with_the_same_words (void **state)
 static void
 test_check_aligns_a_text_copied_in_many_documents_with_a_few (void **state)
 {
-  static const char *const words[] = {
-    "river", "stone", "bridge", "council", "market", "winter", "harvest", "engine", "garden", "window",
-    "letter", "doctor", "school", "teacher", "summer", "village", "mountain", "forest", "station", "ticket",
-    "museum", "painter", "kitchen", "bakery", "harbor", "sailor", "lantern", "castle", "meadow", "valley",
-  };
   g_autofree char *dir = sim_test_make_tmp_dir ();
   g_autofree char *docs = g_build_filename (dir, "docs", NULL);
   g_autofree char *store = g_build_filename (dir, "store.db", NULL);
@@ -546,11 +548,6 @@ test_check_aligns_a_text_copied_in_many_documents_with_a_few (void **state)
 static void
 test_check_aligns_past_a_paragraph_found_in_many_documents (void **state)
 {
-  static const char *const words[] = {
-    "river", "stone", "bridge", "council", "market", "winter", "harvest", "engine", "garden", "window",
-    "letter", "doctor", "school", "teacher", "summer", "village", "mountain", "forest", "station", "ticket",
-    "museum", "painter", "kitchen", "bakery", "harbor", "sailor", "lantern", "castle", "meadow", "valley",
-  };
   /* Only its alignment flags it (test_check_flags_one_sentence_pair_with_the_same_words). */
   const char *last = "A black and white cow in a pen with hay.";
   g_autofree char *dir = sim_test_make_tmp_dir ();
