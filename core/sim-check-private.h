@@ -231,8 +231,9 @@ SimLevel  _sim_refine_level          (Check            *check,
  * n_threads, splitting segments around the part a source explains. */
 void      _sim_refine_verify         (Check            *check);
 /* Gives the segments whose first round found no near copy (a source at
- * SURE_SIMILARITY, or a part one explains) the rest of their candidates;
- * whether any was (their documents are then loaded). */
+ * SURE_SIMILARITY, or a part one explains) the rest of their candidates
+ * that share WIDEN_MIN_VOTES of their windows; whether any was (their
+ * documents are then loaded). */
 gboolean  _sim_refine_widen          (Check            *check);
 /* Verifies the widened segments again; segments and results then hold
  * the pieces. */

@@ -24,8 +24,14 @@
 /* A segment whose first candidates hold a source this similar (or a part
  * one explains) is not verified against the rest: those have fewer of its
  * windows, and a copy found near word for word is not bettered by much. At
- * 1 GB of the growth corpus a check read 517 documents, now 300-400. */
+ * 1 GB of the growth corpus a check read 517 documents, now 235. */
 #define SURE_SIMILARITY       0.9f
+/* Of the rest, those that share this many of its windows: one window (16
+ * letters or 4 CJK characters) in common with a segment is what chance
+ * gives in a large corpus. At 1 GB, 15 segments of the growth article's
+ * own text were verified against 147 more documents for nothing, 5
+ * against 47 now; PAN and eval-public scores the same. */
+#define WIDEN_MIN_VOTES       2
 
 static float
 units_weight (const SimUnits *units,
@@ -421,13 +427,18 @@ _sim_refine_widen (Check *check)
     {
       GArray *more = g_ptr_array_index (check->seg_more, i);
       GArray *pieces = g_ptr_array_index (check->pieces, i);
+      GArray *cands = g_ptr_array_index (check->seg_cands, i);
       const Piece *piece = pieces->len > 0 ? &g_array_index (pieces, Piece, 0) : NULL;
+      const guint before = cands->len;
 
-      if (more->len == 0 || (pieces->len == 1 && piece->results->len > 0 &&
-                             g_array_index (piece->results, Verified, 0).similarity >= SURE_SIMILARITY))
+      if (pieces->len == 1 && piece->results->len > 0 &&
+          g_array_index (piece->results, Verified, 0).similarity >= SURE_SIMILARITY)
         continue;
-      g_array_append_vals (g_ptr_array_index (check->seg_cands, i), more->data, more->len);
-      g_array_append_val (check->widened, i);
+      for (guint k = 0; k < more->len; k++)
+        if (g_array_index (more, Candidate, k).votes >= WIDEN_MIN_VOTES)
+          g_array_append_val (cands, g_array_index (more, Candidate, k));
+      if (cands->len > before)
+        g_array_append_val (check->widened, i);
     }
   return check->widened->len > 0;
 }
