@@ -46,17 +46,17 @@ struct _SimBandIndex {
   guint          top_shift;           /* where their top byte starts */
 };
 
-/* Serialized, table 0 keeps bits 16-47 of each fingerprint (4 bytes, low
+/* Serialized, table 0 keeps bits 16-39 of each fingerprint (3 bytes, low
  * first): its low 16 are its bucket's key, and an index that can be
  * serialized compares no more than SIM_BAND_INDEX_FILE_BITS. */
-#define RECORD_BYTES 4
-#define FILE_MASK    ((G_GUINT64_CONSTANT (1) << SIM_BAND_INDEX_FILE_BITS) - 1)
+#define RECORD_BYTES ((SIM_BAND_INDEX_FILE_BITS - 16) / 8)
+#define FILE_MASK    SIM_BAND_INDEX_FILE_MASK
 
 static inline guint64
 record_at (const guint8 *records,
            gsize         i)
 {
-  guint32 v;
+  guint32 v = 0;
 
   memcpy (&v, records + i * RECORD_BYTES, RECORD_BYTES);
   return GUINT32_FROM_LE (v);
@@ -1097,7 +1097,7 @@ lookup_read_whole (const SimBandIndex *index,
 }
 
 /* The records of a bucket are hash bits, spread evenly over 32 bits: in a
- * bucket of n, the run of @top starts near n * top / 2^32, off by about
+ * bucket of n, the run of @top starts near n * top / 2^24, off by about
  * sqrt (n) / 2. A lookup reads 4 sqrt (n) records either side of that place
  * (1.9 KB in a bucket of 3,400 at a billion characters, instead of 13 KB)
  * and keeps them when they bracket the run: the first below @top (or the
@@ -1116,7 +1116,7 @@ lookup_read (const SimBandIndex *index,
     return 0;
   if (n >= READ_WHOLE_BELOW)
     {
-      const guint32 guess = (guint32) (((guint64) n * top) >> 32);
+      const guint32 guess = (guint32) (((guint64) n * top) >> (SIM_BAND_INDEX_FILE_BITS - 16));
       const guint32 half = 4 * (guint32) sqrt ((double) n) + 16;
       const guint32 lo = guess > half ? guess - half : 0;
       const guint32 hi = MIN ((guint64) n, (guint64) guess + half);
@@ -1315,7 +1315,7 @@ lookup_many_read (const SimBandIndex *index,
           p->hi = p->n;
           if (p->n >= READ_WHOLE_BELOW)
             {
-              const guint32 guess = (guint32) (((guint64) p->n * top) >> 32);
+              const guint32 guess = (guint32) (((guint64) p->n * top) >> (SIM_BAND_INDEX_FILE_BITS - 16));
               const guint32 half = 4 * (guint32) sqrt ((double) p->n) + 16;
 
               p->lo = guess > half ? guess - half : 0;

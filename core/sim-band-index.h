@@ -10,11 +10,12 @@
  * An index built for k = 0 (exact) keeps table 0 alone: 8 bytes per
  * fingerprint, sorted, so a lookup is a binary search of one bucket. Any
  * index answers a k = 0 lookup from table 0 alone. The index a file keeps
- * compares the low SIM_BAND_INDEX_FILE_BITS of each fingerprint: 4 bytes a
- * fingerprint there (bits 16-47; the low 16 are its bucket's key). Two
- * fingerprints that agree on those bits are one to it: among the windows of
- * a corpus of a billion characters, one query in a million meets one by
- * chance, and the check verifies every hit against the texts.
+ * compares the low SIM_BAND_INDEX_FILE_BITS of each fingerprint: 3 bytes a
+ * fingerprint there (bits 16-39; the low 16 are its bucket's key). Two
+ * fingerprints that agree on those bits are one to it: among the 230
+ * million windows of a corpus of a billion characters, one query in 5,000
+ * meets one by chance (half a hit a check), and the check verifies every
+ * hit against the texts.
  *
  * Immutable once built: any number of threads may look up at once.
  */
@@ -25,7 +26,8 @@
 G_BEGIN_DECLS
 
 #define SIM_BAND_INDEX_MAX_DISTANCE 15
-#define SIM_BAND_INDEX_FILE_BITS    48
+#define SIM_BAND_INDEX_FILE_BITS    40
+#define SIM_BAND_INDEX_FILE_MASK    ((G_GUINT64_CONSTANT (1) << SIM_BAND_INDEX_FILE_BITS) - 1)
 #define SIM_BAND_INDEX_FILE_BUCKETS (1u << 16)  /* by the low 16 bits */
 
 typedef struct _SimBandIndex SimBandIndex;
@@ -65,7 +67,7 @@ void          sim_band_index_sort_pairs       (guint64            *pairs,
                                                gsize               n_fps,
                                                guint32            *offsets);
 /* Records: the bits of a fingerprint an index file keeps but its bucket
- * (bits 16-47) << 32 | the caller's 4 bytes, bucket by bucket, bucket k
+ * (bits 16-39) << 32 | the caller's 4 bytes, bucket by bucket, bucket k
  * in [@offsets[k], @offsets[k + 1]) (SIM_BAND_INDEX_FILE_BUCKETS + 1
  * offsets): 8 bytes a fingerprint instead of a pair's 16. Sorts each
  * bucket's records where they are, which puts them in the order
@@ -82,8 +84,8 @@ const guint64 *sim_band_index_get_fps         (const SimBandIndex *index);
 /* Bytes the index uses, its copies of the fingerprints included. */
 gsize         sim_band_index_get_memory       (const SimBandIndex *index);
 /* An exact index of SIM_BAND_INDEX_FILE_BITS (sim_band_index_new_take*())
- * as bytes (8-aligned; bucket offsets, then the table with 4 bytes a
- * fingerprint: bits 16-47, the low 16 being its bucket's), to be written
+ * as bytes (8-aligned; bucket offsets, then the table with 3 bytes a
+ * fingerprint: bits 16-39, the low 16 being its bucket's), to be written
  * to a file and mapped again. */
 typedef gboolean (*SimBandIndexWriteFunc) (gconstpointer data,
                                            gsize         len,

@@ -164,7 +164,7 @@ gboolean           sim_corpus_snapshot_read_texts     (const SimCorpusSnapshot *
                                                        GError                 **error);
 /* Makes ready what lookups within @max_distance need: above 0, every
  * document's windows fingerprinted again from its text (the index files
- * keep 48 bits of each) and a band index over them (some 44 bytes a
+ * keep 40 bits of each) and a band index over them (some 44 bytes a
  * fingerprint, kept with the snapshot). Fails on a store error or when
  * cancelled. Any thread. */
 gboolean           sim_corpus_snapshot_prepare_lookup (SimCorpusSnapshot       *snapshot,

@@ -623,7 +623,7 @@ sim_corpus_snapshot_lookup (SimCorpusSnapshot *snapshot,
  * file is written to a temporary name and renamed over the old one, so a
  * reader never maps half a file. */
 #define INDEX_MAGIC   "SIMHIDX1"
-#define INDEX_VERSION 10
+#define INDEX_VERSION 11
 #define KIND_INDEX    0
 #define KIND_DELTA    1
 /* A delta holds at most this share of the index file's fingerprints (and of
@@ -1759,7 +1759,7 @@ record_window (GatherJob *job,
   if (job->records == NULL)
     job->at[share][bucket]++;
   else
-    job->records[job->at[share][bucket]++] = ((fp >> 16) & G_MAXUINT32) << 32 | position;
+    job->records[job->at[share][bucket]++] = ((fp & SIM_BAND_INDEX_FILE_MASK) >> 16) << 32 | position;
 }
 
 static void
@@ -1959,7 +1959,7 @@ sim_corpus_snapshot_prepare_lookup (SimCorpusSnapshot  *snapshot,
 
       if (snapshot->near.doc_map == NULL)
         {
-          /* The texts fingerprinted again: the index files keep 48 bits of a window. */
+          /* The texts fingerprinted again: the index files keep 40 bits of a window. */
           g_autoptr(SimStore) store = sim_store_open (snapshot->store_path, TRUE, error);
           g_autofree guint64 *pairs = NULL;
 

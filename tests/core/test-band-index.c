@@ -150,7 +150,7 @@ check_distance_bound (guint k)
       assert_int_equal (sorted[i], g_array_index (fps, guint64, order[i]));
     for (guint q = 0; q < queries->len; q++)
       assert_same_answer (own, sorted, fps->len, g_array_index (queries, guint64, q), k);
-    /* An exact index over the low 48 bits, written out and mapped again
+    /* An exact index over the low 40 bits, written out and mapped again
      * (the corpus's index file): the answers of a scan of those bits (the
      * planted neighbours include fingerprints that differ from a query in
      * the top 16 bits alone). */
@@ -344,8 +344,8 @@ test_index_memory_is_32_bytes_per_fingerprint (void **state)
     g_autoptr(SimBandIndex) exact = sim_band_index_new (fps, 1 << 20, 0, &exact_order);
 
     assert_true (sim_band_index_get_memory (exact) <= (8u << 20) + 65537 * 4 + 1024);
-    /* Written out, 4 bytes a fingerprint: the low 16 bits are the bucket's. */
-    assert_int_equal (sim_band_index_get_serialized_size (1 << 20), (4u << 20) + 65538 * 4);
+    /* Written out, 3 bytes a fingerprint: the low 16 bits are the bucket's. */
+    assert_int_equal (sim_band_index_get_serialized_size (1 << 20), (3u << 20) + 65538 * 4);
     assert_int_equal (sim_band_index_get_serialized_size (3), 16 + 65538 * 4);
   }
 }
@@ -379,7 +379,7 @@ test_exact_index_sorts_like_a_stable_sort (void **state)
   for (gsize i = 0; i < n; i++)
     {
       assert_true (payload[i] < n);
-      /* The low 48 bits are what it keeps. */
+      /* The low 40 bits are what it keeps. */
       assert_true (table[i] == (fps[payload[i]] & ((G_GUINT64_CONSTANT (1) << SIM_BAND_INDEX_FILE_BITS) - 1)));
       if (i > 0)
         {
@@ -719,13 +719,13 @@ test_records_sort_and_serialize_as_pairs_do (void **state)
   /* Backwards, so no bucket comes in order. */
   for (gsize i = n; i-- > 0;)
     records[fill[pairs[2 * i] & (SIM_BAND_INDEX_FILE_BUCKETS - 1)]++] =
-      ((pairs[2 * i] >> 16) & G_MAXUINT32) << 32 | (guint32) pairs[2 * i + 1];
+      ((pairs[2 * i] & SIM_BAND_INDEX_FILE_MASK) >> 16) << 32 | (guint32) pairs[2 * i + 1];
   sim_band_index_sort_records (records, offsets);
   sim_band_index_sort_pairs (pairs, n, pair_offsets);
   assert_memory_equal (offsets, pair_offsets, (SIM_BAND_INDEX_FILE_BUCKETS + 1) * sizeof (guint32));
   for (gsize i = 0; i < n; i++)
     {
-      assert_true (records[i] >> 32 == pairs[2 * i] >> 16);
+      assert_true (records[i] >> 32 == (pairs[2 * i] & SIM_BAND_INDEX_FILE_MASK) >> 16);
       assert_true ((guint32) records[i] == pairs[2 * i + 1]);
     }
   assert_true (sim_band_index_serialize_pairs (pairs, n, pair_offsets, append_bytes, from_pairs));

@@ -1205,7 +1205,7 @@ test_corpus_snapshot_readers_see_the_store_as_it_is (void **state)
     }
 }
 
-/* Exact lookups compare the 48 bits the index files keep; lookups within
+/* Exact lookups compare the 40 bits the index files keep; lookups within
  * a distance see all 64 bits of every window, fingerprinted again from the
  * texts, and find what a brute-force scan of them finds. */
 static void
@@ -1253,7 +1253,7 @@ test_corpus_near_lookups_see_all_64_bits (void **state)
   for (guint q = 0; q < 300; q++)
     {
       const Window *w = &g_array_index (windows, Window, g_rand_int_range (rand, 0, windows->len));
-      /* Bits flipped: 0 to 3 anywhere, or 4 in the top 16 alone. */
+      /* Bits flipped: 0 to 3 anywhere, or 4 in the top 24 alone. */
       const guint kind = q % 5;
       guint64 query = w->fp;
       g_autoptr(GArray) want = g_array_new (FALSE, FALSE, sizeof (guint64));
@@ -1262,7 +1262,7 @@ test_corpus_near_lookups_see_all_64_bits (void **state)
       g_autoptr(GArray) exact = NULL;
 
       while ((guint) __builtin_popcountll (query ^ w->fp) < kind)
-        query ^= G_GUINT64_CONSTANT (1) << (kind == 4 ? g_rand_int_range (rand, 48, 64) : g_rand_int_range (rand, 0, 64));
+        query ^= G_GUINT64_CONSTANT (1) << (kind == 4 ? g_rand_int_range (rand, SIM_BAND_INDEX_FILE_BITS, 64) : g_rand_int_range (rand, 0, 64));
       for (guint i = 0; i < windows->len; i++)
         {
           const Window *v = &g_array_index (windows, Window, i);
@@ -1270,7 +1270,7 @@ test_corpus_near_lookups_see_all_64_bits (void **state)
 
           if (__builtin_popcountll (v->fp ^ query) <= 3)
             g_array_append_val (want, place);
-          if (((v->fp ^ query) & ((G_GUINT64_CONSTANT (1) << 48) - 1)) == 0)
+          if (((v->fp ^ query) & SIM_BAND_INDEX_FILE_MASK) == 0)
             g_array_append_val (want_exact, place);
         }
       g_array_sort (want, compare_places);
@@ -1287,7 +1287,7 @@ test_corpus_near_lookups_see_all_64_bits (void **state)
           top_only += near->len < exact->len;
         }
     }
-  /* Four bits apart in the top 16: one to the exact index, too far for the near one. */
+  /* Four bits apart in the top 24: one to the exact index, too far for the near one. */
   assert_true (top_only > 0);
 }
 
