@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "sim-align.h"
+#include "sim-words.h"
 
-#define STEM_LETTERS      5      /* an English word folds to its first five letters */
 #define SUMMARY_GAP       24     /* source sentences a summary may skip between two of its own */
 #define SUMMARY_RATIO     0.5f   /* A this much shorter than B: a summary */
 #define MAX_POSTINGS      4000   /* a word in more sentences than this says nothing */
@@ -19,163 +19,6 @@
 #define TRIM_MIN_WORDS    4      /* unshared words that end a passage's first or last sentence */
 #define GROW_COSINE       0.2f   /* an edge sentence this similar to the next source sentence joins */
 #define GROW_REACH        2      /* source sentences an edge sentence may be matched across */
-#define CJK_TOKEN_BIT     G_GUINT64_CONSTANT (0x8000000000000000)
-
-#define STOP_WORD_MAX 7  /* letters of the longest below */
-
-static const char *const stop_words[] = {
-  "a", "about", "above", "after", "again", "against", "all", "also", "am", "an", "and", "any",
-  "are", "as", "at", "be", "because", "been", "before", "being", "below", "between", "both",
-  "but", "by", "can", "could", "did", "do", "does", "doing", "down", "during", "each", "few",
-  "for", "from", "further", "had", "has", "have", "having", "he", "her", "here", "hers",
-  "herself", "him", "himself", "his", "how", "i", "if", "in", "into", "is", "it", "its",
-  "itself", "just", "may", "me", "might", "more", "most", "must", "my", "myself", "no", "nor",
-  "not", "now", "of", "off", "on", "once", "only", "or", "other", "our", "ours", "out", "over",
-  "own", "same", "shall", "she", "should", "so", "some", "such", "than", "that", "the",
-  "their", "theirs", "them", "then", "there", "these", "they", "this", "those", "through",
-  "to", "too", "under", "until", "up", "upon", "us", "very", "was", "we", "were", "what",
-  "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "you",
-  "your", "yours",
-};
-
-/* A word of up to STOP_WORD_MAX ASCII letters as a number that sorts as
- * the word does. */
-static inline guint64
-pack_word (const char *word,
-           guint       n)
-{
-  guint64 v = 0;
-
-  for (guint i = 0; i < STOP_WORD_MAX; i++)
-    v = v << 8 | (i < n ? (guint8) word[i] : 0);
-  return v;
-}
-
-#define STOP_SLOTS 512  /* a table of the packed stop words, at most a quarter full */
-
-static inline guint
-stop_slot (guint64 v)
-{
-  return (guint) ((v * G_GUINT64_CONSTANT (0x9e3779b97f4a7c15)) >> 55);
-}
-
-/* One probe or two in a table of the packed stop words (a hash table of
- * strings was a twentieth of a check, a binary search a thirtieth). */
-static gboolean
-is_stop_word (const char *word,
-              guint       n)
-{
-  static guint64 *table;
-  const guint64 v = pack_word (word, n);
-
-  if (g_once_init_enter (&table))
-    {
-      guint64 *t = g_new0 (guint64, STOP_SLOTS);
-
-      for (guint i = 0; i < G_N_ELEMENTS (stop_words); i++)
-        {
-          const guint64 w = pack_word (stop_words[i], strlen (stop_words[i]));
-          guint j = stop_slot (w);
-
-          while (t[j] != 0)
-            j = (j + 1) % STOP_SLOTS;
-          t[j] = w;
-        }
-      g_once_init_leave (&table, t);
-    }
-  for (guint j = stop_slot (v); table[j] != 0; j = (j + 1) % STOP_SLOTS)
-    if (table[j] == v)
-      return TRUE;
-  return FALSE;
-}
-
-static inline guint64
-mix (guint64 h)
-{
-  h ^= h >> 33;
-  h *= G_GUINT64_CONSTANT (0xff51afd7ed558ccd);
-  h ^= h >> 33;
-  return h;
-}
-
-/* The words of units [from, to): folded English words and CJK bigrams,
- * appended to @out (and their spans of units to @out_units). A word takes
- * a unit at least: room for all is made at once. */
-static void
-tokenize (const SimUnits *units,
-          guint32         from,
-          guint32         to,
-          GArray         *out,
-          GArray         *out_units)
-{
-  const guint base = out->len, span_base = out_units ? out_units->len : 0;
-  guint64 *tokens;
-  guint32 *spans = NULL;
-  guint n_tokens = 0;
-  guint32 u = from;
-
-  if (to <= from)
-    return;
-  g_array_set_size (out, base + (to - from));
-  tokens = (guint64 *) out->data + base;
-  if (out_units)
-    {
-      g_array_set_size (out_units, span_base + 2 * (to - from));
-      spans = (guint32 *) out_units->data + span_base;
-    }
-  while (u < to)
-    {
-      if (units->flags[u] & SIM_UNIT_CJK)
-        {
-          if (u + 1 < to && (units->flags[u + 1] & SIM_UNIT_CJK))
-            {
-              if (spans)
-                {
-                  spans[2 * n_tokens] = u;
-                  spans[2 * n_tokens + 1] = u + 2;
-                }
-              tokens[n_tokens++] = CJK_TOKEN_BIT | ((guint64) units->cps[u] << 21) | units->cps[u + 1];
-            }
-          u++;
-          continue;
-        }
-      {
-        guint32 end = u + 1;
-        char word[STOP_WORD_MAX];
-        guint n = 0;
-        gboolean ascii = TRUE;
-        guint64 h = G_GUINT64_CONSTANT (0xcbf29ce484222325);
-
-        while (end < to && !(units->flags[end] & (SIM_UNIT_CJK | SIM_UNIT_WORD_START)))
-          end++;
-        for (guint32 k = u; k < end; k++)
-          {
-            const guint32 c = units->cps[k];
-
-            if (k - u < STEM_LETTERS)
-              h = (h ^ c) * G_GUINT64_CONSTANT (0x100000001b3);
-            if (c >= 0x80)
-              ascii = FALSE;
-            else if (n < sizeof word)
-              word[n++] = (char) c;
-          }
-        /* No stop word is longer than STOP_WORD_MAX letters. */
-        if (!(ascii && end - u <= STOP_WORD_MAX && is_stop_word (word, n)))
-          {
-            if (spans)
-              {
-                spans[2 * n_tokens] = u;
-                spans[2 * n_tokens + 1] = end;
-              }
-            tokens[n_tokens++] = mix (h) & ~CJK_TOKEN_BIT;
-          }
-        u = end;
-      }
-    }
-  g_array_set_size (out, base + n_tokens);
-  if (out_units)
-    g_array_set_size (out_units, span_base + 2 * n_tokens);
-}
 
 typedef struct {
   guint64 token;
@@ -343,7 +186,7 @@ sim_align_side_new (const SimAlignText *text)
   for (guint s = 0; s < text->n_sentences; s++)
     {
       bounds[s] = tokens->len;
-      tokenize (text->units, text->sentences[s].unit_start, text->sentences[s].unit_end, tokens, NULL);
+      sim_words_tokenize (text->units, text->sentences[s].unit_start, text->sentences[s].unit_end, tokens, NULL);
       sort_tokens (&g_array_index (tokens, guint64, bounds[s]), tokens->len - bounds[s]);
     }
   bounds[text->n_sentences] = tokens->len;
@@ -1147,7 +990,7 @@ trim_ends (const SimAlignText *text,
   guint n, k;
 
   s = &text->sentences[first];
-  tokenize (text->units, s->unit_start, s->unit_end, tokens, spans);
+  sim_words_tokenize (text->units, s->unit_start, s->unit_end, tokens, spans);
   n = tokens->len;
   for (k = 0; k < n && !g_hash_table_contains (other, GSIZE_TO_POINTER ((gsize) g_array_index (tokens, guint64, k))); k++)
     ;
@@ -1157,7 +1000,7 @@ trim_ends (const SimAlignText *text,
   g_array_set_size (tokens, 0);
   g_array_set_size (spans, 0);
   s = &text->sentences[last];
-  tokenize (text->units, s->unit_start, s->unit_end, tokens, spans);
+  sim_words_tokenize (text->units, s->unit_start, s->unit_end, tokens, spans);
   n = tokens->len;
   for (k = n; k > 0 && !g_hash_table_contains (other, GSIZE_TO_POINTER ((gsize) g_array_index (tokens, guint64, k - 1))); k--)
     ;
