@@ -22,8 +22,8 @@ G_BEGIN_DECLS
 /* Bump when features, weights of anchors or windows, or the way they are
  * packed in the store change; stored fingerprints depend on it (6: windows
  * packed as SimHash and the distance from the last start; 7: kept in the
- * index files alone). */
-#define SIM_FEATURE_VERSION    (100 * SIM_NORMALIZE_VERSION + 7)
+ * index files alone; 8: sentence keys after the windows). */
+#define SIM_FEATURE_VERSION    (100 * SIM_NORMALIZE_VERSION + 8)
 
 #define SIM_SHINGLE_CJK        2
 #define SIM_SHINGLE_OTHER      5

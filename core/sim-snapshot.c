@@ -24,6 +24,7 @@
 #include "sim-corpus.h"
 #include "sim-document.h"
 #include "sim-corpus-private.h"
+#include "sim-words.h"
 
 #define DF_SHIFT     (64 - 20)
 
@@ -1194,8 +1195,10 @@ part_use_file (SimCorpusSnapshot *snapshot,
 /* Packs the fingerprints of @text window after window: its SimHash (8
  * bytes, little-endian), then how far its start (code points) is from the
  * one before (from 0 for the first), zigzag-encoded in 7-bit groups, low
- * first (about 9 bytes a window). Leaves @text loaded in @fp.
- * (transfer full) */
+ * first (about 9 bytes a window). After the windows, the keys of its short
+ * sentences (sim_words_pair_keys()), each placed at its sentence's start:
+ * to the index they are windows like the others. Leaves @text loaded in
+ * @fp. (transfer full) */
 GBytes *
 _sim_pack_windows (SimFingerprinter *fp,
                    const char       *text,
@@ -1209,6 +1212,7 @@ _sim_pack_windows (SimFingerprinter *fp,
   guint8 *data, *p;
 
   sim_fingerprinter_windows (fp, SIM_WINNOW_WEIGHT, windows);
+  sim_words_text_keys (text, len, units, windows);
   /* 8 bytes of SimHash and at most 5 of start. */
   p = data = g_malloc (MAX (windows->len, 1) * 13);
   for (guint i = 0; i < windows->len; i++)

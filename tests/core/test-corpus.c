@@ -18,6 +18,7 @@
 #include <glib/gstdio.h>
 
 #include "sim-band-index.h"
+#include "sim-words.h"
 #include "sim-check.h"
 #include "sim-corpus.h"
 #include "sim-error.h"
@@ -1206,8 +1207,9 @@ test_corpus_snapshot_readers_see_the_store_as_it_is (void **state)
 }
 
 /* Exact lookups compare the 40 bits the index files keep; lookups within
- * a distance see all 64 bits of every window, fingerprinted again from the
- * texts, and find what a brute-force scan of them finds. */
+ * a distance see all 64 bits of every window (and sentence key),
+ * fingerprinted again from the texts, and find what a brute-force scan of
+ * them finds. */
 static void
 test_corpus_near_lookups_see_all_64_bits (void **state)
 {
@@ -1239,6 +1241,7 @@ test_corpus_near_lookups_see_all_64_bits (void **state)
       assert_true (sim_corpus_snapshot_dup_texts (snapshot, &d, 1, &text, &len, NULL));
       units = sim_fingerprinter_load (fp, text, len);
       sim_fingerprinter_windows (fp, SIM_WINNOW_WEIGHT, anchors);
+      sim_words_text_keys (text, len, units, anchors);
       for (guint i = 0; i < anchors->len; i++)
         {
           const SimAnchor *a = &g_array_index (anchors, SimAnchor, i);
