@@ -10,6 +10,8 @@
  *                       matched spans, SimHash distance
  *   sim-refine.c        every segment verified (split around what a source
  *                       explains), neighbours of matches, window projection
+ *   sim-rewording.c     segments still unflagged looked up by their sentence
+ *                       keys: stored sentences they may reword
  *   sim-passages.c      the article aligned with its best sources
  *                       (sim-align.c): reused passages, whole
  *   sim-check.c         the stages in order, the report, the async relay
@@ -117,6 +119,9 @@ typedef struct {
   GPtrArray             *pieces;        /* GArray of Piece per segment */
   GArray                *widened;       /* guint: segments verified against all their candidates */
   GPtrArray             *results;       /* GArray of Verified per final segment */
+  /* rewording: stored sentences proposed by sentence keys, per final
+   * segment (none for a segment a source explains) */
+  GPtrArray             *seg_reworded;  /* GArray of Candidate */
   /* passages: aligned, in article order, overlapping only as the same
    * passage in two sources */
   GArray                *passages;      /* CheckPassage */
@@ -241,7 +246,11 @@ void      _sim_refine_finish         (Check            *check);
 void      _sim_refine_extend_neighbours (Check         *check);
 void      _sim_refine_project_to_windows (Check        *check);
 
-/* sim-passages.c: fills check->passages from the results of every segment. */
+/* sim-rewording.c: fills check->seg_reworded (their documents are then loaded). */
+void      _sim_rewording_find        (Check            *check);
+
+/* sim-passages.c: fills check->passages from the results of every segment
+ * and the sentences proposed as their rewordings. */
 void      _sim_passages_find         (Check            *check);
 
 G_END_DECLS

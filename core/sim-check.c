@@ -232,6 +232,7 @@ check_clear (Check *check)
   g_clear_pointer (&check->pieces, g_ptr_array_unref);
   g_clear_pointer (&check->seg_cands, g_ptr_array_unref);
   g_clear_pointer (&check->seg_more, g_ptr_array_unref);
+  g_clear_pointer (&check->seg_reworded, g_ptr_array_unref);
   g_clear_pointer (&check->widened, g_array_unref);
   g_clear_pointer (&check->results, g_ptr_array_unref);
   g_clear_pointer (&check->passages, g_array_unref);
@@ -341,6 +342,10 @@ check_run (SimCorpusSnapshot     *snapshot,
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     goto out;
   _sim_refine_extend_neighbours (&check);
+  _sim_rewording_find (&check);
+  if (!_sim_source_cache_load (&check, error) || !_sim_source_cache_check_errors (&check, error) ||
+      g_cancellable_set_error_if_cancelled (cancellable, error))
+    goto out;
   _sim_passages_find (&check);
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     goto out;

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The fifth stage of a check: passages. Every source among the best three
- * matches of a segment (the 64 that explain most) is aligned with the
- * article by sim_align(), over the stretches of both that its matches fall in, so a
+ * The last stage of a check: passages. Every source among the best three
+ * matches of a segment, and every one holding a sentence the rewording
+ * stage proposes (the 64 that explain most, those last), is aligned with
+ * the article by sim_align(), over the stretches of both that its matches fall in, so a
  * reused paragraph comes out as one passage with one source span, bridging
  * sentences edited too much for the sentence comparison, and a summary is
  * found as one passage against the stretch of source it condenses.
@@ -64,6 +65,35 @@ compare_targets (gconstpointer a,
   return x->doc < y->doc ? -1 : x->doc > y->doc;
 }
 
+/* The target of @doc, made when there is none yet. */
+static Target *
+target_for (GArray           *targets,
+            GHashTable       *slots,
+            guint             doc,
+            guint32           lo,
+            guint32           hi,
+            const SimSegment *seg)
+{
+  guint slot = GPOINTER_TO_UINT (g_hash_table_lookup (slots, GUINT_TO_POINTER (doc + 1)));
+  Target *t;
+
+  if (slot == 0)
+    {
+      Target fresh = { .doc = doc, .lo = lo, .hi = hi, .a_lo = seg->start, .a_hi = seg->end };
+
+      g_array_append_val (targets, fresh);
+      slot = targets->len;
+      g_hash_table_insert (slots, GUINT_TO_POINTER (doc + 1), GUINT_TO_POINTER (slot));
+    }
+  t = &g_array_index (targets, Target, slot - 1);
+  t->n_segments++;
+  t->lo = MIN (t->lo, lo);
+  t->hi = MAX (t->hi, hi);
+  t->a_lo = MIN (t->a_lo, seg->start);
+  t->a_hi = MAX (t->a_hi, seg->end);
+  return t;
+}
+
 static GArray *
 choose_targets (Check *check)
 {
@@ -79,26 +109,24 @@ choose_targets (Check *check)
       for (guint r = 0; r < results->len; r++)
         {
           const Verified *v = &g_array_index (results, Verified, r);
-          guint slot = GPOINTER_TO_UINT (g_hash_table_lookup (slots, GUINT_TO_POINTER (v->doc + 1)));
-          Target *t;
+          Target *t = target_for (targets, slots, v->doc, v->start, v->end, seg);
 
-          if (slot == 0)
-            {
-              Target fresh = { .doc = v->doc, .lo = v->start, .hi = v->end, .a_lo = seg->start, .a_hi = seg->end };
-
-              g_array_append_val (targets, fresh);
-              slot = targets->len;
-              g_hash_table_insert (slots, GUINT_TO_POINTER (v->doc + 1), GUINT_TO_POINTER (slot));
-            }
-          t = &g_array_index (targets, Target, slot - 1);
           t->named |= r < BEST_MATCHES;
           t->share = MAX (t->share, v->similarity / MAX (g_array_index (results, Verified, 0).similarity, 1e-6f));
-          t->n_segments++;
           t->matched += v->matched;
-          t->lo = MIN (t->lo, v->start);
-          t->hi = MAX (t->hi, v->end);
-          t->a_lo = MIN (t->a_lo, seg->start);
-          t->a_hi = MAX (t->a_hi, seg->end);
+        }
+    }
+  /* The sentences a segment may reword: aligned after the sources that
+   * matches name (they have matched nothing), the aligner their judge. */
+  for (guint s = 0; check->seg_reworded != NULL && s < check->seg_reworded->len; s++)
+    {
+      GArray *cands = g_ptr_array_index (check->seg_reworded, s);
+
+      for (guint i = 0; i < cands->len; i++)
+        {
+          const Candidate *c = &g_array_index (cands, Candidate, i);
+
+          target_for (targets, slots, c->doc, c->start, c->end, &g_array_index (check->segments, SimSegment, s))->named = TRUE;
         }
     }
   for (guint i = 0; i < targets->len; i++)

@@ -34,17 +34,12 @@ _sim_source_cache_get (Check *check,
  * of those not loaded yet (a region outside what was loaded is normalised
  * on its own by _sim_source_cache_region()). */
 static void
-register_docs (Check *check)
+register_cands (Check     *check,
+                GPtrArray *seg_cands)
 {
-  if (check->doc_slots == NULL)
+  for (guint s = 0; s < MIN (seg_cands->len, check->segments->len); s++)
     {
-      check->doc_slots = g_hash_table_new (NULL, NULL);
-      check->docs = g_array_new (FALSE, TRUE, sizeof (DocCache));
-      check->doc_order = g_array_new (FALSE, FALSE, sizeof (guint));
-    }
-  for (guint s = 0; s < check->seg_cands->len; s++)
-    {
-      GArray *cands = g_ptr_array_index (check->seg_cands, s);
+      GArray *cands = g_ptr_array_index (seg_cands, s);
 
       const gint64 slack = _sim_candidates_slack (&g_array_index (check->segments, SimSegment, s)) + LOAD_MARGIN;
 
@@ -75,6 +70,20 @@ register_docs (Check *check)
           cache->hi = MAX (cache->hi, hi);
         }
     }
+}
+
+static void
+register_docs (Check *check)
+{
+  if (check->doc_slots == NULL)
+    {
+      check->doc_slots = g_hash_table_new (NULL, NULL);
+      check->docs = g_array_new (FALSE, TRUE, sizeof (DocCache));
+      check->doc_order = g_array_new (FALSE, FALSE, sizeof (guint));
+    }
+  register_cands (check, check->seg_cands);
+  if (check->seg_reworded != NULL)
+    register_cands (check, check->seg_reworded);
 }
 
 /* The report's source span takes up to 3 punctuation marks after a match. */

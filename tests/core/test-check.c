@@ -483,6 +483,43 @@ test_check_flags_one_sentence_pair_with_the_same_words (void **state)
   }
 }
 
+/* A sentence reworded throughout shares no window with its source (no run
+ * of 40 letters) and so no source is proposed for it: its sentence keys
+ * (pairs of its rarest words) find the stored sentence, and the aligner
+ * judges the pair as any other. A sentence that shares the rare words
+ * alone is proposed too, and not flagged. */
+static void
+test_check_finds_a_sentence_reworded_past_every_window (void **state)
+{
+  const char *source = "The hearing was adjourned until the end of next week.\n"
+                       "O'Brien's attorney, Jordan Green, declined to comment.\n"
+                       "Prosecutors said they would appeal the ruling at once.\n";
+  {
+    g_autoptr(SimReport) report = check_against (source, "We drove north for three hours. Jordan Green, O'Brien's "
+                                                         "private attorney, said he had no comment. The radio played "
+                                                         "old songs all the way.");
+    const SimReportSegment *seg = find_segment (report, "Jordan Green");
+    g_autofree char *name = NULL;
+    const SimMatch *m;
+
+    assert_true (seg->level >= SIM_LEVEL_MEDIUM);
+    name = g_path_get_basename (best_source (report, seg)->path);
+    assert_string_equal (name, "source.txt");
+    m = sim_report_get_match (report, seg->first_match);
+    assert_true (g_str_has_prefix (m->excerpt, "O'Brien's attorney"));
+    assert_int_equal (find_segment (report, "We drove")->level, SIM_LEVEL_LOW);
+    assert_int_equal (find_segment (report, "The radio")->level, SIM_LEVEL_LOW);
+  }
+  {
+    g_autoptr(SimReport) report = check_against (source, "We drove north for three hours. O'Brien and Jordan Green "
+                                                         "bought a boat for the summer. The radio played old songs "
+                                                         "all the way.");
+
+    assert_int_equal (find_segment (report, "O'Brien and Jordan")->level, SIM_LEVEL_LOW);
+    assert_int_equal (sim_report_get_n_passages (report), 0);
+  }
+}
+
 /* Words for made-up sentences. */
 static const char *const words[] = {
   "river", "stone", "bridge", "council", "market", "winter", "harvest", "engine", "garden", "window",
@@ -1019,6 +1056,7 @@ main (void)
     cmocka_unit_test_setup_teardown (test_check_fast_keeps_one_source_precise_keeps_the_best, setup, teardown),
     cmocka_unit_test (test_check_verifies_only_regions_with_half_the_best_votes),
     cmocka_unit_test (test_check_verifies_a_split_part_anywhere_in_its_source),
+    cmocka_unit_test_setup_teardown (test_check_finds_a_sentence_reworded_past_every_window, setup, teardown),
     cmocka_unit_test_setup_teardown (test_check_rejects_empty_text_and_bad_options, setup, teardown),
     cmocka_unit_test_setup_teardown (test_check_handles_broken_utf8_and_huge_pastes, setup, teardown),
     cmocka_unit_test_setup_teardown (test_check_cancels, setup, teardown),
