@@ -613,6 +613,10 @@ sort_run (guint64 *r,
     }
 }
 
+/* The top byte of a record's bits (a record keeps SIM_BAND_INDEX_FILE_BITS
+ * - 16 of them above its caller's 32). */
+#define RECORD_TOP_SHIFT (32 + SIM_BAND_INDEX_FILE_BITS - 16 - 8)
+
 /* Each bucket: its records by the top byte of their bits through a
  * scratch array and back, then each run of one top byte sorted (a
  * bucket's bits are spread evenly: runs of a few); buckets of a few
@@ -644,7 +648,7 @@ records_worker (gpointer data)
             scratch = g_new (guint64, scratch_len);
           }
         for (gsize i = 0; i < m; i++)
-          at[r[i] >> 56]++;
+          at[(r[i] >> RECORD_TOP_SHIFT) & 0xff]++;
         for (gsize d = 0, sum = 0; d < 256; d++)
           {
             const gsize c = at[d];
@@ -653,7 +657,7 @@ records_worker (gpointer data)
             sum += c;
           }
         for (gsize i = 0; i < m; i++)
-          scratch[at[r[i] >> 56]++] = r[i];
+          scratch[at[(r[i] >> RECORD_TOP_SHIFT) & 0xff]++] = r[i];
         memcpy (r, scratch, m * sizeof *r);
         /* at[d] is now where digit d's run ends. */
         for (gsize d = 0, from = 0; d < 256; from = at[d++])
