@@ -167,20 +167,27 @@ static const char common_cjk[] =
   "的一是不了在人有我他这个们中来上大为和国地到以说时要就出会可也你对生能而子那得于着下自之年过发后作里"
   "用道行所然家种事成方多经么去法学如都同现当没动面起看定天分还进好小部其些主样理心她本前开但因只从想实";
 
+#define COMMON_FIRST 0x4e00  /* they are all in the CJK Unified Ideographs block */
+#define COMMON_LAST  0x9fff
+
 static gboolean
 is_common_cjk (gunichar c)
 {
-  static GHashTable *set;
+  static guint8 *bits;
 
-  if (g_once_init_enter (&set))
+  if (g_once_init_enter (&bits))
     {
-      GHashTable *t = g_hash_table_new (NULL, NULL);
+      guint8 *b = g_new0 (guint8, (COMMON_LAST - COMMON_FIRST) / 8 + 1);
 
       for (const char *p = common_cjk; *p; p = g_utf8_next_char (p))
-        g_hash_table_add (t, GUINT_TO_POINTER (g_utf8_get_char (p)));
-      g_once_init_leave (&set, t);
+        {
+          const gunichar u = g_utf8_get_char (p) - COMMON_FIRST;
+
+          b[u / 8] |= 1 << (u % 8);
+        }
+      g_once_init_leave (&bits, b);
     }
-  return g_hash_table_contains (set, GUINT_TO_POINTER (c));
+  return c >= COMMON_FIRST && c <= COMMON_LAST && (bits[(c - COMMON_FIRST) / 8] >> ((c - COMMON_FIRST) % 8) & 1);
 }
 
 typedef struct {
@@ -190,15 +197,11 @@ typedef struct {
 
 /* Rarer first, then by token: the same order for the same words wherever
  * they are. */
-static int
-compare_ranked (gconstpointer a,
-                gconstpointer b)
+static inline gboolean
+ranks_before (const Ranked *x,
+              const Ranked *y)
 {
-  const Ranked *x = a, *y = b;
-
-  if (x->rarity != y->rarity)
-    return x->rarity > y->rarity ? -1 : 1;
-  return x->token < y->token ? -1 : x->token > y->token;
+  return x->rarity != y->rarity ? x->rarity > y->rarity : x->token < y->token;
 }
 
 /* An English word by its letters (a longer word is a rarer one), up to 12;
@@ -212,39 +215,60 @@ rarity (guint64        token,
   return MIN (span[1] - span[0], 12);
 }
 
-guint
-sim_words_pair_keys (const SimUnits *units,
-                     guint32         from,
-                     guint32         to,
-                     guint           n_rarest,
-                     guint           max_words,
-                     GArray         *out)
+typedef struct {
+  GArray *tokens;  /* guint64 */
+  GArray *spans;   /* guint32, two a token */
+} Scratch;
+
+/* sim_words_pair_keys() with the caller's scratch space. A sentence of
+ * more than @max_words words is not keyed, its words counted before
+ * repeats are: the bound spares a store sorting the words of its long
+ * sentences. */
+static guint
+pair_keys (Scratch        *scratch,
+           const SimUnits *units,
+           guint32         from,
+           guint32         to,
+           guint           n_rarest,
+           guint           max_words,
+           GArray         *out)
 {
-  g_autoptr(GArray) tokens = g_array_new (FALSE, FALSE, sizeof (guint64));
-  g_autoptr(GArray) spans = g_array_new (FALSE, FALSE, sizeof (guint32));
-  g_autoptr(GArray) ranked = g_array_new (FALSE, FALSE, sizeof (Ranked));
+  Ranked ranked[SIM_WORDS_MAX_WORDS];
   guint n = 0, added = 0;
 
-  sim_words_tokenize (units, from, to, tokens, spans);
-  for (guint i = 0; i < tokens->len; i++)
+  g_return_val_if_fail (max_words <= SIM_WORDS_MAX_WORDS, 0);
+  /* Twice as many words, stop words and all, are never fewer than
+   * max_words once those are skipped: not worth reading them. */
+  for (guint32 u = from, starts = 0; u < to; u++)
+    if ((units->flags[u] & (SIM_UNIT_CJK | SIM_UNIT_WORD_START)) && ++starts > 2 * max_words)
+      return 0;
+  g_array_set_size (scratch->tokens, 0);
+  g_array_set_size (scratch->spans, 0);
+  sim_words_tokenize (units, from, to, scratch->tokens, scratch->spans);
+  if (scratch->tokens->len < 2 || scratch->tokens->len > max_words)
+    return 0;
+  /* Insertion: a few words, each kept once. */
+  for (guint i = 0; i < scratch->tokens->len; i++)
     {
-      Ranked r = { g_array_index (tokens, guint64, i), rarity (g_array_index (tokens, guint64, i),
-                                                               &g_array_index (spans, guint32, 2 * i)) };
+      const Ranked r = { g_array_index (scratch->tokens, guint64, i),
+                         rarity (g_array_index (scratch->tokens, guint64, i), &g_array_index (scratch->spans, guint32, 2 * i)) };
+      guint j = n;
 
-      g_array_append_val (ranked, r);
+      while (j > 0 && ranks_before (&r, &ranked[j - 1]))
+        j--;
+      if (j > 0 && ranked[j - 1].token == r.token)
+        continue;
+      memmove (ranked + j + 1, ranked + j, (n - j) * sizeof (Ranked));
+      ranked[j] = r;
+      n++;
     }
-  g_array_sort (ranked, compare_ranked);
-  /* Distinct words: equal tokens are neighbours (the same token, the same rarity). */
-  for (guint i = 0; i < ranked->len; i++)
-    if (n == 0 || g_array_index (ranked, Ranked, n - 1).token != g_array_index (ranked, Ranked, i).token)
-      g_array_index (ranked, Ranked, n++) = g_array_index (ranked, Ranked, i);
-  if (n < 2 || n > max_words)
+  if (n < 2)
     return 0;
   n = MIN (n, n_rarest);
   for (guint i = 0; i < n; i++)
     for (guint j = i + 1; j < n; j++)
       {
-        const guint64 a = g_array_index (ranked, Ranked, i).token, b = g_array_index (ranked, Ranked, j).token;
+        const guint64 a = ranked[i].token, b = ranked[j].token;
         const guint64 key = mix (mix (MIN (a, b) ^ G_GUINT64_CONSTANT (0x53454e54454e4345)) + MAX (a, b)); /* "SENTENCE" */
 
         g_array_append_val (out, key);
@@ -254,20 +278,64 @@ sim_words_pair_keys (const SimUnits *units,
 }
 
 static void
-append_keys (const SimUnits *units,
+scratch_init (Scratch *scratch)
+{
+  scratch->tokens = g_array_new (FALSE, FALSE, sizeof (guint64));
+  scratch->spans = g_array_new (FALSE, FALSE, sizeof (guint32));
+}
+
+static void
+scratch_clear (Scratch *scratch)
+{
+  g_array_unref (scratch->tokens);
+  g_array_unref (scratch->spans);
+}
+
+guint
+sim_words_pair_keys (const SimUnits *units,
+                     guint32         from,
+                     guint32         to,
+                     guint           n_rarest,
+                     guint           max_words,
+                     GArray         *out)
+{
+  Scratch scratch;
+  guint n;
+
+  scratch_init (&scratch);
+  n = pair_keys (&scratch, units, from, to, n_rarest, max_words, out);
+  scratch_clear (&scratch);
+  return n;
+}
+
+static void
+append_keys (Scratch        *scratch,
+             const SimUnits *units,
              guint32         from,
              guint32         to,
              GArray         *keys,
              GArray         *out)
 {
   g_array_set_size (keys, 0);
-  sim_words_pair_keys (units, from, to, SIM_WORDS_KEYED_RAREST, SIM_WORDS_KEYED_MAX, keys);
+  pair_keys (scratch, units, from, to, SIM_WORDS_KEYED_RAREST, SIM_WORDS_KEYED_MAX, keys);
   for (guint k = 0; k < keys->len; k++)
     {
       SimAnchor key = { g_array_index (keys, guint64, k), from, to };
 
       g_array_append_val (out, key);
     }
+}
+
+/* Code points in [@p, @end) of valid UTF-8: its bytes that start one. */
+static guint32
+count_chars (const char *p,
+             const char *end)
+{
+  guint32 n = 0;
+
+  for (; p < end; p++)
+    n += ((guint8) *p & 0xc0) != 0x80;
+  return n;
 }
 
 void
@@ -280,17 +348,19 @@ sim_words_text_keys (const char     *text,
   g_autoptr(GArray) breaks = g_array_new (FALSE, FALSE, sizeof (guint32));
   g_autoptr(GArray) keys = g_array_new (FALSE, FALSE, sizeof (guint64));
   const char *p = text, *nl;
+  Scratch scratch;
   guint32 cp = 0;
   guint b = 0;
 
   /* Code points of the line breaks. */
   while ((nl = memchr (p, '\n', text + len - p)) != NULL)
     {
-      cp += g_utf8_strlen (p, nl - p);
+      cp += count_chars (p, nl);
       g_array_append_val (breaks, cp);
       cp++;
       p = nl + 1;
     }
+  scratch_init (&scratch);
   sim_segment_split (text, len, units, SIM_SEGMENT_SENTENCE, 0, sentences);
   for (guint i = 0; i < sentences->len; i++)
     {
@@ -303,11 +373,11 @@ sim_words_text_keys (const char     *text,
             b++;
           if (b < breaks->len && g_array_index (breaks, guint32, b) < units->src_start[u])
             {
-              append_keys (units, from, u, keys, out);
+              append_keys (&scratch, units, from, u, keys, out);
               from = u;
             }
         }
-      append_keys (units, from, seg->unit_end, keys, out);
+      append_keys (&scratch, units, from, seg->unit_end, keys, out);
     }
+  scratch_clear (&scratch);
 }
-

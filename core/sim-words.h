@@ -30,6 +30,7 @@ G_BEGIN_DECLS
  * reworded keeps windows of its own. */
 #define SIM_WORDS_KEYED_RAREST  3
 #define SIM_WORDS_KEYED_MAX     20
+#define SIM_WORDS_MAX_WORDS     64  /* the most any caller may ask keys of */
 
 /* The words of units [@from, @to), appended to @out (guint64 tokens) and
  * their spans of units to @out_units (two guint32 a word) when not NULL. */
@@ -41,8 +42,9 @@ void  sim_words_tokenize  (const SimUnits *units,
 
 /* The keys of the sentence in units [@from, @to): every pair of its
  * @n_rarest rarest distinct words, appended to @out (guint64); none when
- * it has fewer than two distinct words or more than @max_words. Returns
- * how many were appended. */
+ * it has fewer than two distinct words or more than @max_words words
+ * (repeats counted; at most SIM_WORDS_MAX_WORDS). Returns how many were
+ * appended. */
 guint sim_words_pair_keys (const SimUnits *units,
                            guint32         from,
                            guint32         to,
