@@ -18,6 +18,10 @@
 
 #define MAX_ALIGNED_DOCS  64      /* sources aligned per check, most matched first */
 #define REGION_MARGIN     4000    /* code points around what a source's matches cover */
+/* And around the sentences a source holds that the article may reword,
+ * when no match names it: a reworded sentence, and its neighbours when
+ * they are reworded too (a passage grows from seeds in both). */
+#define REWORDED_MARGIN   400
 #define ALTERNATIVE_SHARE 0.9f    /* a copy of the best source is named when this similar */
 /* Matches of a segment whose sources are aligned (as many as a report
  * names by default): a stretch copied in many documents alike (a form, a
@@ -42,6 +46,7 @@ typedef struct {
   gboolean skipped; /* its stretch of the article held already (WAVE) */
   float   share;    /* its best similarity to a segment, as a share of the segment's best */
   GArray *found;    /* CheckPassage */
+  gboolean matched_any; /* a match names it (not only the rewording stage) */
 } Target;
 
 typedef struct {
@@ -112,6 +117,7 @@ choose_targets (Check *check)
           Target *t = target_for (targets, slots, v->doc, v->start, v->end, seg);
 
           t->named |= r < BEST_MATCHES;
+          t->matched_any = TRUE;
           t->share = MAX (t->share, v->similarity / MAX (g_array_index (results, Verified, 0).similarity, 1e-6f));
           t->matched += v->matched;
         }
@@ -150,9 +156,11 @@ article_range (const Job    *job,
 {
   guint f = 0, l;
 
-  while (f < job->n_sentences && job->sentences[f].end + REGION_MARGIN <= t->a_lo)
+  const guint32 margin = t->matched_any ? REGION_MARGIN : REWORDED_MARGIN;
+
+  while (f < job->n_sentences && job->sentences[f].end + margin <= t->a_lo)
     f++;
-  for (l = f; l < job->n_sentences && job->sentences[l].start < (guint64) t->a_hi + REGION_MARGIN; l++)
+  for (l = f; l < job->n_sentences && job->sentences[l].start < (guint64) t->a_hi + margin; l++)
     ;
   *first = f;
   *last = l;
@@ -183,7 +191,7 @@ align_target (Job    *job,
     return;
   /* The source's side: the region its matches fall in, with room for as
    * much again as the stretch of the article it explains. */
-  margin = REGION_MARGIN + (t->a_hi - t->a_lo);
+  margin = (t->matched_any ? REGION_MARGIN : REWORDED_MARGIN) + (t->a_hi - t->a_lo);
   lo = t->lo > margin ? t->lo - margin : 0;
   hi = MIN ((guint64) t->hi + margin, n_chars);
   if (!_sim_source_cache_cover (cache, lo, hi))
