@@ -39,6 +39,7 @@
 #include "sim-cross.h"
 #include "sim-document.h"
 #include "sim-test-util.h"
+#include "sim-words.h"
 
 /* Seeds with their lengths: some hold NULs. */
 #define SEED(text) { text, sizeof text - 1 }
@@ -157,6 +158,18 @@ exercise_text (const char *text,
     }
   sim_fingerprinter_load (fp, text, len);
   sim_fingerprinter_windows (fp, SIM_WINNOW_WEIGHT, anchors);
+  /* Sentence keys, as a store makes them: each spans units of the text. */
+  {
+    const guint n_windows = anchors->len;
+
+    sim_words_text_keys (text, len, &units, anchors);
+    for (guint i = n_windows; i < anchors->len; i++)
+      {
+        const SimAnchor *a = &g_array_index (anchors, SimAnchor, i);
+
+        assert_true (a->unit_start < a->unit_end && a->unit_end <= units.n);
+      }
+  }
   sim_units_clear (&units);
   {
     const char *texts[] = { text, other, text };
