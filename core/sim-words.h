@@ -53,10 +53,11 @@ guint sim_words_pair_keys (const SimUnits *units,
                            GArray         *out);
 
 /* The keys a store keeps of @text (valid UTF-8, @len bytes, normalised
- * into @units from offset 0): those of each sentence, cut also where a
- * line ends (a list or a file of one sentence a line, written without
- * full stops, is a sentence a line), appended to @out as SimAnchors that
- * span their sentence. */
+ * into @units from offset 0): those of each of its sentences and lines,
+ * cut at a line break, ! ? ; 。！？； and a full stop before a space (a
+ * list, or a file of one sentence a line written without full stops, is
+ * a sentence a line), appended to @out as SimAnchors spanning their
+ * piece. */
 void  sim_words_text_keys (const char     *text,
                            gsize           len,
                            const SimUnits *units,
