@@ -86,15 +86,17 @@ lookup_worker (gpointer data)
     }
 }
 
-static int
-compare_candidates (gconstpointer a,
-                    gconstpointer b)
+int
+_sim_candidates_compare (gconstpointer a,
+                         gconstpointer b)
 {
   const Candidate *x = a, *y = b;
 
   if (x->votes != y->votes)
     return x->votes > y->votes ? -1 : 1;
-  return x->doc < y->doc ? -1 : x->doc > y->doc;
+  if (x->doc != y->doc)
+    return x->doc < y->doc ? -1 : 1;
+  return x->start < y->start ? -1 : x->start > y->start;
 }
 
 gint64
@@ -199,7 +201,7 @@ _sim_candidates_for (Check            *check,
           add_candidate (cands, chains, hit->doc, start, start + (seg->end - seg->start), slack);
         }
     }
-  g_array_sort (cands, compare_candidates);
+  g_array_sort (cands, _sim_candidates_compare);
   if (cands->len > MAX_CANDIDATES)
     g_array_set_size (cands, MAX_CANDIDATES);
   /* A region with under half the votes of the segment's best shares under

@@ -141,6 +141,9 @@ void      _sim_candidates_collect    (Check            *check);
 void      _sim_candidates_for        (Check            *check,
                                       const SimSegment *seg,
                                       GArray           *cands);
+/* Most votes first, then by document and start. */
+int       _sim_candidates_compare    (gconstpointer     a,
+                                      gconstpointer     b);
 /* How far a region may reach beyond the projection of @seg. */
 gint64    _sim_candidates_slack      (const SimSegment *seg);
 

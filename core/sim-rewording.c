@@ -59,19 +59,6 @@ compare_proposals (gconstpointer a,
   return x->start < y->start ? -1 : x->start > y->start;
 }
 
-static int
-compare_candidates (gconstpointer a,
-                    gconstpointer b)
-{
-  const Candidate *x = a, *y = b;
-
-  if (x->votes != y->votes)
-    return x->votes > y->votes ? -1 : 1;
-  if (x->doc != y->doc)
-    return x->doc < y->doc ? -1 : 1;
-  return x->start < y->start ? -1 : x->start > y->start;
-}
-
 void
 _sim_rewording_find (Check *check)
 {
@@ -151,7 +138,7 @@ _sim_rewording_find (Check *check)
     {
       GArray *cands = g_ptr_array_index (check->seg_reworded, s);
 
-      g_array_sort (cands, compare_candidates);
+      g_array_sort (cands, _sim_candidates_compare);
       if (cands->len > MAX_PROPOSED)
         g_array_set_size (cands, MAX_PROPOSED);
     }
