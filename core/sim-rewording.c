@@ -2,7 +2,8 @@
  *
  * The stage between refine and passages: rewordings. A sentence reworded
  * throughout ("A man slices an onion." for "A man is slicing an onion.",
- * "贝克汉姆退役" for "贝克汉姆宣布退役") shares no window with its source,
+ * "美国认为叙利亚政府使用化学武器" for "美国认为叙利亚可能使用了化学武器")
+ * shares no window with its source,
  * so no source is proposed for it. Every segment still unflagged after
  * verification is looked up by its sentence keys (sim-words.h: the pairs
  * of its rarest words); the stored sentences that share one are handed to
@@ -10,8 +11,6 @@
  * pair. Segments a source explains cost nothing here.
  */
 #include "config.h"
-
-#include <stdlib.h>
 
 #include "sim-words.h"
 #include "sim-check-private.h"
