@@ -492,13 +492,13 @@ static void
 test_check_finds_a_sentence_reworded_past_every_window (void **state)
 {
   const char *source = "The hearing was adjourned until the end of next week.\n"
-                       "O'Brien's attorney, Jordan Green, declined to comment.\n"
+                       "The council's treasurer, Maria Lopez, declined to comment.\n"
                        "Prosecutors said they would appeal the ruling at once.\n";
   {
-    g_autoptr(SimReport) report = check_against (source, "We drove north for three hours. Jordan Green, O'Brien's "
-                                                         "private attorney, said he had no comment. The radio played "
-                                                         "old songs all the way.");
-    const SimReportSegment *seg = find_segment (report, "Jordan Green");
+    g_autoptr(SimReport) report = check_against (source, "We drove north for three hours. Maria Lopez, the treasurer "
+                                                         "of the council, declined to comment. The radio played old "
+                                                         "songs all the way.");
+    const SimReportSegment *seg = find_segment (report, "Maria Lopez");
     g_autofree char *name = NULL;
     const SimMatch *m;
 
@@ -506,16 +506,16 @@ test_check_finds_a_sentence_reworded_past_every_window (void **state)
     name = g_path_get_basename (best_source (report, seg)->path);
     assert_string_equal (name, "source.txt");
     m = sim_report_get_match (report, seg->first_match);
-    assert_true (g_str_has_prefix (m->excerpt, "O'Brien's attorney"));
+    assert_true (g_str_has_prefix (m->excerpt, "The council's treasurer"));
     assert_int_equal (find_segment (report, "We drove")->level, SIM_LEVEL_LOW);
     assert_int_equal (find_segment (report, "The radio")->level, SIM_LEVEL_LOW);
   }
   {
-    g_autoptr(SimReport) report = check_against (source, "We drove north for three hours. O'Brien and Jordan Green "
-                                                         "bought a boat for the summer. The radio played old songs "
-                                                         "all the way.");
+    g_autoptr(SimReport) report = check_against (source, "We drove north for three hours. Maria Lopez and the "
+                                                         "treasurer bought a boat for the summer. The radio played old "
+                                                         "songs all the way.");
 
-    assert_int_equal (find_segment (report, "O'Brien and Jordan")->level, SIM_LEVEL_LOW);
+    assert_int_equal (find_segment (report, "Maria Lopez and")->level, SIM_LEVEL_LOW);
     assert_int_equal (sim_report_get_n_passages (report), 0);
   }
 }

@@ -62,16 +62,16 @@ finds (const char *stored,
 static void
 test_rewordings_find_their_sentence (void **state)
 {
-  g_autoptr(GArray) keys = keys_of ("O'Brien's attorney, Jordan Green, declined to comment.", TRUE);
+  g_autoptr(GArray) keys = keys_of ("The council's treasurer, Maria Lopez, declined to comment.", TRUE);
 
   assert_int_equal (keys->len, 3);
-  assert_true (finds ("O'Brien's attorney, Jordan Green, declined to comment.",
-                      "Jordan Green, O'Brien's private attorney, said he had no comment."));
-  assert_true (finds ("A man is slicing an onion.", "A man slices an onion."));
+  assert_true (finds ("The council's treasurer, Maria Lopez, declined to comment.",
+                      "Maria Lopez, the council's new treasurer, said she had no comment."));
+  assert_true (finds ("A woman is peeling a potato.", "A woman peels a potato."));
   /* Two of the three rarest are gone: not found (the price of three keys a sentence). */
-  assert_false (finds ("He projected Vanderpool will be available within the next five years.",
-                       "Products featuring Vanderpool will be released within five years, he said."));
-  assert_true (finds ("美国认为叙利亚可能使用了化学武器。", "美国认为叙利亚政府使用化学武器"));
+  assert_false (finds ("The mayor expected the tramway would be available within the next four years.",
+                       "Services running on the tramway will be opened within four years, the mayor said."));
+  assert_true (finds ("市政府认为新的地铁线路可能在明年通车。", "市政府认为地铁新线明年通车"));
   /* The same words in another order: the same keys. */
   {
     g_autoptr(GArray) a = keys_of ("Green declined comment attorney.", TRUE);
@@ -79,7 +79,7 @@ test_rewordings_find_their_sentence (void **state)
 
     assert_int_equal (n_shared (a, b), 3);
   }
-  assert_false (finds ("O'Brien's attorney, Jordan Green, declined to comment.",
+  assert_false (finds ("The council's treasurer, Maria Lopez, declined to comment.",
                        "The radio played old songs all the way home."));
   (void) state;
 }
