@@ -148,8 +148,8 @@ int       _sim_candidates_compare    (gconstpointer     a,
 gint64    _sim_candidates_slack      (const SimSegment *seg);
 
 /* sim-source-cache.c */
-/* Loads and normalises every document the candidates point into, those not
- * loaded before. */
+/* Loads and normalises every document the candidates (and the rewording
+ * stage's proposals) point into, those not loaded before. */
 gboolean  _sim_source_cache_load     (Check            *check,
                                       GError          **error);
 DocCache *_sim_source_cache_get      (Check            *check,
