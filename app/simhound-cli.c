@@ -479,6 +479,13 @@ print_report (const SimReport *report,
              100 * r->excluding_both, 100 * r->largest_source);
   }
 
+  for (guint i = 0; i < sim_report_get_n_suspicious (report); i++)
+    {
+      g_autofree char *what = sim_suspicious_dup_description (sim_report_get_suspicious (report, i));
+
+      g_print (_("%sWarning:%s %s\n"), bold, reset, what);
+    }
+
   for (guint i = 0; i < sim_report_get_n_segments (report); i++)
     {
       const SimReportSegment *seg = sim_report_get_segment (report, i);

@@ -128,6 +128,7 @@ sim_export_html (const SimReport *report)
                         "td.num{text-align:right}.swatch{display:inline-block;width:1.4em;text-align:center;border-radius:3px}\n"
                         "sup.src{font-size:.7em;font-weight:bold;color:#444}\n"
                         ".source{color:#555;font-size:.9em}.excerpt{background:#f6f5f4;padding:.3em .6em}\n"
+                        ".warning{border-left:4px solid #a50026;padding:.3em .8em;background:#fdf0ef}\n"
                         "@media print{mark,.swatch{-webkit-print-color-adjust:exact;print-color-adjust:exact}}\n");
   g_string_append_printf (out, "mark.high{background:%s}mark.medium{background:%s}"
                           "mark.excluded{background:%s;color:#5e5c64}\n",
@@ -162,6 +163,16 @@ sim_export_html (const SimReport *report)
                           _("high"), sim_report_count_level (report, SIM_LEVEL_HIGH),
                           _("medium"), sim_report_count_level (report, SIM_LEVEL_MEDIUM),
                           _("low"), sim_report_count_level (report, SIM_LEVEL_LOW));
+  for (guint i = 0; i < sim_report_get_n_suspicious (report); i++)
+    {
+      g_autofree char *what = sim_suspicious_dup_description (sim_report_get_suspicious (report, i));
+
+      g_string_append (out, "<p class=\"warning\"><strong>");
+      append_escaped (out, _("Warning:"));
+      g_string_append (out, "</strong> ");
+      append_escaped (out, what);
+      g_string_append (out, "</p>\n");
+    }
   {
     const SimRatios *r = sim_report_get_ratios (report);
 

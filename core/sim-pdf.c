@@ -464,6 +464,14 @@ sim_pdf_write_report (const SimReport *report,
         pdf_markup (&pdf, name, "Sans 11");
       }
     pdf_markup (&pdf, summary, "Sans 10");
+    for (guint i = 0; i < sim_report_get_n_suspicious (report); i++)
+      {
+        g_autofree char *what = sim_suspicious_dup_description (sim_report_get_suspicious (report, i));
+        g_autofree char *line = g_markup_printf_escaped ("<span foreground=\"#a50026\"><b>%s</b> %s</span>",
+                                                         _("Warning:"), what);
+
+        pdf_markup (&pdf, line, "Sans 10");
+      }
     pdf_markup (&pdf, ratios, "Sans 9");
     pdf_markup (&pdf, settings, "Sans 8");
   }

@@ -32,6 +32,7 @@ struct _SimReport {
   float              similarity;  /* the headline: with the chosen exclusions */
   SimRatios          ratios;
   GArray            *excluded;    /* SimExcludedSpan */
+  GArray            *suspicious;  /* SimSuspicious */
   guint8            *segment_excluded; /* per segment, or NULL */
   guint              counts[3];
 };
@@ -55,6 +56,7 @@ _sim_report_new (const char              *text,
   report->passages = g_array_new (FALSE, FALSE, sizeof (SimPassage));
   report->sources = g_array_new (FALSE, FALSE, sizeof (SimReportSource));
   report->excluded = g_array_new (FALSE, FALSE, sizeof (SimExcludedSpan));
+  report->suspicious = g_array_new (FALSE, FALSE, sizeof (SimSuspicious));
   return report;
 }
 
@@ -88,6 +90,7 @@ sim_report_unref (SimReport *report)
   g_free (report->format);
   g_free (report->name);
   g_array_unref (report->excluded);
+  g_array_unref (report->suspicious);
   g_free (report->segment_excluded);
   sim_text_index_clear (&report->index);
   g_free (report->text);
@@ -591,6 +594,79 @@ sim_report_get_name (const SimReport *report)
   return report->name;
 }
 
+static const char *const suspicious_names[] = {
+  [SIM_SUSPICIOUS_LOOKALIKE] = "look-alike-characters",
+  [SIM_SUSPICIOUS_INVISIBLE] = "invisible-characters",
+  [SIM_SUSPICIOUS_HIDDEN] = "hidden-text",
+};
+
+const char *
+sim_suspicious_kind_to_string (SimSuspiciousKind kind)
+{
+  g_return_val_if_fail (kind < G_N_ELEMENTS (suspicious_names), "");
+  return suspicious_names[kind];
+}
+
+char *
+sim_suspicious_dup_description (const SimSuspicious *x)
+{
+  switch (x->kind)
+    {
+    case SIM_SUSPICIOUS_LOOKALIKE:
+      return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                           "%u Cyrillic or Greek letter disguised as a Latin one inside words "
+                                           "(checked as the letter it imitates)",
+                                           "%u Cyrillic or Greek letters disguised as Latin ones inside words "
+                                           "(checked as the letters they imitate)", x->count), x->count);
+    case SIM_SUSPICIOUS_INVISIBLE:
+      return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                           "%u invisible character inside words (ignored by the check)",
+                                           "%u invisible characters inside words (ignored by the check)",
+                                           x->count), x->count);
+    case SIM_SUSPICIOUS_HIDDEN:
+    default:
+      return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                           "%u character of hidden text in the file, which a reader does not see "
+                                           "(left out of the check)",
+                                           "%u characters of hidden text in the file, which a reader does not see "
+                                           "(left out of the check)", x->count), x->count);
+    }
+}
+
+guint
+sim_report_get_n_suspicious (const SimReport *report)
+{
+  return report->suspicious->len;
+}
+
+const SimSuspicious *
+sim_report_get_suspicious (const SimReport *report,
+                           guint            index)
+{
+  g_return_val_if_fail (index < report->suspicious->len, NULL);
+  return &g_array_index (report->suspicious, SimSuspicious, index);
+}
+
+void
+sim_report_add_suspicious (SimReport           *report,
+                           const SimSuspicious *suspicious)
+{
+  guint at = 0;
+  SimSuspicious s = *suspicious;
+
+  g_return_if_fail (suspicious->kind < G_N_ELEMENTS (suspicious_names));
+  if (s.count == 0)
+    return;
+  s.end = MIN (MAX (s.end, s.start), report->n_chars);
+  s.start = MIN (s.start, s.end);
+  while (at < report->suspicious->len && g_array_index (report->suspicious, SimSuspicious, at).kind < s.kind)
+    at++;
+  if (at < report->suspicious->len && g_array_index (report->suspicious, SimSuspicious, at).kind == s.kind)
+    g_array_index (report->suspicious, SimSuspicious, at) = s;
+  else
+    g_array_insert_val (report->suspicious, at, s);
+}
+
 const char *
 sim_report_get_format (const SimReport *report)
 {
@@ -711,6 +787,24 @@ report_to_json (const SimReport *report,
       json_builder_add_int_value (b, x->end);
       json_builder_set_member_name (b, "reason");
       json_builder_add_string_value (b, sim_excluded_reason_to_string (x->reason));
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  json_builder_set_member_name (b, "suspicious");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < report->suspicious->len; i++)
+    {
+      const SimSuspicious *x = &g_array_index (report->suspicious, SimSuspicious, i);
+
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "kind");
+      json_builder_add_string_value (b, sim_suspicious_kind_to_string (x->kind));
+      json_builder_set_member_name (b, "count");
+      json_builder_add_int_value (b, x->count);
+      json_builder_set_member_name (b, "start");
+      json_builder_add_int_value (b, x->start);
+      json_builder_set_member_name (b, "end");
+      json_builder_add_int_value (b, x->end);
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
@@ -1075,6 +1169,31 @@ sim_report_from_saved_json (const char  *data,
     sim_report_set_name (report, string_member (&r, o, "name"));
   if (json_object_has_member (o, "format"))
     sim_report_set_format (report, string_member (&r, o, "format"));
+  if (json_object_has_member (o, "suspicious"))
+    {
+      JsonArray *list = array_member (&r, o, "suspicious");
+
+      for (guint i = 0; list && !r.failed && i < json_array_get_length (list); i++)
+        {
+          JsonObject *so = object_at (&r, list, i);
+          SimSuspicious x = { 0 };
+          const char *kind;
+          guint k;
+
+          if (so == NULL)
+            break;
+          kind = string_member (&r, so, "kind");
+          for (k = 0; k < G_N_ELEMENTS (suspicious_names) && !g_str_equal (kind, suspicious_names[k]); k++)
+            ;
+          if (k == G_N_ELEMENTS (suspicious_names))
+            continue;  /* a kind a newer version knows */
+          x.kind = k;
+          x.count = int_member (&r, so, "count", 0, G_MAXUINT);
+          x.start = int_member (&r, so, "start", 0, report->n_chars);
+          x.end = int_member (&r, so, "end", x.start, report->n_chars);
+          sim_report_add_suspicious (report, &x);
+        }
+    }
 
   /* Sources, in their ranked order. */
   sources = array_member (&r, o, "sources");

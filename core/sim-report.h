@@ -103,6 +103,23 @@ typedef struct {
 /* "quote", "references", "small", "source", "template": as in the JSON. */
 const char *sim_excluded_reason_to_string (SimExcludedReason reason);
 
+/* What the article did to hide from the checker ("suspicious" in the JSON). */
+typedef enum {
+  SIM_SUSPICIOUS_LOOKALIKE,  /* Cyrillic or Greek letters inside Latin words */
+  SIM_SUSPICIOUS_INVISIBLE,  /* invisible characters between letters */
+  SIM_SUSPICIOUS_HIDDEN,     /* text of the file a reader does not see (left out) */
+} SimSuspiciousKind;
+
+typedef struct {
+  SimSuspiciousKind kind;
+  guint             count;  /* characters */
+  guint32           start;  /* code points into the article: the first to just past the last */
+  guint32           end;
+} SimSuspicious;
+
+/* "look-alike-characters", "invisible-characters", "hidden-text": as in the JSON. */
+const char *sim_suspicious_kind_to_string (SimSuspiciousKind kind);
+
 typedef struct _SimReport SimReport;
 
 SimReport  *sim_report_ref                (SimReport       *report);
@@ -152,6 +169,20 @@ const char *sim_report_get_format         (const SimReport *report);
 void        sim_report_set_name           (SimReport       *report,
                                            const char      *name);
 const char *sim_report_get_name           (const SimReport *report);
+
+/* The disguises found, in the order of SimSuspiciousKind, one entry a kind
+ * at most. */
+guint       sim_report_get_n_suspicious   (const SimReport *report);
+const SimSuspicious *sim_report_get_suspicious (const SimReport *report,
+                                                guint            index);
+/* The disguise in words for the examiner ("312 letters of another alphabet
+ * that look like Latin ones, inside words: read as the letters they
+ * imitate"). (transfer full) */
+char       *sim_suspicious_dup_description (const SimSuspicious *suspicious);
+/* Records a disguise (the checker records look-alikes and invisible
+ * characters; whoever read the file, hidden text). Set before sharing. */
+void        sim_report_add_suspicious     (SimReport           *report,
+                                           const SimSuspicious *suspicious);
 
 /* The JSON document of `simhound-cli check --json` (schema in the README),
  * with a "file" member first when @file is not NULL; on one line unless

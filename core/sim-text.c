@@ -222,6 +222,159 @@ get_page (guint    index,
   return page;
 }
 
+/* Cyrillic and Greek letters that imitate a Latin one (UTS #39's
+ * confusables, the letters of its Latin skeleton that are one letter), by
+ * the raw character, before case folding: upper-case Greek Nu imitates N
+ * where lower-case nu imitates v. */
+static guint8
+lookalike_of (gunichar c)
+{
+  switch (c)
+    {
+    /* Cyrillic capitals */
+    case 0x0405: return 's'; case 0x0406: return 'i'; case 0x0408: return 'j';
+    case 0x0410: return 'a'; case 0x0412: return 'b'; case 0x0415: return 'e';
+    case 0x041a: return 'k'; case 0x041c: return 'm'; case 0x041d: return 'h';
+    case 0x041e: return 'o'; case 0x0420: return 'p'; case 0x0421: return 'c';
+    case 0x0422: return 't'; case 0x0423: return 'y'; case 0x0425: return 'x';
+    case 0x04ae: return 'y'; case 0x04c0: return 'i'; case 0x0500: return 'd';
+    case 0x051a: return 'q'; case 0x051c: return 'w';
+    /* Cyrillic small letters */
+    case 0x0430: return 'a'; case 0x0435: return 'e'; case 0x043e: return 'o';
+    case 0x0440: return 'p'; case 0x0441: return 'c'; case 0x0443: return 'y';
+    case 0x0445: return 'x'; case 0x0455: return 's'; case 0x0456: return 'i';
+    case 0x0458: return 'j'; case 0x04bb: return 'h'; case 0x04cf: return 'l';
+    case 0x04af: return 'y'; case 0x0501: return 'd'; case 0x051b: return 'q';
+    case 0x051d: return 'w';
+    /* Greek capitals */
+    case 0x0391: return 'a'; case 0x0392: return 'b'; case 0x0395: return 'e';
+    case 0x0396: return 'z'; case 0x0397: return 'h'; case 0x0399: return 'i';
+    case 0x039a: return 'k'; case 0x039c: return 'm'; case 0x039d: return 'n';
+    case 0x039f: return 'o'; case 0x03a1: return 'p'; case 0x03a4: return 't';
+    case 0x03a5: return 'y'; case 0x03a7: return 'x';
+    /* Greek small letters */
+    case 0x03b1: return 'a'; case 0x03b3: return 'y'; case 0x03b9: return 'i';
+    case 0x03ba: return 'k'; case 0x03bd: return 'v'; case 0x03bf: return 'o';
+    case 0x03c1: return 'p'; case 0x03c5: return 'u'; case 0x03c7: return 'x';
+    default: return 0;
+    }
+}
+
+typedef struct {
+  guint32 unit;   /* index of the unit */
+  guint8  latin;  /* the Latin letter it imitates */
+} Lookalike;
+
+typedef enum {
+  WORD_NEUTRAL,    /* digits only */
+  WORD_LATIN,
+  WORD_MIXED,      /* Latin letters and look-alikes */
+  WORD_LOOKALIKE,  /* look-alikes only */
+  WORD_OTHER,      /* a letter of another script that imitates nothing */
+} WordScript;
+
+/* The script of the word of units [from, to), given the look-alikes in it. */
+static WordScript
+word_script (const SimUnits *units,
+             gsize           from,
+             gsize           to,
+             guint           n_lookalikes)
+{
+  guint n_latin = 0, n_other = 0;
+
+  for (gsize u = from; u < to; u++)
+    {
+      const guint32 cp = units->cps[u];
+
+      if (cp < 0x80 ? g_ascii_isdigit (cp) : g_unichar_isdigit (cp))
+        continue;
+      if (cp < 0x250)
+        n_latin++;
+      else
+        n_other++;
+    }
+  n_other -= MIN (n_other, n_lookalikes);
+  if (n_other > 0)
+    return WORD_OTHER;
+  if (n_latin > 0)
+    return n_lookalikes > 0 ? WORD_MIXED : WORD_LATIN;
+  return n_lookalikes > 0 ? WORD_LOOKALIKE : WORD_NEUTRAL;
+}
+
+static inline gsize
+word_end (const SimUnits *units,
+          gsize           u,
+          gsize           end)
+{
+  if (units->flags[u] & SIM_UNIT_CJK)
+    return u + 1;
+  for (u++; u < end && !(units->flags[u] & (SIM_UNIT_WORD_START | SIM_UNIT_CJK)); u++)
+    ;
+  return u;
+}
+
+/* Folds the look-alikes that disguise Latin text: those in a word that has
+ * Latin letters and no letter of another script ("pаper" with a Cyrillic
+ * a), and the words made only of look-alikes next to a Latin word ("Тhe
+ * сар"). A Russian name or a Greek word among English ones has letters that
+ * imitate nothing and stays as it is. Returns how many were folded in words
+ * of more than one letter, the evidence of a disguise; their first and last
+ * source offsets in @out_first and @out_last. */
+static guint
+fold_lookalikes (SimUnits        *units,
+                 gsize            from,
+                 const Lookalike *found,
+                 guint            n_found,
+                 guint32         *out_first,
+                 guint32         *out_last)
+{
+  guint n_folded = 0, f = 0;
+  WordScript prev = WORD_NEUTRAL;
+
+  for (gsize u = from; u < units->n;)
+    {
+      const gsize end = word_end (units, u, units->n);
+      const guint first = f;
+      WordScript script;
+      gboolean fold;
+
+      while (f < n_found && found[f].unit < end)
+        f++;
+      script = word_script (units, u, end, f - first);
+      fold = script == WORD_MIXED || (script == WORD_LOOKALIKE && prev == WORD_LATIN);
+      if (script == WORD_LOOKALIKE && !fold && end < units->n)
+        {
+          /* Only look-alikes: fold when the next word is Latin. */
+          const gsize next_end = word_end (units, end, units->n);
+          guint n_next = 0;
+
+          while (f + n_next < n_found && found[f + n_next].unit < next_end)
+            n_next++;
+          fold = word_script (units, end, next_end, n_next) == WORD_LATIN;
+        }
+      if (fold)
+        {
+          /* A lone letter ("angle α") is folded but no evidence of disguise. */
+          const gboolean counts = script == WORD_MIXED || end - u > 1;
+
+          for (guint i = first; i < f; i++)
+            {
+              units->cps[found[i].unit] = found[i].latin;
+              if (!counts)
+                continue;
+              if (n_folded++ == 0 && out_first)
+                *out_first = units->src_start[found[i].unit];
+              if (out_last)
+                *out_last = sim_units_get_end (units, found[i].unit);
+            }
+          script = WORD_LATIN;
+        }
+      prev = script == WORD_NEUTRAL ? prev : script;
+      u = end;
+    }
+  return n_folded;
+}
+
 void
 sim_units_init (SimUnits *units)
 {
@@ -298,14 +451,17 @@ decode_utf8 (const guchar **pp)
   return ((c & 0x07) << 18) | ((p[1] & 0x3f) << 12) | ((p[2] & 0x3f) << 6) | (p[3] & 0x3f);
 }
 
-guint32
-sim_text_normalize (const char        *text,
-                    gssize             len,
-                    guint32            first_offset,
-                    SimNormalizeFlags  flags,
-                    SimUnits          *units)
+static guint32
+normalize (const char        *text,
+           gssize             len,
+           guint32            first_offset,
+           SimNormalizeFlags  flags,
+           SimUnits          *units,
+           SimDisguises      *disguises)
 {
   const guchar *p = (const guchar *) text;
+  const gsize first_unit = units->n;
+  g_autoptr(GArray) lookalikes = NULL;
   const guchar *end;
   const gboolean fold_t2s = (flags & SIM_NORMALIZE_FOLD_T2S) != 0;
   guint32 offset = first_offset;
@@ -411,6 +567,14 @@ sim_text_normalize (const char        *text,
               units->flags[u] = in_word ? 0 : SIM_UNIT_WORD_START | (g_unichar_isupper (c) ? SIM_UNIT_CAPITAL : 0);
               units->n++;
               in_word = TRUE;
+              if (G_UNLIKELY (c - 0x370u < 0x1c0u) && n_items == 1 && lookalike_of (c))
+                {
+                  const Lookalike l = { u, lookalike_of (c) };
+
+                  if (lookalikes == NULL)
+                    lookalikes = g_array_new (FALSE, FALSE, sizeof (Lookalike));
+                  g_array_append_val (lookalikes, l);
+                }
               break;
             case CLASS_CJK:
             default:
@@ -424,7 +588,95 @@ sim_text_normalize (const char        *text,
         }
       offset++;
     }
+  if (lookalikes != NULL)
+    {
+      const guint n = fold_lookalikes (units, first_unit, (const Lookalike *) lookalikes->data, lookalikes->len,
+                                       disguises ? &disguises->lookalike_start : NULL,
+                                       disguises ? &disguises->lookalike_end : NULL);
+
+      if (disguises)
+        disguises->n_lookalikes = n;
+    }
   return offset - first_offset;
+}
+
+guint32
+sim_text_normalize (const char        *text,
+                    gssize             len,
+                    guint32            first_offset,
+                    SimNormalizeFlags  flags,
+                    SimUnits          *units)
+{
+  return normalize (text, len, first_offset, flags, units, NULL);
+}
+
+/* Invisible characters a reader does not see, between two letters: a
+ * zero-width space inside a word. A soft hyphen is a hyphenation hint,
+ * joiners between letters of scripts that need them are writing, and a C1
+ * control ("doesn\u0092t") is a Windows apostrophe mis-decoded, not
+ * disguise. */
+static gboolean
+is_disguising_invisible (gunichar c)
+{
+  return c != 0xad && g_unichar_type (c) == G_UNICODE_FORMAT;
+}
+
+static gboolean
+is_plain_letter (gunichar c)
+{
+  if (!g_unichar_isalnum (c))
+    return FALSE;
+  switch (g_unichar_get_script (c))
+    {
+    case G_UNICODE_SCRIPT_LATIN:
+    case G_UNICODE_SCRIPT_CYRILLIC:
+    case G_UNICODE_SCRIPT_GREEK:
+    case G_UNICODE_SCRIPT_HAN:
+    case G_UNICODE_SCRIPT_COMMON:
+      return TRUE;
+    default:
+      return FALSE;
+    }
+}
+
+void
+sim_text_find_disguises (const char   *text,
+                         gssize        len,
+                         SimDisguises *out)
+{
+  SimUnits units;
+  gunichar before = 0;   /* the last visible character */
+  guint32 offset = 0, run_start = 0;
+  guint n_run = 0;
+
+  memset (out, 0, sizeof *out);
+  if (len < 0)
+    len = strlen (text);
+  sim_units_init (&units);
+  normalize (text, len, 0, SIM_NORMALIZE_DEFAULT, &units, out);
+  sim_units_clear (&units);
+
+  /* Invisible characters: a run between two letters counts. */
+  for (const char *p = text, *end = text + len; p < end; p = g_utf8_next_char (p), offset++)
+    {
+      const gunichar c = g_utf8_get_char (p);
+
+      if (c >= 0x80 && is_disguising_invisible (c))
+        {
+          if (n_run++ == 0)
+            run_start = offset;
+          continue;
+        }
+      if (n_run > 0 && is_plain_letter (before) && is_plain_letter (c))
+        {
+          if (out->n_invisible == 0)
+            out->invisible_start = run_start;
+          out->n_invisible += n_run;
+          out->invisible_end = offset;
+        }
+      n_run = 0;
+      before = c;
+    }
 }
 
 #define NAME_MAX_WORDS 10

@@ -4,7 +4,9 @@
  * that fingerprinting sees. Normalisation never changes the user's text: it
  * produces "units" (letters, digits and CJK characters after NFKD, case
  * folding, width folding, mark stripping and optional traditional-to-simplified
- * folding; whitespace, punctuation and invisible characters are dropped), and
+ * folding, Cyrillic and Greek look-alikes inside Latin words folded to the
+ * Latin letters they imitate; whitespace, punctuation and invisible
+ * characters are dropped), and
  * every unit remembers the code-point span of the original text it came from,
  * so every reported span is exact in the user's own text.
  */
@@ -15,7 +17,7 @@
 G_BEGIN_DECLS
 
 /* Bump when the mapping from text to units changes: stored fingerprints depend on it. */
-#define SIM_NORMALIZE_VERSION 1
+#define SIM_NORMALIZE_VERSION 2
 
 typedef enum {
   SIM_NORMALIZE_DEFAULT = 0,
@@ -105,6 +107,24 @@ char    *sim_text_load_file (const char  *path,
                              gsize       *out_len,
                              guint       *out_n_repaired,
                              GError     **error);
+
+/* What a text does to hide from a checker, and where (code points, the
+ * first affected character to just past the last). Normalisation folds
+ * look-alike letters and drops invisible characters, so a disguised copy is
+ * found like the plain one; this says that they were there. */
+typedef struct {
+  guint   n_lookalikes;   /* Cyrillic or Greek letters folded to the Latin letters they imitate */
+  guint32 lookalike_start;
+  guint32 lookalike_end;
+  guint   n_invisible;    /* invisible characters between two letters */
+  guint32 invisible_start;
+  guint32 invisible_end;
+} SimDisguises;
+
+/* Counts the disguises in @text (@len bytes of valid UTF-8, or -1). */
+void     sim_text_find_disguises (const char   *text,
+                                  gssize        len,
+                                  SimDisguises *out);
 
 /* TRUE when @text has at least one unit (letters, digits or CJK). */
 gboolean sim_text_has_content (const char *text,

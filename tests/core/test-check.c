@@ -398,6 +398,61 @@ check_against (const char *source,
   return report;
 }
 
+/* Latin letters swapped for Cyrillic and Greek look-alikes, and zero-width
+ * spaces inside words, hide nothing: the disguised copy scores as the
+ * plain one, and the report says what was done. */
+static void
+test_check_sees_through_lookalike_letters (void **state)
+{
+  const char *source = "The harbour was rebuilt after the storm of the previous winter. "
+                       "Fishing boats now moor along a concrete pier that replaced the old wooden jetty. "
+                       "Local people complain that the new pier spoils the view across the bay.\n";
+  const char *swap[][2] = { { "a", "а" }, { "e", "е" }, { "o", "о" }, { "c", "с" }, { "p", "р" }, { "T", "Т" } };
+  g_autofree char *disguised = g_strdup (source);
+  g_autoptr(SimReport) plain = check_against (source, source);
+  g_autoptr(SimReport) report = NULL;
+  g_autoptr(SimReport) hidden = NULL;
+  g_autofree char *zw = NULL;
+
+  for (guint i = 0; i < G_N_ELEMENTS (swap); i++)
+    {
+      g_auto(GStrv) parts = g_strsplit (disguised, swap[i][0], -1);
+
+      g_free (disguised);
+      disguised = g_strjoinv (swap[i][1], parts);
+    }
+  report = check_against (source, disguised);
+  assert_true (sim_report_get_similarity (plain) > 0.95f);
+  assert_float_equal (sim_report_get_similarity (report), sim_report_get_similarity (plain), 0.001);
+  assert_int_equal (sim_report_get_n_suspicious (plain), 0);
+  assert_int_equal (sim_report_get_n_suspicious (report), 1);
+  assert_int_equal (sim_report_get_suspicious (report, 0)->kind, SIM_SUSPICIOUS_LOOKALIKE);
+  assert_true (sim_report_get_suspicious (report, 0)->count > 60);
+  {
+    g_autofree char *json = sim_report_to_json (report, NULL, FALSE);
+
+    assert_non_null (strstr (json, "\"suspicious\":[{\"kind\":\"look-alike-characters\",\"count\":"));
+  }
+
+  /* A zero-width space after every third letter. */
+  {
+    GString *s = g_string_new (NULL);
+    guint n = 0;
+
+    for (const char *p = source; *p; p++)
+      {
+        g_string_append_c (s, *p);
+        if (g_ascii_isalpha (p[0]) && g_ascii_isalpha (p[1]) && ++n % 3 == 0)
+          g_string_append (s, "\u200b");
+      }
+    zw = g_string_free (s, FALSE);
+  }
+  hidden = check_against (source, zw);
+  assert_float_equal (sim_report_get_similarity (hidden), sim_report_get_similarity (plain), 0.001);
+  assert_int_equal (sim_report_get_n_suspicious (hidden), 1);
+  assert_int_equal (sim_report_get_suspicious (hidden, 0)->kind, SIM_SUSPICIOUS_INVISIBLE);
+}
+
 /* A sentence copied whole is a copy even when it is short; the same words
  * with more of the writer's own around them are a phrase. */
 static void
@@ -1041,6 +1096,7 @@ main (void)
   const struct CMUnitTest tests[] = {
     cmocka_unit_test_setup_teardown (test_check_finds_copied_and_edited_sentences, setup, teardown),
     cmocka_unit_test_setup_teardown (test_check_splits_a_copy_run_into_own_words, setup, teardown),
+    cmocka_unit_test (test_check_sees_through_lookalike_letters),
     cmocka_unit_test (test_check_flags_a_short_sentence_copied_whole),
     cmocka_unit_test (test_check_splits_off_a_whole_source_sentence_run_on),
     cmocka_unit_test (test_check_flags_one_sentence_pair_with_the_same_words),

@@ -333,6 +333,77 @@ test_validate_every_pair_of_bytes_at_every_offset (void **state)
     }
 }
 
+/* Cyrillic and Greek look-alikes written into English words: the text
+ * normalises as the plain one does, and the disguise is counted. */
+static void
+test_normalize_folds_lookalike_letters (void **state)
+{
+  /* a, e, o, c, p replaced by Cyrillic а е о с р; "The" with a Greek capital Tau */
+  const char *plain = "The committee proposed a complete review of the open procedure.";
+  const char *disguised = "Τhe соmmittее рrороsеd а соmрlеtе review оf the ореn рrосеdurе.";
+  SimUnits a, b;
+  g_autofree char *sa = normalize (plain, SIM_NORMALIZE_DEFAULT, &a);
+  g_autofree char *sb = normalize (disguised, SIM_NORMALIZE_DEFAULT, &b);
+  SimDisguises found;
+
+  assert_string_equal (sa, sb);
+  sim_text_find_disguises (disguised, -1, &found);
+  /* The lone "а" is folded but not counted: every other look-alike is. */
+  assert_int_equal (found.n_lookalikes, 24);
+  assert_int_equal (found.lookalike_start, 0);
+  assert_int_equal (found.lookalike_end, g_utf8_strlen (disguised, -1) - 1);
+  assert_int_equal (found.n_invisible, 0);
+  sim_units_clear (&a);
+  sim_units_clear (&b);
+}
+
+/* Real mixed text raises nothing and keeps its letters: a Russian name and
+ * a Russian phrase in an English essay, a Greek formula, a Greek word,
+ * Chinese with full-width Latin. */
+static void
+test_mixed_scripts_are_no_disguise (void **state)
+{
+  const char *texts[] = {
+    "As Иван Петров wrote in his letter, the harvest was late.",
+    "The sign read «Осторожно, окрашено» and nobody sat on the bench.",
+    "The angle α satisfies sin α = ρ / r, where ρ is the density and Ω the domain.",
+    "The Greek word λόγος means word, reason and account.",
+    "我们使用ＧＰＵ和ＡＰＩ，速度提高了３倍。Ｅｍａｉｌ：ａ＠ｂ．ｃｏｍ",
+    "Ferma­tion and co­oper­ation are hyphenated softly.",
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (texts); i++)
+    {
+      SimDisguises found;
+
+      sim_text_find_disguises (texts[i], -1, &found);
+      assert_int_equal (found.n_lookalikes, 0);
+      assert_int_equal (found.n_invisible, 0);
+    }
+  {
+    SimUnits units;
+    g_autofree char *s = normalize (texts[0], SIM_NORMALIZE_DEFAULT, &units);
+
+    /* The name stays Cyrillic. */
+    assert_non_null (strstr (s, "иван"));
+    sim_units_clear (&units);
+  }
+}
+
+/* Zero-width characters inside words are dropped (normalisation) and
+ * counted (disguises); in CJK text too. */
+static void
+test_invisible_characters_inside_words_are_counted (void **state)
+{
+  const char *text = "co​py​​ing this 抄⁠袭 ​ ok";
+  SimDisguises found;
+
+  sim_text_find_disguises (text, -1, &found);
+  assert_int_equal (found.n_invisible, 4);  /* the one between two spaces does not count */
+  assert_int_equal (found.invisible_start, 2);
+  assert_int_equal (found.invisible_end, 18);
+}
+
 int
 main (void)
 {
@@ -344,6 +415,9 @@ main (void)
     cmocka_unit_test (test_normalize_maps_every_unit_to_its_source),
     cmocka_unit_test (test_normalize_folds_traditional_chinese_only_when_asked),
     cmocka_unit_test (test_normalize_drops_invisible_characters),
+    cmocka_unit_test (test_normalize_folds_lookalike_letters),
+    cmocka_unit_test (test_mixed_scripts_are_no_disguise),
+    cmocka_unit_test (test_invisible_characters_inside_words_are_counted),
     cmocka_unit_test (test_normalize_offsets_start_where_asked),
     cmocka_unit_test (test_decode_refuses_binary),
     cmocka_unit_test (test_decode_replaces_stray_nuls_and_reads_utf16_without_bom),
