@@ -48,6 +48,7 @@ struct _SimWindow {
   GtkButton         *cancel_button;
   GtkProgressBar    *progress_bar;
   GtkLabel          *summary_label;
+  GtkLabel          *warning_label;  /* the disguises found, in words */
   GtkLabel          *counts_label;
   GtkListBox        *sources_list;
   SimComparison     *comparison;
@@ -434,6 +435,18 @@ sim_window_show_report (SimWindow *self,
                               100 * r->largest_source);
   }
   gtk_label_set_text (self->counts_label, counts);
+  {
+    g_autoptr(GString) warnings = g_string_new (NULL);
+
+    for (guint i = 0; i < sim_report_get_n_suspicious (report); i++)
+      {
+        g_autofree char *what = sim_suspicious_dup_description (sim_report_get_suspicious (report, i));
+
+        g_string_append_printf (warnings, "%s%s %s", warnings->len ? "\n" : "", _("Warning:"), what);
+      }
+    gtk_label_set_text (self->warning_label, warnings->str);
+    gtk_widget_set_visible (GTK_WIDGET (self->warning_label), warnings->len > 0);
+  }
 
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->sources_list))) != NULL)
     gtk_list_box_remove (self->sources_list, child);
@@ -1407,6 +1420,7 @@ on_text_changed (GtkTextBuffer *buffer,
   sim_article_view_set_outline (SIM_ARTICLE_VIEW (self->editor), -1, -1);
   gtk_widget_add_css_class (GTK_WIDGET (self->summary_label), "stale");
   gtk_label_set_text (self->counts_label, _("The text has changed since the check: check again to update."));
+  gtk_widget_set_visible (GTK_WIDGET (self->warning_label), FALSE);
 }
 
 static void
@@ -1738,6 +1752,7 @@ sim_window_class_init (SimWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SimWindow, cancel_button);
   gtk_widget_class_bind_template_child (widget_class, SimWindow, progress_bar);
   gtk_widget_class_bind_template_child (widget_class, SimWindow, summary_label);
+  gtk_widget_class_bind_template_child (widget_class, SimWindow, warning_label);
   gtk_widget_class_bind_template_child (widget_class, SimWindow, counts_label);
   gtk_widget_class_bind_template_child (widget_class, SimWindow, sources_list);
   gtk_widget_class_bind_template_child (widget_class, SimWindow, comparison);
