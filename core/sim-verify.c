@@ -204,7 +204,8 @@ _sim_verify_load (Check            *check,
   for (guint i = 0; i < s->qocc->len; i++)
     g_array_index (s->qocc, QOccurrence, i).q = q_find (s, g_array_index (s->qocc, QOccurrence, i).hash);
   g_array_set_size (s->stamps, m);
-  memset (s->stamps->data, 0, m * sizeof (guint32));
+  if (m > 0)  /* a featureless segment: an empty array has no data */
+    memset (s->stamps->data, 0, m * sizeof (guint32));
   s->stamp = 0;
 }
 

@@ -923,6 +923,15 @@ test_check_rejects_empty_text_and_bad_options (void **state)
   assert_true (g_error_matches (error, SIM_ERROR, SIM_ERROR_EMPTY));
   g_clear_error (&error);
 
+  /* A text of one letter: a segment without a feature to verify (UBSan
+   * once stopped here, on memset of an empty array). */
+  {
+    g_autoptr(SimReport) one = sim_check_run (f->snapshot, "a", -1, &options, NULL, NULL, NULL, &error);
+
+    assert_non_null (one);
+    assert_int_equal (sim_report_count_level (one, SIM_LEVEL_HIGH) + sim_report_count_level (one, SIM_LEVEL_MEDIUM), 0);
+  }
+
   options.high_threshold = 0.3f;
   options.medium_threshold = 0.5f;
   assert_null (sim_check_run (f->snapshot, EN_1, -1, &options, NULL, NULL, NULL, &error));
