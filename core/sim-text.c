@@ -18,6 +18,10 @@
 #endif
 #include <glib/gi18n-lib.h>
 #include <glib/gstdio.h>
+#include <gio/gio.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 #include "sim-error.h"
 #include "sim-text.h"
@@ -768,6 +772,7 @@ sim_text_decode (const char  *data,
                  const char  *name,
                  gsize       *out_len,
                  guint       *out_n_repaired,
+                 guint       *out_n_nuls,
                  GError     **error)
 {
   gsize sample = MIN (len, 65536);
@@ -780,6 +785,8 @@ sim_text_decode (const char  *data,
 
   if (out_n_repaired)
     *out_n_repaired = 0;
+  if (out_n_nuls)
+    *out_n_nuls = 0;
 
   if (len >= 2 && (((guchar) data[0] == 0xff && (guchar) data[1] == 0xfe) ||
                    ((guchar) data[0] == 0xfe && (guchar) data[1] == 0xff)))
@@ -851,8 +858,8 @@ sim_text_decode (const char  *data,
       repaired = g_string_free (out, FALSE);
       data = repaired;
     }
-  if (out_n_repaired)
-    *out_n_repaired = n_nuls;
+  if (out_n_nuls)
+    *out_n_nuls = n_nuls;
 
   n_invalid = count_invalid_bytes (data, len);
   if (n_invalid == 0)
@@ -885,10 +892,74 @@ sim_text_decode (const char  *data,
 
   text = g_utf8_make_valid (data, len);
   if (out_n_repaired)
-    *out_n_repaired = n_invalid + n_nuls;
+    *out_n_repaired = n_invalid;
   if (out_len)
     *out_len = strlen (text);
   return text;
+}
+
+void
+sim_text_set_too_long_error (GError     **error,
+                             const char  *name)
+{
+  g_set_error (error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT,
+               _("%s holds too much text (the limit for one document is %d MB of text)"), name,
+               SIM_TEXT_MAX_TEXT_BYTES >> 20);
+}
+
+static void
+set_too_large_error (GError     **error,
+                     const char  *name,
+                     double       size)
+{
+  if (size > 0)
+    g_set_error (error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT,
+                 _("%s is too large (%.0f MB; the limit for one document is %d MB)"), name,
+                 size / 1048576.0, SIM_TEXT_MAX_FILE_BYTES >> 20);
+  else
+    g_set_error (error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT,
+                 _("%s is too large (more than the limit for one document, %d MB)"), name,
+                 SIM_TEXT_MAX_FILE_BYTES >> 20);
+}
+
+char *
+sim_text_read_fd (int          fd,
+                  const char  *name,
+                  gsize       *out_len,
+                  GError     **error)
+{
+  GByteArray *buf = g_byte_array_new ();
+  guint8 chunk[65536];
+
+  for (;;)
+    {
+      const gssize n = read (fd, chunk, sizeof chunk);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        {
+          const int saved = errno;
+
+          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), _("Failed to read %s: %s"), name,
+                       g_strerror (saved));
+          g_byte_array_free (buf, TRUE);
+          return NULL;
+        }
+      if (n == 0)
+        break;
+      if (buf->len + (gsize) n > SIM_TEXT_MAX_FILE_BYTES)
+        {
+          set_too_large_error (error, name, 0);
+          g_byte_array_free (buf, TRUE);
+          return NULL;
+        }
+      g_byte_array_append (buf, chunk, n);
+    }
+  if (out_len)
+    *out_len = buf->len;
+  g_byte_array_append (buf, (const guint8 *) "", 1);
+  return (char *) g_byte_array_free (buf, FALSE);
 }
 
 char *
@@ -897,17 +968,31 @@ sim_text_read_file (const char  *path,
                     GError     **error)
 {
   GStatBuf st;
-  char *data = NULL;
+  char *data;
+  int fd;
 
   if (g_stat (path, &st) == 0 && S_ISREG (st.st_mode) && st.st_size > SIM_TEXT_MAX_FILE_BYTES)
     {
-      g_set_error (error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT,
-                   _("%s is too large (%.0f MB; the limit for one document is %d MB)"), path,
-                   st.st_size / 1048576.0, SIM_TEXT_MAX_FILE_BYTES >> 20);
+      set_too_large_error (error, path, st.st_size);
       return NULL;
     }
-  if (!g_file_get_contents (path, &data, out_len, error))
-    return NULL;
+  if (g_stat (path, &st) == 0 && S_ISDIR (st.st_mode))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_IS_DIRECTORY, _("%s is a folder, not a file"), path);
+      return NULL;
+    }
+  fd = g_open (path, O_RDONLY | O_CLOEXEC | O_NOCTTY, 0);
+  if (fd < 0)
+    {
+      const int saved = errno;
+      g_autofree char *shown = g_filename_display_name (path);
+
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved), _("Failed to open file “%s”: %s"),
+                   shown, g_strerror (saved));
+      return NULL;
+    }
+  data = sim_text_read_fd (fd, path, out_len, error);
+  g_close (fd, NULL);
   return data;
 }
 
@@ -915,6 +1000,7 @@ char *
 sim_text_load_file (const char  *path,
                     gsize       *out_len,
                     guint       *out_n_repaired,
+                    guint       *out_n_nuls,
                     GError     **error)
 {
   g_autofree char *data = NULL;
@@ -922,7 +1008,7 @@ sim_text_load_file (const char  *path,
 
   if ((data = sim_text_read_file (path, &len, error)) == NULL)
     return NULL;
-  return sim_text_decode (data, len, path, out_len, out_n_repaired, error);
+  return sim_text_decode (data, len, path, out_len, out_n_repaired, out_n_nuls, error);
 }
 
 #define INDEX_STEP 64

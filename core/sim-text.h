@@ -82,30 +82,50 @@ guint32  sim_text_normalize (const char        *text,
 /* Turns raw bytes into valid UTF-8 text, or fails with SIM_ERROR_NOT_TEXT for
  * binary data. UTF-16 with a byte-order mark is converted; text that is
  * mostly invalid UTF-8 but valid GB18030 is converted from GB18030; stray
- * invalid bytes are replaced with U+FFFD and counted in @out_n_repaired.
- * @name is used in messages. (transfer full) */
+ * invalid sequences are replaced with U+FFFD and counted in
+ * @out_n_repaired, stray NUL bytes likewise in @out_n_nuls. @name is used
+ * in messages. (transfer full) */
 char    *sim_text_decode    (const char  *data,
                              gsize        len,
                              const char  *name,
                              gsize       *out_len,
                              guint       *out_n_repaired,
+                             guint       *out_n_nuls,
                              GError     **error);
 
-/* The largest file read as one document: 50 MB. Larger ones are refused
- * before they are read, so memory stays bounded. */
+/* The largest file read as one document: 50 MB. Reading stops there, so a
+ * device (/dev/zero), a pipe or standard input is bounded too. */
 #define SIM_TEXT_MAX_FILE_BYTES (50 << 20)
 
+/* The most text any document may give, after extraction (a 600 KB DOCX can
+ * hold 125 MB of text): 12 MB, three thousand pages. Every reader stops
+ * there while reading; a check of that much text stays under 1 GB of
+ * memory (tests/bench/RESULTS.md). */
+#define SIM_TEXT_MAX_TEXT_BYTES (12 << 20)
+
 /* Reads a file's bytes, refusing one larger than SIM_TEXT_MAX_FILE_BYTES
- * with SIM_ERROR_INVALID_ARGUMENT (the message names the file and the
- * limit). (transfer full) */
+ * with SIM_ERROR_INVALID_ARGUMENT (the message names the file and the limit).
+ * (transfer full) */
 char    *sim_text_read_file (const char  *path,
                              gsize       *out_len,
                              GError     **error);
+
+/* Reads file descriptor @fd to its end as sim_text_read_file() reads a
+ * file; @name is used in messages. (transfer full) */
+char    *sim_text_read_fd   (int          fd,
+                             const char  *name,
+                             gsize       *out_len,
+                             GError     **error);
+
+/* SIM_ERROR_INVALID_ARGUMENT for @name's text of more than SIM_TEXT_MAX_TEXT_BYTES. */
+void     sim_text_set_too_long_error (GError     **error,
+                                      const char  *name);
 
 /* Reads (as sim_text_read_file()) and decodes a file. (transfer full) */
 char    *sim_text_load_file (const char  *path,
                              gsize       *out_len,
                              guint       *out_n_repaired,
+                             guint       *out_n_nuls,
                              GError     **error);
 
 /* What a text does to hide from a checker, and where (code points, the

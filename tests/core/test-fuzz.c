@@ -204,8 +204,8 @@ test_fuzz_decode_normalise_segment_align (void **state)
       g_autofree char *ta = NULL, *tb = NULL;
       gsize la = 0, lb = 0;
 
-      ta = sim_text_decode (a->data, a->len, "a", &la, NULL, NULL);
-      tb = sim_text_decode (b->data, b->len, "b", &lb, NULL, NULL);
+      ta = sim_text_decode (a->data, a->len, "a", &la, NULL, NULL, NULL);
+      tb = sim_text_decode (b->data, b->len, "b", &lb, NULL, NULL, NULL);
       if (ta == NULL || tb == NULL)
         continue;
       assert_true (g_utf8_validate (ta, la, NULL));

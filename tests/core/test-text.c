@@ -135,7 +135,7 @@ test_decode_refuses_binary (void **state)
 {
   static const char data[] = "PNG\x89\x00\x01\x02 header";
   g_autoptr(GError) error = NULL;
-  g_autofree char *text = sim_text_decode (data, sizeof data - 1, "image.png", NULL, NULL, &error);
+  g_autofree char *text = sim_text_decode (data, sizeof data - 1, "image.png", NULL, NULL, NULL, &error);
 
   assert_null (text);
   assert_true (g_error_matches (error, SIM_ERROR, SIM_ERROR_NOT_TEXT));
@@ -149,7 +149,7 @@ test_decode_repairs_broken_utf8 (void **state)
   g_autoptr(GError) error = NULL;
   guint n_repaired = 0;
   gsize len = 0;
-  g_autofree char *text = sim_text_decode (data, sizeof data - 1, "x", &len, &n_repaired, &error);
+  g_autofree char *text = sim_text_decode (data, sizeof data - 1, "x", &len, &n_repaired, NULL, &error);
 
   assert_null (error);
   assert_non_null (text);
@@ -165,12 +165,12 @@ test_decode_converts_utf16_and_gb18030 (void **state)
   const char *chinese = "中文测试：简体字和繁體字都要能读出来，这是一段较长的文本。";
   g_autofree char *gb = g_convert (chinese, -1, "GB18030", "UTF-8", NULL, NULL, NULL);
   g_autoptr(GError) error = NULL;
-  g_autofree char *a = sim_text_decode (utf16, sizeof utf16 - 1, "u16", NULL, NULL, &error);
+  g_autofree char *a = sim_text_decode (utf16, sizeof utf16 - 1, "u16", NULL, NULL, NULL, &error);
   g_autofree char *b = NULL;
 
   assert_null (error);
   assert_string_equal (a, "hi 中文");
-  b = sim_text_decode (gb, strlen (gb), "gb", NULL, NULL, &error);
+  b = sim_text_decode (gb, strlen (gb), "gb", NULL, NULL, NULL, &error);
   assert_null (error);
   assert_string_equal (b, chinese);
 }
@@ -186,19 +186,21 @@ test_decode_replaces_stray_nuls_and_reads_utf16_without_bom (void **state)
                            "h\0e\0l\0l\0o\0 \0w\0o\0r\0l\0d\0,\0 \0" "h\0e\0l\0l\0o\0 \0w\0o\0r\0l\0d\0,\0 \0"
                            "\0\0o\0k\0";
   g_autoptr(GError) error = NULL;
-  guint n_repaired = 0;
+  guint n_repaired = 0, n_nuls = 0;
   gsize len = 0;
-  g_autofree char *a = sim_text_decode (stray, sizeof stray - 1, "pan.txt", &len, &n_repaired, &error);
+  g_autofree char *a = sim_text_decode (stray, sizeof stray - 1, "pan.txt", &len, &n_repaired, &n_nuls, &error);
   g_autofree char *b = NULL;
 
   assert_null (error);
-  assert_int_equal (n_repaired, 2);
+  /* NUL bytes are counted as such, not as invalid UTF-8. */
+  assert_int_equal (n_repaired, 0);
+  assert_int_equal (n_nuls, 2);
   assert_int_equal (len, sizeof stray - 1 + 2 * 2);
   assert_true (g_str_has_prefix (a, "Good text\xef\xbf\xbd with a stray NUL\xef\xbf\xbd or two, in"));
-  b = sim_text_decode (le, sizeof le - 1, "u16", &len, &n_repaired, &error);
+  b = sim_text_decode (le, sizeof le - 1, "u16", &len, &n_repaired, &n_nuls, &error);
   assert_null (error);
   assert_string_equal (b, "hello world, hello world, hello world, hello world, \xef\xbf\xbdok");
-  assert_int_equal (n_repaired, 1);
+  assert_int_equal (n_nuls, 1);
 }
 
 static void
@@ -214,7 +216,7 @@ static void
 test_load_file_reports_missing_file (void **state)
 {
   g_autoptr(GError) error = NULL;
-  g_autofree char *text = sim_text_load_file ("/nonexistent/essay.txt", NULL, NULL, &error);
+  g_autofree char *text = sim_text_load_file ("/nonexistent/essay.txt", NULL, NULL, NULL, &error);
 
   assert_null (text);
   assert_true (g_error_matches (error, G_FILE_ERROR, G_FILE_ERROR_NOENT));
