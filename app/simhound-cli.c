@@ -70,15 +70,21 @@ poll_interrupt (void)
     g_cancellable_cancel (cancellable);
 }
 
+static char *for_terminal (const char *text);
+
 static int
 fail (GError *error)
 {
+  g_autofree char *message = NULL;
+
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     {
       g_printerr (_("simhound-cli: interrupted\n"));
       return EXIT_INTERRUPTED;
     }
-  g_printerr ("simhound-cli: %s\n", error->message);
+  /* Messages name files: a name's escape sequences reach no terminal. */
+  message = for_terminal (error->message);
+  g_printerr ("simhound-cli: %s\n", message);
   return EXIT_ERROR;
 }
 
@@ -173,9 +179,10 @@ on_import_progress (guint64     done,
   p->last = now;
   {
     g_autofree char *base = what ? g_path_get_basename (what) : g_strdup ("");
+    g_autofree char *shown = for_terminal (base);
 
     g_printerr ("\r\033[K%s %" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT " %.50s",
-                _("Adding"), done, total, base);
+                _("Adding"), done, total, shown);
   }
 }
 
@@ -248,7 +255,11 @@ corpus_add (int argc, char **argv, gboolean rescan)
   }
   if (!quiet)
     for (guint i = 0; i < result->failures->len; i++)
-      g_printerr ("  %s\n", (const char *) g_ptr_array_index (result->failures, i));
+      {
+        g_autofree char *shown = for_terminal (g_ptr_array_index (result->failures, i));
+
+        g_printerr ("  %s\n", shown);
+      }
   /* Nothing of what was asked for is in the store: that is a failure (an
    * emptied folder re-scanned is not). */
   if (result->n_added + result->n_updated + result->n_unchanged == 0 && !(rescan && result->n_failed == 0))
@@ -553,35 +564,55 @@ parse_mode (const char       *option_name,
   return TRUE;
 }
 
-/* The text of a file, or of standard input for "-". (transfer full) */
+/* The text of a file, or of standard input for "-", and what reading it
+ * left out (may be NULL). (transfer full) */
 static char *
-load_input (const char  *name,
-            SimFormat   *format,
-            gsize       *len,
-            GError     **error)
+load_input (const char       *name,
+            SimFormat        *format,
+            gsize            *len,
+            SimDocumentNotes *out_notes,
+            GError          **error)
 {
-  guint n_repaired = 0;
+  SimDocumentNotes notes = { 0 };
   gsize n = 0;
   char *text;
 
   if (g_str_equal (name, "-"))
     {
-      g_autoptr(GIOChannel) in = g_io_channel_unix_new (STDIN_FILENO);
-      g_autofree char *data = NULL;
+      g_autofree char *data = sim_text_read_fd (STDIN_FILENO, _("standard input"), &n, error);
 
-      g_io_channel_set_encoding (in, NULL, NULL);
-      if (g_io_channel_read_to_end (in, &data, &n, error) != G_IO_STATUS_NORMAL)
+      if (data == NULL)
         return NULL;
-      text = sim_document_extract (data, n, _("standard input"), format, &n, &n_repaired, error);
+      text = sim_document_extract (data, n, _("standard input"), format, &n, &notes, error);
     }
   else
-    text = sim_document_load (name, format, &n, &n_repaired, error);
+    text = sim_document_load (name, format, &n, &notes, error);
   if (len != NULL)
     *len = n;
-  if (text != NULL && n_repaired > 0)
-    g_printerr (_("simhound-cli: %s: %u invalid UTF-8 bytes were replaced with U+FFFD; "
-                  "offsets refer to the repaired text\n"), name, n_repaired);
+  if (out_notes != NULL)
+    *out_notes = notes;
+  if (text != NULL && (notes.n_repaired > 0 || notes.n_nuls > 0))
+    {
+      g_autofree char *shown = for_terminal (name);
+
+      if (notes.n_repaired > 0)
+        g_printerr (_("simhound-cli: %s: %u invalid UTF-8 sequences were replaced with U+FFFD; "
+                      "offsets refer to the repaired text\n"), shown, notes.n_repaired);
+      if (notes.n_nuls > 0)
+        g_printerr (_("simhound-cli: %s: %u NUL bytes were replaced with U+FFFD; "
+                      "offsets refer to the repaired text\n"), shown, notes.n_nuls);
+    }
   return text;
+}
+
+/* The hidden text reading the article left out, in its report. */
+static void
+add_hidden_text (SimReport              *report,
+                 const SimDocumentNotes *notes)
+{
+  const SimSuspicious hidden = { SIM_SUSPICIOUS_HIDDEN, notes->n_hidden, notes->hidden_start, notes->hidden_end };
+
+  sim_report_add_suspicious (report, &hidden);
 }
 
 /* Checks one input: @name is a path or "-". With @batch, a JSON report is
@@ -594,6 +625,7 @@ check_one (SimCorpusSnapshot     *snapshot,
            gboolean               json,
            gboolean               batch,
            const char            *output_dir,
+           GHashTable            *written,
            const char            *html_path,
            const char            *pdf_path)
 {
@@ -602,8 +634,9 @@ check_one (SimCorpusSnapshot     *snapshot,
   g_autofree char *text = NULL;
   gsize len = 0;
   SimFormat format = SIM_FORMAT_TEXT;
+  SimDocumentNotes notes = { 0 };
 
-  if ((text = load_input (name, &format, &len, &error)) == NULL)
+  if ((text = load_input (name, &format, &len, &notes, &error)) == NULL)
     return fail (error);
 
   report = sim_check_run (snapshot, text, len, options, on_check_progress, NULL, cancellable, &error);
@@ -614,6 +647,7 @@ check_one (SimCorpusSnapshot     *snapshot,
       return fail (error);
     }
   sim_report_set_format (report, sim_format_to_string (format));
+  add_hidden_text (report, &notes);
   if (!g_str_equal (name, "-"))
     {
       g_autofree char *base = g_path_get_basename (name);
@@ -635,7 +669,14 @@ check_one (SimCorpusSnapshot     *snapshot,
 
       if (dot != NULL && dot != base)
         *dot = '\0';
-      file = g_strconcat (output_dir, G_DIR_SEPARATOR_S, base, ".json", NULL);
+      /* a/essay.txt and b/essay.txt: essay.json and essay-2.json, never one over the other. */
+      for (guint n = 1; file == NULL || g_hash_table_contains (written, file); n++)
+        {
+          g_free (file);
+          file = n == 1 ? g_strconcat (output_dir, G_DIR_SEPARATOR_S, base, ".json", NULL)
+                        : g_strdup_printf ("%s%s%s-%u.json", output_dir, G_DIR_SEPARATOR_S, base, n);
+        }
+      g_hash_table_add (written, g_strdup (file));
       out = sim_report_to_json (report, name, TRUE);
       if (!g_file_set_contents (file, out, -1, &error))
         return fail (error);
@@ -649,7 +690,11 @@ check_one (SimCorpusSnapshot     *snapshot,
   else
     {
       if (batch)
-        g_print ("== %s ==\n", name);
+        {
+          g_autofree char *shown = for_terminal (name);
+
+          g_print ("== %s ==\n", shown);
+        }
       print_report (report, isatty (STDOUT_FILENO) && g_getenv ("NO_COLOR") == NULL);
     }
   return EXIT_OK;
@@ -674,6 +719,7 @@ check_command (int argc, char **argv)
   g_autofree char *template_path = NULL, *template_text = NULL;
   g_autoptr(GArray) source_ids = g_array_new (FALSE, FALSE, sizeof (gint64));
   SimExclusions exclusions = SIM_EXCLUSIONS_INIT;
+  g_autoptr(GHashTable) written = NULL;  /* the reports written into --output-dir */
   GOptionEntry entries[] = {
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print the report as JSON"), NULL },
     { "exclude-quotes", 0, 0, G_OPTION_ARG_NONE, &exclude_quotes, N_("Leave quoted text out of the similarity"), NULL },
@@ -692,7 +738,7 @@ check_command (int argc, char **argv)
     { "html", 0, 0, G_OPTION_ARG_FILENAME, &html_path, N_("Also write the highlighted report as HTML"), N_("FILE") },
     { "pdf", 0, 0, G_OPTION_ARG_FILENAME, &pdf_path, N_("Also write the highlighted report as PDF"), N_("FILE") },
     { "paper", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer) parse_paper, N_("Paper of the PDF: a4 or letter (default: the locale's)"), N_("SIZE") },
-    { "output-dir", 'o', 0, G_OPTION_ARG_FILENAME, &output_dir, N_("Write one NAME.json per input into DIR"), N_("DIR") },
+    { "output-dir", 'o', 0, G_OPTION_ARG_FILENAME, &output_dir, N_("Write one NAME.json per input into DIR (NAME-2.json for a second input of that name)"), N_("DIR") },
     { NULL }
   };
 
@@ -742,7 +788,7 @@ check_command (int argc, char **argv)
     }
   if (exclude_small < 0)
     return usage_error (context, _("--exclude-small must not be negative"));
-  if (template_path != NULL && (template_text = load_input (template_path, NULL, NULL, &error)) == NULL)
+  if (template_path != NULL && (template_text = load_input (template_path, NULL, NULL, NULL, &error)) == NULL)
     return fail (error);
   corpus = sim_corpus_open (resolve_store (), sim_store_path_is_read_only (resolve_store ()), &error);
   if (corpus == NULL)
@@ -790,9 +836,11 @@ check_command (int argc, char **argv)
     }
 
   /* The store is opened once for every file. */
+  written = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   for (int f = 1; f < argc; f++)
     {
-      int status = check_one (snapshot, argv[f], &options, &exclusions, json, argc > 2, output_dir, html_path, pdf_path);
+      int status = check_one (snapshot, argv[f], &options, &exclusions, json, argc > 2, output_dir, written,
+                              html_path, pdf_path);
 
       if (status == EXIT_INTERRUPTED)
         return status;
@@ -842,6 +890,7 @@ compare_command (int argc, char **argv)
   g_autoptr(SimReport) report = NULL;
   g_autofree char *a = NULL, *b = NULL, *html_path = NULL, *pdf_path = NULL;
   gsize a_len = 0, b_len = 0;
+  SimDocumentNotes a_notes = { 0 };
   gboolean json = FALSE, keep_traditional = FALSE;
   double high = -1, medium = -1;
   SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
@@ -871,14 +920,15 @@ compare_command (int argc, char **argv)
     return usage_error (context, error->message);
   if (pdf_path != NULL)
     partial_pdf = g_strconcat (pdf_path, SIM_EXPORT_PARTIAL_SUFFIX, NULL);
-  if ((a = load_input (argv[1], NULL, &a_len, &error)) == NULL ||
-      (b = load_input (argv[2], NULL, &b_len, &error)) == NULL)
+  if ((a = load_input (argv[1], NULL, &a_len, &a_notes, &error)) == NULL ||
+      (b = load_input (argv[2], NULL, &b_len, NULL, &error)) == NULL)
     return fail (error);
   report = sim_compare_run (a, a_len, argv[1], b, b_len, argv[2], &options,
                             keep_traditional ? SIM_NORMALIZE_DEFAULT : SIM_NORMALIZE_FOLD_T2S,
                             cancellable, &error);
   if (report == NULL)
     return fail (error);
+  add_hidden_text (report, &a_notes);
   if ((html_path && !sim_export_html_file (report, html_path, &error)) ||
       (pdf_path && !sim_export_pdf_file_on (report, pdf_path, paper, &error)))
     return fail (error);
@@ -911,7 +961,7 @@ text_command (int    argc,
       g_printerr ("%s", _("Usage: simhound-cli text FILE|-\n"));
       return EXIT_USAGE;
     }
-  if ((text = load_input (argv[1], NULL, &len, &error)) == NULL)
+  if ((text = load_input (argv[1], NULL, &len, NULL, &error)) == NULL)
     return fail (error);
   if (isatty (STDOUT_FILENO))
     {

@@ -119,18 +119,6 @@ build_report (Check *check)
   settings.corpus_updated = sim_corpus_snapshot_get_updated_at (check->snapshot);
   settings.n_fingerprints = sim_corpus_snapshot_get_n_windows (check->snapshot);
   report = _sim_report_new (check->text, check->len, &settings);
-  {
-    SimDisguises d;
-    const SimSuspicious lookalikes = { SIM_SUSPICIOUS_LOOKALIKE, 0, 0, 0 };
-    SimSuspicious x = lookalikes;
-
-    sim_text_find_disguises (check->text, check->len, &d);
-    x.count = d.n_lookalikes, x.start = d.lookalike_start, x.end = d.lookalike_end;
-    sim_report_add_suspicious (report, &x);
-    x.kind = SIM_SUSPICIOUS_INVISIBLE;
-    x.count = d.n_invisible, x.start = d.invisible_start, x.end = d.invisible_end;
-    sim_report_add_suspicious (report, &x);
-  }
 
   for (guint i = 0; i < check->passages->len; i++)
     {

@@ -86,12 +86,13 @@ sim_document_detect (const char *data,
 /* Read by the markup module (sim-markup.c), loaded the first time such a
  * document is met. */
 static char *
-extract_markup (SimFormat    format,
-                const char  *data,
-                gsize        len,
-                const char  *name,
-                gsize       *out_len,
-                GError     **error)
+extract_markup (SimFormat         format,
+                const char       *data,
+                gsize             len,
+                const char       *name,
+                gsize            *out_len,
+                SimDocumentNotes *notes,
+                GError          **error)
 {
   SimMarkupExtractFunc extract = (SimMarkupExtractFunc) sim_module_symbol (SIM_MARKUP_MODULE, "sim_markup_extract",
                                                                            error);
@@ -101,18 +102,19 @@ extract_markup (SimFormat    format,
       g_prefix_error (error, _("%s cannot be read: "), name);
       return NULL;
     }
-  return extract (format, data, len, name, out_len, error);
+  return extract (format, data, len, name, out_len, notes, error);
 }
 
 /* ------------------------------------------------------------------ PDF */
 
 /* Read by the PDF module (sim-pdf.c), loaded the first time a PDF is met. */
 static char *
-extract_pdf (const char  *data,
-             gsize        len,
-             const char  *name,
-             gsize       *out_len,
-             GError     **error)
+extract_pdf (const char       *data,
+             gsize             len,
+             const char       *name,
+             gsize            *out_len,
+             SimDocumentNotes *notes,
+             GError          **error)
 {
   SimPdfExtractFunc extract = (SimPdfExtractFunc) sim_module_symbol (SIM_PDF_MODULE, "sim_pdf_extract_text", error);
 
@@ -121,7 +123,7 @@ extract_pdf (const char  *data,
       g_prefix_error (error, _("%s cannot be read: "), name);
       return NULL;
     }
-  return extract (data, len, name, out_len, error);
+  return extract (data, len, name, out_len, notes, error);
 }
 
 /* ---------------------------------------------------------------- .doc */
@@ -178,76 +180,90 @@ extract_doc (const char  *data,
                    err ? g_strstrip (err) : "");
       return NULL;
     }
-  return sim_text_decode (out, strlen (out), name, out_len, NULL, error);
+  return sim_text_decode (out, strlen (out), name, out_len, NULL, NULL, error);
 }
 
 /* -------------------------------------------------------------- entries */
 
 char *
-sim_document_extract (const char  *data,
-                      gsize        len,
-                      const char  *name,
-                      SimFormat   *out_format,
-                      gsize       *out_len,
-                      guint       *out_n_repaired,
-                      GError     **error)
+sim_document_extract (const char       *data,
+                      gsize             len,
+                      const char       *name,
+                      SimFormat        *out_format,
+                      gsize            *out_len,
+                      SimDocumentNotes *out_notes,
+                      GError          **error)
 {
   const SimFormat format = sim_document_detect (data, len, name);
+  SimDocumentNotes notes = { 0 };
   g_autofree char *text = NULL;
-  gsize text_len = 0;
-  guint repaired = 0; /* by decoding before extraction */
+  gsize text_len = 0, decoded_len = 0;
+  guint n_repaired = 0, n_nuls = 0;
+  char *decoded;
 
   if (out_format)
     *out_format = format;
-  if (out_n_repaired)
-    *out_n_repaired = 0;
+  if (out_notes)
+    memset (out_notes, 0, sizeof *out_notes);
   switch (format)
     {
     case SIM_FORMAT_TEXT:
-      return sim_text_decode (data, len, name, out_len, out_n_repaired, error);
+      text = sim_text_decode (data, len, name, &text_len, &notes.n_repaired, &notes.n_nuls, error);
+      break;
     case SIM_FORMAT_MARKDOWN:
       {
-        g_autofree char *plain = sim_text_decode (data, len, name, &text_len, &repaired, error);
+        g_autofree char *plain = sim_text_decode (data, len, name, &text_len, &notes.n_repaired, &notes.n_nuls,
+                                                  error);
 
-        text = plain ? extract_markup (format, plain, text_len, name, &text_len, error) : NULL;
+        text = plain ? extract_markup (format, plain, text_len, name, &text_len, &notes, error) : NULL;
         break;
       }
     case SIM_FORMAT_HTML:
     case SIM_FORMAT_DOCX:
     case SIM_FORMAT_ODT:
-      text = extract_markup (format, data, len, name, &text_len, error);
+      text = extract_markup (format, data, len, name, &text_len, &notes, error);
       break;
     case SIM_FORMAT_PDF:
-      text = extract_pdf (data, len, name, &text_len, error);
+      text = extract_pdf (data, len, name, &text_len, &notes, error);
       break;
     case SIM_FORMAT_DOC:
-      return extract_doc (data, len, name, out_len, error);
+      text = extract_doc (data, len, name, &text_len, error);
+      break;
     default:
       g_assert_not_reached ();
     }
   if (text == NULL)
     return NULL;
+  if (text_len > SIM_TEXT_MAX_TEXT_BYTES)
+    {
+      sim_text_set_too_long_error (error, name);
+      return NULL;
+    }
+  if (format == SIM_FORMAT_TEXT)
+    decoded = g_steal_pointer (&text), decoded_len = text_len;
   /* The libraries give UTF-8; a damaged file may still hold odd bytes or NULs. */
-  {
-    char *decoded = sim_text_decode (text, text_len, name, out_len, out_n_repaired, error);
-
-    if (decoded != NULL && out_n_repaired)
-      *out_n_repaired += repaired;
-    return decoded;
-  }
+  else if ((decoded = sim_text_decode (text, text_len, name, &decoded_len, &n_repaired, &n_nuls, error)) == NULL)
+    return NULL;
+  notes.n_repaired += n_repaired;
+  notes.n_nuls += n_nuls;
+  if (out_len)
+    *out_len = decoded_len;
+  if (out_notes)
+    *out_notes = notes;
+  return decoded;
 }
 
 char *
-sim_document_load (const char  *path,
-                   SimFormat   *out_format,
-                   gsize       *out_len,
-                   guint       *out_n_repaired,
-                   GError     **error)
+sim_document_load (const char       *path,
+                   SimFormat        *out_format,
+                   gsize            *out_len,
+                   SimDocumentNotes *out_notes,
+                   GError          **error)
 {
   g_autofree char *data = NULL;
   gsize len = 0;
 
   if ((data = sim_text_read_file (path, &len, error)) == NULL)
     return NULL;
-  return sim_document_extract (data, len, path, out_format, out_len, out_n_repaired, error);
+  return sim_document_extract (data, len, path, out_format, out_len, out_notes, error);
 }

@@ -41,24 +41,35 @@ SimFormat   sim_document_detect  (const char  *data,
                                   gsize        len,
                                   const char  *name);
 
-/* The text of a document held in @data. Fails with SIM_ERROR_NOT_TEXT
- * (binary, a zip that is no document, a PDF without a text layer, an
- * encrypted file), SIM_ERROR_BAD_ENCODING or SIM_ERROR_INVALID_ARGUMENT (a
- * member that unpacks beyond the size limit); @name is in every message.
- * (transfer full) */
-char       *sim_document_extract (const char  *data,
-                                  gsize        len,
-                                  const char  *name,
-                                  SimFormat   *out_format,
-                                  gsize       *out_len,
-                                  guint       *out_n_repaired,
-                                  GError     **error);
+/* What reading a document repaired or left out, for the reader to be told. */
+typedef struct {
+  guint   n_repaired;    /* invalid UTF-8 sequences replaced with U+FFFD */
+  guint   n_nuls;        /* NUL bytes replaced with U+FFFD */
+  guint   n_hidden;      /* characters of hidden text left out (DOCX, ODT, PDF) */
+  guint32 hidden_start;  /* code points of the text returned: where the first */
+  guint32 hidden_end;    /* and the last hidden text were left out */
+} SimDocumentNotes;
+
+/* The text of a document held in @data: what a reader sees (text hidden in
+ * the file is left out and counted in @out_notes). Fails with
+ * SIM_ERROR_NOT_TEXT (binary, a zip that is no document, a PDF without a
+ * text layer, an encrypted file, an office file with a document type
+ * declaration), SIM_ERROR_BAD_ENCODING or SIM_ERROR_INVALID_ARGUMENT (a
+ * member that unpacks beyond the size limit, more text than
+ * SIM_TEXT_MAX_TEXT_BYTES); @name is in every message. (transfer full) */
+char       *sim_document_extract (const char       *data,
+                                  gsize             len,
+                                  const char       *name,
+                                  SimFormat        *out_format,
+                                  gsize            *out_len,
+                                  SimDocumentNotes *out_notes,
+                                  GError          **error);
 
 /* Reads @path (within SIM_TEXT_MAX_FILE_BYTES) and extracts its text. */
-char       *sim_document_load    (const char  *path,
-                                  SimFormat   *out_format,
-                                  gsize       *out_len,
-                                  guint       *out_n_repaired,
-                                  GError     **error);
+char       *sim_document_load    (const char       *path,
+                                  SimFormat        *out_format,
+                                  gsize            *out_len,
+                                  SimDocumentNotes *out_notes,
+                                  GError          **error);
 
 G_END_DECLS

@@ -65,7 +65,39 @@ typedef struct {
   gboolean    quote;       /* inside a block quotation */
   gboolean    quote_open;  /* its paragraph's opening mark is written */
   GHashTable *quote_styles; /* ODT: style names that are quotations */
+  GHashTable *hidden_styles; /* ODT: style names whose text a reader does not see */
+  guint       n_hidden;    /* characters of hidden text left out */
+  gsize       hidden_first; /* byte offsets in s where the first and last were */
+  gsize       hidden_last;
 } Out;
+
+#define OUT_INIT { g_string_new (NULL), FALSE, FALSE, FALSE, NULL, NULL, 0, 0, 0 }
+
+/* Past the limit on a document's text the walks stop: what they hold is
+ * bounded whatever the file. */
+static inline gboolean
+out_is_full (const Out *out)
+{
+  return out->s->len > SIM_TEXT_MAX_TEXT_BYTES;
+}
+
+/* Text a reader does not see is left out, and counted. */
+static void
+out_hidden (Out        *out,
+            const char *text)
+{
+  guint n = 0;
+
+  /* Characters, not the spaces between them. */
+  for (const char *p = text; p && *p; p = g_utf8_next_char (p))
+    n += !g_unichar_isspace (g_utf8_get_char (p));
+  if (n == 0)
+    return;
+  if (out->n_hidden == 0)
+    out->hidden_first = out->s->len;
+  out->hidden_last = out->s->len;
+  out->n_hidden += n;
+}
 
 /* A block quotation (HTML <blockquote>, a DOCX or ODT paragraph in a
  * quotation style) is written between “ and ” paragraph by paragraph, so
@@ -134,9 +166,27 @@ out_text (Out        *out,
 }
 
 static char *
-out_finish (Out   *out,
-            gsize *out_len)
+out_finish (Out              *out,
+            const char       *name,
+            gsize            *out_len,
+            SimDocumentNotes *notes,
+            GError          **error)
 {
+  if (out_is_full (out))
+    {
+      g_string_free (g_steal_pointer (&out->s), TRUE);
+      sim_text_set_too_long_error (error, name);
+      return NULL;
+    }
+  if (notes != NULL && out->n_hidden > 0)
+    {
+      const gsize last = MIN (out->hidden_last, out->s->len);
+      const gsize first = MIN (out->hidden_first, last);
+
+      notes->n_hidden += out->n_hidden;
+      notes->hidden_start = sim_text_count_chars (out->s->str, first);
+      notes->hidden_end = sim_text_count_chars (out->s->str, last);
+    }
   while (out->s->len > 0 && g_ascii_isspace (out->s->str[out->s->len - 1]))
     g_string_truncate (out->s, out->s->len - 1);
   if (out->s->len > 0)
@@ -199,6 +249,51 @@ is_backlink (xmlNode *n)
   return back;
 }
 
+/* Deeper than this the walks go on without recursion: a page of 300
+ * unclosed <font> tags (old editors write them) is read whole. */
+#define MAX_WALK_DEPTH 200
+
+/* The text of @first and its siblings and everything below them, in
+ * document order and without recursion, each element a space apart: what
+ * lies deeper than any real structure. */
+static void
+html_walk_flat (Out               *out,
+                xmlNode           *first,
+                const char *const *dropped)
+{
+  xmlNode *top = first ? first->parent : NULL;
+  xmlNode *n = first;
+
+  while (n != NULL && !out_is_full (out))
+    {
+      gboolean descend = FALSE;
+
+      if (n->type == XML_TEXT_NODE || n->type == XML_CDATA_SECTION_NODE)
+        out_text (out, (const char *) n->content, -1);
+      else if (n->type == XML_ELEMENT_NODE && !name_in (n->name, dropped) && !is_backlink (n))
+        {
+          if (g_ascii_strcasecmp ((const char *) n->name, "br") == 0 ||
+              g_ascii_strcasecmp ((const char *) n->name, "p") == 0 ||
+              g_ascii_strcasecmp ((const char *) n->name, "div") == 0)
+            out_break (out, 1);
+          descend = n->children != NULL;
+        }
+      if (descend)
+        {
+          n = n->children;
+          continue;
+        }
+      while (n != NULL && n->next == NULL)
+        {
+          n = n->parent;
+          if (n == top)
+            return;
+        }
+      if (n != NULL)
+        n = n->next;
+    }
+}
+
 static void
 html_walk (Out       *out,
            xmlNode   *node,
@@ -213,9 +308,12 @@ html_walk (Out       *out,
   static const char *const lines[] = { "div", "li", "tr", "dt", "dd", "figcaption", "caption", "summary",
                                        "option", "legend", "body", NULL };
 
-  if (depth > 256) /* deeper than any real page: a hostile one */
-    return;
-  for (xmlNode *n = node; n; n = n->next)
+  if (depth > MAX_WALK_DEPTH)
+    {
+      html_walk_flat (out, node, dropped);
+      return;
+    }
+  for (xmlNode *n = node; n && !out_is_full (out); n = n->next)
     {
       if (n->type == XML_TEXT_NODE || n->type == XML_CDATA_SECTION_NODE)
         {
@@ -273,19 +371,20 @@ declares_charset (const char *data,
 }
 
 static char *
-extract_html (const char  *data,
-              gsize        len,
-              const char  *name,
-              gsize       *out_len,
-              GError     **error)
+extract_html (const char       *data,
+              gsize             len,
+              const char       *name,
+              gsize            *out_len,
+              SimDocumentNotes *notes,
+              GError          **error)
 {
   /* Without a declared charset libxml2 assumes Latin-1: valid UTF-8 is UTF-8. */
   const char *encoding = !declares_charset (data, len) && g_utf8_validate (data, MIN (len, G_MAXSSIZE), NULL)
                            ? "UTF-8" : NULL;
   htmlDocPtr doc = htmlReadMemory (data, (int) len, NULL, encoding,
                                    HTML_PARSE_RECOVER | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING |
-                                   HTML_PARSE_NONET | HTML_PARSE_COMPACT);
-  Out out = { g_string_new (NULL), FALSE };
+                                   HTML_PARSE_NONET | HTML_PARSE_COMPACT | XML_PARSE_HUGE);
+  Out out = OUT_INIT;
   char *text;
 
   if (doc == NULL)
@@ -296,7 +395,7 @@ extract_html (const char  *data,
     }
   html_walk (&out, xmlDocGetRootElement (doc), 0);
   xmlFreeDoc (doc);
-  text = out_finish (&out, out_len);
+  text = out_finish (&out, name, out_len, notes, error);
   return text;
 }
 
@@ -371,6 +470,16 @@ parse_xml (GBytes      *bytes,
 
   if (doc == NULL)
     g_set_error (error, SIM_ERROR, SIM_ERROR_NOT_TEXT, _("%s is damaged: its XML cannot be read"), name);
+  /* No word processor writes a document type declaration, and its entities
+   * are how 866 bytes expand to gigabytes: such a file is refused. */
+  else if (doc->intSubset != NULL || doc->extSubset != NULL)
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_NOT_TEXT,
+                   _("%s is not read: its XML declares a document type, which no word processor writes "
+                     "(its entities could expand without bound)"), name);
+      xmlFreeDoc (doc);
+      doc = NULL;
+    }
   return doc;
 }
 
@@ -394,17 +503,108 @@ is_quote_style (const char *style)
   return FALSE;
 }
 
-static void
-docx_walk (Out     *out,
-           xmlNode *node,
-           guint    depth)
+/* The child of @n named @local, or NULL. */
+static xmlNode *
+child (const xmlNode *n,
+       const char    *local)
 {
-  if (depth > 256)
+  for (xmlNode *c = n ? n->children : NULL; c; c = c->next)
+    if (is (c, local))
+      return c;
+  return NULL;
+}
+
+/* An attribute's value (w:val, w:fill...), compared as a word: NULL is no. */
+static gboolean
+prop_is (const xmlNode *n,
+         const char    *attr,
+         const char    *value)
+{
+  xmlChar *v = n ? xmlGetProp ((xmlNode *) n, (const xmlChar *) attr) : NULL;
+  const gboolean yes = v != NULL && g_ascii_strcasecmp ((const char *) v, value) == 0;
+
+  xmlFree (v);
+  return yes;
+}
+
+/* A paragraph or table cell whose shading is coloured: white text on it is
+ * seen (a heading row in white on dark blue). */
+static gboolean
+docx_is_shaded (const xmlNode *n)
+{
+  const xmlNode *shd = child (child (n, is (n, "tc") ? "tcPr" : "pPr"), "shd");
+  xmlChar *fill = shd ? xmlGetProp ((xmlNode *) shd, (const xmlChar *) "fill") : NULL;
+  const gboolean shaded = fill != NULL && g_ascii_strcasecmp ((const char *) fill, "auto") != 0 &&
+                          g_ascii_strcasecmp ((const char *) fill, "FFFFFF") != 0;
+
+  xmlFree (fill);
+  return shaded;
+}
+
+/* A run a reader does not see: hidden (w:vanish), in a size of 2 points
+ * or less, or white on a page or cell that is not shaded. */
+static gboolean
+docx_run_is_hidden (const xmlNode *run,
+                    gboolean       shaded)
+{
+  const xmlNode *pr = child (run, "rPr");
+  const xmlNode *vanish = child (pr, "vanish"), *sz = child (pr, "sz"), *color = child (pr, "color");
+  const xmlNode *highlight = child (pr, "highlight"), *shd = child (pr, "shd");
+
+  if (pr == NULL)
+    return FALSE;
+  if (vanish && !prop_is (vanish, "val", "0") && !prop_is (vanish, "val", "false") && !prop_is (vanish, "val", "off"))
+    return TRUE;
+  if (sz != NULL)
+    {
+      xmlChar *v = xmlGetProp ((xmlNode *) sz, (const xmlChar *) "val");
+      const int half_points = v ? atoi ((const char *) v) : 0;
+
+      xmlFree (v);
+      if (half_points > 0 && half_points <= 4)
+        return TRUE;
+    }
+  return color && prop_is (color, "val", "FFFFFF") && !shaded &&
+         (highlight == NULL || prop_is (highlight, "val", "none") || prop_is (highlight, "val", "white")) &&
+         (shd == NULL || prop_is (shd, "fill", "auto") || prop_is (shd, "fill", "FFFFFF"));
+}
+
+/* The text of the w:t below @n, as hidden text. */
+static void
+docx_hide (Out     *out,
+           xmlNode *n)
+{
+  for (xmlNode *c = n->children; c; c = c->next)
+    {
+      if (is (c, "t"))
+        {
+          xmlChar *t = xmlNodeGetContent (c);
+
+          out_hidden (out, (const char *) t);
+          xmlFree (t);
+        }
+      else if (c->type == XML_ELEMENT_NODE && !is (c, "rPr"))
+        docx_hide (out, c);
+    }
+}
+
+static void
+docx_walk (Out      *out,
+           xmlNode  *node,
+           guint     depth,
+           gboolean  shaded)
+{
+  if (depth > MAX_WALK_DEPTH)
     return;
-  for (xmlNode *n = node; n; n = n->next)
+  for (xmlNode *n = node; n && !out_is_full (out); n = n->next)
     {
       if (n->type != XML_ELEMENT_NODE)
         continue;
+      if (is (n, "r") && docx_run_is_hidden (n, shaded))
+        {
+          docx_hide (out, n);
+          continue;
+        }
       /* Tracked deletions, field codes, the fallback copy of a drawing. */
       if (is (n, "del") || is (n, "delText") || is (n, "instrText") || is (n, "Fallback") ||
           is (n, "commentReference"))
@@ -433,7 +633,7 @@ docx_walk (Out     *out,
         g_string_append_c (out->s, '\t');
       else if (is (n, "br") || is (n, "cr"))
         out_break (out, 1);
-      docx_walk (out, n->children, depth + 1);
+      docx_walk (out, n->children, depth + 1, shaded || ((is (n, "tc") || is (n, "p")) && docx_is_shaded (n)));
       if (is (n, "p"))
         {
           out_break (out, 2);
@@ -442,15 +642,43 @@ docx_walk (Out     *out,
     }
 }
 
+/* An ODT span, paragraph or heading a reader does not see: its style is
+ * hidden, or the paragraph is marked hidden (text:hidden-paragraph). */
+static gboolean
+odt_is_hidden (Out     *out,
+               xmlNode *n)
+{
+  xmlChar *style;
+  gboolean hidden;
+
+  if (!is (n, "span") && !is (n, "p") && !is (n, "h"))
+    return FALSE;
+  for (xmlNode *c = n->children; c; c = c->next)
+    if (is (c, "hidden-paragraph") && !prop_is (c, "is-hidden", "false"))
+      return TRUE;
+  style = xmlGetProp (n, (const xmlChar *) "style-name");
+  hidden = style != NULL && out->hidden_styles && g_hash_table_contains (out->hidden_styles, style);
+  xmlFree (style);
+  return hidden;
+}
+
 static void
 odt_walk (Out     *out,
           xmlNode *node,
           guint    depth)
 {
-  if (depth > 256)
+  if (depth > MAX_WALK_DEPTH)
     return;
-  for (xmlNode *n = node; n; n = n->next)
+  for (xmlNode *n = node; n && !out_is_full (out); n = n->next)
     {
+      if (n->type == XML_ELEMENT_NODE && odt_is_hidden (out, n))
+        {
+          xmlChar *t = xmlNodeGetContent (n);
+
+          out_hidden (out, (const char *) t);
+          xmlFree (t);
+          continue;
+        }
       if (n->type == XML_TEXT_NODE)
         {
           if (n->content && *n->content)
@@ -497,8 +725,31 @@ odt_walk (Out     *out,
     }
 }
 
+/* A style whose text a reader does not see: text:display="none", a size
+ * of 2 points or less, or white without a background colour. */
+static gboolean
+odt_style_is_hidden (xmlNode *style)
+{
+  xmlNode *props = child (style, "text-properties");
+  xmlChar *size;
+  gboolean hidden;
+
+  if (props == NULL)
+    return FALSE;
+  if (prop_is (props, "display", "none"))
+    return TRUE;
+  size = xmlGetProp (props, (const xmlChar *) "font-size");
+  hidden = size != NULL && g_str_has_suffix ((const char *) size, "pt") && g_ascii_strtod ((const char *) size, NULL) > 0 &&
+           g_ascii_strtod ((const char *) size, NULL) <= 2;
+  xmlFree (size);
+  return hidden || (prop_is (props, "color", "#ffffff") &&
+                    (!xmlHasProp (props, (const xmlChar *) "background-color") ||
+                     prop_is (props, "background-color", "transparent") ||
+                     prop_is (props, "background-color", "#ffffff")));
+}
+
 /* ODT's automatic paragraph styles ("P3") that derive from a quotation
- * style. */
+ * style, and the styles whose text is hidden. */
 static void
 odt_find_quote_styles (Out     *out,
                        xmlNode *node,
@@ -515,6 +766,8 @@ odt_find_quote_styles (Out     *out,
 
           if (name && parent && is_quote_style ((const char *) parent))
             g_hash_table_add (out->quote_styles, g_strdup ((const char *) name));
+          if (name && odt_style_is_hidden (n))
+            g_hash_table_add (out->hidden_styles, g_strdup ((const char *) name));
           xmlFree (name);
           xmlFree (parent);
         }
@@ -524,16 +777,17 @@ odt_find_quote_styles (Out     *out,
 }
 
 static char *
-extract_office (const char  *data,
-                gsize        len,
-                const char  *name,
-                SimFormat    format,
-                gsize       *out_len,
-                GError     **error)
+extract_office (const char       *data,
+                gsize             len,
+                const char       *name,
+                SimFormat         format,
+                gsize            *out_len,
+                SimDocumentNotes *notes,
+                GError          **error)
 {
   const char *main_member = format == SIM_FORMAT_DOCX ? "word/document.xml" : "content.xml";
   g_autoptr(GBytes) body = zip_member (data, len, main_member, name, error);
-  Out out = { g_string_new (NULL), FALSE };
+  Out out = OUT_INIT;
   xmlDocPtr doc;
 
   if (body == NULL)
@@ -549,22 +803,24 @@ extract_office (const char  *data,
       return NULL;
     }
   if (format == SIM_FORMAT_DOCX)
-    docx_walk (&out, xmlDocGetRootElement (doc), 0);
+    docx_walk (&out, xmlDocGetRootElement (doc), 0, FALSE);
   else
     {
       out.quote_styles = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+      out.hidden_styles = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
       odt_find_quote_styles (&out, xmlDocGetRootElement (doc), 0);
       odt_walk (&out, xmlDocGetRootElement (doc), 0);
       g_clear_pointer (&out.quote_styles, g_hash_table_unref);
+      g_clear_pointer (&out.hidden_styles, g_hash_table_unref);
     }
   xmlFreeDoc (doc);
 
   /* DOCX keeps its footnotes apart: they follow the text. */
-  if (format == SIM_FORMAT_DOCX)
+  if (format == SIM_FORMAT_DOCX && !out_is_full (&out))
     {
       g_autoptr(GError) local_error = NULL;
-      g_autoptr(GBytes) notes = zip_member (data, len, "word/footnotes.xml", name, &local_error);
-      xmlDocPtr ndoc = notes ? parse_xml (notes, name, NULL) : NULL;
+      g_autoptr(GBytes) notes_xml = zip_member (data, len, "word/footnotes.xml", name, &local_error);
+      xmlDocPtr ndoc = notes_xml ? parse_xml (notes_xml, name, NULL) : NULL;
 
       if (ndoc != NULL)
         {
@@ -574,13 +830,13 @@ extract_office (const char  *data,
 
               /* The separator lines are not notes. */
               if (is (n, "footnote") && type == NULL)
-                docx_walk (&out, n->children, 1);
+                docx_walk (&out, n->children, 1, FALSE);
               xmlFree (type);
             }
           xmlFreeDoc (ndoc);
         }
     }
-  return out_finish (&out, out_len);
+  return out_finish (&out, name, out_len, notes, error);
 }
 
 /* ------------------------------------------------------------- Markdown */
@@ -728,7 +984,7 @@ markdown_part (const char  *text,
   html = cmark_render_html (root, options, cmark_parser_get_syntax_extensions (parser));
   cmark_node_free (root);
   cmark_parser_free (parser);
-  out = extract_html (html, strlen (html), name, out_len, error);
+  out = extract_html (html, strlen (html), name, out_len, NULL, error);
   free (html); /* cmark's default allocator */
   return out;
 }
@@ -753,6 +1009,12 @@ extract_markdown (const char  *text,
           g_string_free (s, TRUE);
           return NULL;
         }
+      if (s->len + part_len > SIM_TEXT_MAX_TEXT_BYTES)
+        {
+          g_string_free (s, TRUE);
+          sim_text_set_too_long_error (error, name);
+          return NULL;
+        }
       /* Parts end at a paragraph: one blank line between them. */
       if (s->len > 0 && part_len > 0)
         {
@@ -769,12 +1031,13 @@ extract_markdown (const char  *text,
 /* -------------------------------------------------------------- entry */
 
 char *
-sim_markup_extract (SimFormat    format,
-                    const char  *data,
-                    gsize        len,
-                    const char  *name,
-                    gsize       *out_len,
-                    GError     **error)
+sim_markup_extract (SimFormat         format,
+                    const char       *data,
+                    gsize             len,
+                    const char       *name,
+                    gsize            *out_len,
+                    SimDocumentNotes *notes,
+                    GError          **error)
 {
   quiet_libxml ();
   switch (format)
@@ -782,10 +1045,10 @@ sim_markup_extract (SimFormat    format,
     case SIM_FORMAT_MARKDOWN:
       return extract_markdown (data, len, name, out_len, error);
     case SIM_FORMAT_HTML:
-      return extract_html (data, len, name, out_len, error);
+      return extract_html (data, len, name, out_len, notes, error);
     case SIM_FORMAT_DOCX:
     case SIM_FORMAT_ODT:
-      return extract_office (data, len, name, format, out_len, error);
+      return extract_office (data, len, name, format, out_len, notes, error);
     default:
       g_return_val_if_reached (NULL);
     }

@@ -22,14 +22,16 @@ SimFormat  sim_markup_detect_zip (const char  *data,
                                   gsize        len);
 /* The text of a document of @format (HTML, DOCX, ODT, or Markdown already
  * decoded to UTF-8), as sim_document_extract() gives it. */
-char      *sim_markup_extract    (SimFormat    format,
-                                  const char  *data,
-                                  gsize        len,
-                                  const char  *name,
-                                  gsize       *out_len,
-                                  GError     **error);
+char      *sim_markup_extract    (SimFormat         format,
+                                  const char       *data,
+                                  gsize             len,
+                                  const char       *name,
+                                  gsize            *out_len,
+                                  SimDocumentNotes *notes,
+                                  GError          **error);
 
 typedef SimFormat (*SimMarkupDetectFunc)  (const char *, gsize);
-typedef char *    (*SimMarkupExtractFunc) (SimFormat, const char *, gsize, const char *, gsize *, GError **);
+typedef char *    (*SimMarkupExtractFunc) (SimFormat, const char *, gsize, const char *, gsize *, SimDocumentNotes *,
+                                           GError **);
 
 G_END_DECLS

@@ -38,18 +38,82 @@ running_key (const char *line)
 
 #define RUNNING_LINES 2 /* lines at the top and at the bottom of a page that may repeat */
 
+/* The page's text as a reader sees it: characters drawn in white, in 2
+ * points or less, or off the page are left out (and counted in
+ * @n_hidden). Text drawn under an image stays: a scanned page's recognised
+ * text lies there. */
+static char *
+visible_page_text (PopplerPage *page,
+                   guint       *n_hidden)
+{
+  g_autofree char *text = poppler_page_get_text (page);
+  g_autofree guint8 *hidden = NULL;
+  PopplerRectangle *rects = NULL;
+  guint n_rects = 0;
+  double width = 0, height = 0;
+  glong n_chars;
+  GList *attrs;
+  GString *out;
+
+  if (text == NULL)
+    return NULL;
+  n_chars = g_utf8_strlen (text, -1);
+  hidden = g_new0 (guint8, n_chars + 1);
+  attrs = poppler_page_get_text_attributes (page);
+  for (GList *l = attrs; l; l = l->next)
+    {
+      const PopplerTextAttributes *a = l->data;
+      const gboolean white = a->color.red >= 0xf800 && a->color.green >= 0xf800 && a->color.blue >= 0xf800;
+
+      if (white || (a->font_size > 0 && a->font_size <= 2.0))
+        for (int i = MAX (a->start_index, 0); i <= a->end_index && i < n_chars; i++)
+          hidden[i] = 1;
+    }
+  poppler_page_free_text_attributes (attrs);
+  poppler_page_get_size (page, &width, &height);
+  if (poppler_page_get_text_layout (page, &rects, &n_rects))
+    {
+      for (guint i = 0; i < n_rects && i < (guint) n_chars; i++)
+        if (rects[i].x2 <= 0 || rects[i].y2 <= 0 || rects[i].x1 >= width || rects[i].y1 >= height)
+          hidden[i] = 1;
+      g_free (rects);
+    }
+
+  out = g_string_sized_new (strlen (text));
+  {
+    glong i = 0;
+
+    for (const char *p = text; *p; p = g_utf8_next_char (p), i++)
+      {
+        const gunichar c = g_utf8_get_char (p);
+
+        /* Line breaks and spaces are layout, not text to hide. */
+        if (hidden[i] && !g_unichar_isspace (c))
+          {
+            (*n_hidden)++;
+            continue;
+          }
+        g_string_append_unichar (out, c);
+      }
+  }
+  return g_string_free (out, FALSE);
+}
+
 char *
-sim_pdf_extract_text (const char  *data,
-                      gsize        len,
-                      const char  *name,
-                      gsize       *out_len,
-                      GError     **error)
+sim_pdf_extract_text (const char       *data,
+                      gsize             len,
+                      const char       *name,
+                      gsize            *out_len,
+                      SimDocumentNotes *notes,
+                      GError          **error)
 {
   g_autoptr(GBytes) bytes = g_bytes_new_static (data, len);
   g_autoptr(GError) local_error = NULL;
   PopplerDocument *doc = poppler_document_new_from_bytes (bytes, NULL, &local_error);
   g_autoptr(GPtrArray) pages = g_ptr_array_new_with_free_func ((GDestroyNotify) g_strfreev);
   g_autoptr(GHashTable) counts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  guint n_hidden = 0;
+  gsize n_text = 0;
   GString *s;
   int n_pages;
 
@@ -67,7 +131,7 @@ sim_pdf_extract_text (const char  *data,
   for (int i = 0; i < n_pages; i++)
     {
       PopplerPage *page = poppler_document_get_page (doc, i);
-      g_autofree char *text = page ? poppler_page_get_text (page) : NULL;
+      g_autofree char *text = page ? visible_page_text (page, &n_hidden) : NULL;
       char **lines = g_strsplit (text ? text : "", "\n", -1);
       const guint n = g_strv_length (lines);
       g_autoptr(GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
@@ -88,8 +152,24 @@ sim_pdf_extract_text (const char  *data,
           }
       g_ptr_array_add (pages, lines);
       g_clear_object (&page);
+      /* Bounded while reading: a 5,000-page PDF stops at the limit. */
+      n_text += text ? strlen (text) : 0;
+      if (n_text > SIM_TEXT_MAX_TEXT_BYTES)
+        {
+          g_object_unref (doc);
+          sim_text_set_too_long_error (error, name);
+          return NULL;
+        }
     }
   g_object_unref (doc);
+  if (notes != NULL && n_hidden > 0)
+    {
+      /* Where: the pages are joined below, running lines dropped, so the
+       * span said is the whole text. */
+      notes->n_hidden += n_hidden;
+      notes->hidden_start = 0;
+      notes->hidden_end = G_MAXUINT32;
+    }
 
   s = g_string_new (NULL);
   for (guint i = 0; i < pages->len; i++)

@@ -10,6 +10,7 @@
 
 #include <glib.h>
 
+#include "sim-document.h"
 #include "sim-export.h"
 
 G_BEGIN_DECLS
@@ -18,18 +19,19 @@ G_BEGIN_DECLS
 
 /* The text of a PDF (sim_document_extract()'s PDF reader): running headers,
  * footers and page numbers left out, words broken at line ends joined. */
-char     *sim_pdf_extract_text (const char      *data,
-                                gsize            len,
-                                const char      *name,
-                                gsize           *out_len,
-                                GError         **error);
+char     *sim_pdf_extract_text (const char       *data,
+                                gsize             len,
+                                const char       *name,
+                                gsize            *out_len,
+                                SimDocumentNotes *notes,
+                                GError          **error);
 /* sim_export_pdf_file_on(). */
 gboolean  sim_pdf_write_report (const SimReport *report,
                                 const char      *path,
                                 SimPaper         paper,
                                 GError         **error);
 
-typedef char *   (*SimPdfExtractFunc) (const char *, gsize, const char *, gsize *, GError **);
+typedef char *   (*SimPdfExtractFunc) (const char *, gsize, const char *, gsize *, SimDocumentNotes *, GError **);
 typedef gboolean (*SimPdfWriteFunc)   (const SimReport *, const char *, SimPaper, GError **);
 
 G_END_DECLS

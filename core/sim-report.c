@@ -57,6 +57,16 @@ _sim_report_new (const char              *text,
   report->sources = g_array_new (FALSE, FALSE, sizeof (SimReportSource));
   report->excluded = g_array_new (FALSE, FALSE, sizeof (SimExcludedSpan));
   report->suspicious = g_array_new (FALSE, FALSE, sizeof (SimSuspicious));
+  /* The disguises are in the text itself: every report says them. */
+  {
+    SimDisguises d;
+
+    sim_text_find_disguises (report->text, -1, &d);
+    sim_report_add_suspicious (report, &(SimSuspicious) { SIM_SUSPICIOUS_LOOKALIKE, d.n_lookalikes,
+                                                          d.lookalike_start, d.lookalike_end });
+    sim_report_add_suspicious (report, &(SimSuspicious) { SIM_SUSPICIOUS_INVISIBLE, d.n_invisible,
+                                                          d.invisible_start, d.invisible_end });
+  }
   return report;
 }
 

@@ -228,6 +228,85 @@ class CliTest(unittest.TestCase):
         r = self.run_cli("check", "-", "-", stdin=b"x")
         self.assertEqual(r.returncode, 1)
 
+    def test_output_dir_keeps_a_report_for_each_input_of_the_same_name(self):
+        self.add_docs()
+        a = self.write("a/essay.txt", EN)
+        b = self.write("b/essay.txt", "Nothing copied at all in this little note of mine.")
+        out = os.path.join(self.dir, "results")
+        r = self.run_cli("check", "--output-dir", out, a, b)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(sorted(os.listdir(out)), ["essay-2.json", "essay.json"])
+        files = {}
+        for name in os.listdir(out):
+            with open(os.path.join(out, name), encoding="utf-8") as f:
+                files[json.load(f)["file"]] = name
+        self.assertEqual(files, {a: "essay.json", b: "essay-2.json"})
+
+    def test_devices_pipes_and_stdin_are_read_within_the_limit(self):
+        self.add_docs()
+        limit = None
+        if "ASAN_OPTIONS" not in os.environ:
+            import resource
+            limit = lambda: resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+        r = subprocess.run([CLI, "check", "/dev/zero"], capture_output=True, env=self.env, timeout=60,
+                           preexec_fn=limit)
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn(b"/dev/zero is too large", r.stderr)
+        self.assertIn(b"50 MB", r.stderr)
+        big = (EN + "\n").encode() * ((51 << 20) // len(EN))
+        r = self.run_cli("check", "-", stdin=big)
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn(b"standard input is too large", r.stderr)
+        # Under the file limit, over the text limit: refused by the text's size.
+        r = self.run_cli("check", "-", stdin=big[:13 << 20])
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn(b"MB of text", r.stderr)
+
+    def test_nul_bytes_are_called_nul_bytes(self):
+        self.add_docs()
+        essay = self.write("essay.txt", EN.replace(". ", ".\0 ", 2).encode())
+        r = self.run_cli("check", essay)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn(b"2 NUL bytes were replaced", r.stderr)
+        self.assertNotIn(b"invalid UTF-8", r.stderr)
+
+    def test_hidden_text_in_a_docx_is_left_out_and_reported(self):
+        import zipfile
+        self.add_docs()
+        words = EN.split(" ")
+        runs = "".join(f'<w:r><w:t xml:space="preserve">{w} </w:t></w:r>'
+                       f'<w:r><w:rPr><w:vanish/></w:rPr><w:t xml:space="preserve">junk{i} </w:t></w:r>'
+                       for i, w in enumerate(words))
+        path = os.path.join(self.dir, "hidden.docx")
+        with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+            z.writestr("word/document.xml",
+                       '<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main">'
+                       f"<w:body><w:p>{runs}</w:p></w:body></w:document>")
+        r = self.run_cli("check", "--json", path)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        report = json.loads(r.stdout)
+        self.assertEqual(report["similarity"], 1.0)
+        hidden = [x for x in report["suspicious"] if x["kind"] == "hidden-text"]
+        self.assertEqual(len(hidden), 1)
+        self.assertEqual(hidden[0]["count"], sum(len(f"junk{i}") for i in range(len(words))))
+        r = self.run_cli("check", path)
+        self.assertIn(b"characters of hidden text in the file", r.stdout)
+
+    def test_file_names_reach_no_terminal_raw(self):
+        evil = self.write("docs/evil\x1b]0;pwned\x07.bin", b"\x00\x01\x02\x03" * 100)
+        r = self.run_cli("corpus", "add", self.docs)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertNotIn(b"\x1b", r.stderr)
+        self.assertIn(b"evil\\x1b]0;pwned\\x07.bin", r.stderr)
+        essay = self.write("in/essay\x1b[2J.txt", EN)
+        missing = os.path.join(self.dir, "in", "gone\x1b[2J.txt")
+        r = self.run_cli("check", essay, missing)
+        self.assertEqual(r.returncode, 2)
+        for stream in (r.stdout, r.stderr):
+            self.assertNotIn(b"\x1b", stream)
+        self.assertIn(b"== " + essay.replace("\x1b", "\\x1b").encode() + b" ==", r.stdout)
+        self.assertIn(b"gone\\x1b[2J.txt", r.stderr)
+
     def docx(self, name, paragraphs):
         import zipfile
         path = os.path.join(self.dir, name)

@@ -497,6 +497,201 @@ test_refused_files_say_why (void **state)
   }
 }
 
+/* Text a reader does not see is left out and counted: a DOCX with a junk
+ * word hidden (w:vanish), in white and in 1 point between the words of a
+ * copy; white on a shaded cell is seen and kept. */
+static void
+test_docx_hidden_text_is_left_out (void **state)
+{
+  const char *words[] = { "The", "lighthouse", "keeper", "climbed", "the", "spiral", "stairs", NULL };
+  const char *junk[] = { "<w:vanish/>", "<w:color w:val=\"FFFFFF\"/>", "<w:sz w:val=\"2\"/>" };
+  GString *xml = g_string_new ("<?xml version=\"1.0\"?><w:document " W "><w:body><w:p>");
+  g_autoptr(GError) error = NULL;
+  SimDocumentNotes notes = { 0 };
+  g_autofree char *path = NULL, *text = NULL;
+  g_autofree char *body = NULL;
+
+  for (guint i = 0; words[i]; i++)
+    g_string_append_printf (xml, "<w:r><w:t xml:space=\"preserve\">%s </w:t></w:r>"
+                                 "<w:r><w:rPr>%s</w:rPr><w:t xml:space=\"preserve\">zqx%u </w:t></w:r>",
+                            words[i], junk[i % 3], i);
+  g_string_append (xml, "</w:p><w:tbl><w:tr><w:tc><w:tcPr><w:shd w:val=\"clear\" w:fill=\"1F3864\"/></w:tcPr>"
+                        "<w:p><w:r><w:rPr><w:color w:val=\"FFFFFF\"/></w:rPr><w:t>Heading on dark blue</w:t></w:r></w:p>"
+                        "</w:tc></w:tr></w:tbl><w:p><w:r><w:rPr><w:vanish w:val=\"0\"/></w:rPr>"
+                        "<w:t>Shown again</w:t></w:r></w:p></w:body></w:document>");
+  body = g_string_free (xml, FALSE);
+  {
+    const char *members[] = { "word/document.xml", body, NULL };
+
+    path = make_zip (*state, "hidden.docx", members, 0);
+  }
+  text = sim_document_load (path, NULL, NULL, &notes, &error);
+  assert_non_null (text);
+  assert_string_equal (text, "The lighthouse keeper climbed the spiral stairs\n\nHeading on dark blue\n\nShown again\n");
+  assert_int_equal (notes.n_hidden, 7 * 4);  /* "zqxN", the spaces between words not counted */
+  assert_true (notes.hidden_start < notes.hidden_end);
+  assert_true (notes.hidden_end <= 48);  /* just past "stairs " */
+}
+
+/* ODT: a span in a hidden style (text:display="none"), a white one, and a
+ * paragraph marked hidden are left out. */
+static void
+test_odt_hidden_text_is_left_out (void **state)
+{
+  const char *members[] = {
+    "mimetype", "application/vnd.oasis.opendocument.text",
+    "content.xml",
+    "<?xml version=\"1.0\" encoding=\"UTF-8\"?>"
+    "<office:document-content xmlns:office=\"urn:oasis:names:tc:opendocument:xmlns:office:1.0\" "
+    "xmlns:style=\"urn:oasis:names:tc:opendocument:xmlns:style:1.0\" "
+    "xmlns:fo=\"urn:oasis:names:tc:opendocument:xmlns:xsl-fo-compatible:1.0\" "
+    "xmlns:text=\"urn:oasis:names:tc:opendocument:xmlns:text:1.0\">"
+    "<office:automatic-styles>"
+    "<style:style style:name=\"T1\" style:family=\"text\"><style:text-properties text:display=\"none\"/></style:style>"
+    "<style:style style:name=\"T2\" style:family=\"text\"><style:text-properties fo:color=\"#ffffff\"/></style:style>"
+    "<style:style style:name=\"T3\" style:family=\"text\"><style:text-properties fo:color=\"#ffffff\" "
+    "fo:background-color=\"#000080\"/></style:style>"
+    "</office:automatic-styles><office:body><office:text>"
+    "<text:p>The lighthouse <text:span text:style-name=\"T1\">qqq </text:span>keeper "
+    "<text:span text:style-name=\"T2\">zzz </text:span>climbed <text:span text:style-name=\"T3\">up</text:span></text:p>"
+    "<text:p><text:hidden-paragraph text:is-hidden=\"true\"/>A whole hidden paragraph.</text:p>"
+    "</office:text></office:body></office:document-content>",
+    NULL
+  };
+  g_autofree char *path = make_zip (*state, "hidden.odt", members, 0);
+  g_autoptr(GError) error = NULL;
+  SimDocumentNotes notes = { 0 };
+  g_autofree char *text = sim_document_load (path, NULL, NULL, &notes, &error);
+
+  assert_non_null (text);
+  assert_string_equal (text, "The lighthouse keeper climbed up\n");
+  assert_int_equal (notes.n_hidden, 3 + 3 + 22);  /* "qqq", "zzz", the paragraph without spaces */
+}
+
+/* A PDF with junk words drawn in white, in 1 point and off the page
+ * between the words of its text: what a reader sees is read. */
+static void
+test_pdf_hidden_text_is_left_out (void **state)
+{
+  g_autofree char *path = g_build_filename (*state, "hidden.pdf", NULL);
+  cairo_surface_t *surface = cairo_pdf_surface_create (path, 400, 300);
+  cairo_t *cr = cairo_create (surface);
+  PangoLayout *layout = pango_cairo_create_layout (cr);
+  PangoFontDescription *desc = pango_font_description_from_string ("Sans 10");
+  g_autoptr(GError) error = NULL;
+  SimDocumentNotes notes = { 0 };
+  g_autofree char *text = NULL;
+
+  pango_layout_set_font_description (layout, desc);
+  pango_layout_set_text (layout, ESSAY_1, -1);
+  pango_layout_set_width (layout, 360 * PANGO_SCALE);
+  cairo_move_to (cr, 20, 40);
+  pango_cairo_show_layout (cr, layout);
+  /* White, tiny, off the page. */
+  cairo_set_source_rgb (cr, 1, 1, 1);
+  pango_layout_set_text (layout, "whitejunkwords", -1);
+  cairo_move_to (cr, 20, 120);
+  pango_cairo_show_layout (cr, layout);
+  cairo_set_source_rgb (cr, 0, 0, 0);
+  pango_font_description_set_size (desc, 1 * PANGO_SCALE);
+  pango_layout_set_font_description (layout, desc);
+  pango_layout_set_text (layout, "tinyjunkwords", -1);
+  cairo_move_to (cr, 20, 160);
+  pango_cairo_show_layout (cr, layout);
+  pango_font_description_set_size (desc, 10 * PANGO_SCALE);
+  pango_layout_set_font_description (layout, desc);
+  pango_layout_set_text (layout, "offpagejunk", -1);
+  cairo_move_to (cr, 20, 900);
+  pango_cairo_show_layout (cr, layout);
+  cairo_show_page (cr);
+  pango_font_description_free (desc);
+  g_object_unref (layout);
+  cairo_destroy (cr);
+  cairo_surface_finish (surface);
+  cairo_surface_destroy (surface);
+
+  text = sim_document_load (path, NULL, NULL, &notes, &error);
+  assert_non_null (text);
+  assert_non_null (strstr (text, "lighthouse keeper"));
+  assert_null (strstr (text, "junk"));
+  /* Poppler leaves out what lies off the page itself: white and tiny are counted. */
+  assert_true (notes.n_hidden >= strlen ("whitejunkwords") + strlen ("tinyjunkwords"));
+}
+
+/* Inputs built to take the machine are refused or read within bounds: an
+ * entity expanded 50,000 times, a DOCX whose text passes the limit, pages
+ * nested past any parser's depth (their text is read whole). */
+static void
+test_hostile_documents_stay_bounded (void **state)
+{
+  g_autoptr(GError) error = NULL;
+
+  /* The billion laughs, small: refused for its document type. */
+  {
+    GString *xml = g_string_new ("<?xml version=\"1.0\"?><!DOCTYPE d [<!ENTITY a \"");
+    g_autofree char *path = NULL, *body = NULL;
+
+    for (guint i = 0; i < 50; i++)
+      g_string_append (xml, "copied text ");
+    g_string_append (xml, "\">]><w:document " W "><w:body><w:p><w:r><w:t>");
+    for (guint i = 0; i < 50000; i++)
+      g_string_append (xml, "&a;");
+    g_string_append (xml, "</w:t></w:r></w:p></w:body></w:document>");
+    body = g_string_free (xml, FALSE);
+    {
+      const char *members[] = { "word/document.xml", body, NULL };
+
+      path = make_zip (*state, "entities.docx", members, 0);
+    }
+    assert_null (sim_document_load (path, NULL, NULL, NULL, &error));
+    assert_true (g_error_matches (error, SIM_ERROR, SIM_ERROR_NOT_TEXT));
+    assert_non_null (strstr (error->message, "document type"));
+    g_clear_error (&error);
+  }
+  /* More text than the limit, in a zip a fraction of its size. */
+  {
+    GString *xml = g_string_new ("<?xml version=\"1.0\"?><w:document " W "><w:body>");
+    g_autofree char *path = NULL, *body = NULL;
+
+    while (xml->len < 2 * SIM_TEXT_MAX_TEXT_BYTES)
+      g_string_append (xml, "<w:p><w:r><w:t>The lighthouse keeper climbed the spiral stairs again.</w:t></w:r></w:p>");
+    g_string_append (xml, "</w:body></w:document>");
+    body = g_string_free (xml, FALSE);
+    {
+      const char *members[] = { "word/document.xml", body, NULL };
+
+      path = make_zip (*state, "long.docx", members, 0);
+    }
+    assert_null (sim_document_load (path, NULL, NULL, NULL, &error));
+    assert_true (g_error_matches (error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT));
+    assert_non_null (strstr (error->message, "long.docx"));
+    assert_non_null (strstr (error->message, "MB of text"));
+    g_clear_error (&error);
+  }
+  /* 300 unclosed <font> tags, and 3,000 nested <div>s: all the text read. */
+  {
+    GString *html = g_string_new ("<html><body>");
+    g_autofree char *path = NULL, *text = NULL;
+
+    for (guint i = 0; i < 300; i++)
+      g_string_append (html, "<font face=\"Arial\">");
+    g_string_append (html, ESSAY_1 " ");
+    for (guint i = 0; i < 3000; i++)
+      g_string_append (html, "<div>");
+    g_string_append (html, ESSAY_2);
+    for (guint i = 0; i < 3000; i++)
+      g_string_append (html, "</div>");
+    g_string_append (html, "<p>" ESSAY_3 "</p></body></html>");
+    path = sim_test_write_file (*state, "deep.html", html->str, html->len);
+    g_string_free (html, TRUE);
+    text = sim_document_load (path, NULL, NULL, NULL, &error);
+    assert_non_null (text);
+    assert_non_null (strstr (text, ESSAY_1));
+    assert_non_null (strstr (text, ESSAY_2));
+    assert_non_null (strstr (text, ESSAY_3));
+  }
+}
+
 /* One essay found alike in every format: similarity within 3 points of the
  * plain text's, and nothing of the markup flagged. */
 static void
@@ -670,6 +865,10 @@ main (void)
     cmocka_unit_test_setup_teardown (test_markdown_large_and_hostile, setup, teardown),
     cmocka_unit_test_setup_teardown (test_pdf_reading_order_without_running_headers, setup, teardown),
     cmocka_unit_test_setup_teardown (test_refused_files_say_why, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_docx_hidden_text_is_left_out, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_odt_hidden_text_is_left_out, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_pdf_hidden_text_is_left_out, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_hostile_documents_stay_bounded, setup, teardown),
     cmocka_unit_test_setup_teardown (test_every_format_checks_like_the_text, setup, teardown),
     cmocka_unit_test_setup_teardown (test_office_suite_documents_check_like_the_text, setup, teardown),
   };
