@@ -8,6 +8,7 @@
 #include <json-glib/json-glib.h>
 
 #include "sim-cross.h"
+#include "sim-file-walk.h"
 #include "sim-document.h"
 #include "sim-fingerprint.h"
 #include "sim-parallel.h"
@@ -813,46 +814,6 @@ sim_cross_to_html (GArray            *pairs,
 
 /* ------------------------------------------------------------ documents */
 
-static int
-compare_strings (gconstpointer a,
-                 gconstpointer b)
-{
-  return strcmp (*(const char *const *) a, *(const char *const *) b);
-}
-
-/* Regular files under @path (itself if a file), hidden entries skipped, in
- * name order. */
-static void
-collect_files (const char *path,
-               GPtrArray  *out,
-               guint       depth)
-{
-  g_autoptr(GDir) dir = NULL;
-  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
-  const char *name;
-
-  if (!g_file_test (path, G_FILE_TEST_IS_DIR))
-    {
-      g_ptr_array_add (out, g_strdup (path));
-      return;
-    }
-  if (depth > 64 || (dir = g_dir_open (path, 0, NULL)) == NULL)
-    return;
-  while ((name = g_dir_read_name (dir)) != NULL)
-    if (name[0] != '.')
-      g_ptr_array_add (names, g_build_filename (path, name, NULL));
-  g_ptr_array_sort (names, compare_strings);
-  for (guint i = 0; i < names->len; i++)
-    {
-      const char *child = g_ptr_array_index (names, i);
-
-      if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
-        collect_files (child, out, depth + 1);
-      else if (g_file_test (child, G_FILE_TEST_IS_REGULAR))
-        g_ptr_array_add (out, g_strdup (child));
-    }
-}
-
 void
 sim_cross_documents_free (SimCrossDocuments *docs)
 {
@@ -884,7 +845,7 @@ sim_cross_documents_load (const char *const  *paths,
   docs->n_chars = g_array_new (FALSE, FALSE, sizeof (guint32));
   docs->failures = g_ptr_array_new_with_free_func (g_free);
   for (guint i = 0; paths[i] != NULL; i++)
-    collect_files (paths[i], files, 0);
+    sim_file_walk (paths[i], files, docs->failures);
   for (guint i = 0; i < files->len; i++)
     {
       g_autoptr(GError) local_error = NULL;

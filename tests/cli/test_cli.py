@@ -307,6 +307,26 @@ class CliTest(unittest.TestCase):
         self.assertIn(b"== " + essay.replace("\x1b", "\\x1b").encode() + b" ==", r.stdout)
         self.assertIn(b"gone\\x1b[2J.txt", r.stderr)
 
+    def test_cross_walks_folders_as_corpus_add_does(self):
+        # A link in the class folder to a file outside it is not read (run as
+        # root it once put /etc/shadow in the report); a link inside is.
+        cls = os.path.join(self.dir, "class")
+        self.write("class/a.txt", EN)
+        self.write("class/b.txt", EN)
+        secret = self.write("outside/secret.txt", "ZQXJSECRET " + EN)
+        os.symlink(secret, os.path.join(cls, "c.txt"))
+        os.symlink(os.path.join(cls, "a.txt"), os.path.join(cls, "d.txt"))
+        html = os.path.join(self.dir, "class.html")
+        r = self.run_cli("cross", "--json", "--html", html, cls)
+        # Checked, and exit 2 as for any file left out.
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn(b"c.txt: skipped: a link to a file outside the folder", r.stderr)
+        self.assertNotIn(b"ZQXJSECRET", r.stdout)
+        with open(html, "rb") as f:
+            self.assertNotIn(b"ZQXJSECRET", f.read())
+        names = {os.path.basename(d["path"]) for d in json.loads(r.stdout)["documents"]}
+        self.assertEqual(names, {"a.txt", "b.txt", "d.txt"})
+
     def docx(self, name, paragraphs):
         import zipfile
         path = os.path.join(self.dir, name)
