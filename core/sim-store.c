@@ -173,6 +173,13 @@ sim_store_open (const char  *path,
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, _("No store at %s"), path);
       return NULL;
     }
+  if (!read_only && sim_store_path_is_read_only (path))
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_STORE,
+                   _("The store %s is read-only (a read-only disk, or no permission to write it or its "
+                     "folder): it can be checked against and listed, but not changed"), path);
+      return NULL;
+    }
   if (!read_only)
     {
       g_autofree char *dir = g_path_get_dirname (path);
@@ -205,11 +212,11 @@ sim_store_open (const char  *path,
   sqlite3_extended_result_codes (store->db, 1);
 
   rc = read_user_version (store, &user_version);
-  if (read_only && (rc & 0xff) == SQLITE_READONLY)
+  if (read_only && ((rc & 0xff) == SQLITE_READONLY || (rc & 0xff) == SQLITE_CANTOPEN))
     {
-      /* A store in WAL mode that we may not write (a read-only file or
-       * folder) cannot get its shared-memory file: read it as a file that
-       * does not change under us. */
+      /* A store in WAL mode that we may not write (a read-only file,
+       * folder or disk) cannot get its shared-memory file: read it as a
+       * file that does not change under us. */
       g_autofree char *uri = g_filename_to_uri (path, NULL, NULL);
       g_autofree char *immutable = uri ? g_strconcat (uri, "?immutable=1", NULL) : NULL;
 

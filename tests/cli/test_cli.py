@@ -731,6 +731,32 @@ class CliTest(unittest.TestCase):
         finally:
             os.chmod(self.dir, 0o755)
 
+    def test_store_on_a_read_only_disk_is_checked_and_says_read_only(self):
+        if os.geteuid() != 0:
+            self.skipTest("mounting a read-only disk needs root (CI runs as root)")
+        mnt = os.path.join(self.dir, "mnt")
+        os.makedirs(mnt)
+        subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64m", "simhound-test", mnt], check=True)
+        try:
+            store = os.path.join(mnt, "store.db")
+            env = dict(self.env, SIMHOUND_STORE=store)
+            r = self.run_cli("corpus", "add", self.docs, env=env)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            subprocess.run(["mount", "-o", "remount,ro", mnt], check=True)
+            essay = self.write("essay.txt", EN)
+            r = self.run_cli("corpus", "list", env=env)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn(b"2 documents", r.stdout)
+            r = self.run_cli("check", "--json", essay, env=env)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(json.loads(r.stdout)["similarity"], 1.0)
+            r = self.run_cli("corpus", "add", essay, env=env)
+            self.assertEqual(r.returncode, 2)
+            self.assertIn(b"is read-only", r.stderr)
+            self.assertNotIn(b"unable to open database file", r.stderr)
+        finally:
+            subprocess.run(["umount", mnt])
+
     def test_repeated_text_keeps_memory_and_time_bounded(self):
         sentence = "The committee shall meet on the first Monday of every month at the town hall. "
         self.write("docs/form.txt", sentence * 20000)
