@@ -377,11 +377,73 @@ corpus_set (int argc, char **argv)
   return EXIT_OK;
 }
 
+/* The damage found and what was done about it; TRUE when nothing is left
+ * damaged. */
+static gboolean
+print_repair (const SimRepairResult *result,
+              gboolean               repaired)
+{
+  for (guint i = 0; i < result->damaged->len && !repaired; i++)
+    {
+      g_autofree char *shown = for_terminal (g_ptr_array_index (result->damaged, i));
+
+      g_print (_("damaged: %s\n"), shown);
+    }
+  for (guint i = 0; i < result->healed->len; i++)
+    {
+      g_autofree char *shown = for_terminal (g_ptr_array_index (result->healed, i));
+
+      g_print (_("read again from its unchanged file: %s\n"), shown);
+    }
+  for (guint i = 0; i < result->set_aside->len; i++)
+    {
+      g_autofree char *shown = for_terminal (g_ptr_array_index (result->set_aside, i));
+
+      g_print (_("set aside (add the file again to restore it): %s\n"), shown);
+    }
+  if (result->index_damage != NULL)
+    {
+      g_autofree char *shown = for_terminal (result->index_damage);
+
+      g_print (_("index files or statistics: %s\n"), shown);
+    }
+  return repaired || (result->damaged->len == 0 && result->index_damage == NULL);
+}
+
+static int
+corpus_verify (int argc, char **argv)
+{
+  g_autoptr(GOptionContext) context = g_option_context_new (_("— read every stored text and index file and say what is damaged"));
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SimRepairResult) result = NULL;
+
+  g_option_context_add_main_entries (context, store_entries, GETTEXT_PACKAGE);
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    return usage_error (context, error->message);
+  if (argc > 1)
+    return usage_error (context, _("corpus verify takes no arguments"));
+  if (!g_file_test (resolve_store (), G_FILE_TEST_EXISTS))
+    {
+      g_printerr (_("simhound-cli: no store at %s\n"), resolve_store ());
+      return EXIT_ERROR;
+    }
+  if ((result = sim_corpus_verify (resolve_store (), &error)) == NULL)
+    return fail (error);
+  if (!print_repair (result, FALSE))
+    {
+      g_print (_("The store %s is damaged: “simhound-cli corpus rebuild” mends it\n"), resolve_store ());
+      return EXIT_ERROR;
+    }
+  g_print (_("%u texts read whole; the store %s is sound\n"), result->n_sound, resolve_store ());
+  return EXIT_OK;
+}
+
 static int
 corpus_rebuild (int argc, char **argv)
 {
-  g_autoptr(GOptionContext) context = g_option_context_new (_("— recompute every fingerprint from the stored texts"));
+  g_autoptr(GOptionContext) context = g_option_context_new (_("— mend the store: damaged texts read again or set aside, every fingerprint recomputed"));
   g_autoptr(GError) error = NULL;
+  g_autoptr(SimRepairResult) result = NULL;
 
   g_option_context_add_main_entries (context, store_entries, GETTEXT_PACKAGE);
   if (!g_option_context_parse (context, &argc, &argv, &error))
@@ -393,8 +455,9 @@ corpus_rebuild (int argc, char **argv)
       g_printerr (_("simhound-cli: no store at %s\n"), resolve_store ());
       return EXIT_ERROR;
     }
-  if (!sim_corpus_rebuild (resolve_store (), &error))
+  if ((result = sim_corpus_rebuild (resolve_store (), &error)) == NULL)
     return fail (error);
+  print_repair (result, TRUE);
   g_print (_("Rebuilt the fingerprints of %s\n"), resolve_store ());
   return EXIT_OK;
 }
@@ -414,7 +477,9 @@ corpus_command (int argc, char **argv)
     return corpus_set (argc - 1, argv + 1);
   if (argc >= 2 && g_str_equal (argv[1], "rebuild"))
     return corpus_rebuild (argc - 1, argv + 1);
-  g_printerr (_("Usage: simhound-cli corpus add|rescan|list|remove|set|rebuild …\n"));
+  if (argc >= 2 && g_str_equal (argv[1], "verify"))
+    return corpus_verify (argc - 1, argv + 1);
+  g_printerr (_("Usage: simhound-cli corpus add|rescan|list|remove|set|rebuild|verify …\n"));
   return EXIT_USAGE;
 }
 

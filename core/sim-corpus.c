@@ -153,21 +153,171 @@ fail:
   return FALSE;
 }
 
-gboolean
+void
+sim_repair_result_free (SimRepairResult *result)
+{
+  if (result == NULL)
+    return;
+  g_clear_pointer (&result->damaged, g_ptr_array_unref);
+  g_clear_pointer (&result->healed, g_ptr_array_unref);
+  g_clear_pointer (&result->set_aside, g_ptr_array_unref);
+  g_clear_pointer (&result->index_damage, g_free);
+  g_free (result);
+}
+
+static SimRepairResult *
+repair_result_new (void)
+{
+  SimRepairResult *result = g_new0 (SimRepairResult, 1);
+
+  result->damaged = g_ptr_array_new_with_free_func (g_free);
+  result->healed = g_ptr_array_new_with_free_func (g_free);
+  result->set_aside = g_ptr_array_new_with_free_func (g_free);
+  return result;
+}
+
+/* The text of @doc's file as it was added: NULL (and @why) when the file
+ * is gone or changed. (transfer full) */
+static GBytes *
+read_unchanged (const SimStoreDocument  *doc,
+                char                   **why)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *data = NULL, *hash = NULL, *text = NULL;
+  gsize len = 0, text_len = 0;
+  XXH128_hash_t h;
+
+  if ((data = sim_text_read_file (doc->path, &len, &error)) == NULL)
+    {
+      *why = g_strdup_printf (_("its file cannot be read again: %s"), error->message);
+      return NULL;
+    }
+  h = XXH3_128bits (data, len);
+  hash = g_strdup_printf ("%016" G_GINT64_MODIFIER "x%016" G_GINT64_MODIFIER "x", h.high64, h.low64);
+  if (!g_str_equal (hash, doc->content_hash))
+    {
+      *why = g_strdup (_("its file has changed since it was added"));
+      return NULL;
+    }
+  if ((text = sim_document_extract (data, len, doc->path, NULL, &text_len, NULL, &error)) == NULL)
+    {
+      *why = g_strdup_printf (_("its file cannot be read again: %s"), error->message);
+      return NULL;
+    }
+  return sim_store_pack_text (text, text_len);
+}
+
+/* Reads every stored text whole. With @repair (a store open for writing),
+ * a damaged one is read again from its file when that is there and
+ * unchanged, and set aside otherwise; a sound one packed before texts had
+ * checksums gets one. */
+static gboolean
+check_texts (SimStore         *store,
+             gboolean          repair,
+             SimRepairResult  *result,
+             GError          **error)
+{
+  g_autoptr(GPtrArray) docs = NULL;
+
+  if (repair && !sim_store_begin (store, error))
+    return FALSE;
+  if ((docs = sim_store_list (store, error)) == NULL)
+    goto fail;
+  for (guint i = 0; i < docs->len; i++)
+    {
+      const SimStoreDocument *doc = g_ptr_array_index (docs, i);
+      g_autoptr(GError) local_error = NULL;
+      g_autoptr(GBytes) again = NULL;
+      g_autofree char *why = NULL;
+      g_autofree char *text = NULL;
+      gsize len = 0;
+
+      switch (sim_store_verify_text (store, doc->id, &local_error))
+        {
+        case SIM_STORE_TEXT_SOUND:
+          result->n_sound++;
+          continue;
+        case SIM_STORE_TEXT_UNCHECKED:
+          result->n_sound++;
+          if (!repair)
+            continue;
+          /* Packed again, now with a checksum. */
+          if ((text = sim_store_dup_text (store, doc->id, &len, error)) == NULL)
+            goto fail;
+          again = sim_store_pack_text (text, len);
+          if (!sim_store_replace_text (store, doc->id, again, error))
+            goto fail;
+          result->n_upgraded++;
+          continue;
+        case SIM_STORE_TEXT_UNREADABLE:
+          g_propagate_error (error, g_steal_pointer (&local_error));
+          goto fail;
+        case SIM_STORE_TEXT_DAMAGED:
+        default:
+          break;
+        }
+      g_ptr_array_add (result->damaged, g_strdup_printf (_("document %lld, %s: its stored text is damaged"),
+                                                         (long long) doc->id, doc->path));
+      if (!repair)
+        continue;
+      if ((again = read_unchanged (doc, &why)) != NULL)
+        {
+          if (!sim_store_replace_text (store, doc->id, again, error))
+            goto fail;
+          g_ptr_array_add (result->healed, g_strdup (doc->path));
+        }
+      else
+        {
+          if (!sim_store_set_aside (store, doc->id, why, error))
+            goto fail;
+          g_ptr_array_add (result->set_aside, g_strdup_printf ("%s: %s", doc->path, why));
+        }
+    }
+  return !repair || sim_store_commit (store, error);
+
+fail:
+  if (repair)
+    sim_store_rollback (store);
+  return FALSE;
+}
+
+SimRepairResult *
+sim_corpus_verify (const char  *path,
+                   GError     **error)
+{
+  g_autoptr(SimRepairResult) result = repair_result_new ();
+  g_autoptr(SimStore) store = sim_store_open (path, TRUE, error);
+  g_autoptr(GError) local_error = NULL;
+  g_autoptr(SimCorpus) corpus = NULL;
+
+  if (store == NULL || !check_texts (store, FALSE, result, error))
+    return NULL;
+  /* The index files and the statistics: what opening the corpus reads and checks. */
+  g_clear_pointer (&store, sim_store_free);
+  corpus = sim_corpus_open (path, TRUE, &local_error);
+  if (corpus == NULL)
+    result->index_damage = g_strdup (local_error->message);
+  return g_steal_pointer (&result);
+}
+
+SimRepairResult *
 sim_corpus_rebuild (const char  *path,
                     GError     **error)
 {
   SimCorpus corpus = { 0 };
+  g_autoptr(SimRepairResult) result = repair_result_new ();
   g_autofree char *normalize = NULL;
   gboolean ok;
 
   corpus.store = sim_store_open (path, FALSE, error);
   if (corpus.store == NULL)
-    return FALSE;
+    return NULL;
   normalize = sim_store_dup_meta (corpus.store, "normalize", NULL);
   corpus.flags = normalize == NULL || g_str_equal (normalize, "t2s") ? SIM_NORMALIZE_FOLD_T2S
                                                                      : SIM_NORMALIZE_DEFAULT;
-  ok = corpus_rebuild (&corpus, error);
+  /* The texts first, in a transaction of their own: the fingerprints are
+   * then made from texts that read back as they were written. */
+  ok = check_texts (corpus.store, TRUE, result, error) && corpus_rebuild (&corpus, error);
   if (ok)
     {
       /* The index files, from the windows just computed. */
@@ -178,7 +328,7 @@ sim_corpus_rebuild (const char  *path,
     }
   g_clear_pointer (&corpus.fresh, g_hash_table_unref);
   sim_store_free (corpus.store);
-  return ok;
+  return ok ? g_steal_pointer (&result) : NULL;
 }
 
 SimCorpus *
@@ -555,11 +705,20 @@ df_remove_document (SimCorpus        *corpus,
 {
   g_autofree char *text = NULL;
   g_autoptr(GArray) buckets = NULL;
+  g_autoptr(GError) local_error = NULL;
   gsize len = 0;
 
-  text = sim_store_dup_text (corpus->store, id, &len, error);
+  text = sim_store_dup_text (corpus->store, id, &len, &local_error);
+  /* A damaged text cannot say which features it counted: they stay
+   * counted (the statistics weigh features; one document more is no
+   * harm), and the document goes. Removing it is no dead end. */
+  if (text == NULL && g_error_matches (local_error, SIM_ERROR, SIM_ERROR_STORE_CORRUPT))
+    return TRUE;
   if (text == NULL)
-    return FALSE;
+    {
+      g_propagate_error (error, g_steal_pointer (&local_error));
+      return FALSE;
+    }
   buckets = _sim_distinct_buckets (fp, sim_fingerprinter_load (fp, text, len)->n);
   _sim_df_apply (counts, buckets, -1);
   return TRUE;

@@ -73,11 +73,29 @@ SimNormalizeFlags  sim_corpus_get_flags       (const SimCorpus   *corpus);
 gboolean           sim_corpus_set_flags       (SimCorpus         *corpus,
                                                SimNormalizeFlags  flags,
                                                GError           **error);
-/* Recomputes every fingerprint and the feature statistics of the store at
- * @path from its stored text, in one transaction, without loading them
- * first: what mends a store whose fingerprints or statistics are damaged
- * (a damaged text stays an error, naming the document). */
-gboolean           sim_corpus_rebuild         (const char        *path,
+/* What checking or repairing a store found. */
+typedef struct {
+  guint      n_sound;       /* texts that read back whole */
+  guint      n_upgraded;    /* texts from before checksums, packed again with one */
+  GPtrArray *damaged;       /* "document ID, PATH: ..." of each damaged text */
+  GPtrArray *healed;        /* paths read again from their unchanged files */
+  GPtrArray *set_aside;     /* "PATH: why" of each document set aside */
+  char      *index_damage;  /* what is wrong with the index files or statistics, or NULL */
+} SimRepairResult;
+
+void               sim_repair_result_free     (SimRepairResult *result);
+
+/* Reads every stored text whole and opens the index files as a check
+ * does, and says what is damaged; changes nothing. NULL only when the
+ * store cannot be opened at all. (transfer full) */
+SimRepairResult   *sim_corpus_verify          (const char        *path,
+                                               GError           **error);
+/* Mends the store at @path, whatever is damaged: a damaged text whose file
+ * is still there and unchanged (its content hash) is read again, any other
+ * is set aside (kept in the table set_aside, out of the corpus) and named;
+ * then every fingerprint, the feature statistics and the index files are
+ * made again from the texts, in one transaction. (transfer full) */
+SimRepairResult   *sim_corpus_rebuild         (const char        *path,
                                                GError           **error);
 /* TRUE when fingerprints were rebuilt on open (feature version changed). */
 gboolean           sim_corpus_was_rebuilt     (const SimCorpus   *corpus);
@@ -185,5 +203,6 @@ void               sim_corpus_snapshot_lookup         (SimCorpusSnapshot       *
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimCorpus, sim_corpus_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimCorpusSnapshot, sim_corpus_snapshot_unref)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimImportResult, sim_import_result_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimRepairResult, sim_repair_result_free)
 
 G_END_DECLS

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sqlite3.h>
 #include <unistd.h>
+#include <xxhash.h>
 #include <zstd.h>
 #include <gio/gio.h>
 #include <glib/gi18n-lib.h>
@@ -526,13 +527,22 @@ get_dctx (void)
 #define PIECE_MAX    (1u << 20)   /* text bytes a piece may claim */
 #define PIECE_HEADER 8
 #define PIECE_ENTRY  12
+/* Texts packed since 2026-11-27 carry checksums: "SHT" 2 | u32 n_pieces |
+ * u64 XXH3 of the table | u64 XXH3 of the table and the frames | the table
+ * | the frames, each with zstd's own checksum of its content (XXH64). A
+ * flipped byte in a piece is found when the piece is read, where a frame
+ * used to decompress to other text without a word, and a check still reads
+ * only the pieces it needs; sim_store_verify_text() checks every byte. */
+#define PIECE_MAGIC_CHECKED  "SHT\2"
+#define PIECE_CHECKSUM       16
 
 GBytes *
 sim_store_pack_text (const char *text,
                      gsize       len)
 {
   g_autoptr(GArray) ends = g_array_new (FALSE, FALSE, sizeof (gsize));
-  const gsize bound = ZSTD_compressBound (SIM_STORE_TEXT_PIECE);
+  const gsize bound = ZSTD_compressBound (SIM_STORE_TEXT_PIECE) + 4;  /* and its checksum */
+  ZSTD_CCtx *cctx = get_cctx ();
   GByteArray *out;
   gsize table, at = 0;
   guint32 n;
@@ -551,10 +561,13 @@ sim_store_pack_text (const char *text,
     }
   while (at < len);
   n = ends->len;
-  table = PIECE_HEADER + (gsize) n * PIECE_ENTRY;
+  ZSTD_CCtx_reset (cctx, ZSTD_reset_session_and_parameters);
+  ZSTD_CCtx_setParameter (cctx, ZSTD_c_compressionLevel, SIM_STORE_TEXT_LEVEL);
+  ZSTD_CCtx_setParameter (cctx, ZSTD_c_checksumFlag, 1);
+  table = PIECE_HEADER + PIECE_CHECKSUM + (gsize) n * PIECE_ENTRY;
   out = g_byte_array_sized_new (table + ZSTD_compressBound (len) + n * 16);
   g_byte_array_set_size (out, table);
-  memcpy (out->data, PIECE_MAGIC, 4);
+  memcpy (out->data, PIECE_MAGIC_CHECKED, 4);
   n = GUINT32_TO_LE (n);
   memcpy (out->data + 4, &n, 4);
   at = 0;
@@ -565,7 +578,7 @@ sim_store_pack_text (const char *text,
       gsize packed;
 
       g_byte_array_set_size (out, used + bound);
-      packed = ZSTD_compressCCtx (get_cctx (), out->data + used, bound, text + at, end - at, SIM_STORE_TEXT_LEVEL);
+      packed = ZSTD_compress2 (cctx, out->data + used, bound, text + at, end - at);
       /* Compressing into the bound cannot fail but for memory. */
       if (ZSTD_isError (packed))
         g_error ("zstd: %s", ZSTD_getErrorName (packed));
@@ -573,9 +586,17 @@ sim_store_pack_text (const char *text,
       entry[0] = GUINT32_TO_LE ((guint32) packed);
       entry[1] = GUINT32_TO_LE ((guint32) (end - at));
       entry[2] = GUINT32_TO_LE ((guint32) sim_text_count_chars (text + at, end - at));
-      memcpy (out->data + PIECE_HEADER + (gsize) i * PIECE_ENTRY, entry, PIECE_ENTRY);
+      memcpy (out->data + PIECE_HEADER + PIECE_CHECKSUM + (gsize) i * PIECE_ENTRY, entry, PIECE_ENTRY);
       at = end;
     }
+  ZSTD_CCtx_reset (cctx, ZSTD_reset_session_and_parameters);
+  {
+    const guint8 *after = out->data + PIECE_HEADER + PIECE_CHECKSUM;
+    const guint64 sums[2] = { GUINT64_TO_LE (XXH3_64bits (after, (gsize) ends->len * PIECE_ENTRY)),
+                              GUINT64_TO_LE (XXH3_64bits (after, out->len - PIECE_HEADER - PIECE_CHECKSUM)) };
+
+    memcpy (out->data + PIECE_HEADER, sums, PIECE_CHECKSUM);
+  }
   return g_byte_array_free_to_bytes (out);
 }
 
@@ -788,6 +809,8 @@ struct _SimStoreText {
   guint32  *packed_at;  /* n_pieces + 1 offsets into frames */
   guint32  *text_at;    /* n_pieces + 1 byte offsets into the text */
   guint32  *char_at;    /* n_pieces + 1 code point offsets into the text */
+  gboolean  checked;    /* packed with checksums, and the table's matched */
+  gboolean  whole_ok;   /* with them: every byte as it was written */
 };
 
 void
@@ -839,27 +862,44 @@ text_tables (SimStoreText *text,
   text->char_at = g_new0 (guint32, n_pieces + 1);
 }
 
-/* Reads the table of a text kept in pieces; FALSE when it does not add up. */
+/* Reads the table of a text kept in pieces; FALSE when it does not add up
+ * or, with @checked, its checksum does not. */
 static gboolean
 parse_pieces (SimStoreText *text,
               const guint8 *blob,
-              gsize         len)
+              gsize         len,
+              gboolean      checked)
 {
+  const gsize head = PIECE_HEADER + (checked ? PIECE_CHECKSUM : 0);
   guint32 n;
   guint64 packed = 0, bytes = 0, chars = 0;
   gsize table;
 
+  if (len < head)
+    return FALSE;
   memcpy (&n, blob + 4, 4);
   n = GUINT32_FROM_LE (n);
-  if (n == 0 || n > (len - PIECE_HEADER) / PIECE_ENTRY)
+  if (n == 0 || n > (len - head) / PIECE_ENTRY)
     return FALSE;
-  table = PIECE_HEADER + (gsize) n * PIECE_ENTRY;
+  if (checked)
+    {
+      guint64 sums[2];
+
+      memcpy (sums, blob + PIECE_HEADER, PIECE_CHECKSUM);
+      if (GUINT64_FROM_LE (sums[0]) != XXH3_64bits (blob + head, (gsize) n * PIECE_ENTRY))
+        return FALSE;
+      /* Every byte, for sim_store_verify_text(): a fraction of a
+       * microsecond per kilobyte, and the blob is at hand only here. */
+      text->whole_ok = GUINT64_FROM_LE (sums[1]) == XXH3_64bits (blob + head, len - head);
+    }
+  table = head + (gsize) n * PIECE_ENTRY;
   text_tables (text, n);
+  text->checked = checked;
   for (guint32 i = 0; i < n; i++)
     {
       guint32 entry[3];
 
-      memcpy (entry, blob + PIECE_HEADER + (gsize) i * PIECE_ENTRY, PIECE_ENTRY);
+      memcpy (entry, blob + head + (gsize) i * PIECE_ENTRY, PIECE_ENTRY);
       entry[0] = GUINT32_FROM_LE (entry[0]);
       entry[1] = GUINT32_FROM_LE (entry[1]);
       entry[2] = GUINT32_FROM_LE (entry[2]);
@@ -964,8 +1004,10 @@ sim_store_read_text (SimStore  *store,
   text->store_path = g_strdup (store->path);
   text->id = id;
   if (sqlite3_column_type (stmt, 0) == SQLITE_BLOB && sqlite3_column_bytes (stmt, 0) >= PIECE_HEADER &&
-      memcmp (sqlite3_column_blob (stmt, 0), PIECE_MAGIC, 4) == 0)
-    ok = parse_pieces (text, sqlite3_column_blob (stmt, 0), sqlite3_column_bytes (stmt, 0));
+      (memcmp (sqlite3_column_blob (stmt, 0), PIECE_MAGIC, 4) == 0 ||
+       memcmp (sqlite3_column_blob (stmt, 0), PIECE_MAGIC_CHECKED, 4) == 0))
+    ok = parse_pieces (text, sqlite3_column_blob (stmt, 0), sqlite3_column_bytes (stmt, 0),
+                       memcmp (sqlite3_column_blob (stmt, 0), PIECE_MAGIC_CHECKED, 4) == 0);
   else
     ok = read_whole (text, stmt);
   /* Done with the row: a statement left stepping holds a read transaction. */
@@ -1046,6 +1088,76 @@ sim_store_dup_text (SimStore  *store,
       return (char *) g_steal_pointer (&text->frames);
     }
   return sim_store_text_dup_range (text, 0, sim_store_text_get_n_chars (text), NULL, out_len, error);
+}
+
+SimStoreTextState
+sim_store_verify_text (SimStore  *store,
+                       gint64     id,
+                       GError   **error)
+{
+  g_autoptr(SimStoreText) text = sim_store_read_text (store, id, error);
+  g_autofree char *whole = NULL;
+
+  if (text == NULL)
+    return g_error_matches (error ? *error : NULL, SIM_ERROR, SIM_ERROR_STORE_CORRUPT)
+             ? SIM_STORE_TEXT_DAMAGED : SIM_STORE_TEXT_UNREADABLE;
+  /* Every byte as it was written, even those zstd would read past. */
+  if (text->checked && !text->whole_ok)
+    return text_damaged (store->path, id, error), SIM_STORE_TEXT_DAMAGED;
+  /* Every piece decompressed and counted, not only those a check reads. */
+  if (!text->raw)
+    whole = sim_store_text_dup_range (text, 0, sim_store_text_get_n_chars (text), NULL, NULL, error);
+  if (!text->raw && whole == NULL)
+    return SIM_STORE_TEXT_DAMAGED;
+  return text->checked ? SIM_STORE_TEXT_SOUND : SIM_STORE_TEXT_UNCHECKED;
+}
+
+gboolean
+sim_store_replace_text (SimStore  *store,
+                        gint64     id,
+                        GBytes    *text,
+                        GError   **error)
+{
+  g_autoptr(sqlite3_stmt) stmt = prepare (store, "UPDATE texts SET body = ? WHERE doc_id = ?", error);
+  gsize len = 0;
+  const void *data = g_bytes_get_data (text, &len);
+  int rc;
+
+  if (stmt == NULL)
+    return FALSE;
+  sqlite3_bind_blob64 (stmt, 1, data, len, SQLITE_STATIC);
+  sqlite3_bind_int64 (stmt, 2, id);
+  rc = sqlite3_step (stmt);
+  if (rc != SQLITE_DONE)
+    return set_sqlite_error (store, rc, _("writing a text"), error);
+  return TRUE;
+}
+
+gboolean
+sim_store_set_aside (SimStore    *store,
+                     gint64       id,
+                     const char  *reason,
+                     GError     **error)
+{
+  g_autoptr(sqlite3_stmt) keep = NULL;
+  int rc;
+
+  if (!exec (store, "CREATE TABLE IF NOT EXISTS set_aside ("
+                    "  path TEXT NOT NULL, title TEXT NOT NULL, content_hash TEXT NOT NULL,"
+                    "  reason TEXT NOT NULL, set_aside_at INTEGER NOT NULL, body);", error))
+    return FALSE;
+  keep = prepare (store, "INSERT INTO set_aside (path, title, content_hash, reason, set_aside_at, body)"
+                         " SELECT d.path, d.title, d.content_hash, ?, ?, t.body"
+                         " FROM documents d LEFT JOIN texts t ON t.doc_id = d.id WHERE d.id = ?", error);
+  if (keep == NULL)
+    return FALSE;
+  sqlite3_bind_text (keep, 1, reason, -1, SQLITE_STATIC);
+  sqlite3_bind_int64 (keep, 2, g_get_real_time () / G_USEC_PER_SEC);
+  sqlite3_bind_int64 (keep, 3, id);
+  rc = sqlite3_step (keep);
+  if (rc != SQLITE_DONE)
+    return set_sqlite_error (store, rc, _("setting a damaged document aside"), error);
+  return sim_store_delete (store, id, error);
 }
 
 gboolean

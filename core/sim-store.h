@@ -186,6 +186,31 @@ gboolean  sim_store_load_df_packed (SimStore       *store,
                                     GError        **error);
 /* Sets SIM_ERROR_STORE_CORRUPT: the store is damaged in @what, and the
  * message says how to mend it. Returns FALSE. */
+typedef enum {
+  SIM_STORE_TEXT_SOUND,       /* read whole, and its checksum matches */
+  SIM_STORE_TEXT_UNCHECKED,   /* read whole; packed before texts had checksums */
+  SIM_STORE_TEXT_DAMAGED,     /* does not read back as it was written */
+  SIM_STORE_TEXT_UNREADABLE,  /* could not be read at all (@error says why) */
+} SimStoreTextState;
+
+/* Reads document @id's text whole, every piece decompressed and checked. */
+SimStoreTextState sim_store_verify_text (SimStore   *store,
+                                         gint64      id,
+                                         GError    **error);
+/* Writes document @id's text anew (from sim_store_pack_text()). In a
+ * transaction of the caller's. */
+gboolean  sim_store_replace_text (SimStore         *store,
+                                  gint64            id,
+                                  GBytes           *text,
+                                  GError          **error);
+/* Moves document @id out of the corpus into the table set_aside, with its
+ * stored text as it is and @reason: nothing is deleted that a person might
+ * still want. In a transaction of the caller's. */
+gboolean  sim_store_set_aside    (SimStore         *store,
+                                  gint64            id,
+                                  const char       *reason,
+                                  GError          **error);
+
 gboolean  sim_store_set_damaged (SimStore          *store,
                                  const char        *what,
                                  GError           **error);

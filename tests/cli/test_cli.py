@@ -802,11 +802,72 @@ class CliTest(unittest.TestCase):
             r = self.run_cli("check", "--json", essay)
             self.assertEqual(r.returncode, 0, r.stderr)
             self.assertEqual(json.loads(r.stdout)["similarity"], 1.0)
-        # A damaged text cannot be rebuilt: the error names it.
+        # A damaged text: rebuild reads it again from its unchanged file.
         damage("UPDATE texts SET body = x'ff00fe' WHERE doc_id = (SELECT min(doc_id) FROM texts)")
         r = self.run_cli("corpus", "rebuild")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn(b"read again from its unchanged file", r.stdout)
+        self.assertEqual(self.run_cli("corpus", "verify").returncode, 0)
+
+    def flip_text_byte(self, doc_path):
+        """Flips one byte in the middle of a document's stored text."""
+        import sqlite3
+        db = sqlite3.connect(self.store)
+        (doc_id, body), = db.execute("SELECT t.doc_id, t.body FROM texts t JOIN documents d ON d.id = t.doc_id "
+                                     "WHERE d.path = ?", (doc_path,))
+        body = bytearray(body)
+        body[len(body) // 2 + 7] ^= 0x10
+        db.execute("UPDATE texts SET body = ? WHERE doc_id = ?", (bytes(body), doc_id))
+        db.commit()
+        db.close()
+        return doc_id
+
+    def test_one_flipped_byte_is_found_and_healed(self):
+        long_en = " ".join([EN] * 40)
+        self.write("docs/lighthouse.txt", long_en + "\n")
+        self.write("docs/other.txt", ZH * 30 + "\n")
+        self.add_docs()
+        essay = self.write("essay.txt", long_en)
+        self.assertEqual(self.run_cli("corpus", "verify").returncode, 0)
+        path = os.path.join(self.docs, "lighthouse.txt")
+        doc_id = self.flip_text_byte(path)
+        # Found by verify and named; a check that reads it says so.
+        r = self.run_cli("corpus", "verify")
+        self.assertEqual(r.returncode, 2, r.stdout)
+        self.assertIn(f"document {doc_id}, {path}".encode(), r.stdout)
+        r = self.run_cli("check", essay)
         self.assertEqual(r.returncode, 2)
-        self.assertIn(b"is damaged (the text of document", r.stderr)
+        self.assertIn(b"corpus rebuild", r.stderr)
+        # The file is there and unchanged: read again, and all is as before.
+        r = self.run_cli("corpus", "rebuild")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn(b"read again from its unchanged file: " + path.encode(), r.stdout)
+        self.assertEqual(self.run_cli("corpus", "verify").returncode, 0)
+        r = self.run_cli("check", "--json", essay)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(json.loads(r.stdout)["similarity"], 1.0)
+
+        # The file changed since: set aside and named, the rest usable.
+        self.flip_text_byte(path)
+        for suffix in (".index", ".index-delta"):
+            if os.path.exists(self.store + suffix):
+                os.unlink(self.store + suffix)
+        self.write("docs/lighthouse.txt", "Another text now.\n")
+        r = self.run_cli("corpus", "rebuild")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn(b"set aside (add the file again to restore it): " + path.encode(), r.stdout)
+        r = self.run_cli("corpus", "list")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn(b"2 documents", r.stdout)
+        self.assertNotIn(b"lighthouse.txt", r.stdout)
+        self.assertEqual(self.run_cli("corpus", "verify").returncode, 0)
+
+        # Removing a damaged document is no dead end either.
+        other = os.path.join(self.docs, "other.txt")
+        self.flip_text_byte(other)
+        r = self.run_cli("corpus", "remove", other)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn(b"1 documents", self.run_cli("corpus", "list").stdout)
 
     def test_check_reads_only_the_pieces_it_needs(self):
         import sqlite3
@@ -829,16 +890,16 @@ class CliTest(unittest.TestCase):
         doc_id, body = db.execute("SELECT doc_id, body FROM texts WHERE doc_id = "
                                   "(SELECT id FROM documents WHERE path LIKE '%long.txt')").fetchone()
         db.close()
-        # A text is kept in pieces behind a table of their sizes.
-        self.assertEqual(body[:4], b"SHT\x01")
+        # A text is kept in pieces behind a checksummed table of their sizes.
+        self.assertEqual(body[:4], b"SHT\x02")
         n = struct.unpack_from("<I", body, 4)[0]
         self.assertGreaterEqual(n, 5)
-        sizes = [struct.unpack_from("<III", body, 8 + 12 * i) for i in range(n)]
+        sizes = [struct.unpack_from("<III", body, 24 + 12 * i) for i in range(n)]
         self.assertEqual(sum(t for _, t, _ in sizes), len(text.encode()))
         self.assertEqual(sum(c for _, _, c in sizes), len(text))
 
         def damaged(piece):
-            at = 8 + 12 * n + sum(p for p, _, _ in sizes[:piece])
+            at = 24 + 12 * n + sum(p for p, _, _ in sizes[:piece])
             out = bytearray(body)
             out[at:at + sizes[piece][0]] = bytes(sizes[piece][0])
             db = sqlite3.connect(self.store)
@@ -886,9 +947,9 @@ class CliTest(unittest.TestCase):
                                   "(SELECT id FROM documents WHERE path LIKE '%source.txt')").fetchone()
         n = struct.unpack_from("<I", body, 4)[0]
         self.assertGreaterEqual(n, 3)
-        first = struct.unpack_from("<III", body, 8)
+        first = struct.unpack_from("<III", body, 24)
         out = bytearray(body)
-        out[8 + 12 * n:8 + 12 * n + first[0]] = bytes(first[0])
+        out[24 + 12 * n:24 + 12 * n + first[0]] = bytes(first[0])
         db.execute("UPDATE texts SET body = ? WHERE doc_id = ?", (bytes(out), doc_id))
         db.commit()
         db.close()

@@ -641,6 +641,46 @@ test_store_read_only_open_of_missing_store_fails (void **state)
   assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
 }
 
+/* Every single byte of a stored text flipped, one at a time: verify finds
+ * each (it once read "t, thin pieces" without a word), and a text that is
+ * not flipped reads as sound. */
+static void
+test_store_finds_every_flipped_byte (void **state)
+{
+  g_autofree char *path = g_build_filename (*state, "store.db", NULL);
+  g_autofree char *text = mixed_text (9000);
+  g_autoptr(GBytes) bytes = sim_store_pack_text (text, strlen (text));
+  gsize len = 0;
+  const guint8 *clean = g_bytes_get_data (bytes, &len);
+  g_autoptr(SimStore) store = sim_store_open (path, FALSE, NULL);
+  g_autoptr(SimStoreDocument) doc = make_doc ("/flip.txt");
+  g_autoptr(GError) error = NULL;
+  guint n_found = 0;
+
+  assert_true (sim_store_begin (store, NULL));
+  assert_true (sim_store_insert (store, doc, bytes, NULL));
+  assert_true (sim_store_commit (store, NULL));
+  assert_int_equal (sim_store_verify_text (store, doc->id, &error), SIM_STORE_TEXT_SOUND);
+  for (gsize i = 0; i < len; i++)
+    {
+      g_autofree guint8 *flipped = g_memdup2 (clean, len);
+      g_autoptr(GBytes) damaged = NULL;
+      g_autoptr(GError) local_error = NULL;
+
+      flipped[i] ^= 1u << (i % 8);
+      damaged = g_bytes_new_take (g_steal_pointer (&flipped), len);
+      assert_true (sim_store_begin (store, NULL));
+      assert_true (sim_store_replace_text (store, doc->id, damaged, NULL));
+      assert_true (sim_store_commit (store, NULL));
+      if (sim_store_verify_text (store, doc->id, &local_error) == SIM_STORE_TEXT_DAMAGED)
+        {
+          n_found++;
+          assert_true (g_error_matches (local_error, SIM_ERROR, SIM_ERROR_STORE_CORRUPT));
+        }
+    }
+  assert_int_equal (n_found, len);
+}
+
 int
 main (void)
 {
@@ -656,6 +696,7 @@ main (void)
     cmocka_unit_test_setup_teardown (test_store_text_ranges_read_what_the_whole_holds, setup, teardown),
     cmocka_unit_test_setup_teardown (test_store_pieces_that_fall_short_add_up, setup, teardown),
     cmocka_unit_test_setup_teardown (test_store_reads_texts_kept_whole, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_store_finds_every_flipped_byte, setup, teardown),
     cmocka_unit_test_setup_teardown (test_store_damaged_pieces_are_reported, setup, teardown),
   };
 
