@@ -714,18 +714,30 @@ score_fragment (const Side *a,
 /* Keeps the seeds of @group (sorted by A, then B) that go forward in both
  * texts together, the heaviest such chain (one pair per sentence of A): a reused passage keeps its order
  * (words may be shuffled, sentences are not), so a pair that runs against
- * it is a topical echo that would only stretch the passage. */
-static void
-keep_in_order (GArray *group)
+ * it is a topical echo that would only stretch the passage. Returns how
+ * many are kept, moved to the front. */
+static guint
+keep_in_order (Seed  *seeds,
+               guint  n)
 {
-  const guint n = group->len;
-  const Seed *seeds = (const Seed *) group->data;
   g_autofree float *best = NULL;
   g_autofree guint *prev = NULL;
   guint end = 0, kept = 0;
 
   if (n < 3 || n > MAX_CHAIN)
-    return;
+    return n;
+  /* Already in order (as every part of a group split at foreign text is):
+   * the chain is the whole group. The split peels a group a part at a
+   * time, so this test keeps a source repeated through an article linear
+   * where the chain made it cubic. */
+  {
+    guint k = 1;
+
+    while (k < n && seeds[k - 1].i < seeds[k].i && seeds[k - 1].j <= seeds[k].j)
+      k++;
+    if (k == n)
+      return n;
+  }
   best = g_new (float, n);
   prev = g_new (guint, n);
   for (guint k = 0; k < n; k++)
@@ -754,35 +766,34 @@ keep_in_order (GArray *group)
                   (guint) ABS ((gint) seeds[m].j - (gint) seeds[k].j) <= REORDER;
     for (guint k = 0; k < n; k++)
       if (keep[k])
-        g_array_index (group, Seed, kept++) = seeds[k];
-    g_array_set_size (group, kept);
+        seeds[kept++] = seeds[k];
+    return kept;
   }
 }
 
-/* The first sentence of A between two seeds of @group (sorted by A) that has
+/* The first sentence of A between two seeds of @group (@n, sorted by A) that has
  * words but shares almost none with B's side of the group: text inserted
  * from elsewhere, not an edited sentence of the source. G_MAXUINT if none. */
 static guint
-find_foreign (const Side   *a,
-              const Side   *b,
-              const GArray *group)
+find_foreign (const Side *a,
+              const Side *b,
+              const Seed *group,
+              guint       n)
 {
   g_autoptr(GHashTable) words = NULL;
   guint b_first = G_MAXUINT, b_last = 0;
 
-  if (group->len < 2)
+  if (n < 2)
     return G_MAXUINT;
-  for (guint k = 0; k < group->len; k++)
+  for (guint k = 0; k < n; k++)
     {
-      const Seed *s = &g_array_index (group, Seed, k);
-
-      b_first = MIN (b_first, s->j);
-      b_last = MAX (b_last, s->j);
+      b_first = MIN (b_first, group[k].j);
+      b_last = MAX (b_last, group[k].j);
     }
-  for (guint k = 1; k < group->len; k++)
+  for (guint k = 1; k < n; k++)
     {
-      const Seed *prev = &g_array_index (group, Seed, k - 1);
-      const Seed *s = &g_array_index (group, Seed, k);
+      const Seed *prev = &group[k - 1];
+      const Seed *s = &group[k];
 
       for (guint i = prev->i + 1; i < s->i; i++)
         {
@@ -820,6 +831,15 @@ find_foreign (const Side   *a,
 /* Joins seeds closer than @gap_a sentences in A and @gap_b in B into
  * fragments; a fragment not similar enough as a whole is split again with
  * smaller gaps. */
+/* A run of seeds in one group's array: a group split at foreign text is
+ * its parts, none copied (a source repeated through an article split its
+ * group thousands of times, each copy the size of the rest). */
+typedef struct {
+  GArray *seeds;  /* the group's, borrowed */
+  guint   off;
+  guint   len;
+} Part;
+
 static void
 cluster (const Side *a,
          const Side *b,
@@ -832,6 +852,7 @@ cluster (const Side *a,
   g_autofree guint *parent = g_new (guint, MAX (n, 1));
   g_autoptr(GHashTable) roots = g_hash_table_new (NULL, NULL);
   g_autoptr(GPtrArray) groups = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+  g_autoptr(GArray) parts = g_array_new (FALSE, FALSE, sizeof (Part));
 
   for (guint k = 0; k < n; k++)
     parent[k] = k;
@@ -855,37 +876,40 @@ cluster (const Side *a,
     }
   for (guint g = 0; g < groups->len; g++)
     {
-      GArray *group = g_ptr_array_index (groups, g);
-      Fragment f = { G_MAXUINT, 0, G_MAXUINT, 0, group->len, 0, FALSE, 0, 0 };
+      const Part whole = { g_ptr_array_index (groups, g), 0, ((GArray *) g_ptr_array_index (groups, g))->len };
+
+      g_array_append_val (parts, whole);
+    }
+  for (guint g = 0; g < parts->len; g++)
+    {
+      Part *part = &g_array_index (parts, Part, g);
+      Seed *group = (Seed *) part->seeds->data + part->off;
+      Fragment f = { G_MAXUINT, 0, G_MAXUINT, 0, 0, 0, FALSE, 0, 0 };
       guint foreign;
 
-      keep_in_order (group);
+      part->len = keep_in_order (group, part->len);
       /* Text foreign to the source is no gap to bridge: split there, and
        * look at both halves again. */
-      foreign = find_foreign (a, b, group);
+      foreign = find_foreign (a, b, group, part->len);
       if (foreign != G_MAXUINT)
         {
-          GArray *after = g_array_new (FALSE, FALSE, sizeof (Seed));
+          Part after = *part;
           guint n_before = 0;
 
-          for (guint k = 0; k < group->len; k++)
-            {
-              const Seed *s = &g_array_index (group, Seed, k);
-
-              if (s->i < foreign)
-                g_array_index (group, Seed, n_before++) = *s;
-              else
-                g_array_append_val (after, *s);
-            }
-          g_array_set_size (group, n_before);
-          g_ptr_array_add (groups, after);
+          /* Sorted by A: the seeds before the foreign sentence come first. */
+          while (n_before < part->len && group[n_before].i < foreign)
+            n_before++;
+          after.off += n_before;
+          after.len -= n_before;
+          part->len = n_before;
+          g_array_append_val (parts, after);
           g--;
           continue;
         }
-      f.n_seeds = group->len;
-      for (guint k = 0; k < group->len; k++)
+      f.n_seeds = part->len;
+      for (guint k = 0; k < part->len; k++)
         {
-          const Seed *s = &g_array_index (group, Seed, k);
+          const Seed *s = &group[k];
 
           f.a_first = MIN (f.a_first, s->i);
           f.a_last = MAX (f.a_last, s->i);
@@ -893,8 +917,8 @@ cluster (const Side *a,
           f.b_last = MAX (f.b_last, s->j);
         }
       score_fragment (a, b, &f);
-      if (f.cosine < SIM_ALIGN_VALIDATE && group->len > 1 && MAX (gap_a, gap_b) > 0)
-        cluster (a, b, (const Seed *) group->data, group->len, gap_a ? gap_a - 1 : 0,
+      if (f.cosine < SIM_ALIGN_VALIDATE && part->len > 1 && MAX (gap_a, gap_b) > 0)
+        cluster (a, b, group, part->len, gap_a ? gap_a - 1 : 0,
                  gap_b > gap_a ? gap_b / 2 : (gap_b ? gap_b - 1 : 0), out);
       else
         g_array_append_val (out, f);

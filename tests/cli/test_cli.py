@@ -773,6 +773,29 @@ class CliTest(unittest.TestCase):
         self.assertEqual(report["counts"]["high"], 2000)
         self.assertTrue(all(p["document"].endswith("form.txt") for p in report["passages"]))
 
+    def test_sentences_of_four_sources_cycled_keep_memory_and_time_bounded(self):
+        # One sentence of each of four documents, repeated to 2.3 MB: the
+        # alignment peeled a group apart a sentence at a time (83 s, 1.09 GB).
+        sentences = []
+        for k, topic in enumerate(("harbour", "orchard", "glacier", "violin")):
+            own = [f"The {topic} report number {i} describes {topic} matters at length in plain words."
+                   for i in range(30)]
+            self.write(f"docs/{topic}.txt", " ".join(own) + "\n")
+            sentences.append(own[7])
+        self.add_docs()
+        article = self.write("cycled.txt", (" ".join(sentences) + " ") * (2300000 // (len(" ".join(sentences)) + 1)))
+        limit = None
+        if "ASAN_OPTIONS" not in os.environ:
+            import resource
+            limit = lambda: resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+        r = subprocess.run([CLI, "check", "--json", article], capture_output=True, env=self.env,
+                           timeout=60, preexec_fn=limit)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        report = json.loads(r.stdout)
+        self.assertGreater(report["similarity"], 0.99)
+        self.assertEqual({os.path.basename(p["document"]) for p in report["passages"]},
+                         {"harbour.txt", "orchard.txt", "glacier.txt", "violin.txt"})
+
     def test_damaged_store_is_reported_and_rebuilt(self):
         import sqlite3
         self.add_docs()

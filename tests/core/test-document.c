@@ -367,11 +367,11 @@ test_markdown_markup_dropped (void **state)
     "<div>Raw <b>bold</b><script>track()</script></div>\n\nA reef[^r].\n\n[^r]: On the charts.\n", -1);
   g_autofree char *text = load (path, SIM_FORMAT_MARKDOWN);
 
-  /* A block quotation is a quote; a table its cells; a footnote's number
-   * stays, its note follows the text without the link back. */
+  /* A block quotation is a quote; a table its cells; a footnote's mark
+   * goes, its note is text where it is defined. */
   assert_string_equal (text, "The Keeper\n\nHe climbed the spiral stairs, see the map and lamp, "
                              "not snake_case_name.\n\n“quoted”\n\nitem\n\nYear Lamp\n1881 oil\n\n"
-                             "Raw bold\n\nA reef1.\n\nOn the charts.\n");
+                             "Raw bold\n\nA reef.\n\nOn the charts.\n");
 }
 
 /* A large file is read in parts without losing or doubling a paragraph;
@@ -411,6 +411,62 @@ test_markdown_large_and_hostile (void **state)
   hostile_path = sim_test_write_file (*state, "hostile.md", hostile->str, hostile->len);
   deep = load (hostile_path, SIM_FORMAT_MARKDOWN);
   assert_non_null (strstr (deep, "> deep\n*a *a"));
+}
+
+/* A thesis's Markdown: 1,000 notes referred to in its text and defined at
+ * its end, past the parts it is read in, are all read; a file of a link
+ * definition only is empty, not refused; a row of 50,000 cells is read as
+ * text. */
+static void
+test_markdown_notes_tables_and_definitions (void **state)
+{
+  g_autoptr(GString) thesis = g_string_new ("# A thesis\n\n");
+  g_autofree char *path = NULL, *text = NULL;
+  g_autoptr(GError) error = NULL;
+  guint n_found = 0;
+
+  for (guint i = 1; i <= 1000; i++)
+    g_string_append_printf (thesis, "Paragraph %u of the argument, with a long sentence about the harbour "
+                                    "and its keepers over many years of weather and trade. It goes on to "
+                                    "weigh the records of the port against the letters of the keepers.[^%u]\n\n",
+                            i, i);
+  for (guint i = 1; i <= 1000; i++)
+    g_string_append_printf (thesis, "[^%u]: Note number %u quotes the harbour records.\n\n"
+                                    "Text between notes %u.\n\n", i, i, i);
+  assert_true (thesis->len > 256 * 1024);  /* read in two parts at least */
+  path = sim_test_write_file (*state, "thesis.md", thesis->str, thesis->len);
+  text = load (path, SIM_FORMAT_MARKDOWN);
+  for (guint i = 1; i <= 1000; i++)
+    {
+      g_autofree char *note = g_strdup_printf ("Note number %u quotes", i);
+
+      n_found += strstr (text, note) != NULL;
+    }
+  assert_int_equal (n_found, 1000);
+  assert_null (strstr (text, "[^"));
+
+  {
+    g_autofree char *defs = sim_test_write_file (*state, "links.md", "[home]: https://example.org \"Home\"\n", -1);
+    g_autofree char *empty = sim_document_load (defs, NULL, NULL, NULL, &error);
+
+    g_assert_no_error (error);
+    assert_string_equal (empty, "");
+  }
+  {
+    GString *wide = g_string_new ("Before the table.\n\n|");
+    g_autofree char *wide_path = NULL, *wide_text = NULL;
+
+    for (guint i = 0; i < 50000; i++)
+      g_string_append (wide, " c |");
+    g_string_append (wide, "\n|");
+    for (guint i = 0; i < 50000; i++)
+      g_string_append (wide, "---|");
+    g_string_append (wide, "\n\nAfter the table.\n");
+    wide_path = sim_test_write_file (*state, "wide.md", wide->str, wide->len);
+    g_string_free (wide, TRUE);
+    wide_text = load (wide_path, SIM_FORMAT_MARKDOWN);
+    assert_non_null (strstr (wide_text, "After the table."));
+  }
 }
 
 static void
@@ -863,6 +919,7 @@ main (void)
     cmocka_unit_test_setup_teardown (test_html_recognised_by_content_and_utf8_without_charset, setup, teardown),
     cmocka_unit_test_setup_teardown (test_markdown_markup_dropped, setup, teardown),
     cmocka_unit_test_setup_teardown (test_markdown_large_and_hostile, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_markdown_notes_tables_and_definitions, setup, teardown),
     cmocka_unit_test_setup_teardown (test_pdf_reading_order_without_running_headers, setup, teardown),
     cmocka_unit_test_setup_teardown (test_refused_files_say_why, setup, teardown),
     cmocka_unit_test_setup_teardown (test_docx_hidden_text_is_left_out, setup, teardown),
