@@ -401,11 +401,17 @@ print_repair (const SimRepairResult *result,
 
       g_print (_("set aside (add the file again to restore it): %s\n"), shown);
     }
+  for (guint i = 0; result->salvaged && i < result->salvaged->len; i++)
+    {
+      g_autofree char *shown = for_terminal (g_ptr_array_index (result->salvaged, i));
+
+      g_print (_("the database was damaged and copied anew: %s\n"), shown);
+    }
   if (result->index_damage != NULL)
     {
       g_autofree char *shown = for_terminal (result->index_damage);
 
-      g_print (_("index files or statistics: %s\n"), shown);
+      g_print (_("database, index files or statistics: %s\n"), shown);
     }
   return repaired || (result->damaged->len == 0 && result->index_damage == NULL);
 }

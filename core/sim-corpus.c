@@ -161,6 +161,7 @@ sim_repair_result_free (SimRepairResult *result)
   g_clear_pointer (&result->damaged, g_ptr_array_unref);
   g_clear_pointer (&result->healed, g_ptr_array_unref);
   g_clear_pointer (&result->set_aside, g_ptr_array_unref);
+  g_clear_pointer (&result->salvaged, g_ptr_array_unref);
   g_clear_pointer (&result->index_damage, g_free);
   g_free (result);
 }
@@ -290,7 +291,15 @@ sim_corpus_verify (const char  *path,
   g_autoptr(GError) local_error = NULL;
   g_autoptr(SimCorpus) corpus = NULL;
 
-  if (store == NULL || !check_texts (store, FALSE, result, error))
+  if (store == NULL)
+    return NULL;
+  if (!sim_store_quick_check (store, &local_error))
+    {
+      /* Pages SQLite cannot read: the texts may not all be listed. */
+      result->index_damage = g_strdup (local_error->message);
+      return g_steal_pointer (&result);
+    }
+  if (!check_texts (store, FALSE, result, error))
     return NULL;
   /* The index files and the statistics: what opening the corpus reads and checks. */
   g_clear_pointer (&store, sim_store_free);
@@ -309,9 +318,29 @@ sim_corpus_rebuild (const char  *path,
   g_autofree char *normalize = NULL;
   gboolean ok;
 
-  corpus.store = sim_store_open (path, FALSE, error);
-  if (corpus.store == NULL)
-    return NULL;
+  /* Damaged SQLite pages first: what can be read is copied into a new file. */
+  {
+    g_autoptr(GError) local_error = NULL;
+
+    corpus.store = sim_store_open (path, FALSE, &local_error);
+    if (corpus.store != NULL && !sim_store_quick_check (corpus.store, &local_error))
+      g_clear_pointer (&corpus.store, sim_store_free);
+    if (corpus.store == NULL)
+      {
+        if (!g_error_matches (local_error, SIM_ERROR, SIM_ERROR_STORE_CORRUPT))
+          {
+            g_propagate_error (error, g_steal_pointer (&local_error));
+            return NULL;
+          }
+        result->salvaged = g_ptr_array_new_with_free_func (g_free);
+        if (!sim_store_salvage (path, result->salvaged, error))
+          return NULL;
+        /* The index files name the old generation of fingerprints: the
+         * rebuild makes a new one, and them again. */
+        if ((corpus.store = sim_store_open (path, FALSE, error)) == NULL)
+          return NULL;
+      }
+  }
   normalize = sim_store_dup_meta (corpus.store, "normalize", NULL);
   corpus.flags = normalize == NULL || g_str_equal (normalize, "t2s") ? SIM_NORMALIZE_FOLD_T2S
                                                                      : SIM_NORMALIZE_DEFAULT;

@@ -80,7 +80,8 @@ typedef struct {
   GPtrArray *damaged;       /* "document ID, PATH: ..." of each damaged text */
   GPtrArray *healed;        /* paths read again from their unchanged files */
   GPtrArray *set_aside;     /* "PATH: why" of each document set aside */
-  char      *index_damage;  /* what is wrong with the index files or statistics, or NULL */
+  GPtrArray *salvaged;      /* damaged SQLite pages: the documents lost, and the damaged file kept; or NULL */
+  char      *index_damage;  /* what is wrong with the database, the index files or the statistics, or NULL */
 } SimRepairResult;
 
 void               sim_repair_result_free     (SimRepairResult *result);

@@ -54,6 +54,19 @@ gboolean  sim_store_set_size_limit (SimStore       *store,
 gboolean  sim_store_check_integrity (SimStore      *store,
                                      GError       **error);
 
+/* SQLite's quick check of every page: SIM_ERROR_STORE_CORRUPT naming the
+ * first fault. */
+gboolean  sim_store_quick_check (SimStore          *store,
+                                 GError           **error);
+/* Mends a store whose SQLite pages are damaged: every document whose row
+ * and text can still be read is copied, under its id, with the settings,
+ * into a new file that takes the store's place; the damaged file is kept
+ * beside it as PATH.damaged-TIME. A line for each document lost, and one
+ * naming the kept file, go to @lost. No other process may have the store
+ * open. The fingerprints are left to be made again. */
+gboolean  sim_store_salvage     (const char        *path,
+                                 GPtrArray         *lost,
+                                 GError           **error);
 gboolean  sim_store_begin       (SimStore          *store,
                                  GError           **error);
 gboolean  sim_store_commit      (SimStore          *store,

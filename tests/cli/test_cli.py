@@ -845,6 +845,33 @@ class CliTest(unittest.TestCase):
         db.close()
         return doc_id
 
+    def test_damaged_database_pages_are_salvaged(self):
+        for i in range(30):
+            self.write(f"docs/more/n{i:02d}.txt", f"Report {i}: " + EN.replace("lighthouse", f"tower{i}") + "\n")
+        self.add_docs()
+        essay = self.write("essay.txt", EN)
+        # A page in the middle of the file overwritten: SQLite's own damage.
+        with open(self.store, "r+b") as f:
+            size = os.fstat(f.fileno()).st_size
+            page = 4096
+            f.seek((size // page // 2) * page)
+            f.write(b"\xa5" * page)
+        r = self.run_cli("corpus", "verify")
+        self.assertEqual(r.returncode, 2, r.stdout)
+        r = self.run_cli("corpus", "rebuild")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn(b"the database was damaged and copied anew", r.stdout)
+        kept = [n for n in os.listdir(self.dir) if n.startswith("store.db.damaged-")]
+        self.assertTrue(kept, os.listdir(self.dir))
+        self.assertEqual(self.run_cli("corpus", "verify").returncode, 0)
+        # What was lost is added again; nothing is stored twice.
+        r = self.run_cli("corpus", "add", self.docs)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn(b"32 documents", self.run_cli("corpus", "list").stdout)
+        r = self.run_cli("check", "--json", essay)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(json.loads(r.stdout)["similarity"], 1.0)
+
     def test_one_flipped_byte_is_found_and_healed(self):
         long_en = " ".join([EN] * 40)
         self.write("docs/lighthouse.txt", long_en + "\n")
