@@ -11,13 +11,16 @@
 #define SLICE (256 << 10)
 
 gboolean
-sim_open_read_file (const char  *path,
-                    char       **out_text,
-                    SimReport  **out_report,
-                    GError     **error)
+sim_open_read_file (const char        *path,
+                    char             **out_text,
+                    SimReport        **out_report,
+                    SimDocumentNotes  *out_notes,
+                    GError           **error)
 {
   *out_text = NULL;
   *out_report = NULL;
+  if (out_notes != NULL)
+    memset (out_notes, 0, sizeof *out_notes);
   if (path == NULL)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED, _("Only local files can be opened"));
@@ -31,7 +34,7 @@ sim_open_read_file (const char  *path,
       *out_report = data ? sim_report_from_saved_json (data, len, error) : NULL;
       return *out_report != NULL;
     }
-  *out_text = sim_document_load (path, NULL, NULL, NULL, error);
+  *out_text = sim_document_load (path, NULL, NULL, out_notes, error);
   return *out_text != NULL;
 }
 
@@ -42,6 +45,7 @@ typedef struct {
   char            *path;
   char            *text;      /* read: a document's text */
   SimReport       *report;    /* or a saved report, whose text it is */
+  SimDocumentNotes notes;     /* what reading the document left out */
   gsize            len;
   gsize            inserted;  /* bytes in the buffer so far */
   SimOpenProgress  progress;
@@ -67,7 +71,7 @@ read_thread (GTask        *task,
   Load *load = task_data;
   GError *error = NULL;
 
-  if (sim_open_read_file (load->path, &load->text, &load->report, &error))
+  if (sim_open_read_file (load->path, &load->text, &load->report, &load->notes, &error))
     g_task_return_boolean (task, TRUE);
   else
     g_task_return_error (task, error);
@@ -145,9 +149,10 @@ sim_open_load_async (GFile               *file,
 }
 
 gboolean
-sim_open_load_finish (GAsyncResult  *result,
-                      SimReport    **out_report,
-                      GError       **error)
+sim_open_load_finish (GAsyncResult      *result,
+                      SimReport        **out_report,
+                      SimDocumentNotes  *out_notes,
+                      GError           **error)
 {
   Load *load = g_task_get_task_data (G_TASK (result));
 
@@ -155,6 +160,8 @@ sim_open_load_finish (GAsyncResult  *result,
   if (!g_task_propagate_boolean (G_TASK (result), error))
     return FALSE;
   *out_report = load->report ? sim_report_ref (load->report) : NULL;
+  if (out_notes != NULL)
+    *out_notes = load->notes;
   return TRUE;
 }
 

@@ -9,6 +9,7 @@
 
 #include <gtk/gtk.h>
 
+#include "sim-document.h"
 #include "sim-report.h"
 
 G_BEGIN_DECLS
@@ -18,11 +19,13 @@ G_BEGIN_DECLS
 #define SIM_OPEN_N_RECENT      8
 
 /* The text of @path, or with a .json name the saved report in it (one of
- * the two is set on success). Safe in any thread. */
-gboolean sim_open_read_file    (const char     *path,
-                                char          **out_text,
-                                SimReport     **out_report,
-                                GError        **error);
+ * the two is set on success), and what reading a document left out (may
+ * be NULL). Safe in any thread. */
+gboolean sim_open_read_file    (const char        *path,
+                                char             **out_text,
+                                SimReport        **out_report,
+                                SimDocumentNotes  *out_notes,
+                                GError           **error);
 
 typedef void (*SimOpenProgress) (double   fraction,
                                  gpointer user_data);
@@ -36,9 +39,11 @@ void     sim_open_load_async   (GFile               *file,
                                 SimOpenProgress      progress,
                                 GAsyncReadyCallback  callback,
                                 gpointer             user_data);
-/* *@out_report: the saved report the file held, or NULL for a document. */
+/* *@out_report: the saved report the file held, or NULL for a document;
+ * *@out_notes (may be NULL) what reading a document left out. */
 gboolean sim_open_load_finish  (GAsyncResult        *result,
                                 SimReport          **out_report,
+                                SimDocumentNotes    *out_notes,
                                 GError             **error);
 
 /* Registers @file as opened by this application. */

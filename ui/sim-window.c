@@ -49,6 +49,7 @@ struct _SimWindow {
   GtkProgressBar    *progress_bar;
   GtkLabel          *summary_label;
   GtkLabel          *warning_label;  /* the disguises found, in words */
+  SimDocumentNotes   hidden;         /* what reading the open file left out */
   GtkLabel          *counts_label;
   GtkListBox        *sources_list;
   SimComparison     *comparison;
@@ -94,6 +95,15 @@ static void on_fold_changed (GSettings  *settings,
                              SimWindow  *self);
 
 static void
+on_error_response (AdwMessageDialog *dialog,
+                   const char       *response,
+                   SimWindow        *self)
+{
+  if (g_str_equal (response, "repair"))
+    sim_window_repair_corpus (self);
+}
+
+static void
 show_error (SimWindow  *self,
             const char *primary,
             GError     *error)
@@ -101,6 +111,14 @@ show_error (SimWindow  *self,
   GtkWidget *dialog = adw_message_dialog_new (GTK_WINDOW (self), primary, error->message);
 
   adw_message_dialog_add_response (ADW_MESSAGE_DIALOG (dialog), "close", _("_Close"));
+  /* Damage is never a dead end: the same repair as `corpus rebuild`. */
+  if (g_error_matches (error, SIM_ERROR, SIM_ERROR_STORE_CORRUPT) && !self->read_only)
+    {
+      adw_message_dialog_add_response (ADW_MESSAGE_DIALOG (dialog), "repair", _("_Repair"));
+      adw_message_dialog_set_response_appearance (ADW_MESSAGE_DIALOG (dialog), "repair", ADW_RESPONSE_SUGGESTED);
+      adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (dialog), "repair");
+      g_signal_connect_object (dialog, "response", G_CALLBACK (on_error_response), self, 0);
+    }
   gtk_window_present (GTK_WINDOW (dialog));
 }
 
@@ -535,6 +553,13 @@ on_check_done (GObject      *source,
         show_error (self, _("The text could not be checked"), error);
       return;
     }
+  /* Before anyone else holds the new report. */
+  {
+    const SimSuspicious hidden = { SIM_SUSPICIOUS_HIDDEN, self->hidden.n_hidden, self->hidden.hidden_start,
+                                   self->hidden.hidden_end };
+
+    sim_report_add_suspicious (report, &hidden);
+  }
   sim_window_show_report (self, report);
 }
 
@@ -827,6 +852,85 @@ on_fold_changed (GSettings  *settings,
   g_task_run_in_thread (task, rebuild_thread);
 }
 
+/* --------------------------------------------------------------- repair */
+
+static void
+repair_thread (GTask        *task,
+               gpointer      source_object,
+               gpointer      task_data,
+               GCancellable *cancellable)
+{
+  GError *error = NULL;
+  SimRepairResult *result = sim_corpus_rebuild (task_data, &error);
+
+  if (result == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, result, (GDestroyNotify) sim_repair_result_free);
+}
+
+static void
+on_repaired (GObject      *source,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  SimWindow *self = SIM_WINDOW (source);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SimRepairResult) repaired = g_task_propagate_pointer (G_TASK (result), &error);
+  g_autoptr(GString) said = g_string_new (NULL);
+  GtkWidget *dialog;
+
+  if (gtk_widget_in_destruction (GTK_WIDGET (self)) || self->settings == NULL)
+    return;
+  set_busy (self, FALSE, NULL);
+  load_corpus (self);
+  if (self->corpus_window)
+    sim_corpus_window_reload (SIM_CORPUS_WINDOW (self->corpus_window));
+  if (repaired == NULL)
+    {
+      show_error (self, _("The reference corpus could not be repaired"), error);
+      return;
+    }
+  for (guint i = 0; i < repaired->healed->len; i++)
+    g_string_append_printf (said, _("Read again from its unchanged file: %s\n"),
+                            (const char *) g_ptr_array_index (repaired->healed, i));
+  for (guint i = 0; i < repaired->set_aside->len; i++)
+    g_string_append_printf (said, _("Set aside (add the file again to restore it): %s\n"),
+                            (const char *) g_ptr_array_index (repaired->set_aside, i));
+  for (guint i = 0; repaired->salvaged && i < repaired->salvaged->len; i++)
+    g_string_append_printf (said, _("The database was damaged and copied anew: %s\n"),
+                            (const char *) g_ptr_array_index (repaired->salvaged, i));
+  if (said->len == 0)
+    g_string_append (said, _("Nothing was damaged in the stored texts; every fingerprint was made again."));
+  dialog = adw_message_dialog_new (GTK_WINDOW (self), _("The reference corpus is repaired"), said->str);
+  adw_message_dialog_add_response (ADW_MESSAGE_DIALOG (dialog), "close", _("_Close"));
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
+void
+sim_window_repair_corpus (SimWindow *self)
+{
+  g_autoptr(GTask) task = NULL;
+
+  if (self->busy || self->read_only)
+    return;
+  /* The window lets go of the store: a repair may put a new file in its place. */
+  g_clear_pointer (&self->snapshot, sim_corpus_snapshot_unref);
+  task = g_task_new (self, NULL, on_repaired, NULL);
+  g_task_set_task_data (task, g_strdup (self->store_path), g_free);
+  set_busy (self, TRUE, _("Repairing the reference corpus…"));
+  gtk_progress_bar_pulse (self->progress_bar);
+  g_task_run_in_thread (task, repair_thread);
+}
+
+static void
+repair_corpus_action (GtkWidget  *widget,
+                      const char *action_name,
+                      GVariant   *parameter)
+{
+  sim_window_repair_corpus (SIM_WINDOW (widget));
+}
+
 /* ------------------------------------------------------------- actions */
 
 static void
@@ -909,7 +1013,7 @@ on_template_response (GtkNativeDialog *dialog,
   g_object_unref (dialog);
   if (path == NULL)
     return;
-  if (!sim_open_read_file (path, &text, &report, &error) || text == NULL)
+  if (!sim_open_read_file (path, &text, &report, NULL, &error) || text == NULL)
     {
       if (error == NULL)
         error = g_error_new_literal (G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED, _("A saved report is no assignment text"));
@@ -1163,6 +1267,8 @@ update_actions (SimWindow *self)
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.export", self->report != NULL && !self->busy);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.save-report", self->report != NULL && !self->busy && !self->stale);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.add-documents", !self->busy && !self->read_only);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.repair-corpus",
+                                 !self->busy && !self->read_only && g_file_test (self->store_path, G_FILE_TEST_EXISTS));
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.add-files", !self->busy && !self->read_only);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.use-demo", !self->busy && !self->read_only);
 }
@@ -1212,6 +1318,7 @@ sim_window_set_text (SimWindow  *self,
   GtkTextBuffer *buffer = gtk_text_view_get_buffer (self->editor);
 
   g_clear_object (&self->file);
+  memset (&self->hidden, 0, sizeof self->hidden);
   gtk_text_buffer_set_text (buffer, text, -1);
   gtk_text_buffer_set_modified (buffer, FALSE);
   update_title (self);
@@ -1234,10 +1341,13 @@ sim_window_get_recent_menu (SimWindow *self)
 /* The file is in the buffer: name it, remember it, and for a saved report
  * show its result without a check. */
 static void
-finish_open (SimWindow *self,
-             GFile     *file,
-             SimReport *report)
+finish_open (SimWindow              *self,
+             GFile                  *file,
+             SimReport              *report,
+             const SimDocumentNotes *notes)
 {
+  /* Hidden text the file held: said in the report of every check of it. */
+  self->hidden = *notes;
   gtk_text_buffer_set_modified (gtk_text_view_get_buffer (self->editor), FALSE);
   g_set_object (&self->file, file);
   update_title (self);
@@ -1337,14 +1447,15 @@ on_loaded (GObject      *source,
   g_autoptr(SimReport) report = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(GFile) file = g_steal_pointer (&self->loading);
-  const gboolean ok = sim_open_load_finish (result, &report, &error);
+  SimDocumentNotes notes = { 0 };
+  const gboolean ok = sim_open_load_finish (result, &report, &notes, &error);
 
   if (gtk_widget_in_destruction (GTK_WIDGET (self)) || self->settings == NULL)
     return;
   gtk_text_view_set_editable (self->editor, TRUE);
   set_busy (self, FALSE, NULL);
   if (ok)
-    finish_open (self, file, report);
+    finish_open (self, file, report, &notes);
   else if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     show_error (self, _("The file could not be opened"), error);
 }
@@ -1359,6 +1470,7 @@ sim_window_open_file (SimWindow *self,
                                                         NULL, NULL) : NULL;
   g_autofree char *text = NULL;
   g_autoptr(SimReport) report = NULL;
+  SimDocumentNotes notes = { 0 };
 
   if (self->busy)
     return;
@@ -1378,14 +1490,14 @@ sim_window_open_file (SimWindow *self,
                            on_loaded, g_object_ref (self));
       return;
     }
-  if (!sim_open_read_file (path, &text, &report, &error))
+  if (!sim_open_read_file (path, &text, &report, &notes, &error))
     {
       show_error (self, path && g_str_has_suffix (path, ".json") ? _("The report could not be opened")
                                                                  : _("The file could not be opened"), error);
       return;
     }
   sim_window_set_text (self, report ? sim_report_get_text (report) : text);
-  finish_open (self, file, report);
+  finish_open (self, file, report, &notes);
 }
 
 static gboolean
@@ -1759,6 +1871,7 @@ sim_window_class_init (SimWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SimWindow, chart);
 
   gtk_widget_class_install_action (widget_class, "win.open", NULL, open_action);
+  gtk_widget_class_install_action (widget_class, "win.repair-corpus", NULL, repair_corpus_action);
   gtk_widget_class_install_action (widget_class, "win.check", NULL, check_action);
   gtk_widget_class_install_action (widget_class, "win.cancel-check", NULL, cancel_action);
   gtk_widget_class_install_action (widget_class, "win.export", NULL, export_action);

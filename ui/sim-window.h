@@ -35,6 +35,9 @@ GtkWidget  *sim_window_compare        (SimWindow      *self,
                                        const char     *b_path);
 /* Starts a check, as the Check button does. */
 void        sim_window_check          (SimWindow      *self);
+/* Mends the reference corpus as `simhound-cli corpus rebuild` does, in a
+ * thread, and says what it did; offered wherever damage is reported. */
+void        sim_window_repair_corpus  (SimWindow      *self);
 /* Shows @report: highlights, summary, sources, chart (what a finished check does). */
 void        sim_window_show_report    (SimWindow      *self,
                                        SimReport      *report);

@@ -21,6 +21,8 @@
 #include <glib/gstdio.h>
 #include <gtk/gtk.h>
 #include <adwaita.h>
+#include <cairo-pdf.h>
+#include <sqlite3.h>
 
 #include "sim-article-view.h"
 #include "sim-chart.h"
@@ -936,6 +938,91 @@ test_window_uses_a_read_only_store (void **state)
   sim_test_remove_tree (dir);
 }
 
+/* One flipped byte in a stored text: the window's Repair reads it again
+ * from its unchanged file, and checks work as before. */
+static void
+test_window_repairs_a_damaged_corpus (void **state)
+{
+  g_autofree char *dir = sim_test_make_tmp_dir ();
+  g_autofree char *store = make_store (dir);
+  SimWindow *window;
+  sqlite3 *db = NULL;
+
+  assert_int_equal (sqlite3_open (store, &db), SQLITE_OK);
+  assert_int_equal (sqlite3_exec (db, "UPDATE texts SET body = substr (body, 1, 60) || x'5a' || substr (body, 62) "
+                                      "WHERE doc_id = (SELECT min (doc_id) FROM texts)", NULL, NULL, NULL), SQLITE_OK);
+  sqlite3_close (db);
+  {
+    g_autoptr(SimRepairResult) found = sim_corpus_verify (store, NULL);
+
+    assert_non_null (found);
+    assert_int_equal (found->damaged->len, 1);
+  }
+  window = sim_window_new (NULL, store);
+  gtk_window_present (GTK_WINDOW (window));
+  sim_test_spin_until (mapped, window, 10);
+  sim_window_repair_corpus (window);
+  assert_true (sim_window_is_busy (window));
+  sim_test_spin_until (not_busy, window, 60);
+  {
+    g_autoptr(SimRepairResult) after = sim_corpus_verify (store, NULL);
+
+    assert_non_null (after);
+    assert_int_equal (after->damaged->len, 0);
+  }
+  sim_window_set_text (window, OWN EN_COPY);
+  sim_window_check (window);
+  sim_test_spin_until (check_finished, window, 60);
+  assert_true (sim_report_get_similarity (sim_window_get_report (window)) > 0.3f);
+  gtk_window_destroy (GTK_WINDOW (window));
+  sim_test_remove_tree (dir);
+}
+
+/* A PDF whose copy hides junk words in white: the window checks what a
+ * reader sees and its report says hidden text was left out. */
+static void
+test_window_reports_hidden_text_of_an_opened_file (void **state)
+{
+  g_autofree char *dir = sim_test_make_tmp_dir ();
+  g_autofree char *store = make_store (dir);
+  g_autofree char *pdf = g_build_filename (dir, "essay.pdf", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (pdf);
+  cairo_surface_t *surface = cairo_pdf_surface_create (pdf, 500, 300);
+  cairo_t *cr = cairo_create (surface);
+  PangoLayout *layout = pango_cairo_create_layout (cr);
+  SimWindow *window;
+  const SimReport *report;
+  gboolean hidden = FALSE;
+
+  pango_layout_set_width (layout, 460 * PANGO_SCALE);
+  pango_layout_set_text (layout, EN_COPY, -1);
+  cairo_move_to (cr, 20, 40);
+  pango_cairo_show_layout (cr, layout);
+  cairo_set_source_rgb (cr, 1, 1, 1);
+  pango_layout_set_text (layout, "zqxjunk zqxjunk zqxjunk", -1);
+  cairo_move_to (cr, 20, 120);
+  pango_cairo_show_layout (cr, layout);
+  cairo_show_page (cr);
+  g_object_unref (layout);
+  cairo_destroy (cr);
+  cairo_surface_destroy (surface);
+
+  window = sim_window_new (NULL, store);
+  gtk_window_present (GTK_WINDOW (window));
+  sim_test_spin_until (mapped, window, 10);
+  sim_window_open_file (window, file);
+  sim_window_check (window);
+  sim_test_spin_until (check_finished, window, 60);
+  report = sim_window_get_report (window);
+  for (guint i = 0; i < sim_report_get_n_suspicious (report); i++)
+    hidden |= sim_report_get_suspicious (report, i)->kind == SIM_SUSPICIOUS_HIDDEN &&
+              sim_report_get_suspicious (report, i)->count == 3 * strlen ("zqxjunk");
+  assert_true (hidden);
+  assert_null (strstr (sim_report_get_text (report), "zqxjunk"));
+  gtk_window_destroy (GTK_WINDOW (window));
+  sim_test_remove_tree (dir);
+}
+
 static int
 screenshot (const char *out,
             const char *text_path,
@@ -991,6 +1078,8 @@ main (int argc, char **argv)
     cmocka_unit_test (test_window_imports_the_demo_corpus_and_lists_it),
     cmocka_unit_test (test_window_waits_for_another_writer_and_says_so),
     cmocka_unit_test (test_window_uses_a_read_only_store),
+    cmocka_unit_test (test_window_repairs_a_damaged_corpus),
+    cmocka_unit_test (test_window_reports_hidden_text_of_an_opened_file),
     cmocka_unit_test (test_window_leaves_out_quotes_without_a_new_check),
     cmocka_unit_test (test_window_leaves_out_short_passages_a_source_and_the_assignment),
     cmocka_unit_test (test_export_dialog_names_the_file_by_its_type),
