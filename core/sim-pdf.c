@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <math.h>
 #include <string.h>
 #include <cairo.h>
 #include <cairo-pdf.h>
@@ -37,6 +38,77 @@ running_key (const char *line)
 }
 
 #define RUNNING_LINES 2 /* lines at the top and at the bottom of a page that may repeat */
+
+/* The page drawn small, as a reader sees it: a letter whose box holds no
+ * ink at all is not seen (drawn in PDF's invisible mode, white on white,
+ * or covered by a white box). Only letters, digits and CJK characters are
+ * judged, never punctuation. A page where almost every letter is inkless
+ * is one this test misreads (a rotation it does not follow): nothing of it
+ * is hidden on these grounds. */
+#define INK_SCALE 0.5
+
+static void
+mark_inkless (PopplerPage            *page,
+              double                  width,
+              double                  height,
+              const char             *text,
+              const PopplerRectangle *rects,
+              guint                   n,
+              guint8                 *hidden)
+{
+  const int w = (int) ceil (width * INK_SCALE), h = (int) ceil (height * INK_SCALE);
+  g_autofree guint8 *inkless = NULL;
+  cairo_surface_t *surface;
+  cairo_t *cr;
+  const guint8 *pixels;
+  int stride;
+  guint n_letters = 0, n_inkless = 0;
+  const char *p = text;
+
+  if (w <= 0 || h <= 0 || w > 8192 || h > 8192)
+    return;
+  surface = cairo_image_surface_create (CAIRO_FORMAT_RGB24, w, h);
+  cr = cairo_create (surface);
+  cairo_set_source_rgb (cr, 1, 1, 1);
+  cairo_paint (cr);
+  cairo_scale (cr, INK_SCALE, INK_SCALE);
+  poppler_page_render (page, cr);
+  cairo_destroy (cr);
+  cairo_surface_flush (surface);
+  pixels = cairo_image_surface_get_data (surface);
+  stride = cairo_image_surface_get_stride (surface);
+  inkless = g_new0 (guint8, MAX (n, 1));
+  for (guint i = 0; i < n && *p; i++, p = g_utf8_next_char (p))
+    {
+      const gunichar c = g_utf8_get_char (p);
+      const int x0 = CLAMP ((int) floor (rects[i].x1 * INK_SCALE), 0, w - 1);
+      const int x1 = CLAMP ((int) ceil (rects[i].x2 * INK_SCALE), x0 + 1, w);
+      const int y0 = CLAMP ((int) floor (rects[i].y1 * INK_SCALE), 0, h - 1);
+      const int y1 = CLAMP ((int) ceil (rects[i].y2 * INK_SCALE), y0 + 1, h);
+      gboolean ink = FALSE;
+
+      if (hidden[i] || !g_unichar_isalnum (c))
+        continue;
+      n_letters++;
+      for (int y = y0; y < y1 && !ink; y++)
+        {
+          const guint32 *row = (const guint32 *) (pixels + (gsize) y * stride);
+
+          for (int x = x0; x < x1 && !ink; x++)
+            ink = (row[x] & 0xffffff) != 0xffffff;
+        }
+      if (!ink)
+        {
+          inkless[i] = 1;
+          n_inkless++;
+        }
+    }
+  cairo_surface_destroy (surface);
+  if (n_inkless * 10 > n_letters * 9)
+    return;
+  for (guint i = 0; i < n; i++)
+    hidden[i] |= inkless[i];
+}
 
 /* The page's text as a reader sees it: characters drawn in white, in 2
  * points or less, or off the page are left out (and counted in
@@ -76,6 +148,7 @@ visible_page_text (PopplerPage *page,
       for (guint i = 0; i < n_rects && i < (guint) n_chars; i++)
         if (rects[i].x2 <= 0 || rects[i].y2 <= 0 || rects[i].x1 >= width || rects[i].y1 >= height)
           hidden[i] = 1;
+      mark_inkless (page, width, height, text, rects, MIN (n_rects, (guint) n_chars), hidden);
       g_free (rects);
     }
 

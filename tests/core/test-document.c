@@ -674,6 +674,66 @@ test_pdf_hidden_text_is_left_out (void **state)
   assert_true (notes.n_hidden >= strlen ("whitejunkwords") + strlen ("tinyjunkwords"));
 }
 
+/* A PDF written by hand, one page of base-14 Helvetica, with @content as
+ * its content stream. */
+static char *
+make_raw_pdf (const char *dir,
+              const char *file,
+              const char *content)
+{
+  GString *pdf = g_string_new ("%PDF-1.4\n");
+  gsize offsets[6];
+  g_autofree char *stream = g_strdup_printf ("<< /Length %zu >>\nstream\n%s\nendstream", strlen (content), content);
+  const char *objects[] = {
+    "<< /Type /Catalog /Pages 2 0 R >>",
+    "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+    "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>",
+    stream,
+    "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+  };
+  gsize xref;
+
+  for (guint i = 0; i < G_N_ELEMENTS (objects); i++)
+    {
+      offsets[i] = pdf->len;
+      g_string_append_printf (pdf, "%u 0 obj\n%s\nendobj\n", i + 1, objects[i]);
+    }
+  xref = pdf->len;
+  g_string_append_printf (pdf, "xref\n0 %u\n0000000000 65535 f \n", (guint) G_N_ELEMENTS (objects) + 1);
+  for (guint i = 0; i < G_N_ELEMENTS (objects); i++)
+    g_string_append_printf (pdf, "%010zu 00000 n \n", offsets[i]);
+  g_string_append_printf (pdf, "trailer\n<< /Size %u /Root 1 0 R >>\nstartxref\n%zu\n%%%%EOF\n",
+                          (guint) G_N_ELEMENTS (objects) + 1, xref);
+  {
+    char *path = sim_test_write_file (dir, file, pdf->str, pdf->len);
+
+    g_string_free (pdf, TRUE);
+    return path;
+  }
+}
+
+/* Text drawn in PDF's invisible mode (3 Tr) and text covered by a white
+ * box are not seen: left out and counted; the text around them stays. */
+static void
+test_pdf_invisible_and_covered_text_is_left_out (void **state)
+{
+  g_autofree char *path = make_raw_pdf (*state, "invisible.pdf",
+    "BT /F1 12 Tf 72 700 Td (The lighthouse keeper climbed the spiral stairs.) Tj ET\n"
+    "BT /F1 12 Tf 3 Tr 72 680 Td (zqxinvisible zqxinvisible) Tj ET\n"
+    "BT /F1 12 Tf 0 Tr 72 660 Td (zqxcovered zqxcovered) Tj ET\n"
+    "1 1 1 rg 70 655 200 16 re f 0 0 0 rg\n"
+    "BT /F1 12 Tf 72 640 Td (Ships passing the northern reef relied on his lamp.) Tj ET\n");
+  g_autoptr(GError) error = NULL;
+  SimDocumentNotes notes = { 0 };
+  g_autofree char *text = sim_document_load (path, NULL, NULL, &notes, &error);
+
+  g_assert_no_error (error);
+  assert_non_null (strstr (text, "The lighthouse keeper climbed the spiral stairs."));
+  assert_non_null (strstr (text, "Ships passing the northern reef relied on his lamp."));
+  assert_null (strstr (text, "zqx"));
+  assert_int_equal (notes.n_hidden, 2 * strlen ("zqxinvisible") + 2 * strlen ("zqxcovered"));
+}
+
 /* Inputs built to take the machine are refused or read within bounds: an
  * entity expanded 50,000 times, a DOCX whose text passes the limit, pages
  * nested past any parser's depth (their text is read whole). */
@@ -925,6 +985,7 @@ main (void)
     cmocka_unit_test_setup_teardown (test_docx_hidden_text_is_left_out, setup, teardown),
     cmocka_unit_test_setup_teardown (test_odt_hidden_text_is_left_out, setup, teardown),
     cmocka_unit_test_setup_teardown (test_pdf_hidden_text_is_left_out, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_pdf_invisible_and_covered_text_is_left_out, setup, teardown),
     cmocka_unit_test_setup_teardown (test_hostile_documents_stay_bounded, setup, teardown),
     cmocka_unit_test_setup_teardown (test_every_format_checks_like_the_text, setup, teardown),
     cmocka_unit_test_setup_teardown (test_office_suite_documents_check_like_the_text, setup, teardown),
