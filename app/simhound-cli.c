@@ -377,49 +377,27 @@ corpus_set (int argc, char **argv)
   return EXIT_OK;
 }
 
-/* The damage found and what was done about it; TRUE when nothing is left
- * damaged. */
-static gboolean
-print_repair (const SimRepairResult *result,
-              gboolean               repaired)
+/* Each line of @lines (may be NULL) after @label, made safe for a terminal. */
+static void
+print_lines (const char *label,
+             GPtrArray  *lines)
 {
-  for (guint i = 0; i < result->damaged->len && !repaired; i++)
+  for (guint i = 0; lines != NULL && i < lines->len; i++)
     {
-      g_autofree char *shown = for_terminal (g_ptr_array_index (result->damaged, i));
+      g_autofree char *shown = for_terminal (g_ptr_array_index (lines, i));
 
-      g_print (_("damaged: %s\n"), shown);
+      g_print ("%s: %s\n", label, shown);
     }
-  for (guint i = 0; i < result->healed->len; i++)
-    {
-      g_autofree char *shown = for_terminal (g_ptr_array_index (result->healed, i));
-
-      g_print (_("read again from its unchanged file: %s\n"), shown);
-    }
-  for (guint i = 0; i < result->set_aside->len; i++)
-    {
-      g_autofree char *shown = for_terminal (g_ptr_array_index (result->set_aside, i));
-
-      g_print (_("set aside (add the file again to restore it): %s\n"), shown);
-    }
-  for (guint i = 0; result->salvaged && i < result->salvaged->len; i++)
-    {
-      g_autofree char *shown = for_terminal (g_ptr_array_index (result->salvaged, i));
-
-      g_print (_("the database was damaged and copied anew: %s\n"), shown);
-    }
-  if (result->index_damage != NULL)
-    {
-      g_autofree char *shown = for_terminal (result->index_damage);
-
-      g_print (_("database, index files or statistics: %s\n"), shown);
-    }
-  return repaired || (result->damaged->len == 0 && result->index_damage == NULL);
 }
 
+/* corpus verify, or with @repair corpus rebuild: the damage found, and
+ * what was done about it. */
 static int
-corpus_verify (int argc, char **argv)
+corpus_repair (int argc, char **argv, gboolean repair)
 {
-  g_autoptr(GOptionContext) context = g_option_context_new (_("— read every stored text and index file and say what is damaged"));
+  g_autoptr(GOptionContext) context = g_option_context_new (
+    repair ? _("— mend the store: damaged texts read again or set aside, every fingerprint recomputed")
+           : _("— read every stored text and index file and say what is damaged"));
   g_autoptr(GError) error = NULL;
   g_autoptr(SimRepairResult) result = NULL;
 
@@ -427,44 +405,36 @@ corpus_verify (int argc, char **argv)
   if (!g_option_context_parse (context, &argc, &argv, &error))
     return usage_error (context, error->message);
   if (argc > 1)
-    return usage_error (context, _("corpus verify takes no arguments"));
+    return usage_error (context, repair ? _("corpus rebuild takes no arguments") : _("corpus verify takes no arguments"));
   if (!g_file_test (resolve_store (), G_FILE_TEST_EXISTS))
     {
       g_printerr (_("simhound-cli: no store at %s\n"), resolve_store ());
       return EXIT_ERROR;
     }
-  if ((result = sim_corpus_verify (resolve_store (), &error)) == NULL)
+  result = repair ? sim_corpus_rebuild (resolve_store (), &error) : sim_corpus_verify (resolve_store (), &error);
+  if (result == NULL)
     return fail (error);
-  if (!print_repair (result, FALSE))
+  if (!repair)
+    print_lines (_("damaged"), result->damaged);
+  print_lines (_("read again from its unchanged file"), result->healed);
+  print_lines (_("set aside (add the file again to restore it)"), result->set_aside);
+  print_lines (_("the database was damaged and copied anew"), result->salvaged);
+  if (result->index_damage != NULL)
+    {
+      g_autoptr(GPtrArray) one = g_ptr_array_new ();
+
+      g_ptr_array_add (one, result->index_damage);
+      print_lines (_("database, index files or statistics"), one);
+    }
+  if (repair)
+    g_print (_("Rebuilt the fingerprints of %s\n"), resolve_store ());
+  else if (result->damaged->len > 0 || result->index_damage != NULL)
     {
       g_print (_("The store %s is damaged: “simhound-cli corpus rebuild” mends it\n"), resolve_store ());
       return EXIT_ERROR;
     }
-  g_print (_("%u texts read whole; the store %s is sound\n"), result->n_sound, resolve_store ());
-  return EXIT_OK;
-}
-
-static int
-corpus_rebuild (int argc, char **argv)
-{
-  g_autoptr(GOptionContext) context = g_option_context_new (_("— mend the store: damaged texts read again or set aside, every fingerprint recomputed"));
-  g_autoptr(GError) error = NULL;
-  g_autoptr(SimRepairResult) result = NULL;
-
-  g_option_context_add_main_entries (context, store_entries, GETTEXT_PACKAGE);
-  if (!g_option_context_parse (context, &argc, &argv, &error))
-    return usage_error (context, error->message);
-  if (argc > 1)
-    return usage_error (context, _("corpus rebuild takes no arguments"));
-  if (!g_file_test (resolve_store (), G_FILE_TEST_EXISTS))
-    {
-      g_printerr (_("simhound-cli: no store at %s\n"), resolve_store ());
-      return EXIT_ERROR;
-    }
-  if ((result = sim_corpus_rebuild (resolve_store (), &error)) == NULL)
-    return fail (error);
-  print_repair (result, TRUE);
-  g_print (_("Rebuilt the fingerprints of %s\n"), resolve_store ());
+  else
+    g_print (_("%u texts read whole; the store %s is sound\n"), result->n_sound, resolve_store ());
   return EXIT_OK;
 }
 
@@ -481,10 +451,8 @@ corpus_command (int argc, char **argv)
     return corpus_remove (argc - 1, argv + 1);
   if (argc >= 2 && g_str_equal (argv[1], "set"))
     return corpus_set (argc - 1, argv + 1);
-  if (argc >= 2 && g_str_equal (argv[1], "rebuild"))
-    return corpus_rebuild (argc - 1, argv + 1);
-  if (argc >= 2 && g_str_equal (argv[1], "verify"))
-    return corpus_verify (argc - 1, argv + 1);
+  if (argc >= 2 && (g_str_equal (argv[1], "rebuild") || g_str_equal (argv[1], "verify")))
+    return corpus_repair (argc - 1, argv + 1, g_str_equal (argv[1], "rebuild"));
   g_printerr (_("Usage: simhound-cli corpus add|rescan|list|remove|set|rebuild|verify …\n"));
   return EXIT_USAGE;
 }
