@@ -39,87 +39,123 @@ running_key (const char *line)
 
 #define RUNNING_LINES 2 /* lines at the top and at the bottom of a page that may repeat */
 
-/* The page drawn small, as a reader sees it: a letter whose box holds no
- * ink at all is not seen (drawn in PDF's invisible mode, white on white,
- * or covered by a white box). Only letters, digits and CJK characters are
- * judged, never punctuation. A page where almost every letter is inkless
- * is one this test misreads (a rotation it does not follow): nothing of it
- * is hidden on these grounds. */
+/* The page drawn as a reader sees it: a letter whose box holds no ink at
+ * all is not seen (drawn in PDF's invisible mode, white on white, or
+ * covered by a white box), and a letter on a picture is not seen unless
+ * some pixel of its box has its own colour (a picture drawn over it hides
+ * it; a scanned page's recognised text lies on the scanned letters, which
+ * have it). Only letters, digits and CJK characters are judged, never
+ * punctuation. A page where almost every letter looks unseen is one this
+ * test misreads (a rotation it does not follow): nothing of it is hidden on
+ * these grounds. Drawn at half scale, at full scale where there are
+ * pictures (a letter's own colour needs its strokes whole). */
 #define INK_SCALE 0.5
+#define COLOUR_TOLERANCE 100  /* of 255, on each channel */
+
+static gboolean
+on_picture (const GList            *pictures,
+            const PopplerRectangle *r)
+{
+  const double x = (r->x1 + r->x2) / 2, y = (r->y1 + r->y2) / 2;
+
+  for (const GList *l = pictures; l; l = l->next)
+    {
+      const PopplerImageMapping *m = l->data;
+
+      if (x >= MIN (m->area.x1, m->area.x2) && x <= MAX (m->area.x1, m->area.x2) &&
+          y >= MIN (m->area.y1, m->area.y2) && y <= MAX (m->area.y1, m->area.y2))
+        return TRUE;
+    }
+  return FALSE;
+}
 
 static void
-mark_inkless (PopplerPage            *page,
-              double                  width,
-              double                  height,
-              const char             *text,
-              const PopplerRectangle *rects,
-              guint                   n,
-              guint8                 *hidden)
+mark_unseen (PopplerPage            *page,
+             double                  width,
+             double                  height,
+             const char             *text,
+             const PopplerRectangle *rects,
+             const guint32          *colours,
+             guint                   n,
+             guint8                 *hidden)
 {
-  const int w = (int) ceil (width * INK_SCALE), h = (int) ceil (height * INK_SCALE);
-  g_autofree guint8 *inkless = NULL;
+  GList *pictures = poppler_page_get_image_mapping (page);
+  const double scale = pictures != NULL ? 1.0 : INK_SCALE;
+  const int w = (int) ceil (width * scale), h = (int) ceil (height * scale);
+  g_autofree guint8 *unseen = NULL;
   cairo_surface_t *surface;
   cairo_t *cr;
   const guint8 *pixels;
   int stride;
-  guint n_letters = 0, n_inkless = 0;
+  guint n_letters = 0, n_unseen = 0;
   const char *p = text;
 
   if (w <= 0 || h <= 0 || w > 8192 || h > 8192)
-    return;
+    {
+      poppler_page_free_image_mapping (pictures);
+      return;
+    }
   surface = cairo_image_surface_create (CAIRO_FORMAT_RGB24, w, h);
   cr = cairo_create (surface);
   cairo_set_source_rgb (cr, 1, 1, 1);
   cairo_paint (cr);
-  cairo_scale (cr, INK_SCALE, INK_SCALE);
+  cairo_scale (cr, scale, scale);
   poppler_page_render (page, cr);
   cairo_destroy (cr);
   cairo_surface_flush (surface);
   pixels = cairo_image_surface_get_data (surface);
   stride = cairo_image_surface_get_stride (surface);
-  inkless = g_new0 (guint8, MAX (n, 1));
+  unseen = g_new0 (guint8, MAX (n, 1));
   for (guint i = 0; i < n && *p; i++, p = g_utf8_next_char (p))
     {
       const gunichar c = g_utf8_get_char (p);
-      const int x0 = CLAMP ((int) floor (rects[i].x1 * INK_SCALE), 0, w - 1);
-      const int x1 = CLAMP ((int) ceil (rects[i].x2 * INK_SCALE), x0 + 1, w);
-      const int y0 = CLAMP ((int) floor (rects[i].y1 * INK_SCALE), 0, h - 1);
-      const int y1 = CLAMP ((int) ceil (rects[i].y2 * INK_SCALE), y0 + 1, h);
-      gboolean ink = FALSE;
+      const int x0 = CLAMP ((int) floor (rects[i].x1 * scale), 0, w - 1);
+      const int x1 = CLAMP ((int) ceil (rects[i].x2 * scale), x0 + 1, w);
+      const int y0 = CLAMP ((int) floor (rects[i].y1 * scale), 0, h - 1);
+      const int y1 = CLAMP ((int) ceil (rects[i].y2 * scale), y0 + 1, h);
+      const gboolean own_colour = pictures != NULL && on_picture (pictures, &rects[i]);
+      const int cr_ = (colours[i] >> 16) & 0xff, cg = (colours[i] >> 8) & 0xff, cb = colours[i] & 0xff;
+      gboolean seen = FALSE;
 
       if (hidden[i] || !g_unichar_isalnum (c))
         continue;
       n_letters++;
-      for (int y = y0; y < y1 && !ink; y++)
+      for (int y = y0; y < y1 && !seen; y++)
         {
           const guint32 *row = (const guint32 *) (pixels + (gsize) y * stride);
 
-          for (int x = x0; x < x1 && !ink; x++)
-            ink = (row[x] & 0xffffff) != 0xffffff;
+          for (int x = x0; x < x1 && !seen; x++)
+            if (own_colour)
+              seen = ABS ((int) ((row[x] >> 16) & 0xff) - cr_) <= COLOUR_TOLERANCE &&
+                     ABS ((int) ((row[x] >> 8) & 0xff) - cg) <= COLOUR_TOLERANCE &&
+                     ABS ((int) (row[x] & 0xff) - cb) <= COLOUR_TOLERANCE;
+            else
+              seen = (row[x] & 0xffffff) != 0xffffff;
         }
-      if (!ink)
+      if (!seen)
         {
-          inkless[i] = 1;
-          n_inkless++;
+          unseen[i] = 1;
+          n_unseen++;
         }
     }
   cairo_surface_destroy (surface);
-  if (n_inkless * 10 > n_letters * 9)
+  poppler_page_free_image_mapping (pictures);
+  if (n_unseen * 10 > n_letters * 9)
     return;
   for (guint i = 0; i < n; i++)
-    hidden[i] |= inkless[i];
+    hidden[i] |= unseen[i];
 }
 
 /* The page's text as a reader sees it: characters drawn in white, in 2
- * points or less, or off the page are left out (and counted in
- * @n_hidden). Text drawn under an image stays: a scanned page's recognised
- * text lies there. */
+ * points or less, off the page or unseen (mark_unseen()) are left out, and
+ * counted in @n_hidden. */
 static char *
 visible_page_text (PopplerPage *page,
                    guint       *n_hidden)
 {
   g_autofree char *text = poppler_page_get_text (page);
   g_autofree guint8 *hidden = NULL;
+  g_autofree guint32 *colours = NULL;
   PopplerRectangle *rects = NULL;
   guint n_rects = 0;
   double width = 0, height = 0;
@@ -131,15 +167,20 @@ visible_page_text (PopplerPage *page,
     return NULL;
   n_chars = g_utf8_strlen (text, -1);
   hidden = g_new0 (guint8, n_chars + 1);
+  colours = g_new0 (guint32, n_chars + 1);
   attrs = poppler_page_get_text_attributes (page);
   for (GList *l = attrs; l; l = l->next)
     {
       const PopplerTextAttributes *a = l->data;
       const gboolean white = a->color.red >= 0xf800 && a->color.green >= 0xf800 && a->color.blue >= 0xf800;
+      const guint32 rgb = ((guint32) (a->color.red >> 8) << 16) | ((guint32) (a->color.green >> 8) << 8) |
+                          (a->color.blue >> 8);
 
-      if (white || (a->font_size > 0 && a->font_size <= 2.0))
-        for (int i = MAX (a->start_index, 0); i <= a->end_index && i < n_chars; i++)
-          hidden[i] = 1;
+      for (int i = MAX (a->start_index, 0); i <= a->end_index && i < n_chars; i++)
+        {
+          hidden[i] |= white || (a->font_size > 0 && a->font_size <= 2.0);
+          colours[i] = rgb;
+        }
     }
   poppler_page_free_text_attributes (attrs);
   poppler_page_get_size (page, &width, &height);
@@ -148,7 +189,7 @@ visible_page_text (PopplerPage *page,
       for (guint i = 0; i < n_rects && i < (guint) n_chars; i++)
         if (rects[i].x2 <= 0 || rects[i].y2 <= 0 || rects[i].x1 >= width || rects[i].y1 >= height)
           hidden[i] = 1;
-      mark_inkless (page, width, height, text, rects, MIN (n_rects, (guint) n_chars), hidden);
+      mark_unseen (page, width, height, text, rects, colours, MIN (n_rects, (guint) n_chars), hidden);
       g_free (rects);
     }
 

@@ -734,6 +734,93 @@ test_pdf_invisible_and_covered_text_is_left_out (void **state)
   assert_int_equal (notes.n_hidden, 2 * strlen ("zqxinvisible") + 2 * strlen ("zqxcovered"));
 }
 
+/* A picture drawn over junk words hides them; a label drawn on a figure
+ * stays, and so does a scanned page's recognised text, drawn transparent
+ * on the picture of its own letters. */
+static void
+test_pdf_text_under_a_picture_is_left_out (void **state)
+{
+  g_autofree char *path = g_build_filename (*state, "pictures.pdf", NULL);
+  cairo_surface_t *surface = cairo_pdf_surface_create (path, 500, 500);
+  cairo_t *cr = cairo_create (surface);
+  PangoLayout *layout = pango_cairo_create_layout (cr);
+  PangoFontDescription *desc = pango_font_description_from_string ("Sans 12");
+  cairo_surface_t *picture = cairo_image_surface_create (CAIRO_FORMAT_RGB24, 400, 30);
+  cairo_surface_t *scan = cairo_image_surface_create (CAIRO_FORMAT_RGB24, 400, 30);
+  g_autoptr(GError) error = NULL;
+  SimDocumentNotes notes = { 0 };
+  g_autofree char *text = NULL;
+
+  pango_layout_set_font_description (layout, desc);
+  /* A plain picture: a blue band with a darker stripe. */
+  {
+    cairo_t *p = cairo_create (picture);
+
+    cairo_set_source_rgb (p, 0.55, 0.7, 0.9);
+    cairo_paint (p);
+    cairo_set_source_rgb (p, 0.3, 0.45, 0.7);
+    cairo_rectangle (p, 0, 12, 400, 4);
+    cairo_fill (p);
+    cairo_destroy (p);
+  }
+  /* A scan: black letters on white, as the page's recognised text reads. */
+  {
+    cairo_t *p = cairo_create (scan);
+    PangoLayout *l = pango_cairo_create_layout (p);
+
+    cairo_set_source_rgb (p, 1, 1, 1);
+    cairo_paint (p);
+    cairo_set_source_rgb (p, 0, 0, 0);
+    pango_layout_set_font_description (l, desc);
+    pango_layout_set_text (l, "Scanned keeper words", -1);
+    cairo_move_to (p, 0, 2);
+    pango_cairo_show_layout (p, l);
+    g_object_unref (l);
+    cairo_destroy (p);
+  }
+  cairo_set_source_rgb (cr, 0, 0, 0);
+  pango_layout_set_text (layout, ESSAY_1, -1);
+  pango_layout_set_width (layout, 460 * PANGO_SCALE);
+  cairo_move_to (cr, 20, 20);
+  pango_cairo_show_layout (cr, layout);
+  /* Junk words, then a picture over them. */
+  pango_layout_set_text (layout, "zqxunder zqxunder", -1);
+  cairo_move_to (cr, 40, 102);
+  pango_cairo_show_layout (cr, layout);
+  cairo_set_source_surface (cr, picture, 20, 100);
+  cairo_paint (cr);
+  /* A figure, then its label on it. */
+  cairo_set_source_surface (cr, picture, 20, 200);
+  cairo_paint (cr);
+  cairo_set_source_rgb (cr, 0, 0, 0);
+  pango_layout_set_text (layout, "Label on the figure", -1);
+  cairo_move_to (cr, 40, 202);
+  pango_cairo_show_layout (cr, layout);
+  /* A scanned line, and its recognised text transparent on it. */
+  cairo_set_source_surface (cr, scan, 40, 300);
+  cairo_paint (cr);
+  cairo_set_source_rgba (cr, 0, 0, 0, 0.004);  /* cairo leaves out text of alpha 0 */
+  pango_layout_set_text (layout, "Scanned keeper words", -1);
+  cairo_move_to (cr, 40, 302);
+  pango_cairo_show_layout (cr, layout);
+  cairo_show_page (cr);
+  pango_font_description_free (desc);
+  g_object_unref (layout);
+  cairo_destroy (cr);
+  cairo_surface_destroy (picture);
+  cairo_surface_destroy (scan);
+  cairo_surface_finish (surface);
+  cairo_surface_destroy (surface);
+
+  text = sim_document_load (path, NULL, NULL, &notes, &error);
+  g_assert_no_error (error);
+  assert_non_null (strstr (text, "lighthouse keeper"));
+  assert_non_null (strstr (text, "Label on the figure"));
+  assert_non_null (strstr (text, "Scanned keeper words"));
+  assert_null (strstr (text, "zqx"));
+  assert_int_equal (notes.n_hidden, 2 * strlen ("zqxunder"));
+}
+
 /* Inputs built to take the machine are refused or read within bounds: an
  * entity expanded 50,000 times, a DOCX whose text passes the limit, pages
  * nested past any parser's depth (their text is read whole). */
@@ -986,6 +1073,7 @@ main (void)
     cmocka_unit_test_setup_teardown (test_odt_hidden_text_is_left_out, setup, teardown),
     cmocka_unit_test_setup_teardown (test_pdf_hidden_text_is_left_out, setup, teardown),
     cmocka_unit_test_setup_teardown (test_pdf_invisible_and_covered_text_is_left_out, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_pdf_text_under_a_picture_is_left_out, setup, teardown),
     cmocka_unit_test_setup_teardown (test_hostile_documents_stay_bounded, setup, teardown),
     cmocka_unit_test_setup_teardown (test_every_format_checks_like_the_text, setup, teardown),
     cmocka_unit_test_setup_teardown (test_office_suite_documents_check_like_the_text, setup, teardown),
