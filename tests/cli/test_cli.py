@@ -262,6 +262,27 @@ class CliTest(unittest.TestCase):
         self.assertEqual(r.returncode, 2, r.stderr)
         self.assertIn(b"MB of text", r.stderr)
 
+    def test_a_folder_import_goes_on_past_files_over_the_limits(self):
+        import zipfile
+        w = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"'
+        with zipfile.ZipFile(os.path.join(self.docs, "entities.docx"), "w", zipfile.ZIP_DEFLATED) as z:
+            z.writestr("word/document.xml", '<?xml version="1.0"?><!DOCTYPE d [<!ENTITY a "%s">]><w:document %s>'
+                       '<w:body><w:p><w:r><w:t>%s</w:t></w:r></w:p></w:body></w:document>'
+                       % ("copied text " * 4000, w, "&a;" * 50000))
+        with zipfile.ZipFile(os.path.join(self.docs, "long.docx"), "w", zipfile.ZIP_DEFLATED) as z:
+            z.writestr("word/document.xml", "<w:document %s><w:body>%s</w:body></w:document>" %
+                       (w, "<w:p><w:r><w:t>The same copied sentence again and again.</w:t></w:r></w:p>" * 400000))
+        limit = None
+        if "ASAN_OPTIONS" not in os.environ:
+            import resource
+            limit = lambda: resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+        r = subprocess.run([CLI, "corpus", "add", self.docs], capture_output=True, env=self.env, timeout=120,
+                           preexec_fn=limit)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn(b"Added 2,", r.stdout)
+        self.assertIn(b"entities.docx is not read: its XML declares a document type", r.stderr)
+        self.assertIn(b"long.docx holds too much text", r.stderr)
+
     def test_nul_bytes_are_called_nul_bytes(self):
         self.add_docs()
         essay = self.write("essay.txt", EN.replace(". ", ".\0 ", 2).encode())
