@@ -38,7 +38,7 @@ def main():
             print(f"{p['query']} {p['ref']}: {r.stderr.strip()}", file=sys.stderr)
             return []
         return [{"query": p["query"], "q_start": x["start"], "q_end": x["end"], "ref": p["ref"],
-                 "r_start": x["source_start"], "r_end": x["source_end"]}
+                 "r_start": x["source_start"], "r_end": x["source_end"], "similarity": x["similarity"]}
                 for x in json.loads(r.stdout)["passages"] if x["level"] in ("high", "medium")]
 
     det = os.path.join(out, "det-compare.jsonl")

@@ -511,6 +511,30 @@ class CliTest(unittest.TestCase):
         self.assertEqual(r.returncode, 2)
         self.assertIn(b"nope.txt", r.stderr)
 
+    def test_compare_levels_a_passage_by_its_similarity_alone(self):
+        # A passage is high from 0.7 and medium from 0.4 of its words found in
+        # the source, in compare as everywhere: two sentence pairs in order
+        # with a fifth of their words shared (topical echoes between two web
+        # pages of the PAN slice) are no match.
+        pan = os.path.join(os.environ.get("SIMHOUND_SHARED_DIR", ""), "eval-pan13-train")
+        pairs = [("queries/suspicious-document00111.txt", "reference/source-document01653.txt"),
+                 ("queries/suspicious-document00035.txt", "reference/source-document03020.txt"),
+                 ("queries/suspicious-document00070.txt", "reference/source-document02500.txt")]
+        if os.path.isdir(pan):
+            paths = [(os.path.join(pan, q), os.path.join(pan, r)) for q, r in pairs]
+        else:
+            paths = [(self.write("a.txt", "My own words first. " + EN), os.path.join(self.docs, "lighthouse.txt"))]
+        n_passages = 0
+        for a, b in paths:
+            r = self.run_cli("compare", "--json", a, b)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            for p in json.loads(r.stdout)["passages"]:
+                n_passages += 1
+                want = "high" if p["similarity"] >= 0.7 else "medium" if p["similarity"] >= 0.4 else "low"
+                self.assertEqual(p["level"], want, (a, b, p))
+        if not os.path.isdir(pan):
+            self.assertGreater(n_passages, 0)
+
     def test_compare_keeps_one_sentence_pair_with_the_same_words(self):
         # The check's rule: a single sentence pair stands as a passage when
         # nearly all its words are the same, not when it shares a name.
