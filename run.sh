@@ -13,7 +13,7 @@ cd "$(dirname "$0")"
 top=$PWD
 
 BUILD_PACKAGES=(build-essential meson ninja-build pkg-config gettext python3
-  libglib2.0-dev libjson-glib-dev libsqlite3-dev libxxhash-dev libzstd-dev liburing-dev libopencc-dev opencc libcmocka-dev
+  libglib2.0-dev libjson-glib-dev libsqlite3-dev libxxhash-dev libzstd-dev liburing-dev libopencc-dev opencc libicu-dev libcmocka-dev
   libcairo2-dev libpango1.0-dev fonts-noto-cjk poppler-utils
   libpoppler-glib-dev libxml2-dev libarchive-dev libcmark-gfm-dev libcmark-gfm-extensions-dev
   libgtk-4-dev libadwaita-1-dev xvfb xauth locales desktop-file-utils appstream)

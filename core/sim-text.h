@@ -4,8 +4,9 @@
  * that fingerprinting sees. Normalisation never changes the user's text: it
  * produces "units" (letters, digits and CJK characters after NFKD, case
  * folding, width folding, mark stripping and optional traditional-to-simplified
- * folding, Cyrillic and Greek look-alikes inside Latin words folded to the
- * Latin letters they imitate; whitespace, punctuation and invisible
+ * folding, letters of other scripts that imitate Latin ones (UTS #39's
+ * confusables: Cyrillic а, Greek ο, Armenian օ...) inside Latin words
+ * folded to the letters they imitate; whitespace, punctuation and invisible
  * characters are dropped), and
  * every unit remembers the code-point span of the original text it came from,
  * so every reported span is exact in the user's own text.

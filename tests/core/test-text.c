@@ -359,6 +359,22 @@ test_normalize_folds_lookalike_letters (void **state)
   sim_units_clear (&b);
 }
 
+/* The look-alikes come from UTS #39's confusables (ICU's data at build
+ * time), not a list of our own: an Armenian letter in a Latin word folds
+ * too, and a capital that imitates I folds to i. */
+static void
+test_normalize_folds_lookalikes_of_other_scripts (void **state)
+{
+  SimUnits a, b;
+  g_autofree char *sa = normalize ("Ideas of the committee", SIM_NORMALIZE_DEFAULT, &a);
+  /* A Greek capital Iota for I, an Armenian o for o. */
+  g_autofree char *sb = normalize ("\u0399deas \u0585f the c\u0585mmittee", SIM_NORMALIZE_DEFAULT, &b);
+
+  assert_string_equal (sa, sb);
+  sim_units_clear (&a);
+  sim_units_clear (&b);
+}
+
 /* Real mixed text raises nothing and keeps its letters: a Russian name and
  * a Russian phrase in an English essay, a Greek formula, a Greek word,
  * Chinese with full-width Latin. */
@@ -418,6 +434,7 @@ main (void)
     cmocka_unit_test (test_normalize_folds_traditional_chinese_only_when_asked),
     cmocka_unit_test (test_normalize_drops_invisible_characters),
     cmocka_unit_test (test_normalize_folds_lookalike_letters),
+    cmocka_unit_test (test_normalize_folds_lookalikes_of_other_scripts),
     cmocka_unit_test (test_mixed_scripts_are_no_disguise),
     cmocka_unit_test (test_invisible_characters_inside_words_are_counted),
     cmocka_unit_test (test_normalize_offsets_start_where_asked),
