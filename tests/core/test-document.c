@@ -118,6 +118,17 @@ make_docx (const char *dir)
   return make_zip (dir, "essay.docx", members, 0);
 }
 
+/* A DOCX of @xml as its word/document.xml. (transfer full) */
+static char *
+docx_of (const char *dir,
+         const char *file,
+         const char *xml)
+{
+  const char *members[] = { "word/document.xml", xml, NULL };
+
+  return make_zip (dir, file, members, 0);
+}
+
 static char *
 make_odt (const char *dir)
 {
@@ -576,11 +587,7 @@ test_docx_hidden_text_is_left_out (void **state)
                         "</w:tc></w:tr></w:tbl><w:p><w:r><w:rPr><w:vanish w:val=\"0\"/></w:rPr>"
                         "<w:t>Shown again</w:t></w:r></w:p></w:body></w:document>");
   body = g_string_free (xml, FALSE);
-  {
-    const char *members[] = { "word/document.xml", body, NULL };
-
-    path = make_zip (*state, "hidden.docx", members, 0);
-  }
+  path = docx_of (*state, "hidden.docx", body);
   text = sim_document_load (path, NULL, NULL, &notes, &error);
   assert_non_null (text);
   assert_string_equal (text, "The lighthouse keeper climbed the spiral stairs\n\nHeading on dark blue\n\nShown again\n");
@@ -841,11 +848,7 @@ test_hostile_documents_stay_bounded (void **state)
       g_string_append (xml, "&a;");
     g_string_append (xml, "</w:t></w:r></w:p></w:body></w:document>");
     body = g_string_free (xml, FALSE);
-    {
-      const char *members[] = { "word/document.xml", body, NULL };
-
-      path = make_zip (*state, "entities.docx", members, 0);
-    }
+    path = docx_of (*state, "entities.docx", body);
     assert_null (sim_document_load (path, NULL, NULL, NULL, &error));
     assert_true (g_error_matches (error, SIM_ERROR, SIM_ERROR_NOT_TEXT));
     assert_non_null (strstr (error->message, "document type"));
@@ -860,11 +863,7 @@ test_hostile_documents_stay_bounded (void **state)
       g_string_append (xml, "<w:p><w:r><w:t>The lighthouse keeper climbed the spiral stairs again.</w:t></w:r></w:p>");
     g_string_append (xml, "</w:body></w:document>");
     body = g_string_free (xml, FALSE);
-    {
-      const char *members[] = { "word/document.xml", body, NULL };
-
-      path = make_zip (*state, "long.docx", members, 0);
-    }
+    path = docx_of (*state, "long.docx", body);
     assert_null (sim_document_load (path, NULL, NULL, NULL, &error));
     assert_true (g_error_matches (error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT));
     assert_non_null (strstr (error->message, "long.docx"));
