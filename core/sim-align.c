@@ -19,6 +19,7 @@
 #define TRIM_MIN_WORDS    4      /* unshared words that end a passage's first or last sentence */
 #define GROW_COSINE       0.2f   /* an edge sentence this similar to the next source sentence joins */
 #define GROW_REACH        2      /* source sentences an edge sentence may be matched across */
+#define GROW_SHARE        0.3f   /* of the passage's share of words found, an edge sentence's share at least */
 
 typedef struct {
   guint64 token;
@@ -1066,9 +1067,49 @@ pair_cosine (const Side *a,
   return dot / (a->norms[i] * b->norms[j]);
 }
 
-/* Extends @f by the sentences just before and after it when they are still
- * weakly similar to the source sentences just before and after its source
- * side: the edges of a reused passage are often edited hardest. */
+/* The weighted share of sentence @i of @x's words that sentence @j of @y has. */
+static float
+pair_share (const Side *x,
+            guint       i,
+            const Side *y,
+            guint       j)
+{
+  const Vector *vx = side_vector (x, i), *vy = side_vector (y, j);
+  const Entry *ex = side_entry (x, vx->first), *ey = side_entry (y, vy->first);
+  const float *wx = x->weights + vx->first;
+  double total = 0, found = 0;
+  guint p = 0, q = 0;
+
+  /* Both sentences' words are sorted by token. */
+  for (; p < vx->n; p++)
+    {
+      total += wx[p];
+      while (q < vy->n && ey[q].token < ex[p].token)
+        q++;
+      if (q < vy->n && ey[q].token == ex[p].token)
+        found += wx[p];
+    }
+  return total > 0 ? found / total : 0;
+}
+
+/* Whether sentence @i of @a joins @f as the copy of sentence @j of @b: weakly
+ * similar (the edges of a reused passage are often edited hardest), and
+ * holding a share of the source sentence's words not far below the share
+ * the passage holds of its source: the writer's own sentence beside a copy
+ * shares a topic's words with the source's next sentence, and little else. */
+static gboolean
+joins (const Side     *a,
+       guint           i,
+       const Side     *b,
+       guint           j,
+       const Fragment *f)
+{
+  return pair_cosine (a, i, b, j) >= GROW_COSINE && pair_share (a, i, b, j) >= GROW_SHARE * f->similarity;
+}
+
+/* Extends @f by the sentences just before and after it that join it
+ * (joins()) as copies of the source sentences just before and after its
+ * source side. */
 static void
 grow (const Side *a,
       const Side *b,
@@ -1084,7 +1125,7 @@ grow (const Side *a,
 
       if (f->a_last + 1 < a->n_sentences)
         for (guint d = 1; d <= GROW_REACH && f->b_last + d < b->n_sentences && !step; d++)
-          if (pair_cosine (a, f->a_last + 1, b, f->b_last + d) >= GROW_COSINE)
+          if (joins (a, f->a_last + 1, b, f->b_last + d, f))
             {
               f->a_last++;
               f->b_last += d;
@@ -1092,7 +1133,7 @@ grow (const Side *a,
             }
       if (f->a_first > 0)
         for (guint d = 1; d <= GROW_REACH && f->b_first >= d && !step; d++)
-          if (pair_cosine (a, f->a_first - 1, b, f->b_first - d) >= GROW_COSINE)
+          if (joins (a, f->a_first - 1, b, f->b_first - d, f))
             {
               f->a_first--;
               f->b_first -= d;

@@ -535,6 +535,45 @@ class CliTest(unittest.TestCase):
         if not os.path.isdir(pan):
             self.assertGreater(n_passages, 0)
 
+    SOURCE30 = ("The old lighthouse stood on a rocky island two miles from the coast. Its keeper rowed across "
+                "every Saturday to collect food, oil and letters from the village. In the winter of 1881 a storm "
+                "kept him on the island for six weeks without supplies. He survived on dried fish, rainwater and "
+                "the biscuits that sailors had left behind years earlier. When the weather finally cleared, the "
+                "whole village came down to the harbour to welcome him home. The island lighthouse was finally "
+                "automated in 1962 and the keeper's cottage now serves as a small museum for visitors.")
+
+    def test_compare_ends_a_passage_where_the_copy_ends(self):
+        # The copy's last sentence is followed by the writer's own, which
+        # shares "island", "keeper's cottage" and "visitors" with the
+        # source's next sentence: the passage ends at the copy.
+        src = self.write("src.txt", self.SOURCE30 + "\n")
+        copied = self.SOURCE30.rsplit(" The island lighthouse", 1)[0]
+        essay = self.write("essay.txt", "My grandmother often told stories about the sea. " + copied +
+                           " Last summer my brother and I took a small boat to the island and found the keeper's "
+                           "cottage locked, with visitors waiting outside.\n")
+        r = self.run_cli("compare", "--json", essay, src)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        text = open(essay, encoding="utf-8").read()
+        passages = json.loads(r.stdout)["passages"]
+        self.assertEqual(len(passages), 1)
+        self.assertEqual(text[passages[0]["start"]:passages[0]["end"]], copied)
+
+    def test_compare_finds_a_copy_with_one_word_in_ten_replaced_whole(self):
+        words = self.SOURCE30.split(" ")
+        others = ["lantern", "copper", "meadow", "violin", "quarry", "saddle", "pepper", "canyon"]
+        edited = " ".join((others[i % len(others)] + ("." if w.endswith(".") else "")) if i % 10 == 5 else w
+                          for i, w in enumerate(words))
+        src = self.write("src.txt", self.SOURCE30 + "\n")
+        essay = self.write("essay.txt", "My grandmother often told stories about the sea. " + edited +
+                           " We never went back there.\n")
+        r = self.run_cli("compare", "--json", essay, src)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        text = open(essay, encoding="utf-8").read()
+        passages = json.loads(r.stdout)["passages"]
+        self.assertEqual(len(passages), 1)
+        self.assertEqual(text[passages[0]["start"]:passages[0]["end"]], edited)
+        self.assertEqual(passages[0]["level"], "high")
+
     def test_compare_keeps_one_sentence_pair_with_the_same_words(self):
         # The check's rule: a single sentence pair stands as a passage when
         # nearly all its words are the same, not when it shares a name.
