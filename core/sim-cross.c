@@ -44,19 +44,6 @@ compare_u64 (const void *a,
   return x < y ? -1 : x > y;
 }
 
-/* A window's SimHash with its bits mixed: near windows have near SimHashes,
- * and the key keeps only the high bits. */
-static inline guint64
-spread (guint64 h)
-{
-  h ^= h >> 33;
-  h *= G_GUINT64_CONSTANT (0xff51afd7ed558ccd);
-  h ^= h >> 33;
-  h *= G_GUINT64_CONSTANT (0xc4ceb9fe1a85ec53);
-  h ^= h >> 33;
-  return h;
-}
-
 /* Sorts @n keys in place: least significant 16 bits first, four stable
  * counting passes between @keys and @tmp (room for @n). */
 static void
@@ -124,7 +111,7 @@ document_worker (gpointer data)
         {
           const SimAnchor *an = &g_array_index (anchors, SimAnchor, k);
 
-          spans[k] = (Window) { (spread (an->simhash) & ~cross->doc_mask) | i,
+          spans[k] = (Window) { (sim_mix64 (an->simhash) & ~cross->doc_mask) | i,
                                 units->src_start[an->unit_start], sim_units_get_end (units, an->unit_end - 1) };
         }
     }

@@ -86,17 +86,6 @@ acc_bits (const v8s acc[8],
 
 #define ROTL(x, r) (((x) << (r)) | ((x) >> ((64 - (r)) & 63)))
 
-static inline guint64
-mix64 (guint64 h)
-{
-  h ^= h >> 33;
-  h *= G_GUINT64_CONSTANT (0xff51afd7ed558ccd);
-  h ^= h >> 33;
-  h *= G_GUINT64_CONSTANT (0xc4ceb9fe1a85ec53);
-  h ^= h >> 33;
-  return h;
-}
-
 struct _SimWeights {
   guint32 *counts; /* SIM_DF_BUCKETS document counts, or NULL */
   guint32  n_docs;
@@ -153,7 +142,7 @@ sim_weights_get (const SimWeights *weights,
 }
 
 /* The unit hashes are already random: one multiply and shift spreads their
- * combination over all 64 bits (a quarter of mix64's cost). */
+ * combination over all 64 bits (a quarter of sim_mix64's cost). */
 static inline guint64
 finish_shingle (guint64 h)
 {
@@ -296,7 +285,7 @@ sim_fingerprint_simhash (const guint64    *features,
               acc[b] += sign_table[(features[i] >> (8 * b)) & 0xff];
             sum += features[i];
           }
-      return acc_bits (acc, mix64 (sum));
+      return acc_bits (acc, sim_mix64 (sum));
     }
   else
     {
@@ -411,7 +400,7 @@ window_simhash (const guint64 *f,
           acc[b] += sign_table[(f[i] >> (8 * b)) & 0xff];
         sum += f[i];
       }
-  return acc_bits (acc, mix64 (sum));
+  return acc_bits (acc, sim_mix64 (sum));
 }
 
 #ifdef HAVE_WINDOWS_AVX512
@@ -442,7 +431,7 @@ window_simhashes_avx512 (SimAnchor     *windows,
       twice = _mm512_add_epi8 (count, count);
       all = _mm512_set1_epi8 ((char) n_features);
       windows[w].simhash = _mm512_cmpgt_epi8_mask (twice, all) |
-                           (_mm512_cmpeq_epi8_mask (twice, all) & mix64 (sum));
+                           (_mm512_cmpeq_epi8_mask (twice, all) & sim_mix64 (sum));
     }
 }
 #endif
@@ -550,7 +539,7 @@ sim_fingerprinter_windows (SimFingerprinter *fp,
           }
         cumulative[n_all] = total;
         {
-          const guint64 key = mix64 (sum ^ SIM_FINGERPRINT_SEED);
+          const guint64 key = sim_mix64 (sum ^ SIM_FINGERPRINT_SEED);
 
           sums[n_all++] = key;
           while (tail > head && sums[deque[tail - 1]] >= key)

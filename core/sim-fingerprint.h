@@ -18,6 +18,21 @@
 
 G_BEGIN_DECLS
 
+/* The 64-bit finaliser of MurmurHash3: every bit of @h moves every bit of
+ * the result. One mixer for every hash key of the core (windows, cross's
+ * keys: near SimHashes of near windows are spread apart, and a key keeps
+ * only the high bits). */
+static inline guint64
+sim_mix64 (guint64 h)
+{
+  h ^= h >> 33;
+  h *= G_GUINT64_CONSTANT (0xff51afd7ed558ccd);
+  h ^= h >> 33;
+  h *= G_GUINT64_CONSTANT (0xc4ceb9fe1a85ec53);
+  h ^= h >> 33;
+  return h;
+}
+
 #define SIM_FINGERPRINT_SEED   G_GUINT64_CONSTANT (0x53494d484f554e44) /* "SIMHOUND" */
 /* Bump when features, weights of anchors or windows, or the way they are
  * packed in the store change; stored fingerprints depend on it (6: windows
