@@ -98,6 +98,21 @@ matches_about_as_well (GArray *results,
   return FALSE;
 }
 
+void
+sim_check_options_fill_settings (const SimCheckOptions *o,
+                                 SimNormalizeFlags      flags,
+                                 SimReportSettings     *settings)
+{
+  settings->mode = o->mode == SIM_SEGMENT_WINDOW ? "window" : "sentence";
+  settings->window = o->window;
+  settings->max_distance = o->max_distance;
+  settings->fast = o->fast;
+  settings->high_threshold = o->high_threshold;
+  settings->medium_threshold = o->medium_threshold;
+  settings->fold_t2s = (flags & SIM_NORMALIZE_FOLD_T2S) != 0;
+  settings->feature_version = SIM_FEATURE_VERSION;
+}
+
 static SimReport *
 build_report (Check *check)
 {
@@ -106,14 +121,7 @@ build_report (Check *check)
   SimReport *report;
   g_autoptr(GArray) matches = g_array_new (FALSE, FALSE, sizeof (SimMatch));
 
-  settings.mode = o->mode == SIM_SEGMENT_WINDOW ? "window" : "sentence";
-  settings.window = o->window;
-  settings.max_distance = o->max_distance;
-  settings.fast = o->fast;
-  settings.high_threshold = o->high_threshold;
-  settings.medium_threshold = o->medium_threshold;
-  settings.fold_t2s = (sim_corpus_snapshot_get_flags (check->snapshot) & SIM_NORMALIZE_FOLD_T2S) != 0;
-  settings.feature_version = SIM_FEATURE_VERSION;
+  sim_check_options_fill_settings (o, sim_corpus_snapshot_get_flags (check->snapshot), &settings);
   settings.store = sim_corpus_snapshot_get_store_path (check->snapshot);
   settings.n_documents = sim_corpus_snapshot_get_n_docs (check->snapshot);
   settings.corpus_updated = sim_corpus_snapshot_get_updated_at (check->snapshot);

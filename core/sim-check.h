@@ -65,6 +65,12 @@ typedef void (*SimCheckPreviewFunc) (const SimCheckPreview *previews,
                                      guint                  n_previews,
                                      gpointer               user_data);
 
+/* The settings a report names for @options on a corpus of @flags: the one
+ * place check and compare fill them (the corpus's fields are the caller's). */
+void       sim_check_options_fill_settings (const SimCheckOptions *options,
+                                            SimNormalizeFlags      flags,
+                                            SimReportSettings     *settings);
+
 /* Validates options: SIM_ERROR_INVALID_ARGUMENT with a message naming the option. */
 gboolean   sim_check_options_validate (const SimCheckOptions *options,
                                        GError               **error);

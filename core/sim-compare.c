@@ -124,14 +124,7 @@ compare_report (const Side            *sa,
       segments = a_segments;
     }
 
-  settings.mode = options->mode == SIM_SEGMENT_WINDOW ? "window" : "sentence";
-  settings.window = options->window;
-  settings.max_distance = options->max_distance;
-  settings.fast = options->fast;
-  settings.high_threshold = options->high_threshold;
-  settings.medium_threshold = options->medium_threshold;
-  settings.fold_t2s = (flags & SIM_NORMALIZE_FOLD_T2S) != 0;
-  settings.feature_version = SIM_FEATURE_VERSION;
+  sim_check_options_fill_settings (options, flags, &settings);
   settings.store = "";
   settings.n_documents = 1;
   report = _sim_report_new (sa->text, sa->len, &settings);
