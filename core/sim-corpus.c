@@ -205,7 +205,13 @@ read_unchanged (const SimStoreDocument  *doc,
       *why = g_strdup_printf (_("its file cannot be read again: %s"), error->message);
       return NULL;
     }
-  return sim_store_pack_text (text, text_len);
+  {
+    GBytes *packed = sim_store_pack_text (text, text_len, &error);
+
+    if (packed == NULL)
+      *why = g_strdup (error->message);
+    return packed;
+  }
 }
 
 /* Reads every stored text whole. With @repair (a store open for writing),
@@ -245,8 +251,8 @@ check_texts (SimStore         *store,
           /* Packed again, now with a checksum. */
           if ((text = sim_store_dup_text (store, doc->id, &len, error)) == NULL)
             goto fail;
-          again = sim_store_pack_text (text, len);
-          if (!sim_store_replace_text (store, doc->id, again, error))
+          again = sim_store_pack_text (text, len, error);
+          if (again == NULL || !sim_store_replace_text (store, doc->id, again, error))
             goto fail;
           result->n_upgraded++;
           continue;
@@ -631,7 +637,12 @@ prepare_item (ImportJob        *job,
       return ITEM_FAILED;
     }
   item->buckets = _sim_distinct_buckets (fp, n_units);
-  item->stored = sim_store_pack_text (item->text, item->text_len);
+  item->stored = sim_store_pack_text (item->text, item->text_len, &error);
+  if (item->stored == NULL)
+    {
+      item->message = g_strdup_printf ("%s: %s", item->path, error->message);
+      return ITEM_FAILED;
+    }
 
   item->doc = g_new0 (SimStoreDocument, 1);
   item->doc->path = g_strdup (item->path);

@@ -689,9 +689,8 @@ get_cctx (void)
 
   if (cctx == NULL)
     {
+      /* NULL without memory: the callers say so. */
       cctx = ZSTD_createCCtx ();
-      if (cctx == NULL)
-        g_error ("zstd: out of memory");
       g_private_set (&thread_cctx, cctx);
     }
   return cctx;
@@ -705,8 +704,6 @@ get_dctx (void)
   if (dctx == NULL)
     {
       dctx = ZSTD_createDCtx ();
-      if (dctx == NULL)
-        g_error ("zstd: out of memory");
       g_private_set (&thread_dctx, dctx);
     }
   return dctx;
@@ -741,8 +738,9 @@ get_dctx (void)
 #define PIECE_CHECKSUM       16
 
 GBytes *
-sim_store_pack_text (const char *text,
-                     gsize       len)
+sim_store_pack_text (const char  *text,
+                     gsize        len,
+                     GError     **error)
 {
   g_autoptr(GArray) ends = g_array_new (FALSE, FALSE, sizeof (gsize));
   const gsize bound = ZSTD_compressBound (SIM_STORE_TEXT_PIECE) + 4;  /* and its checksum */
@@ -750,6 +748,12 @@ sim_store_pack_text (const char *text,
   GByteArray *out;
   gsize table, at = 0;
   guint32 n;
+
+  if (cctx == NULL)
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_STORE, _("Out of memory compressing a text"));
+      return NULL;
+    }
 
   /* Where the pieces end: a piece ends before a character, so it may be
    * up to 3 bytes short of SIM_STORE_TEXT_PIECE, and the pieces be more than
@@ -785,7 +789,13 @@ sim_store_pack_text (const char *text,
       packed = ZSTD_compress2 (cctx, out->data + used, bound, text + at, end - at);
       /* Compressing into the bound cannot fail but for memory. */
       if (ZSTD_isError (packed))
-        g_error ("zstd: %s", ZSTD_getErrorName (packed));
+        {
+          g_set_error (error, SIM_ERROR, SIM_ERROR_STORE, _("Compressing a text failed: %s"),
+                       ZSTD_getErrorName (packed));
+          ZSTD_CCtx_reset (cctx, ZSTD_reset_session_and_parameters);
+          g_byte_array_free (out, TRUE);
+          return NULL;
+        }
       g_byte_array_set_size (out, used + packed);
       entry[0] = GUINT32_TO_LE ((guint32) packed);
       entry[1] = GUINT32_TO_LE ((guint32) (end - at));
@@ -1186,6 +1196,11 @@ sim_store_read_text (SimStore  *store,
   gboolean ok;
   int rc;
 
+  if (get_dctx () == NULL)
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_STORE, _("Out of memory reading a text of %s"), store->path);
+      return NULL;
+    }
   /* Prepared once per connection: a check reads hundreds of texts. */
   if (store->text_stmt == NULL)
     store->text_stmt = prepare (store, "SELECT body FROM texts WHERE doc_id = ?", error);
@@ -1236,6 +1251,12 @@ sim_store_text_dup_range (const SimStoreText *text,
   guint32 p0 = 0, p1;
   char *out;
   gsize len;
+
+  if (!text->raw && get_dctx () == NULL)
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_STORE, _("Out of memory reading a text of %s"), text->store_path);
+      return NULL;
+    }
 
   lo = MIN (lo, n_chars);
   hi = CLAMP (hi, lo, n_chars);
@@ -1384,7 +1405,7 @@ sim_store_pack_df (const guint32 *counts,
   const gsize size = n_buckets * sizeof (guint32);
   ZSTD_CCtx *cctx = get_cctx ();
   GByteArray *out = g_byte_array_sized_new (ZSTD_CStreamOutSize ());
-  gboolean failed = FALSE;
+  gboolean failed = cctx == NULL;
 
   /* With a checksum: a damaged frame may otherwise decompress, to other
    * counts, without an error. A run at a time through a small buffer: the
@@ -1392,6 +1413,8 @@ sim_store_pack_df (const guint32 *counts,
    * memory at every call (the statistics of the 10 MB / 1 GB growth
    * corpora: 22 / 24 ms -> 11 / 18 ms the first time in a process, 6-8 /
    * 10-12 ms -> 4.5-5 / 6.5-7 ms after). */
+  if (failed)
+    goto raw;
   ZSTD_CCtx_reset (cctx, ZSTD_reset_session_and_parameters);
   ZSTD_CCtx_setParameter (cctx, ZSTD_c_compressionLevel, 1);
   ZSTD_CCtx_setParameter (cctx, ZSTD_c_checksumFlag, 1);
@@ -1423,12 +1446,11 @@ sim_store_pack_df (const guint32 *counts,
         break;
     }
   ZSTD_CCtx_reset (cctx, ZSTD_reset_session_and_parameters);
-  /* Compressing cannot fail but for memory. */
-  if (failed)
-    g_error ("zstd: could not compress the feature statistics");
-  /* Counts that do not compress are kept as they are: the size tells the
-   * two apart. */
-  if (out->len >= size)
+raw:
+  /* Counts that do not compress, or could not be compressed (compressing
+   * fails only for memory), are kept as they are: the size tells the two
+   * apart. */
+  if (failed || out->len >= size)
     {
       g_byte_array_set_size (out, size);
       memcpy (out->data, counts, size);
@@ -1455,7 +1477,7 @@ sim_store_unpack_df (gconstpointer packed,
       memcpy (counts, packed, size);
       return counts;
     }
-  if (ZSTD_getFrameContentSize (packed, len) != size ||
+  if (ZSTD_getFrameContentSize (packed, len) != size || get_dctx () == NULL ||
       ZSTD_decompressDCtx (get_dctx (), counts, size, packed, len) != size)
     {
       g_free (counts);

@@ -107,7 +107,8 @@ gboolean  sim_store_find_path   (SimStore          *store,
 #define SIM_STORE_TEXT_PIECE 4096
 #define SIM_STORE_TEXT_MAX   (G_GUINT64_CONSTANT (1) << 30)  /* bytes a stored text may claim */
 GBytes   *sim_store_pack_text   (const char        *text,
-                                 gsize              len);
+                                 gsize              len,
+                                 GError           **error);
 /* Inserts a document and its text (sim_store_pack_text()); sets doc->id. */
 gboolean  sim_store_insert      (SimStore          *store,
                                  SimStoreDocument  *doc,

@@ -53,7 +53,7 @@ packed (GBytes    **slot,
         const char *text)
 {
   g_clear_pointer (slot, g_bytes_unref);
-  *slot = sim_store_pack_text (text, strlen (text));
+  *slot = sim_store_pack_text (text, strlen (text), NULL);
   return *slot;
 }
 
@@ -327,7 +327,7 @@ test_store_pieces_that_fall_short_add_up (void **state)
       for (gsize i = 4; i < unit; i++)
         g_string_append_c (whole, 'a' + (i * 7 + u) % 26);
     }
-  packed_text = sim_store_pack_text (whole->str, whole->len);
+  packed_text = sim_store_pack_text (whole->str, whole->len, NULL);
   memcpy (&n_pieces, (const guint8 *) g_bytes_get_data (packed_text, NULL) + 4, 4);
   /* Each fell 3 bytes short: more pieces than whole ones, and one. */
   assert_int_equal (GUINT32_FROM_LE (n_pieces), n_units);
@@ -451,7 +451,7 @@ test_store_damaged_pieces_are_reported (void **state)
   g_autoptr(SimStore) store = sim_store_open (path, FALSE, NULL);
   g_autoptr(SimStoreDocument) doc = make_doc ("/a.txt");
   g_autofree char *whole = mixed_text (9000);
-  g_autoptr(GBytes) text_bytes = sim_store_pack_text (whole, strlen (whole));
+  g_autoptr(GBytes) text_bytes = sim_store_pack_text (whole, strlen (whole), NULL);
   gsize packed_len = 0;
   const guint8 *good = g_bytes_get_data (text_bytes, &packed_len);
   g_autofree guint8 *bad = g_memdup2 (good, packed_len);
@@ -649,7 +649,7 @@ test_store_finds_every_flipped_byte (void **state)
 {
   g_autofree char *path = g_build_filename (*state, "store.db", NULL);
   g_autofree char *text = mixed_text (9000);
-  g_autoptr(GBytes) bytes = sim_store_pack_text (text, strlen (text));
+  g_autoptr(GBytes) bytes = sim_store_pack_text (text, strlen (text), NULL);
   gsize len = 0;
   const guint8 *clean = g_bytes_get_data (bytes, &len);
   g_autoptr(SimStore) store = sim_store_open (path, FALSE, NULL);
