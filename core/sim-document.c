@@ -107,7 +107,7 @@ extract_markup (SimFormat         format,
 
 /* ------------------------------------------------------------------ PDF */
 
-/* Read by the PDF module (sim-pdf.c), loaded the first time a PDF is met. */
+/* Read by the PDF module (sim-pdf-text.c), loaded the first time a PDF is met. */
 static char *
 extract_pdf (const char       *data,
              gsize             len,

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later
  *
- * What the HTML report (sim-export.c) and the PDF report (sim-pdf.c) say
+ * What the HTML report (sim-export.c) and the PDF report (sim-pdf-report.c) say
  * alike, in sim-export-common.c: for the reports only.
  */
 #pragma once

@@ -361,7 +361,7 @@ sim_export_pdf_file_on (const SimReport *report,
                         SimPaper         paper,
                         GError         **error)
 {
-  /* Drawn by the PDF module (sim-pdf.c), loaded the first time a PDF is written. */
+  /* Drawn by the PDF module (sim-pdf-report.c), loaded the first time a PDF is written. */
   SimPdfWriteFunc write = (SimPdfWriteFunc) sim_module_symbol (SIM_PDF_MODULE, "sim_pdf_write_report", error);
 
   return write != NULL && write (report, path, paper, error);
