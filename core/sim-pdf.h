@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The PDF module, built apart from the core (sim-pdf-text.c reads, sim-pdf-report.c writes) and loaded the
- * first time a PDF is read or written (sim_module_symbol()): poppler,
+ * The PDF module, built apart from the core (sim-pdf-text.c reads,
+ * sim-pdf-report.c writes) and loaded the first time a PDF is read or
+ * written (sim_module_symbol()): poppler,
  * cairo and pango, and the fifty libraries they bring, were a good half of
  * every start of simhound-cli (30 -> 13 ms), which most commands never use.
  * The core reaches it through these two functions only.
