@@ -35,6 +35,14 @@ typedef struct {
   gboolean from_passage; /* its level is that of the passage around it, above its own */
 } SimReportSegment;
 
+/* The one rule of what is flagged: a segment at medium or high with a
+ * source to show. */
+static inline gboolean
+sim_report_segment_is_flagged (const SimReportSegment *seg)
+{
+  return seg->level != SIM_LEVEL_LOW && seg->n_matches > 0;
+}
+
 typedef struct {
   guint32  start;       /* article span */
   guint32  end;

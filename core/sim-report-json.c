@@ -1,0 +1,652 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * A report as JSON: the document of `simhound-cli check --json` (schema in
+ * the README), and the saved report, which is read back whole.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <glib/gi18n-lib.h>
+#include <json-glib/json-glib.h>
+
+#include "sim-report.h"
+#include "sim-report-private.h"
+
+static double
+round3 (float x)
+{
+  return (double) lrintf (x * 1000.0f) / 1000.0;
+}
+
+static char *report_to_json (const SimReport *report,
+                             const char      *file,
+                             gboolean         pretty,
+                             gboolean         saved);
+
+char *
+sim_report_to_json (const SimReport *report,
+                    const char      *file,
+                    gboolean         pretty)
+{
+  return report_to_json (report, file, pretty, FALSE);
+}
+
+/* The check's JSON; @saved adds what reopening needs: a version mark, the
+ * article's name and text, and each match's source text. */
+static char *
+report_to_json (const SimReport *report,
+                const char      *file,
+                gboolean         pretty,
+                gboolean         saved)
+{
+  g_autoptr(JsonBuilder) b = json_builder_new ();
+  g_autoptr(JsonGenerator) gen = json_generator_new ();
+  g_autoptr(JsonNode) root = NULL;
+  const SimReportSettings *s = &report->settings;
+
+  json_builder_begin_object (b);
+  if (saved)
+    {
+      json_builder_set_member_name (b, "saved_report");
+      json_builder_add_int_value (b, SIM_SAVED_REPORT_VERSION);
+      json_builder_set_member_name (b, "name");
+      json_builder_add_string_value (b, report->name ? report->name : "");
+      json_builder_set_member_name (b, "text");
+      json_builder_add_string_value (b, report->text);
+    }
+
+  if (file != NULL)
+    {
+      g_autofree char *display = g_filename_display_name (file);
+
+      json_builder_set_member_name (b, "file");
+      json_builder_add_string_value (b, display);
+    }
+  json_builder_set_member_name (b, "format");
+  json_builder_add_string_value (b, sim_report_get_format (report));
+  json_builder_set_member_name (b, "settings");
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "mode");
+  json_builder_add_string_value (b, s->mode);
+  json_builder_set_member_name (b, "window");
+  json_builder_add_int_value (b, s->window);
+  json_builder_set_member_name (b, "max_distance");
+  json_builder_add_int_value (b, s->max_distance);
+  json_builder_set_member_name (b, "search");
+  json_builder_add_string_value (b, s->fast ? "fast" : "precise");
+  json_builder_set_member_name (b, "high_threshold");
+  json_builder_add_double_value (b, round3 (s->high_threshold));
+  json_builder_set_member_name (b, "medium_threshold");
+  json_builder_add_double_value (b, round3 (s->medium_threshold));
+  json_builder_set_member_name (b, "fold_traditional");
+  json_builder_add_boolean_value (b, s->fold_t2s);
+  json_builder_end_object (b);
+
+  json_builder_set_member_name (b, "corpus");
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "store");
+  json_builder_add_string_value (b, s->store);
+  json_builder_set_member_name (b, "documents");
+  json_builder_add_int_value (b, s->n_documents);
+  json_builder_set_member_name (b, "segments");
+  json_builder_add_int_value (b, s->n_fingerprints);
+  json_builder_set_member_name (b, "feature_version");
+  json_builder_add_int_value (b, s->feature_version);
+  if (s->corpus_updated > 0)
+    {
+      g_autoptr(GDateTime) dt = g_date_time_new_from_unix_utc (s->corpus_updated);
+      g_autofree char *iso = dt ? g_date_time_format_iso8601 (dt) : NULL;
+
+      json_builder_set_member_name (b, "updated");
+      json_builder_add_string_value (b, iso ? iso : "");
+    }
+  json_builder_end_object (b);
+
+  json_builder_set_member_name (b, "characters");
+  json_builder_add_int_value (b, report->n_chars);
+  json_builder_set_member_name (b, "similarity");
+  json_builder_add_double_value (b, round3 (report->similarity));
+  json_builder_set_member_name (b, "ratios");
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "total");
+  json_builder_add_double_value (b, round3 (report->ratios.total));
+  json_builder_set_member_name (b, "excluding_quotes");
+  json_builder_add_double_value (b, round3 (report->ratios.excluding_quotes));
+  json_builder_set_member_name (b, "excluding_references");
+  json_builder_add_double_value (b, round3 (report->ratios.excluding_references));
+  json_builder_set_member_name (b, "excluding_both");
+  json_builder_add_double_value (b, round3 (report->ratios.excluding_both));
+  json_builder_set_member_name (b, "largest_source");
+  json_builder_add_double_value (b, round3 (report->ratios.largest_source));
+  json_builder_end_object (b);
+  json_builder_set_member_name (b, "excluded");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < report->excluded->len; i++)
+    {
+      const SimExcludedSpan *x = &g_array_index (report->excluded, SimExcludedSpan, i);
+
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "start");
+      json_builder_add_int_value (b, x->start);
+      json_builder_set_member_name (b, "end");
+      json_builder_add_int_value (b, x->end);
+      json_builder_set_member_name (b, "reason");
+      json_builder_add_string_value (b, sim_excluded_reason_to_string (x->reason));
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  json_builder_set_member_name (b, "suspicious");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < report->suspicious->len; i++)
+    {
+      const SimSuspicious *x = &g_array_index (report->suspicious, SimSuspicious, i);
+
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "kind");
+      json_builder_add_string_value (b, sim_suspicious_kind_to_string (x->kind));
+      json_builder_set_member_name (b, "count");
+      json_builder_add_int_value (b, x->count);
+      json_builder_set_member_name (b, "start");
+      json_builder_add_int_value (b, x->start);
+      json_builder_set_member_name (b, "end");
+      json_builder_add_int_value (b, x->end);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  json_builder_set_member_name (b, "counts");
+  json_builder_begin_object (b);
+  for (SimLevel level = SIM_LEVEL_LOW; level <= SIM_LEVEL_HIGH; level++)
+    {
+      json_builder_set_member_name (b, sim_level_to_string (level));
+      json_builder_add_int_value (b, report->counts[level]);
+    }
+  json_builder_end_object (b);
+
+  json_builder_set_member_name (b, "segments");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < report->segments->len; i++)
+    {
+      const SimReportSegment *seg = &g_array_index (report->segments, SimReportSegment, i);
+
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "start");
+      json_builder_add_int_value (b, seg->start);
+      json_builder_set_member_name (b, "end");
+      json_builder_add_int_value (b, seg->end);
+      json_builder_set_member_name (b, "level");
+      json_builder_add_string_value (b, sim_level_to_string (seg->level));
+      json_builder_set_member_name (b, "similarity");
+      json_builder_add_double_value (b, round3 (seg->similarity));
+      json_builder_set_member_name (b, "distance");
+      json_builder_add_int_value (b, seg->distance);
+      json_builder_set_member_name (b, "level_from");
+      json_builder_add_string_value (b, seg->from_passage ? "passage" : "segment");
+      json_builder_set_member_name (b, "matches");
+      json_builder_begin_array (b);
+      for (guint j = 0; j < seg->n_matches; j++)
+        {
+          const SimMatch *m = &g_array_index (report->matches, SimMatch, seg->first_match + j);
+          const SimReportSource *src = &g_array_index (report->sources, SimReportSource, m->source);
+
+          json_builder_begin_object (b);
+          json_builder_set_member_name (b, "document");
+          json_builder_add_string_value (b, src->display_path);
+          json_builder_set_member_name (b, "doc_id");
+          json_builder_add_int_value (b, src->doc_id);
+          json_builder_set_member_name (b, "start");
+          json_builder_add_int_value (b, m->start);
+          json_builder_set_member_name (b, "end");
+          json_builder_add_int_value (b, m->end);
+          json_builder_set_member_name (b, "similarity");
+          json_builder_add_double_value (b, round3 (m->similarity));
+          json_builder_set_member_name (b, "distance");
+          json_builder_add_int_value (b, m->distance);
+          if (saved)
+            {
+              json_builder_set_member_name (b, "excerpt");
+              json_builder_add_string_value (b, m->excerpt ? m->excerpt : "");
+            }
+          json_builder_end_object (b);
+        }
+      json_builder_end_array (b);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+
+  json_builder_set_member_name (b, "passages");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < report->passages->len; i++)
+    {
+      const SimPassage *p = &g_array_index (report->passages, SimPassage, i);
+      const SimReportSource *src = &g_array_index (report->sources, SimReportSource, p->source);
+
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "start");
+      json_builder_add_int_value (b, p->start);
+      json_builder_set_member_name (b, "end");
+      json_builder_add_int_value (b, p->end);
+      json_builder_set_member_name (b, "level");
+      json_builder_add_string_value (b, sim_level_to_string (p->level));
+      json_builder_set_member_name (b, "similarity");
+      json_builder_add_double_value (b, round3 (p->similarity));
+      json_builder_set_member_name (b, "segments");
+      json_builder_add_int_value (b, p->n_segments);
+      json_builder_set_member_name (b, "document");
+      json_builder_add_string_value (b, src->display_path);
+      json_builder_set_member_name (b, "doc_id");
+      json_builder_add_int_value (b, src->doc_id);
+      json_builder_set_member_name (b, "source_start");
+      json_builder_add_int_value (b, p->source_start);
+      json_builder_set_member_name (b, "source_end");
+      json_builder_add_int_value (b, p->source_end);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+
+  json_builder_set_member_name (b, "sources");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < report->sources->len; i++)
+    {
+      const SimReportSource *src = &g_array_index (report->sources, SimReportSource, i);
+
+      json_builder_begin_object (b);
+      /* The number and colour the window and the exports show it with. */
+      json_builder_set_member_name (b, "number");
+      json_builder_add_int_value (b, i + 1);
+      json_builder_set_member_name (b, "color");
+      json_builder_add_string_value (b, sim_source_color (i + 1));
+      json_builder_set_member_name (b, "document");
+      json_builder_add_string_value (b, src->display_path);
+      json_builder_set_member_name (b, "doc_id");
+      json_builder_add_int_value (b, src->doc_id);
+      json_builder_set_member_name (b, "title");
+      json_builder_add_string_value (b, src->title);
+      json_builder_set_member_name (b, "segments");
+      json_builder_add_int_value (b, src->n_segments);
+      json_builder_set_member_name (b, "characters");
+      json_builder_add_int_value (b, src->n_chars);
+      json_builder_set_member_name (b, "share");
+      json_builder_add_double_value (b, round3 (src->share));
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+
+  json_builder_end_object (b);
+
+  root = json_builder_get_root (b);
+  json_generator_set_root (gen, root);
+  json_generator_set_pretty (gen, pretty);
+  return json_generator_to_data (gen, NULL);
+}
+
+/* ------------------------------------------------------ saved reports */
+
+char *
+sim_report_to_saved_json (const SimReport *report)
+{
+  return report_to_json (report, NULL, FALSE, TRUE);
+}
+
+/* Reading a saved report trusts nothing: every member is checked for its
+ * type and range, and the first problem is the error. */
+typedef struct {
+  GError **error;
+  gboolean failed;
+} Reader;
+
+static void
+bad (Reader     *r,
+     const char *what)
+{
+  if (!r->failed)
+    g_set_error (r->error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                 _("Not a Simhound report, or a damaged one: %s"), what);
+  r->failed = TRUE;
+}
+
+static JsonNode *
+member (Reader     *r,
+        JsonObject *o,
+        const char *name,
+        JsonNodeType type)
+{
+  JsonNode *node = o ? json_object_get_member (o, name) : NULL;
+
+  if (node == NULL || JSON_NODE_TYPE (node) != type)
+    {
+      g_autofree char *what = g_strdup_printf ("“%s” is missing or of the wrong type", name);
+
+      bad (r, what);
+      return NULL;
+    }
+  return node;
+}
+
+static gint64
+int_member (Reader     *r,
+            JsonObject *o,
+            const char *name,
+            gint64      lo,
+            gint64      hi)
+{
+  JsonNode *node = member (r, o, name, JSON_NODE_VALUE);
+  gint64 v;
+
+  if (node == NULL)
+    return lo;
+  if (json_node_get_value_type (node) != G_TYPE_INT64)
+    {
+      bad (r, name);
+      return lo;
+    }
+  v = json_node_get_int (node);
+  if (v < lo || v > hi)
+    {
+      g_autofree char *what = g_strdup_printf ("“%s” is out of range", name);
+
+      bad (r, what);
+      return lo;
+    }
+  return v;
+}
+
+static double
+double_member (Reader     *r,
+               JsonObject *o,
+               const char *name)
+{
+  JsonNode *node = member (r, o, name, JSON_NODE_VALUE);
+  double v;
+
+  if (node == NULL)
+    return 0;
+  if (json_node_get_value_type (node) != G_TYPE_DOUBLE && json_node_get_value_type (node) != G_TYPE_INT64)
+    {
+      bad (r, name);
+      return 0;
+    }
+  v = json_node_get_double (node);
+  if (!(v >= 0 && v <= 1))
+    {
+      bad (r, name);
+      return 0;
+    }
+  return v;
+}
+
+static const char *
+string_member (Reader     *r,
+               JsonObject *o,
+               const char *name)
+{
+  JsonNode *node = member (r, o, name, JSON_NODE_VALUE);
+
+  if (node == NULL || json_node_get_value_type (node) != G_TYPE_STRING)
+    {
+      if (node != NULL)
+        bad (r, name);
+      return "";
+    }
+  return json_node_get_string (node);
+}
+
+static SimLevel
+level_member (Reader     *r,
+              JsonObject *o,
+              const char *name)
+{
+  const char *s = string_member (r, o, name);
+
+  for (SimLevel level = SIM_LEVEL_LOW; level <= SIM_LEVEL_HIGH; level++)
+    if (g_str_equal (s, sim_level_to_string (level)))
+      return level;
+  bad (r, name);
+  return SIM_LEVEL_LOW;
+}
+
+static JsonArray *
+array_member (Reader     *r,
+              JsonObject *o,
+              const char *name)
+{
+  JsonNode *node = member (r, o, name, JSON_NODE_ARRAY);
+
+  return node ? json_node_get_array (node) : NULL;
+}
+
+static JsonObject *
+object_at (Reader    *r,
+           JsonArray *a,
+           guint      i)
+{
+  JsonNode *node = json_array_get_element (a, i);
+
+  if (JSON_NODE_TYPE (node) != JSON_NODE_OBJECT)
+    {
+      bad (r, "an entry is not an object");
+      return NULL;
+    }
+  return json_node_get_object (node);
+}
+
+/* The index of the source with @doc_id, or -1 (an error). */
+static gint
+source_of (Reader    *r,
+           SimReport *report,
+           gint64     doc_id)
+{
+  for (guint i = 0; i < report->sources->len; i++)
+    if (g_array_index (report->sources, SimReportSource, i).doc_id == doc_id)
+      return i;
+  bad (r, "a match names a document that is not among the sources");
+  return -1;
+}
+
+SimReport *
+sim_report_from_saved_json (const char  *data,
+                            gssize       len,
+                            GError     **error)
+{
+  g_autoptr(JsonParser) parser = json_parser_new_immutable ();
+  g_autoptr(SimReport) report = NULL;
+  Reader r = { error, FALSE };
+  JsonNode *root;
+  JsonObject *o, *settings, *corpus;
+  JsonArray *sources, *segments, *passages;
+  SimReportSettings s = { 0 };
+  const char *text, *mode;
+  guint64 total = 0, flagged = 0;
+
+  if (!json_parser_load_from_data (parser, data, len, error))
+    return NULL;
+  root = json_parser_get_root (parser);
+  o = root && JSON_NODE_TYPE (root) == JSON_NODE_OBJECT ? json_node_get_object (root) : NULL;
+  if (o == NULL || !json_object_has_member (o, "saved_report"))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   _("Not a saved Simhound report (a check’s JSON without its text cannot be reopened)"));
+      return NULL;
+    }
+  if (int_member (&r, o, "saved_report", 1, G_MAXINT) > SIM_SAVED_REPORT_VERSION)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED, _("The report was saved by a newer Simhound"));
+      return NULL;
+    }
+  text = string_member (&r, o, "text");
+  {
+    JsonNode *node = member (&r, o, "settings", JSON_NODE_OBJECT);
+
+    settings = node ? json_node_get_object (node) : NULL;
+    node = member (&r, o, "corpus", JSON_NODE_OBJECT);
+    corpus = node ? json_node_get_object (node) : NULL;
+  }
+  if (r.failed)
+    return NULL;
+  mode = string_member (&r, settings, "mode");
+  s.mode = g_str_equal (mode, "window") ? "window" : "sentence";
+  s.window = int_member (&r, settings, "window", 1, G_MAXINT);
+  s.max_distance = int_member (&r, settings, "max_distance", 0, 64);
+  s.fast = g_str_equal (string_member (&r, settings, "search"), "fast");
+  s.high_threshold = double_member (&r, settings, "high_threshold");
+  s.medium_threshold = double_member (&r, settings, "medium_threshold");
+  {
+    JsonNode *fold = member (&r, settings, "fold_traditional", JSON_NODE_VALUE);
+
+    s.fold_t2s = fold && json_node_get_value_type (fold) == G_TYPE_BOOLEAN && json_node_get_boolean (fold);
+  }
+  s.store = string_member (&r, corpus, "store");
+  s.n_documents = int_member (&r, corpus, "documents", 0, G_MAXUINT);
+  s.n_fingerprints = int_member (&r, corpus, "segments", 0, G_MAXINT64);
+  s.feature_version = int_member (&r, corpus, "feature_version", 0, G_MAXUINT);
+  if (corpus != NULL && json_object_has_member (corpus, "updated"))
+    {
+      g_autoptr(GDateTime) dt = g_date_time_new_from_iso8601 (string_member (&r, corpus, "updated"), NULL);
+
+      s.corpus_updated = dt ? g_date_time_to_unix (dt) : 0;
+    }
+  if (r.failed)
+    return NULL;
+
+  report = _sim_report_new (text, strlen (text), &s);
+  if (int_member (&r, o, "characters", 0, G_MAXUINT32) != report->n_chars)
+    bad (&r, "the text is not as long as the report says");
+  if (*string_member (&r, o, "name"))
+    sim_report_set_name (report, string_member (&r, o, "name"));
+  if (json_object_has_member (o, "format"))
+    sim_report_set_format (report, string_member (&r, o, "format"));
+  if (json_object_has_member (o, "suspicious"))
+    {
+      JsonArray *list = array_member (&r, o, "suspicious");
+
+      for (guint i = 0; list && !r.failed && i < json_array_get_length (list); i++)
+        {
+          JsonObject *so = object_at (&r, list, i);
+          SimSuspicious x = { 0 };
+          const char *kind;
+          guint k;
+
+          if (so == NULL)
+            break;
+          kind = string_member (&r, so, "kind");
+          for (k = 0; k <= SIM_SUSPICIOUS_HIDDEN && !g_str_equal (kind, sim_suspicious_kind_to_string (k)); k++)
+            ;
+          if (k > SIM_SUSPICIOUS_HIDDEN)
+            continue;  /* a kind a newer version knows */
+          x.kind = k;
+          x.count = int_member (&r, so, "count", 0, G_MAXUINT);
+          x.start = int_member (&r, so, "start", 0, report->n_chars);
+          x.end = int_member (&r, so, "end", x.start, report->n_chars);
+          sim_report_add_suspicious (report, &x);
+        }
+    }
+
+  /* Sources, in their ranked order. */
+  sources = array_member (&r, o, "sources");
+  for (guint i = 0; sources && !r.failed && i < json_array_get_length (sources); i++)
+    {
+      JsonObject *so = object_at (&r, sources, i);
+      SimReportSource src = { 0 };
+
+      if (so == NULL)
+        break;
+      src.doc_id = int_member (&r, so, "doc_id", 0, G_MAXINT64);
+      src.display_path = g_strdup (string_member (&r, so, "document"));
+      src.path = g_strdup (src.display_path);
+      src.title = g_strdup (string_member (&r, so, "title"));
+      src.n_segments = int_member (&r, so, "segments", 0, G_MAXUINT);
+      src.n_chars = int_member (&r, so, "characters", 0, report->n_chars);
+      src.share = double_member (&r, so, "share");
+      g_array_append_val (report->sources, src);
+    }
+
+  /* Segments in article order, inside the text, with their matches. */
+  segments = array_member (&r, o, "segments");
+  for (guint i = 0; segments && !r.failed && i < json_array_get_length (segments); i++)
+    {
+      JsonObject *so = object_at (&r, segments, i);
+      SimReportSegment seg = { 0 };
+      JsonArray *matches;
+
+      if (so == NULL)
+        break;
+      seg.start = int_member (&r, so, "start", 0, report->n_chars);
+      seg.end = int_member (&r, so, "end", seg.start, report->n_chars);
+      if (report->segments->len > 0 &&
+          seg.start < g_array_index (report->segments, SimReportSegment, report->segments->len - 1).end)
+        bad (&r, "segments overlap or are out of order");
+      seg.level = level_member (&r, so, "level");
+      seg.similarity = double_member (&r, so, "similarity");
+      seg.distance = int_member (&r, so, "distance", 0, 64);
+      seg.from_passage = g_str_equal (string_member (&r, so, "level_from"), "passage");
+      seg.first_match = report->matches->len;
+      matches = array_member (&r, so, "matches");
+      for (guint j = 0; matches && !r.failed && j < json_array_get_length (matches); j++)
+        {
+          JsonObject *mo = object_at (&r, matches, j);
+          SimMatch m = { 0 };
+          gint source;
+
+          if (mo == NULL)
+            break;
+          source = source_of (&r, report, int_member (&r, mo, "doc_id", 0, G_MAXINT64));
+          if (source < 0)
+            break;
+          m.source = source;
+          m.start = int_member (&r, mo, "start", 0, G_MAXUINT32);
+          m.end = int_member (&r, mo, "end", m.start, G_MAXUINT32);
+          m.similarity = double_member (&r, mo, "similarity");
+          m.distance = int_member (&r, mo, "distance", 0, 64);
+          m.excerpt = g_utf8_make_valid (string_member (&r, mo, "excerpt"), -1);
+          g_array_append_val (report->matches, m);
+          seg.n_matches++;
+        }
+      if (seg.level != SIM_LEVEL_LOW && seg.n_matches == 0)
+        bad (&r, "a flagged segment has no source");
+      g_array_append_val (report->segments, seg);
+      report->counts[seg.level]++;
+      total += seg.end - seg.start;
+      flagged += sim_report_segment_is_flagged (&seg) ? seg.end - seg.start : 0;
+    }
+
+  /* Passages, each over whole segments of the article. */
+  passages = array_member (&r, o, "passages");
+  for (guint i = 0; passages && !r.failed && i < json_array_get_length (passages); i++)
+    {
+      JsonObject *po = object_at (&r, passages, i);
+      SimPassage p = { 0 };
+      gint source, first;
+
+      if (po == NULL)
+        break;
+      p.start = int_member (&r, po, "start", 0, report->n_chars);
+      p.end = int_member (&r, po, "end", p.start, report->n_chars);
+      p.level = level_member (&r, po, "level");
+      p.similarity = double_member (&r, po, "similarity");
+      p.n_segments = int_member (&r, po, "segments", 0, report->segments->len);
+      p.source_start = int_member (&r, po, "source_start", 0, G_MAXUINT32);
+      p.source_end = int_member (&r, po, "source_end", p.source_start, G_MAXUINT32);
+      source = source_of (&r, report, int_member (&r, po, "doc_id", 0, G_MAXINT64));
+      first = sim_report_find_segment (report, p.start);
+      if (r.failed || source < 0)
+        break;
+      if (first < 0 || first + p.n_segments > report->segments->len)
+        {
+          bad (&r, "a passage is not over the article’s segments");
+          break;
+        }
+      p.source = source;
+      p.first_segment = first;
+      g_array_append_val (report->passages, p);
+    }
+  if (r.failed)
+    return NULL;
+  report->similarity = total ? (float) flagged / total : 0.0f;
+  report->ratios = (SimRatios) { report->similarity, report->similarity, report->similarity,
+                                 report->similarity, 0 };
+  for (guint i = 0; i < report->sources->len && total > 0; i++)
+    report->ratios.largest_source = MAX (report->ratios.largest_source,
+                                         (float) g_array_index (report->sources, SimReportSource, i).n_chars / total);
+  return g_steal_pointer (&report);
+}
