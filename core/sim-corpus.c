@@ -188,7 +188,7 @@ read_unchanged (const SimStoreDocument  *doc,
   gsize len = 0, text_len = 0;
   XXH128_hash_t h;
 
-  if ((data = sim_text_read_file (doc->path, &len, &error)) == NULL)
+  if ((data = sim_text_read_file (doc->path, &len, NULL, &error)) == NULL)
     {
       *why = g_strdup_printf (_("its file cannot be read again: %s"), error->message);
       return NULL;
@@ -603,12 +603,12 @@ prepare_item (ImportJob        *job,
   g_autofree char *data = NULL;
   g_autofree char *hash = NULL;
   const char *old_hash;
-  GStatBuf st;
+  gint64 mtime = 0;
   gsize len = 0;
   XXH128_hash_t h;
   gsize n_windows = 0, n_units = 0;
 
-  if ((data = sim_text_read_file (item->path, &len, &error)) == NULL)
+  if ((data = sim_text_read_file (item->path, &len, &mtime, &error)) == NULL)
     {
       item->message = g_strdup (error->message);
       return ITEM_FAILED;
@@ -651,7 +651,7 @@ prepare_item (ImportJob        *job,
   item->doc->n_bytes = len;
   item->doc->n_chars = (gint64) sim_text_count_chars (item->text, item->text_len);
   item->doc->n_segments = n_windows;
-  item->doc->modified_at = g_stat (item->path, &st) == 0 ? st.st_mtime : 0;
+  item->doc->modified_at = mtime;
   item->doc->added_at = item->doc->updated_at = g_get_real_time () / G_USEC_PER_SEC;
   return old_hash != NULL ? ITEM_CHANGED : ITEM_NEW;
 }

@@ -263,7 +263,7 @@ sim_document_load (const char       *path,
   g_autofree char *data = NULL;
   gsize len = 0;
 
-  if ((data = sim_text_read_file (path, &len, error)) == NULL)
+  if ((data = sim_text_read_file (path, &len, NULL, error)) == NULL)
     return NULL;
   return sim_document_extract (data, len, path, out_format, out_len, out_notes, error);
 }

@@ -21,6 +21,7 @@
 #include <gio/gio.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "sim-error.h"
@@ -962,22 +963,13 @@ sim_text_read_fd (int          fd,
 char *
 sim_text_read_file (const char  *path,
                     gsize       *out_len,
+                    gint64      *out_mtime,
                     GError     **error)
 {
   GStatBuf st;
   char *data;
   int fd;
 
-  if (g_stat (path, &st) == 0 && S_ISREG (st.st_mode) && st.st_size > SIM_TEXT_MAX_FILE_BYTES)
-    {
-      set_too_large_error (error, path, st.st_size);
-      return NULL;
-    }
-  if (g_stat (path, &st) == 0 && S_ISDIR (st.st_mode))
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_IS_DIRECTORY, _("%s is a folder, not a file"), path);
-      return NULL;
-    }
   fd = g_open (path, O_RDONLY | O_CLOEXEC | O_NOCTTY, 0);
   if (fd < 0)
     {
@@ -988,6 +980,26 @@ sim_text_read_file (const char  *path,
                    shown, g_strerror (saved));
       return NULL;
     }
+  /* One stat, of what was opened: its type, its size and its time. */
+  if (fstat (fd, &st) == 0)
+    {
+      if (S_ISDIR (st.st_mode))
+        {
+          g_close (fd, NULL);
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_IS_DIRECTORY, _("%s is a folder, not a file"), path);
+          return NULL;
+        }
+      if (S_ISREG (st.st_mode) && st.st_size > SIM_TEXT_MAX_FILE_BYTES)
+        {
+          g_close (fd, NULL);
+          set_too_large_error (error, path, st.st_size);
+          return NULL;
+        }
+      if (out_mtime)
+        *out_mtime = st.st_mtime;
+    }
+  else if (out_mtime)
+    *out_mtime = 0;
   data = sim_text_read_fd (fd, path, out_len, error);
   g_close (fd, NULL);
   return data;
@@ -1003,7 +1015,7 @@ sim_text_load_file (const char  *path,
   g_autofree char *data = NULL;
   gsize len = 0;
 
-  if ((data = sim_text_read_file (path, &len, error)) == NULL)
+  if ((data = sim_text_read_file (path, &len, NULL, error)) == NULL)
     return NULL;
   return sim_text_decode (data, len, path, out_len, out_n_repaired, out_n_nuls, error);
 }

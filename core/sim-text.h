@@ -105,10 +105,12 @@ char    *sim_text_decode    (const char  *data,
 #define SIM_TEXT_MAX_TEXT_BYTES (12 << 20)
 
 /* Reads a file's bytes, refusing one larger than SIM_TEXT_MAX_FILE_BYTES
- * with SIM_ERROR_INVALID_ARGUMENT (the message names the file and the limit).
- * (transfer full) */
+ * with SIM_ERROR_INVALID_ARGUMENT (the message names the file and the limit),
+ * and its modification time (Unix seconds) into @out_mtime (may be NULL):
+ * one open and one stat. (transfer full) */
 char    *sim_text_read_file (const char  *path,
                              gsize       *out_len,
+                             gint64      *out_mtime,
                              GError     **error);
 
 /* Reads file descriptor @fd to its end as sim_text_read_file() reads a

@@ -29,7 +29,7 @@ sim_open_read_file (const char        *path,
   if (g_str_has_suffix (path, ".json"))
     {
       gsize len = 0;
-      g_autofree char *data = sim_text_read_file (path, &len, error);
+      g_autofree char *data = sim_text_read_file (path, &len, NULL, error);
 
       *out_report = data ? sim_report_from_saved_json (data, len, error) : NULL;
       return *out_report != NULL;
