@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "sim-align.h"
+#include "sim-fingerprint.h"
 #include "sim-words.h"
 
 #define SUMMARY_GAP       24     /* source sentences a summary may skip between two of its own */
@@ -43,6 +44,13 @@ struct _SimAlignSide {
   guint       *postings;    /* entry indices, in text order */
   guint       *post_sentence; /* the sentence of each posting's entry */
   guint        n_words;
+  /* Seeding looks at one sentence of each set of identical ones (a source
+   * that repeats itself: an archive, a collected edition): the postings of
+   * the first of each, and each sentence's next identical one. */
+  guint       *seed_first;    /* as post_first, over seed_postings */
+  guint       *seed_postings;
+  guint       *seed_sentence;
+  guint       *next_copy;     /* the next sentence with the same words, or G_MAXUINT */
 };
 
 /* One side of the pair being aligned: the prepared side, the weight of
@@ -169,6 +177,76 @@ sort_tokens (guint64 *t,
     }
 }
 
+/* Whether sentences @i and @j of @side have the same words, each as often. */
+static gboolean
+same_words (const SimAlignSide *side,
+            guint               i,
+            guint               j)
+{
+  const Vector *vi = &g_array_index (side->vectors, Vector, i), *vj = &g_array_index (side->vectors, Vector, j);
+  const Entry *ei = &g_array_index (side->entries, Entry, vi->first);
+  const Entry *ej = &g_array_index (side->entries, Entry, vj->first);
+
+  if (vi->n != vj->n)
+    return FALSE;
+  for (guint k = 0; k < vi->n; k++)
+    if (ei[k].token != ej[k].token || ei[k].tf != ej[k].tf)
+      return FALSE;
+  return TRUE;
+}
+
+/* The seed postings and the chains of identical sentences (see the struct). */
+static void
+index_copies (SimAlignSide *side)
+{
+  const guint n_sentences = side->vectors->len, n = side->entries->len;
+  g_autoptr(GHashTable) first_of = g_hash_table_new (g_int64_hash, g_int64_equal);
+  g_autofree guint *last_copy = g_new (guint, MAX (n_sentences, 1));
+  g_autofree guint8 *is_copy = g_new0 (guint8, MAX (n_sentences, 1));
+  g_autofree guint64 *keys = g_new (guint64, MAX (n_sentences, 1));
+  guint k = 0;
+
+  side->next_copy = g_new (guint, MAX (n_sentences, 1));
+  for (guint s = 0; s < n_sentences; s++)
+    {
+      const Vector *v = &g_array_index (side->vectors, Vector, s);
+      const Entry *e = &g_array_index (side->entries, Entry, v->first);
+      guint64 h = v->n;
+      gpointer found;
+
+      for (guint i = 0; i < v->n; i++)
+        h = sim_mix64 (h ^ e[i].token ^ ((guint64) e[i].tf << 56));
+      keys[s] = h;
+      side->next_copy[s] = G_MAXUINT;
+      last_copy[s] = s;
+      if (v->n > 0 && (found = g_hash_table_lookup (first_of, &keys[s])) != NULL &&
+          same_words (side, GPOINTER_TO_UINT (found) - 1, s))
+        {
+          const guint first = GPOINTER_TO_UINT (found) - 1;
+
+          side->next_copy[last_copy[first]] = s;
+          last_copy[first] = s;
+          is_copy[s] = 1;
+        }
+      else if (v->n > 0 && found == NULL)
+        g_hash_table_insert (first_of, &keys[s], GUINT_TO_POINTER (s + 1));
+    }
+  side->seed_first = g_new (guint, side->n_words + 1);
+  side->seed_postings = g_new (guint, MAX (n, 1));
+  side->seed_sentence = g_new (guint, MAX (n, 1));
+  for (guint w = 0; w < side->n_words; w++)
+    {
+      side->seed_first[w] = k;
+      for (guint p = side->post_first[w]; p < side->post_first[w + 1]; p++)
+        if (!is_copy[side->post_sentence[p]])
+          {
+            side->seed_postings[k] = side->postings[p];
+            side->seed_sentence[k++] = side->post_sentence[p];
+          }
+    }
+  side->seed_first[side->n_words] = k;
+}
+
 SimAlignSide *
 sim_align_side_new (const SimAlignText *text)
 {
@@ -241,6 +319,7 @@ sim_align_side_new (const SimAlignText *text)
       entries[occ[k].entry].word = side->n_words - 1;
     }
   side->post_first[side->n_words] = n;
+  index_copies (side);
   return side;
 }
 
@@ -302,6 +381,7 @@ sim_align_side_new_range (const SimAlignSide *whole,
   side->post_first[side->n_words] = k;
   for (guint i = 0; i < n; i++)
     entries[i].sentence -= first;
+  index_copies (side);
   return side;
 }
 
@@ -317,6 +397,10 @@ sim_align_side_free (SimAlignSide *side)
   g_free (side->post_first);
   g_free (side->postings);
   g_free (side->post_sentence);
+  g_free (side->seed_first);
+  g_free (side->seed_postings);
+  g_free (side->seed_sentence);
+  g_free (side->next_copy);
   g_free (side);
 }
 
@@ -419,7 +503,7 @@ seed_cosine (const Side *a,
       if (y == vb->n)
         break;
       if (eb[y].token == e->token &&
-          vb->first + y >= pb->postings[MAX (pb->post_first[w], (gint64) pb->post_first[w + 1] - MAX_POSTINGS)])
+          vb->first + y >= pb->seed_postings[MAX (pb->seed_first[w], (gint64) pb->seed_first[w + 1] - MAX_POSTINGS)])
         dot += (double) entry_weight (pa, a->other, pb, e, n_sentences) *
                entry_weight (pb, b->other, pa, &eb[y], n_sentences);
     }
@@ -451,9 +535,9 @@ may_seed (const Side *a,
 
           if (w == G_MAXUINT)
             continue;
-          for (guint p = pb->post_first[w + 1]; p > pb->post_first[w] && pb->post_first[w + 1] - p < MAX_POSTINGS; p--)
+          for (guint p = pb->seed_first[w + 1]; p > pb->seed_first[w] && pb->seed_first[w + 1] - p < MAX_POSTINGS; p--)
             {
-              const guint j = pb->post_sentence[p - 1];
+              const guint j = pb->seed_sentence[p - 1];
 
               if (shared[j]++ == 0)
                 g_array_append_val (touched, j);
@@ -576,10 +660,10 @@ find_seeds (const Side *a,
           if (w == G_MAXUINT)
             continue;
           /* The last MAX_POSTINGS sentences holding the word, last first. */
-          for (guint p = pb->post_first[w + 1]; p > pb->post_first[w] && pb->post_first[w + 1] - p < MAX_POSTINGS; p--)
+          for (guint p = pb->seed_first[w + 1]; p > pb->seed_first[w] && pb->seed_first[w + 1] - p < MAX_POSTINGS; p--)
             {
-              const guint post = pb->postings[p - 1];
-              const guint j = pb->post_sentence[p - 1];
+              const guint post = pb->seed_postings[p - 1];
+              const guint j = pb->seed_sentence[p - 1];
 
               if (shared[j] == 0)
                 g_array_append_val (touched, j);
@@ -595,12 +679,14 @@ find_seeds (const Side *a,
           const double cosine = b->norms[j] > 0 ? dot[j] / (a->norms[i] * b->norms[j]) : 0;
           const double dice = 2.0 * shared[j] / (va->n + vb->n);
 
+          /* The same seed with every copy of the sentence. */
           if (cosine > SIM_ALIGN_SEED && dice > SIM_ALIGN_SEED)
-            {
-              Seed s = { i, j, cosine };
+            for (guint c = j, n_copies = 0; c != G_MAXUINT && n_copies < MAX_POSTINGS; c = pb->next_copy[c], n_copies++)
+              {
+                Seed s = { i, c, cosine };
 
-              g_array_append_val (mine, s);
-            }
+                g_array_append_val (mine, s);
+              }
           dot[j] = 0;
           shared[j] = 0;
         }
