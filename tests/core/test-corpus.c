@@ -109,6 +109,52 @@ list (SimCorpus *corpus)
   return docs;
 }
 
+/* A school's archive is thousands of small files in folders: 2,000 essays
+ * of a few hundred bytes, two dozen of them the same text under another
+ * name, all imported once, each stored exactly once, under its own path;
+ * a second import changes nothing. */
+static void
+test_corpus_imports_thousands_of_small_files_each_once (void **state)
+{
+  Fixture *f = *state;
+  const char *paths[] = { f->docs, NULL };
+  g_autoptr(SimCorpus) corpus = sim_corpus_open (f->store, FALSE, NULL);
+  g_autoptr(SimImportResult) first = NULL, again = NULL;
+  g_autoptr(GPtrArray) docs = NULL;
+  g_autoptr(GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
+
+  for (guint i = 0; i < 2000; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("class-%02u/essay-%04u.txt", i / 100, i);
+      g_autofree char *text = i % 80 == 79 ? make_text (i - 1, FALSE, 3) : make_text (i, FALSE, 3);
+
+      g_free (sim_test_write_file (f->docs, name, text, -1));
+    }
+  first = sim_corpus_add (corpus, paths, NULL, NULL, NULL, NULL);
+  assert_non_null (first);
+  assert_int_equal (first->n_added, 2000);
+  assert_int_equal (first->n_failed, 0);
+  docs = list (corpus);
+  assert_int_equal (docs->len, 2000);
+  for (guint i = 0; i < docs->len; i++)
+    {
+      const SimStoreDocument *doc = g_ptr_array_index (docs, i);
+
+      assert_true (g_str_has_prefix (doc->path, f->docs));
+      assert_false (g_hash_table_contains (seen, doc->path));
+      g_hash_table_add (seen, doc->path);
+    }
+  {
+    g_autoptr(SimCorpusSnapshot) snapshot = sim_corpus_ref_snapshot (corpus);
+
+    assert_int_equal (sim_corpus_snapshot_get_n_docs (snapshot), 2000);
+  }
+  again = sim_corpus_add (corpus, paths, NULL, NULL, NULL, NULL);
+  assert_non_null (again);
+  assert_int_equal (again->n_added + again->n_updated, 0);
+  assert_int_equal (again->n_unchanged, 2000);
+}
+
 static void
 test_corpus_add_is_incremental (void **state)
 {
@@ -1303,6 +1349,7 @@ main (void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test_setup_teardown (test_corpus_add_is_incremental, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_corpus_imports_thousands_of_small_files_each_once, setup, teardown),
     cmocka_unit_test_setup_teardown (test_corpus_lists_unreadable_files_and_imports_the_rest, setup, teardown),
     cmocka_unit_test_setup_teardown (test_corpus_remove_by_id_path_and_folder, setup, teardown),
     cmocka_unit_test_setup_teardown (test_corpus_rescan_follows_the_folder, setup, teardown),
