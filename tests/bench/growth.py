@@ -18,8 +18,10 @@ Cross: 2,000 essays of 5,000 characters cut from distinct real text, 50 of
 them with a planted copy of another, checked against each other.
 
 Large inputs: a 1 MB article (check, and the text, JSON, HTML and PDF reports,
-each a whole process), a 100 KB article against one 10 MB source, and repeated
-text (a sentence 20,000 times in the corpus and 2,000 times in the article).
+each a whole process), a 100 KB article against one 10 MB source, a 1 MB
+article against a 10 MB source that is its first tenth ten times (JSON, HTML
+and PDF), and repeated text (a sentence 20,000 times in the corpus and 2,000
+times in the article).
 
 Recipe (seed 2026): the paragraphs of every .txt under the en-* and zh-*
 folders of --texts are pooled; one paragraph in ten is held out for the
@@ -256,6 +258,30 @@ def large(args, pool, held, words, chars):
         f.write("\n\n".join(out)[:100000])
     row("check a 100,000-character article against one 10 MB source, JSON",
         [args.cli, "--store", one, "check", "--json", small], "< 3 s")
+
+    # A source that repeats itself (an archive file, a collected edition):
+    # its first tenth ten times, and a 1 MB article taking 300 KB of it.
+    selfrep_dir = os.path.join(work, "selfrep")
+    os.makedirs(selfrep_dir)
+    tenth = "\n\n".join(paragraphs).encode()[:1000000].decode(errors="ignore")  # 10 MB in all
+    with open(os.path.join(selfrep_dir, "archive.txt"), "w", encoding="utf-8") as f:
+        f.write(tenth * 10)
+    selfrep = os.path.join(work, "selfrep.db")
+    subprocess.run([args.cli, "--store", selfrep, "corpus", "add", selfrep_dir], check=True, capture_output=True)
+    own, length = [], 0
+    while length < 700000:
+        own.append(rng.choice(held))
+        length += len(own[-1]) + 2
+    own_text = "\n\n".join(own)
+    selfrep_article = os.path.join(work, "selfrep-article.txt")
+    with open(selfrep_article, "w", encoding="utf-8") as f:
+        f.write(own_text[:350000] + "\n\n" + tenth[len(tenth) // 5:len(tenth) // 2] + "\n\n" +
+                own_text[350000:700000])
+    sbase = [args.cli, "--store", selfrep, "check"]
+    row("a 1 MB article taking 30% of a 10 MB source that is its first tenth ten times, JSON",
+        sbase + ["--json", selfrep_article], "< 2 s")
+    row("the same, HTML report", sbase + ["--html", os.path.join(work, "s.html"), selfrep_article], "< 3 s")
+    row("the same, PDF report", sbase + ["--pdf", os.path.join(work, "s.pdf"), selfrep_article], "< 3 s")
 
     rep_dir = os.path.join(work, "form")
     os.makedirs(rep_dir)
