@@ -700,6 +700,17 @@ poll_import (gpointer user_data)
   return G_SOURCE_CONTINUE;
 }
 
+/* An import or a repair has finished with the store: the window and the
+ * corpus manager show it as it is now. */
+static void
+store_work_done (SimWindow *self)
+{
+  set_busy (self, FALSE, NULL);
+  load_corpus (self);
+  if (self->corpus_window)
+    sim_corpus_window_reload (SIM_CORPUS_WINDOW (self->corpus_window));
+}
+
 static void
 on_import_done (GObject      *source,
                 GAsyncResult *result,
@@ -714,10 +725,7 @@ on_import_done (GObject      *source,
 
   if (gtk_widget_in_destruction (GTK_WIDGET (self)) || self->settings == NULL)
     return;
-  set_busy (self, FALSE, NULL);
-  load_corpus (self);
-  if (self->corpus_window)
-    sim_corpus_window_reload (SIM_CORPUS_WINDOW (self->corpus_window));
+  store_work_done (self);
   if (imported == NULL)
     {
       if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
@@ -882,10 +890,7 @@ on_repaired (GObject      *source,
 
   if (gtk_widget_in_destruction (GTK_WIDGET (self)) || self->settings == NULL)
     return;
-  set_busy (self, FALSE, NULL);
-  load_corpus (self);
-  if (self->corpus_window)
-    sim_corpus_window_reload (SIM_CORPUS_WINDOW (self->corpus_window));
+  store_work_done (self);
   if (repaired == NULL)
     {
       show_error (self, _("The reference corpus could not be repaired"), error);
