@@ -177,6 +177,17 @@ repair_result_new (void)
   return result;
 }
 
+/* A file's content hash as the store keeps it: XXH3-128 of its bytes, in
+ * hex. (transfer full) */
+static char *
+content_hash (const char *data,
+              gsize       len)
+{
+  const XXH128_hash_t h = XXH3_128bits (data, len);
+
+  return g_strdup_printf ("%016" G_GINT64_MODIFIER "x%016" G_GINT64_MODIFIER "x", h.high64, h.low64);
+}
+
 /* The text of @doc's file as it was added: NULL (and @why) when the file
  * is gone or changed. (transfer full) */
 static GBytes *
@@ -186,15 +197,13 @@ read_unchanged (const SimStoreDocument  *doc,
   g_autoptr(GError) error = NULL;
   g_autofree char *data = NULL, *hash = NULL, *text = NULL;
   gsize len = 0, text_len = 0;
-  XXH128_hash_t h;
 
   if ((data = sim_text_read_file (doc->path, &len, NULL, &error)) == NULL)
     {
       *why = g_strdup_printf (_("its file cannot be read again: %s"), error->message);
       return NULL;
     }
-  h = XXH3_128bits (data, len);
-  hash = g_strdup_printf ("%016" G_GINT64_MODIFIER "x%016" G_GINT64_MODIFIER "x", h.high64, h.low64);
+  hash = content_hash (data, len);
   if (!g_str_equal (hash, doc->content_hash))
     {
       *why = g_strdup (_("its file has changed since it was added"));
@@ -605,7 +614,6 @@ prepare_item (ImportJob        *job,
   const char *old_hash;
   gint64 mtime = 0;
   gsize len = 0;
-  XXH128_hash_t h;
   gsize n_windows = 0, n_units = 0;
 
   if ((data = sim_text_read_file (item->path, &len, &mtime, &error)) == NULL)
@@ -613,8 +621,7 @@ prepare_item (ImportJob        *job,
       item->message = g_strdup (error->message);
       return ITEM_FAILED;
     }
-  h = XXH3_128bits (data, len);
-  hash = g_strdup_printf ("%016" G_GINT64_MODIFIER "x%016" G_GINT64_MODIFIER "x", h.high64, h.low64);
+  hash = content_hash (data, len);
   old_hash = g_hash_table_lookup (job->existing, item->path);
   if (old_hash != NULL && g_str_equal (old_hash, hash))
     {

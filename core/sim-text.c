@@ -569,10 +569,12 @@ normalize (const char        *text,
               units->flags[u] = in_word ? 0 : SIM_UNIT_WORD_START | (g_unichar_isupper (c) ? SIM_UNIT_CAPITAL : 0);
               units->n++;
               in_word = TRUE;
-              if (c >= 0x80 && n_items == 1 && lookalike_of (c))
+              if (c >= 0x80 && n_items == 1)
                 {
                   const Lookalike l = { u, lookalike_of (c) };
 
+                  if (l.latin == 0)
+                    break;
                   if (lookalikes == NULL)
                     lookalikes = g_array_new (FALSE, FALSE, sizeof (Lookalike));
                   g_array_append_val (lookalikes, l);
@@ -920,19 +922,26 @@ set_too_large_error (GError     **error,
                  SIM_TEXT_MAX_FILE_BYTES >> 20);
 }
 
-char *
-sim_text_read_fd (int          fd,
-                  const char  *name,
-                  gsize       *out_len,
-                  GError     **error)
+#define READ_STEP 65536
+
+/* sim_text_read_fd(), reading into the buffer itself, sized for
+ * @size_hint bytes (a regular file's size) and a step to see its end. */
+static char *
+read_fd (int          fd,
+         const char  *name,
+         gsize        size_hint,
+         gsize       *out_len,
+         GError     **error)
 {
-  GByteArray *buf = g_byte_array_new ();
-  guint8 chunk[65536];
+  GByteArray *buf = g_byte_array_sized_new (MIN (size_hint, SIM_TEXT_MAX_FILE_BYTES) + READ_STEP + 1);
+  gsize used = 0;
 
   for (;;)
     {
-      const gssize n = read (fd, chunk, sizeof chunk);
+      gssize n;
 
+      g_byte_array_set_size (buf, used + READ_STEP);
+      n = read (fd, buf->data + used, READ_STEP);
       if (n < 0 && errno == EINTR)
         continue;
       if (n < 0)
@@ -946,18 +955,28 @@ sim_text_read_fd (int          fd,
         }
       if (n == 0)
         break;
-      if (buf->len + (gsize) n > SIM_TEXT_MAX_FILE_BYTES)
+      used += n;
+      if (used > SIM_TEXT_MAX_FILE_BYTES)
         {
           set_too_large_error (error, name, 0);
           g_byte_array_free (buf, TRUE);
           return NULL;
         }
-      g_byte_array_append (buf, chunk, n);
     }
+  g_byte_array_set_size (buf, used + 1);
+  buf->data[used] = '\0';
   if (out_len)
-    *out_len = buf->len;
-  g_byte_array_append (buf, (const guint8 *) "", 1);
+    *out_len = used;
   return (char *) g_byte_array_free (buf, FALSE);
+}
+
+char *
+sim_text_read_fd (int          fd,
+                  const char  *name,
+                  gsize       *out_len,
+                  GError     **error)
+{
+  return read_fd (fd, name, 0, out_len, error);
 }
 
 char *
@@ -966,7 +985,7 @@ sim_text_read_file (const char  *path,
                     gint64      *out_mtime,
                     GError     **error)
 {
-  GStatBuf st;
+  GStatBuf st = { 0 };
   char *data;
   int fd;
 
@@ -1000,7 +1019,7 @@ sim_text_read_file (const char  *path,
     }
   else if (out_mtime)
     *out_mtime = 0;
-  data = sim_text_read_fd (fd, path, out_len, error);
+  data = read_fd (fd, path, st.st_mode && S_ISREG (st.st_mode) ? (gsize) st.st_size : 0, out_len, error);
   g_close (fd, NULL);
   return data;
 }
