@@ -460,7 +460,10 @@ sim_window_show_report (SimWindow *self,
       {
         g_autofree char *what = sim_suspicious_dup_description (sim_report_get_suspicious (report, i));
 
-        g_string_append_printf (warnings, "%s%s %s", warnings->len ? "\n" : "", _("Warning:"), what);
+        if (warnings->len > 0)
+          g_string_append_c (warnings, '\n');
+        /* TRANSLATORS: %s is what was found, e.g. "3 invisible characters inside words" */
+        g_string_append_printf (warnings, _("Warning: %s"), what);
       }
     gtk_label_set_text (self->warning_label, warnings->str);
     gtk_widget_set_visible (GTK_WIDGET (self->warning_label), warnings->len > 0);
