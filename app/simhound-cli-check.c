@@ -20,6 +20,7 @@
 #include "sim-exclude.h"
 #include "sim-error.h"
 #include "sim-export.h"
+#include "sim-report-json.h"
 #include "sim-store.h"
 
 static void
@@ -32,24 +33,25 @@ on_check_progress (guint64     done,
 }
 
 static void
-print_report (const SimReport *report,
-              gboolean         color)
+print_report (const SimReportView *view,
+              gboolean             color)
 {
+  const SimReport *report = sim_report_view_get_report (view);
   const SimReportSettings *settings = sim_report_get_settings (report);
   const char *red = color ? "\033[1;41;97m" : "", *yellow = color ? "\033[30;43m" : "";
   const char *reset = color ? "\033[0m" : "", *dim = color ? "\033[2m" : "", *bold = color ? "\033[1m" : "";
   guint number = 0;
 
   g_print (_("%sSimilarity %.1f%%%s — %u high, %u medium, %u low segments; %u documents, %s mode, %s search\n"),
-           bold, 100 * sim_report_get_similarity (report), reset,
-           sim_report_count_level (report, SIM_LEVEL_HIGH),
-           sim_report_count_level (report, SIM_LEVEL_MEDIUM),
-           sim_report_count_level (report, SIM_LEVEL_LOW),
+           bold, 100 * sim_report_view_get_similarity (view), reset,
+           sim_report_view_count_level (view, SIM_LEVEL_HIGH),
+           sim_report_view_count_level (view, SIM_LEVEL_MEDIUM),
+           sim_report_view_count_level (view, SIM_LEVEL_LOW),
            settings->n_documents, settings->mode, settings->fast ? "fast" : "precise");
   if (settings->n_documents == 0)
     g_print (_("The corpus is empty: add reference documents with “simhound-cli corpus add PATH”.\n"));
   {
-    const SimRatios *r = sim_report_get_ratios (report);
+    const SimRatios *r = sim_report_view_get_ratios (view);
 
     g_print (_("Total %.1f%%, without quotes %.1f%%, without references %.1f%%, without both %.1f%%; "
                "largest single source %.1f%%\n"),
@@ -80,7 +82,7 @@ print_report (const SimReport *report,
       seg_line = cli_one_line (seg_text, 160);
       src_line = cli_one_line (m->excerpt, 160);
       src_path = cli_for_terminal (src->path);
-      excluded = sim_report_is_segment_excluded (report, i);
+      excluded = sim_report_view_is_segment_excluded (view, i);
       g_print ("\n[%u] %s %.0f%% %s(%s%s%s %u, %s %u–%u)%s\n    %s%s%s\n    %s← %s%s\n    %s%s%s\n",
                ++number, seg->level == SIM_LEVEL_HIGH ? _("HIGH") : _("MEDIUM"),
                100 * seg->similarity, dim,
@@ -100,12 +102,13 @@ print_report (const SimReport *report,
       for (guint i = 0; i < sim_report_get_n_sources (report); i++)
         {
           const SimReportSource *src = sim_report_get_source (report, i);
+          const SimSourceShare *share = sim_report_view_get_share (view, i);
           g_autofree char *path = NULL;
 
-          if (src->n_segments == 0)
+          if (share->n_segments == 0)
             continue;
           path = cli_for_terminal (src->path);
-          g_print ("  %5.1f%%  %3u  %s\n", 100 * src->share, src->n_segments, path);
+          g_print ("  %5.1f%%  %3u  %s\n", 100 * share->share, share->n_segments, path);
         }
     }
 }
@@ -116,7 +119,8 @@ static int
 check_one (SimCorpusSnapshot     *snapshot,
            const char            *name,
            const SimCheckOptions *options,
-           const SimExclusions   *exclusions,
+           const SimExclusions   *chosen,
+           const char            *template_text,
            gboolean               json,
            gboolean               batch,
            const char            *output_dir,
@@ -126,6 +130,9 @@ check_one (SimCorpusSnapshot     *snapshot,
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(SimReport) report = NULL;
+  g_autoptr(SimReportView) view = NULL;
+  g_autoptr(GArray) template_spans = g_array_new (FALSE, FALSE, sizeof (SimExcludedSpan));
+  SimExclusions exclusions = *chosen;
   g_autofree char *text = NULL;
   gsize len = 0;
   SimFormat format = SIM_FORMAT_TEXT;
@@ -150,10 +157,15 @@ check_one (SimCorpusSnapshot     *snapshot,
 
       sim_report_set_name (report, shown);
     }
-  if (!sim_exclude_apply (report, exclusions, &error))
+  if (template_text != NULL &&
+      !sim_exclude_find_template (report, template_text, -1, sim_corpus_snapshot_get_flags (snapshot),
+                                  template_spans, &error))
     return cli_fail (error);
-  if ((html_path && !sim_export_html_file (report, html_path, &error)) ||
-      (pdf_path && !sim_export_pdf_file_on (report, pdf_path, cli_paper, &error)))
+  exclusions.template_spans = (const SimExcludedSpan *) template_spans->data;
+  exclusions.n_template_spans = template_spans->len;
+  view = sim_report_view_new (report, &exclusions);
+  if ((html_path && !sim_export_html_file (view, html_path, &error)) ||
+      (pdf_path && !sim_export_pdf_file_on (view, pdf_path, cli_paper, &error)))
     return cli_fail (error);
 
   if (output_dir != NULL)
@@ -172,13 +184,13 @@ check_one (SimCorpusSnapshot     *snapshot,
                         : g_strdup_printf ("%s%s%s-%u.json", output_dir, G_DIR_SEPARATOR_S, base, n);
         }
       g_hash_table_add (written, g_strdup (file));
-      out = sim_report_to_json (report, name, TRUE);
+      out = sim_report_view_to_json (view, name, TRUE);
       if (!g_file_set_contents (file, out, -1, &error))
         return cli_fail (error);
     }
   else if (json)
     {
-      g_autofree char *out = sim_report_to_json (report, batch ? name : NULL, !batch);
+      g_autofree char *out = sim_report_view_to_json (view, batch ? name : NULL, !batch);
 
       g_print ("%s\n", out);
     }
@@ -190,7 +202,7 @@ check_one (SimCorpusSnapshot     *snapshot,
 
           g_print ("== %s ==\n", shown);
         }
-      print_report (report, isatty (STDOUT_FILENO) && g_getenv ("NO_COLOR") == NULL);
+      print_report (view, isatty (STDOUT_FILENO) && g_getenv ("NO_COLOR") == NULL);
     }
   return EXIT_OK;
 }
@@ -322,8 +334,6 @@ cli_check_command (int argc, char **argv)
   exclusions.small_words = exclude_small;
   exclusions.source_ids = (const gint64 *) source_ids->data;
   exclusions.n_source_ids = source_ids->len;
-  exclusions.template_text = template_text;
-  exclusions.flags = sim_corpus_snapshot_get_flags (snapshot);
   if (output_dir != NULL && g_mkdir_with_parents (output_dir, 0755) != 0)
     {
       g_printerr (_("simhound-cli: cannot create %s: %s\n"), output_dir, g_strerror (errno));
@@ -334,7 +344,7 @@ cli_check_command (int argc, char **argv)
   written = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   for (int f = 1; f < argc; f++)
     {
-      int status = check_one (snapshot, argv[f], &options, &exclusions, json, argc > 2, output_dir, written,
+      int status = check_one (snapshot, argv[f], &options, &exclusions, template_text, json, argc > 2, output_dir, written,
                               html_path, pdf_path);
 
       if (status == EXIT_INTERRUPTED)

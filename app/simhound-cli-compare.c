@@ -57,6 +57,7 @@ cli_compare_command (int argc, char **argv)
   g_autoptr(GOptionContext) context = g_option_context_new (_("A B — compare two documents"));
   g_autoptr(GError) error = NULL;
   g_autoptr(SimReport) report = NULL;
+  g_autoptr(SimReportView) view = NULL;
   g_autofree char *a = NULL, *b = NULL, *html_path = NULL, *pdf_path = NULL;
   gsize a_len = 0, b_len = 0;
   SimDocumentNotes a_notes = { 0 };
@@ -98,8 +99,9 @@ cli_compare_command (int argc, char **argv)
   if (report == NULL)
     return cli_fail (error);
   cli_add_hidden_text (report, &a_notes);
-  if ((html_path && !sim_export_html_file (report, html_path, &error)) ||
-      (pdf_path && !sim_export_pdf_file_on (report, pdf_path, cli_paper, &error)))
+  view = sim_report_view_new (report, NULL);
+  if ((html_path && !sim_export_html_file (view, html_path, &error)) ||
+      (pdf_path && !sim_export_pdf_file_on (view, pdf_path, cli_paper, &error)))
     return cli_fail (error);
   if (json)
     {

@@ -5,8 +5,8 @@
  * such as References, Bibliography, Works Cited, 参考文献, 参考资料, to the
  * end or to an appendix), passages shorter than N words (2N CJK
  * characters), sources left out (the student's own earlier work) and the
- * assignment's own text (a template every student may repeat). No lookup is
- * repeated: the app recomputes on the same report when a choice changes.
+ * assignment's own text (a template every student may repeat). A view of a
+ * report (sim-report-view.h) applies them; the template is aligned once.
  *
  * Small, source and template decide what is flagged at all; quotes and
  * references are left out of the headline figure only when chosen, and the
@@ -22,17 +22,16 @@
 G_BEGIN_DECLS
 
 typedef struct {
-  gboolean          quotes;         /* the headline leaves quoted text out */
-  gboolean          references;     /* ... and the reference section */
-  guint             small_words;    /* passages of fewer words are not flagged; 0: all are */
-  const gint64     *source_ids;     /* documents whose passages are not flagged */
-  guint             n_source_ids;
-  const char       *template_text;  /* the assignment's text, or NULL */
-  gssize            template_len;
-  SimNormalizeFlags flags;          /* for aligning with the template */
+  gboolean               quotes;          /* the headline leaves quoted text out */
+  gboolean               references;      /* ... and the reference section */
+  guint                  small_words;     /* passages of fewer words are not flagged; 0: all are */
+  const gint64          *source_ids;      /* documents whose passages are not flagged */
+  guint                  n_source_ids;
+  const SimExcludedSpan *template_spans;  /* the assignment's text in the article */
+  guint                  n_template_spans;
 } SimExclusions;
 
-#define SIM_EXCLUSIONS_INIT { FALSE, FALSE, 0, NULL, 0, NULL, -1, SIM_NORMALIZE_DEFAULT }
+#define SIM_EXCLUSIONS_INIT { FALSE, FALSE, 0, NULL, 0, NULL, 0 }
 
 /* Spans (SimExcludedSpan, code points) of @text inside quotation marks. A
  * quotation ends at its closing mark, within a paragraph and 2,000
@@ -45,12 +44,16 @@ void     sim_exclude_find_references (const char *text,
                                       gssize      len,
                                       GArray     *out);
 
-/* Computes the ratios and the excluded spans of @report under @exclusions
- * (NULL: none chosen) and sets them on it, replacing earlier ones. Only the
- * template alignment can fail (G_IO_ERROR_CANCELLED, bad options). Call it
- * before the report is shared between threads. */
-gboolean sim_exclude_apply           (SimReport           *report,
-                                      const SimExclusions *exclusions,
+/* The stretches of @report's article that repeat the assignment's text
+ * (@template_text), aligned as `compare` aligns, appended to @out as
+ * SIM_EXCLUDED_TEMPLATE spans: found once per report and template, then
+ * given to every view (SimExclusions.template_spans). Fails only on bad
+ * options; a template without text leaves nothing out. */
+gboolean sim_exclude_find_template   (const SimReport     *report,
+                                      const char          *template_text,
+                                      gssize               template_len,
+                                      SimNormalizeFlags    flags,
+                                      GArray              *out,
                                       GError             **error);
 
 G_END_DECLS

@@ -11,62 +11,12 @@
 #include "sim-export.h"
 #include "sim-export-private.h"
 
-SimLevel
-sim_report_level_of (const SimReport *report,
-                     float            similarity)
-{
-  const SimReportSettings *s = sim_report_get_settings (report);
-
-  return sim_level_of (similarity, s->high_threshold, s->medium_threshold);
-}
-
-void
-sim_report_histogram (const SimReport *report,
-                      guint            counts[SIM_CHART_BINS])
-{
-  memset (counts, 0, SIM_CHART_BINS * sizeof (guint));
-  for (guint i = 0; i < sim_report_get_n_segments (report); i++)
-    {
-      const SimReportSegment *seg = sim_report_get_segment (report, i);
-      gint bin = (gint) floorf (seg->similarity * SIM_CHART_BINS);
-
-      counts[CLAMP (bin, 0, SIM_CHART_BINS - 1)]++;
-    }
-}
-
 /* The source a flagged segment is coloured and numbered by: its best match's. */
 guint
 _sim_export_segment_source (const SimReport        *report,
                 const SimReportSegment *seg)
 {
   return sim_report_get_match (report, seg->first_match)->source;
-}
-
-/* TRUE when flagged segment @index runs on into the next flagged segment
- * from the same source (only space between, the same greying): the run is
- * one passage to the reader and gets its source's number once, at its end. */
-gboolean
-_sim_export_run_continues (const SimReport *report,
-               guint            index)
-{
-  const SimReportSegment *seg = sim_report_get_segment (report, index);
-  const gboolean excluded = sim_report_is_segment_excluded (report, index);
-
-  for (guint j = index + 1; j < sim_report_get_n_segments (report); j++)
-    {
-      const SimReportSegment *next = sim_report_get_segment (report, j);
-      g_autofree char *between = NULL;
-
-      if (next->level == SIM_LEVEL_LOW || next->n_matches == 0)
-        return FALSE;
-      if (_sim_export_segment_source (report, next) != _sim_export_segment_source (report, seg) ||
-          sim_report_is_segment_excluded (report, j) != excluded)
-        return FALSE;
-      between = sim_report_dup_text (report, seg->end, next->start);
-      g_strstrip (between);
-      return between[0] == '\0';
-    }
-  return FALSE;
 }
 
 #define SOURCE_GAP 8  /* code points between two matches shown as " … " */
@@ -96,8 +46,9 @@ words_of (const char *text)
 /* The passages of medium level or higher that hold a segment flagged with
  * their source, in article order. (element-type SimListed) */
 GArray *
-_sim_export_listed_passages (const SimReport *report)
+_sim_export_listed_passages (const SimReportView *view)
 {
+  const SimReport *report = sim_report_view_get_report (view);
   GArray *listed = g_array_new (FALSE, TRUE, sizeof (SimListed));
 
   g_array_set_clear_func (listed, listed_clear);
@@ -128,7 +79,7 @@ _sim_export_listed_passages (const SimReport *report)
           if (_sim_export_segment_source (report, seg) != p->source)
             continue;
           n_flagged++;
-          l.excluded = l.excluded && sim_report_is_segment_excluded (report, k);
+          l.excluded = l.excluded && sim_report_view_is_segment_excluded (view, k);
           /* Its best match from the passage's source. */
           for (guint j = seg->first_match; j < seg->first_match + seg->n_matches && m == NULL; j++)
             if (sim_report_get_match (report, j)->source == p->source)

@@ -7,7 +7,7 @@
 
 #include <glib.h>
 
-#include "sim-report.h"
+#include "sim-report-view.h"
 
 G_BEGIN_DECLS
 
@@ -26,14 +26,9 @@ typedef struct {
 /* The source a flagged segment is coloured and numbered by: its best match's. */
 guint     _sim_export_segment_source        (const SimReport         *report,
                                              const SimReportSegment  *seg);
-/* TRUE when flagged segment @index runs on into the next flagged segment
- * from the same source (only space between, the same greying): the run is
- * one passage to the reader and gets its source's number once, at its end. */
-gboolean  _sim_export_run_continues         (const SimReport         *report,
-                                             guint                    index);
 /* The passages of medium level or higher that hold a segment flagged with
  * their source, in article order. (element-type SimListed) */
-GArray   *_sim_export_listed_passages       (const SimReport         *report);
+GArray   *_sim_export_listed_passages       (const SimReportView     *view);
 guint     _sim_export_count_identical       (GArray                  *listed);
 /* The note that says how many passages are their sources word for word. */
 char     *_sim_export_identical_note        (guint                    n_identical);

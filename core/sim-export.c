@@ -26,27 +26,27 @@ append_escaped (GString    *out,
 }
 
 static char *
-describe_segment (const SimReport        *report,
-                  const SimReportSegment *seg)
+describe_run (const SimReport     *report,
+              const SimFlaggedRun *run)
 {
-  const SimMatch *m = sim_report_get_match (report, seg->first_match);
-  const SimReportSource *src = sim_report_get_source (report, m->source);
+  const SimReportSource *src = sim_report_get_source (report, run->source);
 
-  return g_strdup_printf (_("Source %u, %s: %.0f%% similar to %s"), m->source + 1,
-                          seg->level == SIM_LEVEL_HIGH ? _("high") : _("medium"),
-                          100 * seg->similarity, src->display_path);
+  return g_strdup_printf (_("Source %u, %s: %.0f%% similar to %s"), run->source + 1,
+                          run->level == SIM_LEVEL_HIGH ? _("high") : _("medium"),
+                          100 * run->similarity, src->display_path);
 }
 
 /* The chart as SVG: every segment along the article, and the histogram. */
 static void
-append_svg_chart (GString         *out,
-                  const SimReport *report)
+append_svg_chart (GString             *out,
+                  const SimReportView *view)
 {
+  const SimReport *report = sim_report_view_get_report (view);
   const guint n = sim_report_get_n_segments (report);
   const guint32 n_chars = MAX (sim_report_get_n_chars (report), 1);
-  guint counts[SIM_CHART_BINS], max_count = 1;
+  const guint *counts = sim_report_view_get_histogram (view);
+  guint max_count = 1;
 
-  sim_report_histogram (report, counts);
   for (guint i = 0; i < SIM_CHART_BINS; i++)
     max_count = MAX (max_count, counts[i]);
   g_string_append_printf (out, "<svg class=\"chart\" viewBox=\"0 0 640 180\" role=\"img\" aria-label=\"%s\">\n",
@@ -64,7 +64,7 @@ append_svg_chart (GString         *out,
   for (guint b = 0; b < SIM_CHART_BINS; b++)
     {
       const double h = 150.0 * counts[b] / max_count;
-      const SimLevel level = sim_report_level_of (report, (b + 0.5f) / SIM_CHART_BINS);
+      const SimLevel level = sim_report_view_level_of (view, (b + 0.5f) / SIM_CHART_BINS);
 
       g_string_append_printf (out, "<rect x=\"%d\" y=\"%.1f\" width=\"20\" height=\"%.1f\" fill=\"%s\"/>"
                               "<text x=\"%d\" y=\"170\" font-size=\"9\">%d</text>\n",
@@ -88,14 +88,15 @@ append_html_row (GString    *out,
 }
 
 char *
-sim_export_html (const SimReport *report)
+sim_export_html (const SimReportView *view)
 {
+  const SimReport *report = sim_report_view_get_report (view);
   GString *out = g_string_new (NULL);
   const SimReportSettings *s = sim_report_get_settings (report);
   const guint n_flagged_sources = _sim_export_count_flagged_sources (report);
   g_autoptr(GDateTime) now = g_date_time_new_now_local ();
   g_autofree char *date = g_date_time_format (now, "%Y-%m-%d %H:%M");
-  g_autoptr(GArray) listed = _sim_export_listed_passages (report);
+  g_autoptr(GArray) listed = _sim_export_listed_passages (view);
   g_autofree guint *entry_of = g_new0 (guint, MAX (sim_report_get_n_segments (report), 1));
   const guint n_identical = _sim_export_count_identical (listed);
   guint32 at = 0;
@@ -157,12 +158,12 @@ sim_export_html (const SimReport *report)
   }
   g_string_append (out, "</table>\n");
 
-  g_string_append_printf (out, "<p><strong>%.1f%%</strong> ", 100 * sim_report_get_similarity (report));
+  g_string_append_printf (out, "<p><strong>%.1f%%</strong> ", 100 * sim_report_view_get_similarity (view));
   append_escaped (out, _("of the article is similar to the reference corpus."));
   g_string_append_printf (out, " <mark class=\"high\">%s: %u</mark> <mark class=\"medium\">%s: %u</mark> %s: %u</p>\n",
-                          _("high"), sim_report_count_level (report, SIM_LEVEL_HIGH),
-                          _("medium"), sim_report_count_level (report, SIM_LEVEL_MEDIUM),
-                          _("low"), sim_report_count_level (report, SIM_LEVEL_LOW));
+                          _("high"), sim_report_view_count_level (view, SIM_LEVEL_HIGH),
+                          _("medium"), sim_report_view_count_level (view, SIM_LEVEL_MEDIUM),
+                          _("low"), sim_report_view_count_level (view, SIM_LEVEL_LOW));
   for (guint i = 0; i < sim_report_get_n_suspicious (report); i++)
     {
       g_autofree char *what = sim_suspicious_dup_description (sim_report_get_suspicious (report, i));
@@ -174,7 +175,7 @@ sim_export_html (const SimReport *report)
       g_string_append (out, "</p>\n");
     }
   {
-    const SimRatios *r = sim_report_get_ratios (report);
+    const SimRatios *r = sim_report_view_get_ratios (view);
 
     g_string_append_printf (out, "<table class=\"ratios\">\n<tr><th>%s</th><td>%.1f%%</td></tr>\n"
                             "<tr><th>%s</th><td>%.1f%%</td></tr>\n<tr><th>%s</th><td>%.1f%%</td></tr>\n"
@@ -195,6 +196,7 @@ sim_export_html (const SimReport *report)
   for (guint i = 0; i < n_flagged_sources; i++)
     {
       const SimReportSource *src = sim_report_get_source (report, i);
+      const SimSourceShare *share = sim_report_view_get_share (view, i);
 
       g_string_append_printf (out, "<tr id=\"src%u\"><td><span class=\"swatch c%u\">%u</span></td><td>", i + 1,
                               (i % SIM_SOURCE_N_COLORS) + 1, i + 1);
@@ -202,7 +204,7 @@ sim_export_html (const SimReport *report)
       g_string_append (out, "</td><td>");
       append_escaped (out, src->display_path);
       g_string_append_printf (out, "</td><td class=\"num\">%.1f%%</td><td class=\"num\">%u</td></tr>\n",
-                              100 * src->share, src->n_chars);
+                              100 * share->share, share->n_chars);
     }
   if (n_flagged_sources == 0)
     {
@@ -215,7 +217,7 @@ sim_export_html (const SimReport *report)
   g_string_append (out, "<h2>");
   append_escaped (out, _("Distribution"));
   g_string_append (out, "</h2>\n");
-  append_svg_chart (out, report);
+  append_svg_chart (out, view);
   g_string_append (out, "<p class=\"legend\">");
   g_string_append_printf (out, "<mark class=\"high\">%s</mark> <mark class=\"medium\">%s</mark> ", _("high"), _("medium"));
   append_escaped (out, _("similarity along the article."));
@@ -225,7 +227,7 @@ sim_export_html (const SimReport *report)
   append_escaped (out, _("Article"));
   g_string_append (out, "</h2>\n<p class=\"legend\">");
   append_escaped (out, _("Each flagged passage is coloured and numbered like its source in the table above."));
-  if (sim_report_get_n_excluded (report) > 0)
+  if (sim_report_view_get_n_excluded (view) > 0)
     {
       g_string_append (out, " <mark class=\"excluded\">");
       append_escaped (out, _("Greyed"));
@@ -234,33 +236,31 @@ sim_export_html (const SimReport *report)
                              "excluded sources or the assignment's own text)."));
     }
   g_string_append (out, "</p>\n<div class=\"article\">");
-  for (guint i = 0; i < sim_report_get_n_segments (report); i++)
+  for (guint r = 0; r < sim_report_view_get_n_runs (view); r++)
     {
-      const SimReportSegment *seg = sim_report_get_segment (report, i);
-      g_autofree char *before = NULL, *inner = NULL, *title = NULL;
-      guint source;
+      const SimFlaggedRun *run = sim_report_view_get_run (view, r);
+      g_autofree char *before = sim_report_dup_text (report, at, run->start);
+      g_autofree char *inner = sim_report_dup_text (report, run->start, run->end);
+      g_autofree char *title = describe_run (report, run);
 
-      if (seg->level == SIM_LEVEL_LOW || seg->n_matches == 0)
-        continue;
-      source = _sim_export_segment_source (report, seg);
-      before = sim_report_dup_text (report, at, seg->start);
-      inner = sim_report_dup_text (report, seg->start, seg->end);
-      title = describe_segment (report, seg);
       append_escaped (out, before);
-      if (sim_report_is_segment_excluded (report, i))
+      if (run->excluded)
         g_string_append_printf (out, "<mark class=\"excluded\" id=\"s%u\" title=\"", ++number);
       else
-        g_string_append_printf (out, "<mark class=\"c%u %s\" id=\"s%u\" title=\"", (source % SIM_SOURCE_N_COLORS) + 1,
-                                sim_level_to_string (seg->level), ++number);
+        g_string_append_printf (out, "<mark class=\"c%u %s\" id=\"s%u\" title=\"", (run->source % SIM_SOURCE_N_COLORS) + 1,
+                                sim_level_to_string (run->level), ++number);
       append_escaped (out, title);
       g_string_append (out, "\">");
       append_escaped (out, inner);
       g_string_append (out, "</mark>");
-      if (!_sim_export_run_continues (report, i) && entry_of[i] > 0)
-        g_string_append_printf (out, "<sup class=\"src\"><a href=\"#p%u\">%u</a></sup>", entry_of[i], source + 1);
-      else if (!_sim_export_run_continues (report, i))
-        g_string_append_printf (out, "<sup class=\"src\"><a href=\"#src%u\">%u</a></sup>", source + 1, source + 1);
-      at = seg->end;
+      /* The source's number once, where the reader's stretch ends. */
+      if (run->numbered && entry_of[run->last_segment] > 0)
+        g_string_append_printf (out, "<sup class=\"src\"><a href=\"#p%u\">%u</a></sup>", entry_of[run->last_segment],
+                                run->source + 1);
+      else if (run->numbered)
+        g_string_append_printf (out, "<sup class=\"src\"><a href=\"#src%u\">%u</a></sup>", run->source + 1,
+                                run->source + 1);
+      at = run->end;
     }
   {
     g_autofree char *rest = sim_report_dup_text (report, at, sim_report_get_n_chars (report));
@@ -325,11 +325,11 @@ write_file (const char  *path,
 }
 
 gboolean
-sim_export_html_file (const SimReport *report,
-                      const char      *path,
-                      GError         **error)
+sim_export_html_file (const SimReportView *view,
+                      const char          *path,
+                      GError             **error)
 {
-  g_autofree char *html = sim_export_html (report);
+  g_autofree char *html = sim_export_html (view);
 
   return write_file (path, html, error);
 }
@@ -348,21 +348,21 @@ sim_export_default_paper (void)
 }
 
 gboolean
-sim_export_pdf_file (const SimReport *report,
-                     const char      *path,
-                     GError         **error)
+sim_export_pdf_file (const SimReportView *view,
+                     const char          *path,
+                     GError             **error)
 {
-  return sim_export_pdf_file_on (report, path, sim_export_default_paper (), error);
+  return sim_export_pdf_file_on (view, path, sim_export_default_paper (), error);
 }
 
 gboolean
-sim_export_pdf_file_on (const SimReport *report,
-                        const char      *path,
-                        SimPaper         paper,
-                        GError         **error)
+sim_export_pdf_file_on (const SimReportView *view,
+                        const char          *path,
+                        SimPaper             paper,
+                        GError             **error)
 {
   /* Drawn by the PDF module (sim-pdf-report.c), loaded the first time a PDF is written. */
   SimPdfWriteFunc write = (SimPdfWriteFunc) sim_module_symbol (SIM_PDF_MODULE, "sim_pdf_write_report", error);
 
-  return write != NULL && write (report, path, paper, error);
+  return write != NULL && write (view, path, paper, error);
 }

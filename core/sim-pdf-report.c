@@ -226,16 +226,17 @@ set_color (cairo_t    *cr,
 }
 
 static void
-pdf_chart (Pdf             *pdf,
-           const SimReport *report)
+pdf_chart (Pdf                 *pdf,
+           const SimReportView *view)
 {
+  const SimReport *report = sim_report_view_get_report (view);
   const double w = pdf->page_w - 2 * MARGIN, h = 110, left_w = w * 0.62;
   const guint32 n_chars = MAX (sim_report_get_n_chars (report), 1);
-  guint counts[SIM_CHART_BINS], max_count = 1;
+  const guint *counts = sim_report_view_get_histogram (view);
+  guint max_count = 1;
   cairo_t *cr = pdf->cr;
 
   pdf_new_page_if_needed (pdf, h + 10);
-  sim_report_histogram (report, counts);
   for (guint i = 0; i < SIM_CHART_BINS; i++)
     max_count = MAX (max_count, counts[i]);
   cairo_set_line_width (cr, 0.5);
@@ -258,7 +259,7 @@ pdf_chart (Pdf             *pdf,
       const double bw = (w - left_w - 20) / SIM_CHART_BINS;
       const double bh = h * counts[b] / max_count;
 
-      set_color (cr, sim_level_color (sim_report_level_of (report, (b + 0.5f) / SIM_CHART_BINS)));
+      set_color (cr, sim_level_color (sim_report_view_level_of (view, (b + 0.5f) / SIM_CHART_BINS)));
       cairo_rectangle (cr, MARGIN + left_w + 20 + b * bw, pdf->y + h - bh, bw * 0.8, bh);
       cairo_fill (cr);
     }
@@ -267,11 +268,12 @@ pdf_chart (Pdf             *pdf,
 }
 
 gboolean
-sim_pdf_write_report (const SimReport *report,
-                      const char      *path,
-                      SimPaper         paper,
-                      GError         **error)
+sim_pdf_write_report (const SimReportView *view,
+                      const char          *path,
+                      SimPaper             paper,
+                      GError             **error)
 {
+  const SimReport *report = sim_report_view_get_report (view);
   /* Written beside the target and renamed when whole: an interrupted or
    * failed export leaves no half-written PDF under the name asked for. */
   g_autofree char *partial = g_strconcat (path, SIM_EXPORT_PARTIAL_SUFFIX, NULL);
@@ -317,11 +319,11 @@ sim_pdf_write_report (const SimReport *report,
     g_autofree char *title = g_markup_printf_escaped ("<b>%s</b>", _("Similarity report"));
     g_autofree char *summary = g_markup_printf_escaped (
       _("<b>%.1f%%</b> of the article is similar to the reference corpus: %u high, %u medium and %u low segments."),
-      100 * sim_report_get_similarity (report), sim_report_count_level (report, SIM_LEVEL_HIGH),
-      sim_report_count_level (report, SIM_LEVEL_MEDIUM), sim_report_count_level (report, SIM_LEVEL_LOW));
+      100 * sim_report_view_get_similarity (view), sim_report_view_count_level (view, SIM_LEVEL_HIGH),
+      sim_report_view_count_level (view, SIM_LEVEL_MEDIUM), sim_report_view_count_level (view, SIM_LEVEL_LOW));
     g_autofree char *settings = NULL;
 
-    const SimRatios *r = sim_report_get_ratios (report);
+    const SimRatios *r = sim_report_view_get_ratios (view);
     g_autofree char *ratios = g_markup_printf_escaped (
       _("Total %.1f%%, excluding quotations %.1f%%, excluding the references %.1f%%, excluding both %.1f%%; "
         "largest single source %.1f%%."),
@@ -367,12 +369,13 @@ sim_pdf_write_report (const SimReport *report,
     for (guint i = 0; i < n_flagged_sources; i++)
       {
         const SimReportSource *src = sim_report_get_source (report, i);
+        const SimSourceShare *share = sim_report_view_get_share (view, i);
         g_autofree char *characters = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u character",
-                                                                    "%u characters", src->n_chars), src->n_chars);
+                                                                    "%u characters", share->n_chars), share->n_chars);
         g_autofree char *row = g_markup_printf_escaped ("<span background=\"%s\"><b> %u </b></span>  "
                                                         "<b>%.1f%%</b>  %s  <span foreground=\"#555\">(%s)</span>\n"
                                                         "<span foreground=\"#555\">%s</span>",
-                                                        sim_source_tint (i + 1), i + 1, 100 * src->share,
+                                                        sim_source_tint (i + 1), i + 1, 100 * share->share,
                                                         src->title, characters, src->display_path);
 
         pdf_markup_spaced (&pdf, row, "Sans 9", 3);
@@ -385,7 +388,7 @@ sim_pdf_write_report (const SimReport *report,
       }
     pdf.y += 6;
   }
-  pdf_chart (&pdf, report);
+  pdf_chart (&pdf, view);
 
   /* The article, each flagged passage in its source's colour and number. */
   {
@@ -395,7 +398,7 @@ sim_pdf_write_report (const SimReport *report,
 
     pdf_markup (&pdf, heading, "Sans 13");
     g_string_append (legend, _("Each flagged passage is coloured and numbered like its source in the table above."));
-    if (sim_report_get_n_excluded (report) > 0)
+    if (sim_report_view_get_n_excluded (view) > 0)
       {
         g_string_append_c (legend, ' ');
         g_string_append (legend, _("Greyed text is left out of the similarity (quotations, references, small matches, "
@@ -406,26 +409,21 @@ sim_pdf_write_report (const SimReport *report,
 
       pdf_markup (&pdf, escaped, "Sans 8");
     }
-    for (guint i = 0; i < sim_report_get_n_segments (report); i++)
+    for (guint r = 0; r < sim_report_view_get_n_runs (view); r++)
       {
-        const SimReportSegment *seg = sim_report_get_segment (report, i);
-        g_autofree char *before = NULL, *inner = NULL;
-        guint source;
+        const SimFlaggedRun *run = sim_report_view_get_run (view, r);
+        g_autofree char *before = sim_report_dup_text (report, at, run->start);
+        g_autofree char *inner = sim_report_dup_text (report, run->start, run->end);
 
-        if (seg->level == SIM_LEVEL_LOW || seg->n_matches == 0)
-          continue;
-        source = _sim_export_segment_source (report, seg);
-        before = sim_report_dup_text (report, at, seg->start);
-        inner = sim_report_dup_text (report, seg->start, seg->end);
         flow_text (&flow, before);
-        flow.tint = sim_report_is_segment_excluded (report, i) ? sim_level_excluded_tint () : sim_source_tint (source + 1);
+        flow.tint = run->excluded ? sim_level_excluded_tint () : sim_source_tint (run->source + 1);
         g_string_append_printf (markup, "<span background=\"%s\">", flow.tint);
         flow_text (&flow, inner);
         g_string_append (markup, "</span>");
-        if (!_sim_export_run_continues (report, i))
-          g_string_append_printf (markup, "<sup><b>%u</b></sup>", source + 1);
+        if (run->numbered)
+          g_string_append_printf (markup, "<sup><b>%u</b></sup>", run->source + 1);
         flow.tint = NULL;
-        at = seg->end;
+        at = run->end;
       }
     {
       g_autofree char *rest = sim_report_dup_text (report, at, sim_report_get_n_chars (report));
@@ -438,7 +436,7 @@ sim_pdf_write_report (const SimReport *report,
 
   /* Every flagged passage that is not its source's text word for word, and that text. */
   {
-    g_autoptr(GArray) listed = _sim_export_listed_passages (report);
+    g_autoptr(GArray) listed = _sim_export_listed_passages (view);
     const guint n_identical = _sim_export_count_identical (listed);
     g_autofree char *heading = g_markup_printf_escaped ("<b>%s</b>", _("Flagged passages and their sources"));
     guint number = 0;

@@ -27,12 +27,12 @@ char     *sim_pdf_extract_text (const char       *data,
                                 SimDocumentNotes *notes,
                                 GError          **error);
 /* sim_export_pdf_file_on(). */
-gboolean  sim_pdf_write_report (const SimReport *report,
-                                const char      *path,
-                                SimPaper         paper,
-                                GError         **error);
+gboolean  sim_pdf_write_report (const SimReportView *view,
+                                const char          *path,
+                                SimPaper             paper,
+                                GError             **error);
 
 typedef char *   (*SimPdfExtractFunc) (const char *, gsize, const char *, gsize *, SimDocumentNotes *, GError **);
-typedef gboolean (*SimPdfWriteFunc)   (const SimReport *, const char *, SimPaper, GError **);
+typedef gboolean (*SimPdfWriteFunc)   (const SimReportView *, const char *, SimPaper, GError **);
 
 G_END_DECLS

@@ -11,7 +11,7 @@
 #include <glib/gi18n-lib.h>
 #include <json-glib/json-glib.h>
 
-#include "sim-report.h"
+#include "sim-report-json.h"
 #include "sim-report-private.h"
 
 static double
@@ -20,27 +20,29 @@ round3 (float x)
   return (double) lrintf (x * 1000.0f) / 1000.0;
 }
 
-static char *report_to_json (const SimReport *report,
-                             const char      *file,
-                             gboolean         pretty,
-                             gboolean         saved);
+static char *report_to_json (const SimReportView *view,
+                             const char          *file,
+                             gboolean             pretty,
+                             gboolean             saved);
 
 char *
-sim_report_to_json (const SimReport *report,
-                    const char      *file,
-                    gboolean         pretty)
+sim_report_view_to_json (const SimReportView *view,
+                         const char          *file,
+                         gboolean             pretty)
 {
-  return report_to_json (report, file, pretty, FALSE);
+  return report_to_json (view, file, pretty, FALSE);
 }
 
 /* The check's JSON; @saved adds what reopening needs: a version mark, the
  * article's name and text, and each match's source text. */
 static char *
-report_to_json (const SimReport *report,
-                const char      *file,
-                gboolean         pretty,
-                gboolean         saved)
+report_to_json (const SimReportView *view,
+                const char          *file,
+                gboolean             pretty,
+                gboolean             saved)
 {
+  const SimReport *report = sim_report_view_get_report (view);
+  const SimRatios *ratios = sim_report_view_get_ratios (view);
   g_autoptr(JsonBuilder) b = json_builder_new ();
   g_autoptr(JsonGenerator) gen = json_generator_new ();
   g_autoptr(JsonNode) root = NULL;
@@ -107,25 +109,25 @@ report_to_json (const SimReport *report,
   json_builder_set_member_name (b, "characters");
   json_builder_add_int_value (b, report->n_chars);
   json_builder_set_member_name (b, "similarity");
-  json_builder_add_double_value (b, round3 (report->similarity));
+  json_builder_add_double_value (b, round3 (sim_report_view_get_similarity (view)));
   json_builder_set_member_name (b, "ratios");
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "total");
-  json_builder_add_double_value (b, round3 (report->ratios.total));
+  json_builder_add_double_value (b, round3 (ratios->total));
   json_builder_set_member_name (b, "excluding_quotes");
-  json_builder_add_double_value (b, round3 (report->ratios.excluding_quotes));
+  json_builder_add_double_value (b, round3 (ratios->excluding_quotes));
   json_builder_set_member_name (b, "excluding_references");
-  json_builder_add_double_value (b, round3 (report->ratios.excluding_references));
+  json_builder_add_double_value (b, round3 (ratios->excluding_references));
   json_builder_set_member_name (b, "excluding_both");
-  json_builder_add_double_value (b, round3 (report->ratios.excluding_both));
+  json_builder_add_double_value (b, round3 (ratios->excluding_both));
   json_builder_set_member_name (b, "largest_source");
-  json_builder_add_double_value (b, round3 (report->ratios.largest_source));
+  json_builder_add_double_value (b, round3 (ratios->largest_source));
   json_builder_end_object (b);
   json_builder_set_member_name (b, "excluded");
   json_builder_begin_array (b);
-  for (guint i = 0; i < report->excluded->len; i++)
+  for (guint i = 0; i < sim_report_view_get_n_excluded (view); i++)
     {
-      const SimExcludedSpan *x = &g_array_index (report->excluded, SimExcludedSpan, i);
+      const SimExcludedSpan *x = sim_report_view_get_excluded (view, i);
 
       json_builder_begin_object (b);
       json_builder_set_member_name (b, "start");
@@ -160,9 +162,16 @@ report_to_json (const SimReport *report,
   for (SimLevel level = SIM_LEVEL_LOW; level <= SIM_LEVEL_HIGH; level++)
     {
       json_builder_set_member_name (b, sim_level_to_string (level));
-      json_builder_add_int_value (b, report->counts[level]);
+      json_builder_add_int_value (b, sim_report_view_count_level (view, level));
     }
+  json_builder_set_member_name (b, "excluded");
+  json_builder_add_int_value (b, sim_report_view_count_excluded (view));
   json_builder_end_object (b);
+  json_builder_set_member_name (b, "histogram");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < SIM_CHART_BINS; i++)
+    json_builder_add_int_value (b, sim_report_view_get_histogram (view)[i]);
+  json_builder_end_array (b);
 
   json_builder_set_member_name (b, "segments");
   json_builder_begin_array (b);
@@ -245,11 +254,36 @@ report_to_json (const SimReport *report,
     }
   json_builder_end_array (b);
 
+  /* What a reader sees as one highlighted stretch (sim-report-view.h). */
+  json_builder_set_member_name (b, "runs");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < sim_report_view_get_n_runs (view); i++)
+    {
+      const SimFlaggedRun *run = sim_report_view_get_run (view, i);
+
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "start");
+      json_builder_add_int_value (b, run->start);
+      json_builder_set_member_name (b, "end");
+      json_builder_add_int_value (b, run->end);
+      json_builder_set_member_name (b, "source");
+      json_builder_add_int_value (b, run->source + 1);
+      json_builder_set_member_name (b, "level");
+      json_builder_add_string_value (b, sim_level_to_string (run->level));
+      json_builder_set_member_name (b, "similarity");
+      json_builder_add_double_value (b, round3 (run->similarity));
+      json_builder_set_member_name (b, "excluded");
+      json_builder_add_boolean_value (b, run->excluded);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+
   json_builder_set_member_name (b, "sources");
   json_builder_begin_array (b);
   for (guint i = 0; i < report->sources->len; i++)
     {
       const SimReportSource *src = &g_array_index (report->sources, SimReportSource, i);
+      const SimSourceShare *share = sim_report_view_get_share (view, i);
 
       json_builder_begin_object (b);
       /* The number and colour the window and the exports show it with. */
@@ -264,11 +298,11 @@ report_to_json (const SimReport *report,
       json_builder_set_member_name (b, "title");
       json_builder_add_string_value (b, src->title);
       json_builder_set_member_name (b, "segments");
-      json_builder_add_int_value (b, src->n_segments);
+      json_builder_add_int_value (b, share->n_segments);
       json_builder_set_member_name (b, "characters");
-      json_builder_add_int_value (b, src->n_chars);
+      json_builder_add_int_value (b, share->n_chars);
       json_builder_set_member_name (b, "share");
-      json_builder_add_double_value (b, round3 (src->share));
+      json_builder_add_double_value (b, round3 (share->share));
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
@@ -284,9 +318,11 @@ report_to_json (const SimReport *report,
 /* ------------------------------------------------------ saved reports */
 
 char *
-sim_report_to_saved_json (const SimReport *report)
+sim_report_to_saved_json (SimReport *report)
 {
-  return report_to_json (report, NULL, FALSE, TRUE);
+  g_autoptr(SimReportView) plain = sim_report_view_new (report, NULL);
+
+  return report_to_json (plain, NULL, FALSE, TRUE);
 }
 
 /* Reading a saved report trusts nothing: every member is checked for its
@@ -605,7 +641,6 @@ sim_report_from_saved_json (const char  *data,
       if (seg.level != SIM_LEVEL_LOW && seg.n_matches == 0)
         bad (&r, "a flagged segment has no source");
       g_array_append_val (report->segments, seg);
-      report->counts[seg.level]++;
       total += seg.end - seg.start;
       flagged += sim_report_segment_is_flagged (&seg) ? seg.end - seg.start : 0;
     }
@@ -643,10 +678,5 @@ sim_report_from_saved_json (const char  *data,
   if (r.failed)
     return NULL;
   report->similarity = total ? (float) flagged / total : 0.0f;
-  report->ratios = (SimRatios) { report->similarity, report->similarity, report->similarity,
-                                 report->similarity, 0 };
-  for (guint i = 0; i < report->sources->len && total > 0; i++)
-    report->ratios.largest_source = MAX (report->ratios.largest_source,
-                                         (float) g_array_index (report->sources, SimReportSource, i).n_chars / total);
   return g_steal_pointer (&report);
 }

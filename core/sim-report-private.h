@@ -24,12 +24,8 @@ struct _SimReport {
   GArray            *matches;    /* SimMatch */
   GArray            *passages;   /* SimPassage */
   GArray            *sources;    /* SimReportSource */
-  float              similarity;  /* the headline: with the chosen exclusions */
-  SimRatios          ratios;
-  GArray            *excluded;    /* SimExcludedSpan */
+  float              similarity;  /* flagged share, before any exclusion */
   GArray            *suspicious;  /* SimSuspicious */
-  guint8            *segment_excluded; /* per segment, or NULL */
-  guint              counts[3];
 };
 
 G_END_DECLS

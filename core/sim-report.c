@@ -36,7 +36,6 @@ _sim_report_new (const char              *text,
   report->matches = g_array_new (FALSE, FALSE, sizeof (SimMatch));
   report->passages = g_array_new (FALSE, FALSE, sizeof (SimPassage));
   report->sources = g_array_new (FALSE, FALSE, sizeof (SimReportSource));
-  report->excluded = g_array_new (FALSE, FALSE, sizeof (SimExcludedSpan));
   report->suspicious = g_array_new (FALSE, FALSE, sizeof (SimSuspicious));
   /* The disguises are in the text itself: every report says them. */
   {
@@ -80,9 +79,7 @@ sim_report_unref (SimReport *report)
   g_free (report->store);
   g_free (report->format);
   g_free (report->name);
-  g_array_unref (report->excluded);
   g_array_unref (report->suspicious);
-  g_free (report->segment_excluded);
   sim_text_index_clear (&report->index);
   g_free (report->text);
   g_free (report);
@@ -119,48 +116,6 @@ sim_excluded_reason_to_string (SimExcludedReason reason)
 {
   g_return_val_if_fail ((guint) reason < G_N_ELEMENTS (reason_names), "");
   return reason_names[reason];
-}
-
-const SimRatios *
-sim_report_get_ratios (const SimReport *report)
-{
-  return &report->ratios;
-}
-
-guint
-sim_report_get_n_excluded (const SimReport *report)
-{
-  return report->excluded->len;
-}
-
-const SimExcludedSpan *
-sim_report_get_excluded (const SimReport *report,
-                         guint            index)
-{
-  g_return_val_if_fail (index < report->excluded->len, NULL);
-  return &g_array_index (report->excluded, SimExcludedSpan, index);
-}
-
-gboolean
-sim_report_is_segment_excluded (const SimReport *report,
-                                guint            index)
-{
-  return report->segment_excluded != NULL && index < report->segments->len && report->segment_excluded[index];
-}
-
-void
-_sim_report_set_exclusions (SimReport       *report,
-                            GArray          *spans,
-                            const SimRatios *ratios,
-                            float            similarity,
-                            guint8          *segment_excluded)
-{
-  g_array_unref (report->excluded);
-  report->excluded = spans;
-  report->ratios = *ratios;
-  report->similarity = similarity;
-  g_free (report->segment_excluded);
-  report->segment_excluded = segment_excluded;
 }
 
 guint
@@ -211,14 +166,6 @@ sim_report_get_source (const SimReport *report,
 {
   g_return_val_if_fail (index < report->sources->len, NULL);
   return &g_array_index (report->sources, SimReportSource, index);
-}
-
-guint
-sim_report_count_level (const SimReport *report,
-                        SimLevel         level)
-{
-  g_return_val_if_fail (level <= SIM_LEVEL_HIGH, 0);
-  return report->counts[level];
 }
 
 char *
@@ -377,7 +324,6 @@ _sim_report_finish (SimReport *report)
       const guint32 len = seg->end - seg->start;
 
       total += len;
-      report->counts[seg->level]++;
       if (sim_report_segment_is_flagged (seg))
         {
           SimReportSource *source;
@@ -390,12 +336,6 @@ _sim_report_finish (SimReport *report)
         }
     }
   report->similarity = total ? (float) flagged / total : 0.0f;
-  /* Until exclusions are applied (sim-exclude.h), every figure is the total. */
-  report->ratios = (SimRatios) { report->similarity, report->similarity, report->similarity,
-                                 report->similarity, 0 };
-  for (guint i = 0; i < n_sources && total > 0; i++)
-    report->ratios.largest_source = MAX (report->ratios.largest_source,
-                                         (float) g_array_index (report->sources, SimReportSource, i).n_chars / total);
   for (guint i = 0; i < n_sources; i++)
     {
       SimReportSource *source = &g_array_index (report->sources, SimReportSource, i);

@@ -61,9 +61,11 @@ typedef struct {
   char    *path;          /* as stored: the file name's bytes */
   char    *display_path;  /* the same as valid UTF-8 (g_filename_display_name), for JSON, HTML, PDF */
   char    *title;         /* valid UTF-8 */
-  guint    n_segments;  /* flagged segments whose best match is this source */
-  guint32  n_chars;     /* article characters in those segments */
-  float    share;       /* n_chars / the article's characters in segments */
+  guint    n_segments;  /* flagged segments whose best match is this source, */
+  guint32  n_chars;     /* article characters in those segments and */
+  float    share;       /* n_chars / the article's characters in segments: before
+                         * any exclusion, the report's ranking. A view's
+                         * SimSourceShare is what a reader is shown. */
 } SimReportSource;
 
 typedef struct {
@@ -135,17 +137,10 @@ void        sim_report_unref              (SimReport       *report);
 const char *sim_report_get_text           (const SimReport *report);
 guint32     sim_report_get_n_chars        (const SimReport *report);
 const SimReportSettings *sim_report_get_settings (const SimReport *report);
-/* Share of the article's segment characters in high and medium segments,
- * less what the chosen exclusions leave out: the headline figure. */
+/* Share of the article's segment characters in flagged segments, before
+ * any exclusion (`compare` and `cross` show it). What a reader is shown
+ * comes from a view (sim-report-view.h), which applies the exclusions. */
 float       sim_report_get_similarity     (const SimReport *report);
-const SimRatios *sim_report_get_ratios    (const SimReport *report);
-/* The spans the chosen exclusions leave out, in article order. */
-guint       sim_report_get_n_excluded     (const SimReport *report);
-const SimExcludedSpan *sim_report_get_excluded (const SimReport *report,
-                                                guint            index);
-/* TRUE when flagged segment @index is wholly left out (shown greyed). */
-gboolean    sim_report_is_segment_excluded (const SimReport *report,
-                                            guint            index);
 guint       sim_report_get_n_segments     (const SimReport *report);
 const SimReportSegment *sim_report_get_segment (const SimReport *report,
                                                 guint            index);
@@ -158,8 +153,6 @@ const SimPassage *sim_report_get_passage  (const SimReport *report,
 guint       sim_report_get_n_sources      (const SimReport *report);
 const SimReportSource *sim_report_get_source (const SimReport *report,
                                               guint            index);
-guint       sim_report_count_level        (const SimReport *report,
-                                           SimLevel         level);
 /* The article's text from code point @start to @end. (transfer full) */
 char       *sim_report_dup_text           (const SimReport *report,
                                            guint32          start,
@@ -191,33 +184,6 @@ char       *sim_suspicious_dup_description (const SimSuspicious *suspicious);
  * characters; whoever read the file, hidden text). Set before sharing. */
 void        sim_report_add_suspicious     (SimReport           *report,
                                            const SimSuspicious *suspicious);
-
-/* The JSON document of `simhound-cli check --json` (schema in the README),
- * with a "file" member first when @file is not NULL; on one line unless
- * @pretty. (transfer full) */
-char       *sim_report_to_json            (const SimReport *report,
-                                           const char      *file,
-                                           gboolean         pretty);
-
-/* A saved report: the check's JSON with "saved_report" (this version),
- * the article's name and text, and each match's source text, so that
- * opening it shows the result again without a check. (transfer full) */
-#define SIM_SAVED_REPORT_VERSION 1
-char       *sim_report_to_saved_json      (const SimReport *report);
-/* Reads one back: every member is checked, and a damaged or foreign file
- * is G_IO_ERROR_INVALID_DATA (a newer version G_IO_ERROR_NOT_SUPPORTED).
- * Exclusions are not part of it: apply them (sim_exclude_apply). */
-SimReport  *sim_report_from_saved_json    (const char      *data,
-                                           gssize           len,
-                                           GError         **error);
-
-/* For sim-exclude only: the spans left out (transfer full), the figures,
- * and which segments are wholly left out (transfer full, one byte each). */
-void        _sim_report_set_exclusions    (SimReport        *report,
-                                           GArray           *spans,
-                                           const SimRatios  *ratios,
-                                           float             similarity,
-                                           guint8           *segment_excluded);
 
 /* For the checker only: building a report. */
 SimReport  *_sim_report_new               (const char              *text,

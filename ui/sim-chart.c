@@ -13,7 +13,8 @@
 struct _SimChart {
   GtkWidget  parent_instance;
 
-  SimReport *report;   /* owned, may be NULL */
+  SimReportView *view;  /* owned, may be NULL */
+  SimReport     *report; /* the view's */
   gint       selected; /* segment marked, or -1 */
 };
 
@@ -114,7 +115,7 @@ sim_chart_snapshot (GtkWidget   *widget,
       const SimReportSettings *settings = sim_report_get_settings (self->report);
       const float thresholds[2] = { settings->medium_threshold, settings->high_threshold };
       const SimLevel levels[2] = { SIM_LEVEL_MEDIUM, SIM_LEVEL_HIGH };
-      guint counts[SIM_CHART_BINS];
+      const guint *counts = sim_report_view_get_histogram (self->view);
       const double bin_w = g.hist_w / SIM_CHART_BINS;
 
       for (guint i = 0; i < sim_report_get_n_segments (self->report); i++)
@@ -124,7 +125,11 @@ sim_chart_snapshot (GtkWidget   *widget,
           const double bw = MAX (1.0, g.left_w * (seg->end - seg->start) / n_chars);
           const double bh = MAX (1.0, g.plot_h * seg->similarity);
 
-          set_color (cr, sim_level_color (seg->level), seg->level == SIM_LEVEL_LOW ? 0.6 : 1.0);
+          /* What the exclusions leave out is greyed, as in the article. */
+          if (sim_report_view_is_segment_excluded (self->view, i))
+            set_color (cr, sim_level_excluded_tint (), 1.0);
+          else
+            set_color (cr, sim_level_color (seg->level), seg->level == SIM_LEVEL_LOW ? 0.6 : 1.0);
           cairo_rectangle (cr, x, bottom - bh, bw, bh);
           cairo_fill (cr);
         }
@@ -158,14 +163,13 @@ sim_chart_snapshot (GtkWidget   *widget,
           cairo_line_to (cr, floor (x) + 0.5, bottom);
           cairo_stroke (cr);
         }
-      sim_report_histogram (self->report, counts);
       for (guint b = 0; b < SIM_CHART_BINS; b++)
         max_count = MAX (max_count, counts[b]);
       for (guint b = 0; b < SIM_CHART_BINS; b++)
         {
           const double bh = g.plot_h * counts[b] / max_count;
 
-          set_color (cr, sim_level_color (sim_report_level_of (self->report, (b + 0.5f) / SIM_CHART_BINS)), 1.0);
+          set_color (cr, sim_level_color (sim_report_view_level_of (self->view, (b + 0.5f) / SIM_CHART_BINS)), 1.0);
           cairo_rectangle (cr, g.hist_x + b * bin_w + 2, bottom - bh, bin_w - 4, bh);
           cairo_fill (cr);
         }
@@ -240,7 +244,8 @@ sim_chart_segment_at (SimChart *self,
         {
           const SimReportSegment *seg = sim_report_get_segment (self->report, i);
 
-          if (MIN ((guint) (seg->similarity * SIM_CHART_BINS), SIM_CHART_BINS - 1) == bin)
+          if (MIN ((guint) (seg->similarity * SIM_CHART_BINS), SIM_CHART_BINS - 1) == bin &&
+              !sim_report_view_is_segment_excluded (self->view, i))
             return i;
         }
     }
@@ -260,9 +265,8 @@ sim_chart_describe_at (SimChart *self,
   if (x >= g.hist_x && x < g.hist_x + g.hist_w)
     {
       const guint bin = MIN ((guint) ((x - g.hist_x) / g.hist_w * SIM_CHART_BINS), SIM_CHART_BINS - 1);
-      guint counts[SIM_CHART_BINS];
+      const guint *counts = sim_report_view_get_histogram (self->view);
 
-      sim_report_histogram (self->report, counts);
       return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u segment from %u%% to %u%% similar",
                                            "%u segments from %u%% to %u%% similar", counts[bin]),
                               counts[bin], 100 * bin / SIM_CHART_BINS, 100 * (bin + 1) / SIM_CHART_BINS);
@@ -335,7 +339,8 @@ sim_chart_dispose (GObject *object)
 {
   SimChart *self = SIM_CHART (object);
 
-  g_clear_pointer (&self->report, sim_report_unref);
+  g_clear_pointer (&self->view, sim_report_view_unref);
+  self->report = NULL;
   G_OBJECT_CLASS (sim_chart_parent_class)->dispose (object);
 }
 
@@ -380,23 +385,25 @@ sim_chart_new (void)
 }
 
 void
-sim_chart_set_report (SimChart  *self,
-                      SimReport *report)
+sim_chart_set_view (SimChart      *self,
+                    SimReportView *view)
 {
   g_autofree char *label = NULL;
 
   g_return_if_fail (SIM_IS_CHART (self));
 
-  g_clear_pointer (&self->report, sim_report_unref);
+  g_clear_pointer (&self->view, sim_report_view_unref);
+  self->report = NULL;
   self->selected = -1;
-  if (report)
+  if (view)
     {
-      self->report = sim_report_ref (report);
+      self->view = sim_report_view_ref (view);
+      self->report = sim_report_view_get_report (view);
       label = g_strdup_printf (_("Similarity chart: %u segments, %u high and %u medium; %.0f%% of the article is similar"),
-                               sim_report_get_n_segments (report),
-                               sim_report_count_level (report, SIM_LEVEL_HIGH),
-                               sim_report_count_level (report, SIM_LEVEL_MEDIUM),
-                               100 * sim_report_get_similarity (report));
+                               sim_report_get_n_segments (self->report),
+                               sim_report_view_count_level (view, SIM_LEVEL_HIGH),
+                               sim_report_view_count_level (view, SIM_LEVEL_MEDIUM),
+                               100 * sim_report_view_get_similarity (view));
       gtk_accessible_update_property (GTK_ACCESSIBLE (self), GTK_ACCESSIBLE_PROPERTY_LABEL, label, -1);
     }
   gtk_widget_queue_draw (GTK_WIDGET (self));

@@ -11,7 +11,7 @@
 
 #include <gtk/gtk.h>
 
-#include "sim-report.h"
+#include "sim-report-view.h"
 
 G_BEGIN_DECLS
 
@@ -19,8 +19,9 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (SimChart, sim_chart, SIM, CHART, GtkWidget)
 
 GtkWidget *sim_chart_new        (void);
-void       sim_chart_set_report (SimChart  *self,
-                                 SimReport *report);
+/* Draws @view (NULL: nothing); its report's segments are the bars. */
+void       sim_chart_set_view   (SimChart      *self,
+                                 SimReportView *view);
 /* The segment under @x (widget coordinates), or -1. For tests too. */
 gint       sim_chart_segment_at (SimChart  *self,
                                  double     x,

@@ -335,8 +335,12 @@ export_action (GtkWidget  *widget,
   SimCompareWindow *self = SIM_COMPARE_WINDOW (widget);
 
   if (self->report != NULL)
-    sim_export_dialog_show (GTK_WINDOW (self), self->toast_overlay, _("Export the Comparison"), _("comparison"),
-                            self->report);
+    {
+      g_autoptr(SimReportView) view = sim_report_view_new (self->report, NULL);
+
+      sim_export_dialog_show (GTK_WINDOW (self), self->toast_overlay, _("Export the Comparison"), _("comparison"),
+                              view);
+    }
 }
 
 /* ----------------------------------------------------------- object */

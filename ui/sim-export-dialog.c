@@ -9,7 +9,7 @@
 typedef struct {
   GWeakRef   parent;
   GWeakRef   toasts;
-  SimReport *report;
+  SimReportView *view;
   char      *path;
   gboolean   pdf;
 } Export;
@@ -19,7 +19,7 @@ export_free (Export *export)
 {
   g_weak_ref_clear (&export->parent);
   g_weak_ref_clear (&export->toasts);
-  sim_report_unref (export->report);
+  sim_report_view_unref (export->view);
   g_free (export->path);
   g_free (export);
 }
@@ -127,8 +127,8 @@ write_thread (GTask        *task,
 {
   Export *export = task_data;
   GError *error = NULL;
-  const gboolean ok = export->pdf ? sim_export_pdf_file (export->report, export->path, &error)
-                                  : sim_export_html_file (export->report, export->path, &error);
+  const gboolean ok = export->pdf ? sim_export_pdf_file (export->view, export->path, &error)
+                                  : sim_export_html_file (export->view, export->path, &error);
 
   if (ok)
     g_task_return_boolean (task, TRUE);
@@ -160,7 +160,7 @@ on_written (GObject      *source,
 void
 sim_export_dialog_write (GtkWindow       *parent,
                          AdwToastOverlay *toasts,
-                         SimReport       *report,
+                         SimReportView   *view,
                          const char      *path,
                          gboolean         pdf)
 {
@@ -169,7 +169,7 @@ sim_export_dialog_write (GtkWindow       *parent,
 
   g_weak_ref_init (&export->parent, parent);
   g_weak_ref_init (&export->toasts, toasts);
-  export->report = sim_report_ref (report);
+  export->view = sim_report_view_ref (view);
   export->path = g_strdup (path);
   export->pdf = pdf;
   g_task_set_task_data (task, export, (GDestroyNotify) export_free);
@@ -205,7 +205,7 @@ on_response (GtkNativeDialog *dialog,
         {
           g_autofree char *path = sim_export_dialog_path_for (chosen, pdf, &pdf);
 
-          sim_export_dialog_write (parent, toasts, export->report, path, pdf);
+          sim_export_dialog_write (parent, toasts, export->view, path, pdf);
         }
     }
   export_free (export);
@@ -217,7 +217,7 @@ sim_export_dialog_show (GtkWindow       *parent,
                         AdwToastOverlay *toasts,
                         const char      *title,
                         const char      *suggested_name,
-                        SimReport       *report)
+                        SimReportView   *view)
 {
   GtkFileChooserNative *dialog = gtk_file_chooser_native_new (title, parent, GTK_FILE_CHOOSER_ACTION_SAVE,
                                                               _("_Export"), _("_Cancel"));
@@ -226,7 +226,7 @@ sim_export_dialog_show (GtkWindow       *parent,
 
   g_weak_ref_init (&export->parent, parent);
   g_weak_ref_init (&export->toasts, toasts);
-  export->report = sim_report_ref (report);
+  export->view = sim_report_view_ref (view);
   gtk_file_filter_set_name (html, _("Web page (HTML)"));
   gtk_file_filter_add_suffix (html, "html");
   g_object_set_data (G_OBJECT (html), "suffix", (gpointer) "html");

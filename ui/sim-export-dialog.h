@@ -11,7 +11,7 @@
 
 #include <adwaita.h>
 
-#include "sim-report.h"
+#include "sim-report-view.h"
 
 G_BEGIN_DECLS
 
@@ -19,13 +19,13 @@ void      sim_export_dialog_show     (GtkWindow           *parent,
                                       AdwToastOverlay     *toasts,
                                       const char          *title,
                                       const char          *suggested_name,
-                                      SimReport           *report);
+                                      SimReportView       *view);
 
-/* What the dialog does once a file is chosen: writes @report to @path in a
+/* What the dialog does once a file is chosen: writes @view to @path in a
  * task thread, then the toast or the error. */
 void      sim_export_dialog_write    (GtkWindow           *parent,
                                       AdwToastOverlay     *toasts,
-                                      SimReport           *report,
+                                      SimReportView       *view,
                                       const char          *path,
                                       gboolean             pdf);
 

@@ -7,6 +7,7 @@
 #include "sim-document.h"
 #include "sim-text.h"
 #include "sim-open.h"
+#include "sim-report-json.h"
 
 #define SLICE (256 << 10)
 

@@ -11,6 +11,7 @@
 #include "sim-error.h"
 #include "sim-exclude.h"
 #include "sim-paths.h"
+#include "sim-report-json.h"
 #include "sim-export-dialog.h"
 #include "sim-chart.h"
 #include "sim-class-window.h"
@@ -60,6 +61,9 @@ struct _SimWindow {
   char              *store_path;
   SimCorpusSnapshot *snapshot;    /* the corpus as of the last open or import */
   SimReport         *report;      /* the latest check, or NULL */
+  SimReportView     *view;        /* the report as shown, under the chosen exclusions */
+  GArray            *template_spans; /* SimExcludedSpan: the template in the report's article */
+  gboolean           template_found; /* template_spans are those of the report and template */
   GCancellable      *cancellable; /* of the running check or import */
   GtkTextTag        *tag_high;
   GtkTextTag        *tag_medium;
@@ -267,17 +271,18 @@ on_counted_toggled (GtkCheckButton *check,
 static GtkWidget *
 make_source_row (SimWindow             *self,
                  const SimReportSource *src,
+                 const SimSourceShare  *shown,
                  guint                  number)
 {
   GtkWidget *counted = gtk_check_button_new ();
   GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 8);
   g_autofree char *digits = g_strdup_printf ("%u", number);
   g_autofree char *swatch_class = g_strdup_printf ("source-%u", (number - 1) % SIM_SOURCE_N_COLORS + 1);
-  g_autofree char *share = g_strdup_printf ("%.1f%%", 100 * src->share);
-  g_autofree char *count = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u segment", "%u segments", src->n_segments),
-                                            src->n_segments);
+  g_autofree char *share = g_strdup_printf ("%.1f%%", 100 * shown->share);
+  g_autofree char *count = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u segment", "%u segments", shown->n_segments),
+                                            shown->n_segments);
   g_autofree char *said = g_strdup_printf (_("Source %u: %s, %.1f%% of the article"), number, src->title,
-                                           100 * src->share);
+                                           100 * shown->share);
   GtkWidget *badge = gtk_label_new (digits);
   GtkWidget *title = gtk_label_new (src->title);
 
@@ -300,91 +305,51 @@ make_source_row (SimWindow             *self,
   return box;
 }
 
-/* The source a flagged segment is coloured and numbered by: its best match's. */
-static guint
-segment_source (SimReport              *report,
-                const SimReportSegment *seg)
-{
-  return sim_report_get_match (report, seg->first_match)->source;
-}
-
-/* Colours the flags of the report shown, by source or by level as chosen,
- * only those of the filtered source when there is one; what the chosen
- * exclusions leave out is greyed, not hidden. The view numbers each run of
- * flags from one source. */
+/* Colours the flagged runs of the view shown, by source or by level as
+ * chosen, only those of the filtered source when there is one; what the
+ * chosen exclusions leave out is greyed, not hidden. The article view
+ * numbers each run. */
 static void
 apply_highlights (SimWindow *self)
 {
-  SimReport *report = self->report;
+  SimReportView *view = self->view;
   GtkTextBuffer *buffer = gtk_text_view_get_buffer (self->editor);
   const gboolean by_source = g_settings_get_enum (self->settings, "highlight") == 0;
-  g_autoptr(GArray) runs = g_array_new (FALSE, FALSE, sizeof (SimArticleRun));
+  g_autoptr(GArray) numbered = g_array_new (FALSE, FALSE, sizeof (SimArticleRun));
+  gint64 stretch_start = -1;
   GtkTextIter start, end;
 
   gtk_text_buffer_get_bounds (buffer, &start, &end);
   gtk_text_buffer_remove_all_tags (buffer, &start, &end);
   gtk_widget_set_visible (self->level_legend, !by_source);
   gtk_widget_set_visible (GTK_WIDGET (self->show_all_button), self->filter >= 0);
-  /* Offsets from the start iterator of each segment: a forward walk. */
-  gtk_text_buffer_get_start_iter (buffer, &start);
-  for (guint i = 0; i < sim_report_get_n_segments (report); i++)
+  for (guint r = 0; r < sim_report_view_get_n_runs (view); r++)
     {
-      const SimReportSegment *seg = sim_report_get_segment (report, i);
-      guint source;
+      const SimFlaggedRun *run = sim_report_view_get_run (view, r);
       GtkTextTag *tag;
 
-      if (seg->level == SIM_LEVEL_LOW || seg->n_matches == 0)
+      if (self->filter >= 0 && run->source != (guint) self->filter)
         continue;
-      source = segment_source (report, seg);
-      if (self->filter >= 0 && source != (guint) self->filter)
-        continue;
-      tag = by_source ? self->tag_source[source % SIM_SOURCE_N_COLORS]
-                      : seg->level == SIM_LEVEL_HIGH ? self->tag_high : self->tag_medium;
-      gtk_text_iter_set_offset (&start, seg->start);
+      if (run->excluded)
+        tag = self->tag_excluded;
+      else if (by_source)
+        tag = self->tag_source[run->source % SIM_SOURCE_N_COLORS];
+      else
+        tag = run->level == SIM_LEVEL_HIGH ? self->tag_high : self->tag_medium;
+      gtk_text_iter_set_offset (&start, run->start);
       end = start;
-      gtk_text_iter_set_offset (&end, seg->end);
+      gtk_text_iter_set_offset (&end, run->end);
       gtk_text_buffer_apply_tag (buffer, tag, &start, &end);
-      /* A run: flags from one source with only space between. */
-      if (runs->len > 0)
+      /* Numbered once a stretch, as in the exports. */
+      if (stretch_start < 0)
+        stretch_start = run->start;
+      if (run->numbered)
         {
-          SimArticleRun *last = &g_array_index (runs, SimArticleRun, runs->len - 1);
-          g_autofree char *between = NULL;
-
-          if (last->number == source + 1 && last->end <= seg->start)
-            {
-              between = sim_report_dup_text (report, last->end, seg->start);
-              g_strstrip (between);
-              if (between[0] == '\0')
-                {
-                  last->end = seg->end;
-                  continue;
-                }
-            }
-        }
-      g_array_append_val (runs, ((SimArticleRun) { seg->start, seg->end, source + 1 }));
-    }
-  sim_article_view_set_runs (SIM_ARTICLE_VIEW (self->editor), (SimArticleRun *) runs->data, runs->len);
-  for (guint x = 0, i = 0; x < sim_report_get_n_excluded (report); x++)
-    {
-      const SimExcludedSpan *span = sim_report_get_excluded (report, x);
-
-      while (i < sim_report_get_n_segments (report) && sim_report_get_segment (report, i)->end <= span->start)
-        i++;
-      for (guint j = i; j < sim_report_get_n_segments (report); j++)
-        {
-          const SimReportSegment *seg = sim_report_get_segment (report, j);
-
-          if (seg->start >= span->end)
-            break;
-          if (seg->level == SIM_LEVEL_LOW || seg->n_matches == 0 ||
-              (self->filter >= 0 && segment_source (report, seg) != (guint) self->filter))
-            continue;
-          gtk_text_buffer_get_iter_at_offset (buffer, &start, MAX (seg->start, span->start));
-          gtk_text_buffer_get_iter_at_offset (buffer, &end, MIN (seg->end, span->end));
-          gtk_text_buffer_remove_all_tags (buffer, &start, &end);
-          gtk_text_buffer_apply_tag (buffer, self->tag_excluded, &start, &end);
+          g_array_append_val (numbered, ((SimArticleRun) { stretch_start, run->end, run->source + 1 }));
+          stretch_start = -1;
         }
     }
+  sim_article_view_set_runs (SIM_ARTICLE_VIEW (self->editor), (SimArticleRun *) numbered->data, numbered->len);
 }
 
 static void
@@ -412,23 +377,37 @@ sim_window_show_report (SimWindow *self,
 {
   g_autofree char *summary = NULL, *counts = NULL;
   GtkWidget *child;
-
+  SimReportView *view;
   SimExclusions exclusions = SIM_EXCLUSIONS_INIT;
 
-  /* The choices apply to this report at once: no lookup is repeated. */
+  if (self->report != report)
+    {
+      self->template_found = FALSE;
+      sim_report_ref (report);
+      g_clear_pointer (&self->report, sim_report_unref);
+      self->report = report;
+    }
+  /* The template is aligned once per report; the other choices apply at
+   * once: a new view, no lookup. */
+  if (!self->template_found)
+    {
+      g_array_set_size (self->template_spans, 0);
+      if (self->template_text != NULL)
+        sim_exclude_find_template (report, self->template_text, -1,
+                                   self->snapshot ? sim_corpus_snapshot_get_flags (self->snapshot)
+                                                  : SIM_NORMALIZE_DEFAULT,
+                                   self->template_spans, NULL);
+      self->template_found = TRUE;
+    }
   exclusions.quotes = g_settings_get_boolean (self->settings, "exclude-quotes");
   exclusions.references = g_settings_get_boolean (self->settings, "exclude-references");
   exclusions.small_words = g_settings_get_uint (self->settings, "exclude-small");
   exclusions.source_ids = (const gint64 *) self->left_out->data;
   exclusions.n_source_ids = self->left_out->len;
-  exclusions.template_text = self->template_text;
-  exclusions.flags = self->snapshot ? sim_corpus_snapshot_get_flags (self->snapshot) : SIM_NORMALIZE_DEFAULT;
-  sim_exclude_apply (report, &exclusions, NULL);
-  if (self->report != report)
-    {
-      g_clear_pointer (&self->report, sim_report_unref);
-      self->report = sim_report_ref (report);
-    }
+  exclusions.template_spans = (const SimExcludedSpan *) self->template_spans->data;
+  exclusions.n_template_spans = self->template_spans->len;
+  g_clear_pointer (&self->view, sim_report_view_unref);
+  self->view = view = sim_report_view_new (report, &exclusions);
   self->stale = FALSE;
   self->selected = -1;
   gtk_widget_remove_css_class (GTK_WIDGET (self->summary_label), "stale");
@@ -437,17 +416,17 @@ sim_window_show_report (SimWindow *self,
   sim_article_view_set_outline (SIM_ARTICLE_VIEW (self->editor), -1, -1);
   apply_highlights (self);
 
-  summary = g_strdup_printf (_("%.1f%% similar"), 100 * sim_report_get_similarity (report));
+  summary = g_strdup_printf (_("%.1f%% similar"), 100 * sim_report_view_get_similarity (view));
   gtk_label_set_text (self->summary_label, summary);
   {
-    const SimRatios *r = sim_report_get_ratios (report);
+    const SimRatios *r = sim_report_view_get_ratios (view);
 
     counts = g_strdup_printf (_("%u high, %u medium and %u low segments, against %u documents\n"
                                 "Total %.1f%% · without quotes %.1f%% · without references %.1f%% · "
                                 "largest source %.1f%%"),
-                              sim_report_count_level (report, SIM_LEVEL_HIGH),
-                              sim_report_count_level (report, SIM_LEVEL_MEDIUM),
-                              sim_report_count_level (report, SIM_LEVEL_LOW),
+                              sim_report_view_count_level (view, SIM_LEVEL_HIGH),
+                              sim_report_view_count_level (view, SIM_LEVEL_MEDIUM),
+                              sim_report_view_count_level (view, SIM_LEVEL_LOW),
                               sim_report_get_settings (report)->n_documents,
                               100 * r->total, 100 * r->excluding_quotes, 100 * r->excluding_references,
                               100 * r->largest_source);
@@ -478,9 +457,10 @@ sim_window_show_report (SimWindow *self,
 
       if (src->n_segments == 0)
         break;
-      gtk_list_box_append (self->sources_list, make_source_row (self, src, i + 1));
+      gtk_list_box_append (self->sources_list,
+                           make_source_row (self, src, sim_report_view_get_share (view, i), i + 1));
     }
-  sim_chart_set_report (self->chart, report);
+  sim_chart_set_view (self->chart, view);
   clear_source_pane (self);
   update_actions (self);
 }
@@ -605,6 +585,12 @@ SimReport *
 sim_window_get_report (SimWindow *self)
 {
   return self->report;
+}
+
+SimReportView *
+sim_window_get_view (SimWindow *self)
+{
+  return self->view;
 }
 
 gboolean
@@ -1002,6 +988,7 @@ sim_window_set_template (SimWindow  *self,
 {
   g_clear_pointer (&self->template_text, g_free);
   self->template_text = text ? g_strdup (text) : NULL;
+  self->template_found = FALSE;
   gtk_label_set_text (self->template_label, text ? name : _("none"));
   if (self->report != NULL && !self->stale && !self->busy)
     sim_window_show_report (self, self->report);
@@ -1230,8 +1217,9 @@ step_segment (SimWindow *self,
   const gint n = self->report ? (gint) sim_report_get_n_segments (self->report) : 0;
 
   for (gint i = self->selected + direction; i >= 0 && i < n; i += direction)
-    if (sim_report_get_segment (self->report, i)->level != SIM_LEVEL_LOW &&
-        (self->filter < 0 || segment_source (self->report, sim_report_get_segment (self->report, i)) == (guint) self->filter))
+    if (sim_report_view_find_run (self->view, i) >= 0 &&
+        (self->filter < 0 ||
+         sim_report_view_get_run (self->view, sim_report_view_find_run (self->view, i))->source == (guint) self->filter))
       {
         sim_window_select_segment (self, i);
         return;
@@ -1254,9 +1242,9 @@ export_action (GtkWidget  *widget,
 {
   SimWindow *self = SIM_WINDOW (widget);
 
-  if (self->report != NULL)
+  if (self->view != NULL)
     sim_export_dialog_show (GTK_WINDOW (self), self->toast_overlay, _("Export the Report"), _("similarity-report"),
-                            self->report);
+                            self->view);
 }
 
 static void
@@ -1601,16 +1589,12 @@ on_source_activated (GtkListBox    *list,
       gtk_list_box_unselect_all (self->sources_list);
       return;
     }
-  for (guint i = 0; i < sim_report_get_n_segments (self->report); i++)
-    {
-      const SimReportSegment *seg = sim_report_get_segment (self->report, i);
-
-      if (seg->level != SIM_LEVEL_LOW && seg->n_matches > 0 && segment_source (self->report, seg) == (guint) source)
-        {
-          sim_window_select_segment (self, i);
-          break;
-        }
-    }
+  for (guint r = 0; r < sim_report_view_get_n_runs (self->view); r++)
+    if (sim_report_view_get_run (self->view, r)->source == (guint) source)
+      {
+        sim_window_select_segment (self, sim_report_view_get_run (self->view, r)->first_segment);
+        break;
+      }
 }
 
 static void
@@ -1809,6 +1793,7 @@ sim_window_dispose (GObject *object)
       gtk_window_destroy (GTK_WINDOW (self->corpus_window));
       self->corpus_window = NULL;
     }
+  g_clear_pointer (&self->view, sim_report_view_unref);
   g_clear_pointer (&self->report, sim_report_unref);
   g_clear_pointer (&self->snapshot, sim_corpus_snapshot_unref);
   G_OBJECT_CLASS (sim_window_parent_class)->dispose (object);
@@ -1824,6 +1809,7 @@ sim_window_finalize (GObject *object)
   g_clear_object (&self->loading);
   g_array_unref (self->left_out);
   g_free (self->template_text);
+  g_array_unref (self->template_spans);
   G_OBJECT_CLASS (sim_window_parent_class)->finalize (object);
 }
 
@@ -1920,6 +1906,7 @@ sim_window_init (SimWindow *self)
   self->selected = -1;
   self->filter = -1;
   self->left_out = g_array_new (FALSE, FALSE, sizeof (gint64));
+  self->template_spans = g_array_new (FALSE, FALSE, sizeof (SimExcludedSpan));
   self->settings = g_settings_new ("org.simhound.Simhound");
   g_settings_bind_with_mapping (self->settings, "highlight", self->highlight_dropdown, "selected",
                                 G_SETTINGS_BIND_DEFAULT, nick_to_position, position_to_nick,

@@ -8,7 +8,7 @@
 
 #include <gtk/gtk.h>
 
-#include "sim-report.h"
+#include "sim-report-view.h"
 
 G_BEGIN_DECLS
 
@@ -43,6 +43,8 @@ void        sim_window_show_report    (SimWindow      *self,
                                        SimReport      *report);
 /* The latest report, or NULL (borrowed). */
 SimReport  *sim_window_get_report     (SimWindow      *self);
+/* The report as shown, under the chosen exclusions, or NULL. */
+SimReportView *sim_window_get_view   (SimWindow      *self);
 gboolean    sim_window_is_busy        (SimWindow      *self);
 /* Shows only the flags of the source ranked @index (0-based; its number
  * less one), or every source's for -1. */

@@ -171,7 +171,8 @@ main (int argc, char **argv)
     printf ("| longest main-loop stall while a %ld-character article is checked (%.0f ms in all) | %.1f ms | < 50 ms |\n",
             g_utf8_strlen (article, -1), t0 / 1000.0, max_gap / 1000.0);
     printf ("| show a report with %u flagged segments (highlights, summary, sources) | %.1f ms | |\n",
-            sim_report_count_level (report, SIM_LEVEL_HIGH) + sim_report_count_level (report, SIM_LEVEL_MEDIUM),
+            sim_report_view_count_level (sim_window_get_view (window), SIM_LEVEL_HIGH) +
+              sim_report_view_count_level (sim_window_get_view (window), SIM_LEVEL_MEDIUM),
             show_report_ms);
     printf ("| draw the chart of its %u segments | %.1f ms | |\n| both | %.1f ms | < 100 ms |\n\n",
             sim_report_get_n_segments (report), chart_ms, show_report_ms + chart_ms);

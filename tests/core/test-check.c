@@ -429,7 +429,7 @@ test_check_sees_through_lookalike_letters (void **state)
   assert_int_equal (sim_report_get_suspicious (report, 0)->kind, SIM_SUSPICIOUS_LOOKALIKE);
   assert_true (sim_report_get_suspicious (report, 0)->count > 60);
   {
-    g_autofree char *json = sim_report_to_json (report, NULL, FALSE);
+    g_autofree char *json = sim_test_report_json (report, FALSE);
 
     assert_non_null (strstr (json, "\"suspicious\":[{\"kind\":\"look-alike-characters\",\"count\":"));
   }
@@ -979,7 +979,7 @@ test_check_rejects_empty_text_and_bad_options (void **state)
     g_autoptr(SimReport) one = sim_check_run (f->snapshot, "a", -1, &options, NULL, NULL, NULL, &error);
 
     assert_non_null (one);
-    assert_int_equal (sim_report_count_level (one, SIM_LEVEL_HIGH) + sim_report_count_level (one, SIM_LEVEL_MEDIUM), 0);
+    assert_int_equal (sim_test_count_level (one, SIM_LEVEL_HIGH) + sim_test_count_level (one, SIM_LEVEL_MEDIUM), 0);
   }
 
   options.high_threshold = 0.3f;
@@ -1096,7 +1096,7 @@ test_check_async_reports_on_the_main_thread (void **state)
   assert_non_null (as.report);
   sync = check (f, text->str, &options);
   assert_int_equal (sim_report_get_n_segments (as.report), sim_report_get_n_segments (sync));
-  assert_int_equal (sim_report_count_level (as.report, SIM_LEVEL_HIGH), 30);
+  assert_int_equal (sim_test_count_level (as.report, SIM_LEVEL_HIGH), 30);
   assert_float_equal (sim_report_get_similarity (as.report), sim_report_get_similarity (sync), 1e-6);
   /* Results arrived as they were verified: every copied sentence, each a
    * segment of the final report. */
@@ -1122,7 +1122,7 @@ test_report_json_follows_the_schema (void **state)
   SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
   const char *text = OWN_2 EN_3;
   g_autoptr(SimReport) report = check (f, text, &options);
-  g_autofree char *json = sim_report_to_json (report, NULL, TRUE);
+  g_autofree char *json = sim_test_report_json (report, TRUE);
   g_autoptr(JsonParser) parser = json_parser_new ();
   g_autoptr(GError) error = NULL;
   JsonObject *root, *seg, *match;

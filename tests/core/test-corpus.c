@@ -599,7 +599,7 @@ check_json (SimCorpus  *corpus,
   g_autoptr(SimReport) report = sim_check_run (snapshot, text, -1, &options, NULL, NULL, NULL, NULL);
 
   assert_non_null (report);
-  return sim_report_to_json (report, NULL, FALSE);
+  return sim_test_report_json (report, FALSE);
 }
 
 static gboolean

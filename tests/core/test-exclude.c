@@ -15,6 +15,7 @@
 
 #include "sim-check.h"
 #include "sim-exclude.h"
+#include "sim-report-view.h"
 #include "sim-test-util.h"
 
 /* @text with [ and ] around every span found by @find. */
@@ -103,29 +104,37 @@ test_ratios_and_spans_follow_the_choices (void **state)
   total = sim_report_get_similarity (report);
 
   /* Nothing chosen: the headline is the total, and the ratios each way. */
-  assert_true (sim_exclude_apply (report, &ex, NULL));
-  r = sim_report_get_ratios (report);
-  assert_float_equal (r->total, total, 1e-6);
-  assert_float_equal (sim_report_get_similarity (report), total, 1e-6);
-  assert_int_equal (sim_report_get_n_excluded (report), 0);
-  assert_true (r->excluding_quotes < r->total - 0.1);
-  assert_true (r->excluding_references < r->total - 0.1);
-  assert_true (r->excluding_both < r->excluding_quotes && r->excluding_both < r->excluding_references);
-  assert_true (r->excluding_both > 0.05);           /* the unquoted copy still counts */
-  assert_float_equal (r->largest_source, r->total, 1e-6);  /* one source */
+  {
+    g_autoptr(SimReportView) view = sim_report_view_new (report, &ex);
+
+    r = sim_report_view_get_ratios (view);
+    assert_float_equal (r->total, total, 1e-6);
+    assert_float_equal (sim_report_view_get_similarity (view), total, 1e-6);
+    assert_int_equal (sim_report_view_get_n_excluded (view), 0);
+    assert_true (r->excluding_quotes < r->total - 0.1);
+    assert_true (r->excluding_references < r->total - 0.1);
+    assert_true (r->excluding_both < r->excluding_quotes && r->excluding_both < r->excluding_references);
+    assert_true (r->excluding_both > 0.05);           /* the unquoted copy still counts */
+    assert_float_equal (r->largest_source, r->total, 1e-6);  /* one source */
+  }
 
   /* Quotes and references chosen: the headline follows, the spans are listed. */
-  ex.quotes = ex.references = TRUE;
-  assert_true (sim_exclude_apply (report, &ex, NULL));
-  assert_float_equal (sim_report_get_similarity (report), r->excluding_both, 1e-6);
-  assert_int_equal (sim_report_get_n_excluded (report), 2);
-  assert_int_equal (sim_report_get_excluded (report, 0)->reason, SIM_EXCLUDED_QUOTE);
-  assert_int_equal (sim_report_get_excluded (report, 1)->reason, SIM_EXCLUDED_REFERENCES);
   {
-    g_autofree char *quoted = sim_report_dup_text (report, sim_report_get_excluded (report, 0)->start,
-                                                   sim_report_get_excluded (report, 0)->end);
+    g_autoptr(SimReportView) plain = sim_report_view_new (report, NULL);
+    g_autoptr(SimReportView) view = NULL;
+    g_autofree char *quoted = NULL;
 
+    ex.quotes = ex.references = TRUE;
+    view = sim_report_view_new (report, &ex);
+    assert_float_equal (sim_report_view_get_similarity (view), sim_report_view_get_ratios (plain)->excluding_both, 1e-6);
+    assert_int_equal (sim_report_view_get_n_excluded (view), 2);
+    assert_int_equal (sim_report_view_get_excluded (view, 0)->reason, SIM_EXCLUDED_QUOTE);
+    assert_int_equal (sim_report_view_get_excluded (view, 1)->reason, SIM_EXCLUDED_REFERENCES);
+    quoted = sim_report_dup_text (report, sim_report_view_get_excluded (view, 0)->start,
+                                  sim_report_view_get_excluded (view, 0)->end);
     assert_string_equal (quoted, "“" COPY "”");
+    /* The report itself is not changed by a view. */
+    assert_float_equal (sim_report_get_similarity (report), total, 1e-6);
   }
 
   /* The source left out: nothing is flagged; small passages: only short ones go. */
@@ -133,28 +142,34 @@ test_ratios_and_spans_follow_the_choices (void **state)
     const gint64 id = sim_report_get_source (report, 0)->doc_id;
     SimExclusions by_source = SIM_EXCLUSIONS_INIT;
     SimExclusions small = SIM_EXCLUSIONS_INIT;
+    g_autoptr(SimReportView) without_source = NULL, all_small = NULL, few_small = NULL;
 
     by_source.source_ids = &id;
     by_source.n_source_ids = 1;
-    assert_true (sim_exclude_apply (report, &by_source, NULL));
-    assert_float_equal (sim_report_get_similarity (report), 0, 1e-6);
-    assert_int_equal (sim_report_get_excluded (report, 0)->reason, SIM_EXCLUDED_SOURCE);
+    without_source = sim_report_view_new (report, &by_source);
+    assert_float_equal (sim_report_view_get_similarity (without_source), 0, 1e-6);
+    assert_int_equal (sim_report_view_get_excluded (without_source, 0)->reason, SIM_EXCLUDED_SOURCE);
     small.small_words = 1000;
-    assert_true (sim_exclude_apply (report, &small, NULL));
-    assert_float_equal (sim_report_get_similarity (report), 0, 1e-6);
+    all_small = sim_report_view_new (report, &small);
+    assert_float_equal (sim_report_view_get_similarity (all_small), 0, 1e-6);
     small.small_words = 3;
-    assert_true (sim_exclude_apply (report, &small, NULL));
-    assert_float_equal (sim_report_get_similarity (report), total, 1e-6);
+    few_small = sim_report_view_new (report, &small);
+    assert_float_equal (sim_report_view_get_similarity (few_small), total, 1e-6);
   }
 
   /* The template's own sentence is never flagged. */
   {
     SimExclusions with_template = SIM_EXCLUSIONS_INIT;
+    g_autoptr(GArray) spans = g_array_new (FALSE, FALSE, sizeof (SimExcludedSpan));
+    g_autoptr(SimReportView) view = NULL;
 
-    with_template.template_text = "Assignment: " COPY2;
-    assert_true (sim_exclude_apply (report, &with_template, NULL));
-    assert_true (sim_report_get_similarity (report) < total - 0.1);
-    assert_int_equal (sim_report_get_excluded (report, 0)->reason, SIM_EXCLUDED_TEMPLATE);
+    assert_true (sim_exclude_find_template (report, "Assignment: " COPY2, -1, SIM_NORMALIZE_DEFAULT, spans, NULL));
+    assert_true (spans->len > 0);
+    with_template.template_spans = (const SimExcludedSpan *) spans->data;
+    with_template.n_template_spans = spans->len;
+    view = sim_report_view_new (report, &with_template);
+    assert_true (sim_report_view_get_similarity (view) < total - 0.1);
+    assert_int_equal (sim_report_view_get_excluded (view, 0)->reason, SIM_EXCLUDED_TEMPLATE);
   }
   sim_test_remove_tree (dir);
 }

@@ -15,14 +15,16 @@
 #include "sim-check.h"
 #include "sim-exclude.h"
 #include "sim-export.h"
+#include "sim-report-json.h"
 #include "sim-test-util.h"
 
 #define COPIED "Ships passing the <b>northern</b> reef relied on his lamp to find the safe channel & more."
 #define ZH "街角那家茶馆已经开了六十多年，每天清晨都有老人带着鸟笼来喝茶。"
 
 typedef struct {
-  char      *dir;
-  SimReport *report;
+  char          *dir;
+  SimReport     *report;
+  SimReportView *view;    /* of the report, no exclusion chosen */
 } Fixture;
 
 static int
@@ -40,6 +42,7 @@ setup (void **state)
   f->report = sim_test_check_folder (store, docs, "My own words come first here, they are not copied. " COPIED " " ZH,
                                      &options, NULL);
   assert_non_null (f->report);
+  f->view = sim_report_view_new (f->report, NULL);
   *state = f;
   return 0;
 }
@@ -49,6 +52,7 @@ teardown (void **state)
 {
   Fixture *f = *state;
 
+  sim_report_view_unref (f->view);
   sim_report_unref (f->report);
   sim_test_remove_tree (f->dir);
   g_free (f->dir);
@@ -60,23 +64,23 @@ static void
 test_histogram_counts_every_segment (void **state)
 {
   Fixture *f = *state;
-  guint counts[SIM_CHART_BINS], total = 0;
+  const guint *counts = sim_report_view_get_histogram (f->view);
+  guint total = 0;
 
-  sim_report_histogram (f->report, counts);
   for (guint i = 0; i < SIM_CHART_BINS; i++)
     total += counts[i];
   assert_int_equal (total, sim_report_get_n_segments (f->report));
   assert_int_equal (counts[SIM_CHART_BINS - 1], 2); /* both copies are at 100% */
-  assert_int_equal (sim_report_level_of (f->report, 0.95f), SIM_LEVEL_HIGH);
-  assert_int_equal (sim_report_level_of (f->report, 0.5f), SIM_LEVEL_MEDIUM);
-  assert_int_equal (sim_report_level_of (f->report, 0.1f), SIM_LEVEL_LOW);
+  assert_int_equal (sim_report_view_level_of (f->view, 0.95f), SIM_LEVEL_HIGH);
+  assert_int_equal (sim_report_view_level_of (f->view, 0.5f), SIM_LEVEL_MEDIUM);
+  assert_int_equal (sim_report_view_level_of (f->view, 0.1f), SIM_LEVEL_LOW);
 }
 
 static void
 test_html_is_self_contained_and_escaped (void **state)
 {
   Fixture *f = *state;
-  g_autofree char *html = sim_export_html (f->report);
+  g_autofree char *html = sim_export_html (f->view);
 
   assert_non_null (strstr (html, "<style>"));
   assert_null (strstr (html, "<script"));          /* the file name is escaped */
@@ -108,7 +112,7 @@ static void
 test_html_numbers_and_colours_flags_by_source (void **state)
 {
   Fixture *f = *state;
-  g_autofree char *html = sim_export_html (f->report);
+  g_autofree char *html = sim_export_html (f->view);
   g_autofree char *lamp = mark_before (html, "Ships passing");
   g_autofree char *tea = mark_before (html, ZH);
   const SimReportSource *first = sim_report_get_source (f->report, 0);
@@ -170,7 +174,7 @@ test_pdf_holds_flagged_segments_and_sources (void **state)
   g_autofree char *flat = NULL;
   int status = 0;
 
-  assert_true (sim_export_pdf_file (f->report, pdf, &error));
+  assert_true (sim_export_pdf_file (f->view, pdf, &error));
   assert_true (g_file_test (pdf, G_FILE_TEST_IS_REGULAR));
   flat = pdf_text (pdf, &out);
   assert_non_null (strstr (flat, "Similarity report"));
@@ -192,7 +196,7 @@ test_pdf_holds_flagged_segments_and_sources (void **state)
     assert_non_null (strstr (fonts, "CJKsc"));
     assert_null (strstr (fonts, "CJKjp"));
   }
-  assert_false (sim_export_html_file (f->report, "/nonexistent/dir/report.html", &error));
+  assert_false (sim_export_html_file (f->view, "/nonexistent/dir/report.html", &error));
   assert_non_null (strstr (error->message, "/nonexistent/dir/report.html"));
 }
 
@@ -241,6 +245,7 @@ check_long_article_pdf (Fixture  *f,
   g_autoptr(SimCorpusSnapshot) snapshot = sim_corpus_ref_snapshot (corpus);
   g_autoptr(GString) article = g_string_new (NULL);
   g_autoptr(SimReport) report = NULL;
+  g_autoptr(SimReportView) view = NULL;
   g_autoptr(GError) error = NULL;
   SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
   g_autofree char *out = NULL, *flat = NULL;
@@ -253,7 +258,8 @@ check_long_article_pdf (Fixture  *f,
   report = sim_check_run (snapshot, article->str, -1, &options, NULL, NULL, NULL, NULL);
   assert_non_null (report);
   sim_report_set_name (report, "long-article.txt");
-  assert_true (sim_export_pdf_file_on (report, pdf, paper, &error));
+  view = sim_report_view_new (report, NULL);
+  assert_true (sim_export_pdf_file_on (view, pdf, paper, &error));
   {
     g_autofree char *size = page_size (pdf);
 
@@ -304,6 +310,7 @@ test_list_repeats_only_reworded_passages (void **state)
   g_autofree char *article = g_strconcat ("My own words come first here, they are not copied. " COPIED "\n\n",
                                           reworded, "\n", NULL);
   g_autoptr(SimReport) report = NULL;
+  g_autoptr(SimReportView) view = NULL;
   g_autoptr(GError) error = NULL;
   SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
   g_autofree char *html = NULL, *out = NULL, *flat = NULL;
@@ -315,9 +322,10 @@ test_list_repeats_only_reworded_passages (void **state)
   report = sim_test_check_folder (store, docs, article, &options, &n_added);
   assert_int_equal (n_added, 2);
   assert_non_null (report);
-  assert_int_equal (sim_report_count_level (report, SIM_LEVEL_HIGH) + sim_report_count_level (report, SIM_LEVEL_MEDIUM), 2);
+  assert_int_equal (sim_test_count_level (report, SIM_LEVEL_HIGH) + sim_test_count_level (report, SIM_LEVEL_MEDIUM), 2);
 
-  html = sim_export_html (report);
+  view = sim_report_view_new (report, NULL);
+  html = sim_export_html (view);
   list = strstr (html, "Flagged passages and their sources");
   assert_non_null (list);
   assert_non_null (strstr (list, "1 flagged passage is the text of its source word for word"));
@@ -329,7 +337,7 @@ test_list_repeats_only_reworded_passages (void **state)
   assert_non_null (strstr (html, "href=\"#p1\""));                 /* the number in the article links to it */
   assert_true (strstr (html, "href=\"#p1\"") < list);
 
-  assert_true (sim_export_pdf_file (report, pdf, &error));
+  assert_true (sim_export_pdf_file (view, pdf, &error));
   flat = pdf_text (pdf, &out);
   list = strstr (flat, "Flagged passages and their sources");
   assert_non_null (list);
@@ -345,8 +353,8 @@ static void
 test_report_names_the_corpus_last_update (void **state)
 {
   Fixture *f = *state;
-  g_autofree char *json = sim_report_to_json (f->report, NULL, FALSE);
-  g_autofree char *html = sim_export_html (f->report);
+  g_autofree char *json = sim_test_report_json (f->report, FALSE);
+  g_autofree char *html = sim_export_html (f->view);
   g_autoptr(GDateTime) now = g_date_time_new_now_local ();
   g_autofree char *today = g_date_time_format (now, "last updated %Y-%m-%d");
 
@@ -370,10 +378,8 @@ test_saved_report_reopens_identical (void **state)
 
   assert_null (error);
   assert_non_null (loaded);
-  assert_true (sim_exclude_apply (loaded, NULL, NULL));
-  assert_true (sim_exclude_apply (f->report, NULL, NULL));
-  a = sim_report_to_json (f->report, NULL, TRUE);
-  b = sim_report_to_json (loaded, NULL, TRUE);
+  a = sim_test_report_json (f->report, TRUE);
+  b = sim_test_report_json (loaded, TRUE);
   assert_string_equal (a, b);
   assert_string_equal (sim_report_get_text (loaded), sim_report_get_text (f->report));
   assert_true (sim_report_get_n_passages (loaded) > 0);
@@ -397,7 +403,7 @@ test_saved_report_refuses_damaged_files (void **state)
 {
   Fixture *f = *state;
   g_autofree char *saved = sim_report_to_saved_json (f->report);
-  g_autofree char *check = sim_report_to_json (f->report, NULL, FALSE);
+  g_autofree char *check = sim_test_report_json (f->report, FALSE);
   const gsize len = strlen (saved);
   g_autoptr(GRand) rand = g_rand_new_with_seed (7);
   static const char noise[] = "0123456789{}[]\":,-.e\\ax";
@@ -448,8 +454,11 @@ test_saved_report_refuses_damaged_files (void **state)
       for (guint p = 0; p < sim_report_get_n_passages (report); p++)
         assert_true (sim_report_get_passage (report, p)->first_segment + sim_report_get_passage (report, p)->n_segments
                      <= sim_report_get_n_segments (report));
-      assert_true (sim_exclude_apply (report, NULL, NULL));
-      g_free (sim_export_html (report));
+      {
+        g_autoptr(SimReportView) view = sim_report_view_new (report, NULL);
+
+        g_free (sim_export_html (view));
+      }
     }
 }
 

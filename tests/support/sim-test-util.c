@@ -4,6 +4,7 @@
 #include <glib/gstdio.h>
 
 #include "sim-corpus.h"
+#include "sim-report-json.h"
 #include "sim-test-util.h"
 
 char *
@@ -116,4 +117,22 @@ sim_test_check_folder (const char            *store,
     *out_n_added = result->n_added;
   snapshot = sim_corpus_ref_snapshot (corpus);
   return sim_check_run (snapshot, article, -1, options, NULL, NULL, NULL, NULL);
+}
+
+char *
+sim_test_report_json (SimReport *report,
+                      gboolean   pretty)
+{
+  g_autoptr(SimReportView) view = sim_report_view_new (report, NULL);
+
+  return sim_report_view_to_json (view, NULL, pretty);
+}
+
+guint
+sim_test_count_level (SimReport *report,
+                      SimLevel   level)
+{
+  g_autoptr(SimReportView) view = sim_report_view_new (report, NULL);
+
+  return sim_report_view_count_level (view, level);
 }

@@ -8,6 +8,7 @@
 #include <glib.h>
 
 #include "sim-check.h"
+#include "sim-report-view.h"
 
 G_BEGIN_DECLS
 
@@ -39,5 +40,12 @@ SimReport  *sim_test_check_folder   (const char            *store,
                                      guint                 *out_n_added);
 /* The shared/ folder beside the project, or NULL when absent. */
 const char *sim_test_shared_dir     (void);
+
+/* @report's JSON with no exclusion chosen (sim_report_view_to_json()). (transfer full) */
+char       *sim_test_report_json    (SimReport  *report,
+                                     gboolean    pretty);
+/* Segments at @level with no exclusion chosen. */
+guint       sim_test_count_level    (SimReport  *report,
+                                     SimLevel    level);
 
 G_END_DECLS

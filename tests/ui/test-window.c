@@ -31,6 +31,7 @@
 #include "sim-corpus-window.h"
 #include "sim-export-dialog.h"
 #include "sim-tint.h"
+#include "sim-report-json.h"
 #include "sim-window.h"
 #include "sim-test-util.h"
 #include "sim-test-ui.h"
@@ -678,14 +679,14 @@ test_window_reopens_a_saved_report (void **state)
   sim_window_check (window);
   sim_test_spin_until (check_finished, window, 60);
   assert_true (sim_window_save_report (window, saved, &error));
-  before = sim_report_to_json (sim_window_get_report (window), NULL, TRUE);
+  before = sim_test_report_json (sim_window_get_report (window), TRUE);
 
   reopened = sim_window_new (NULL, store);
   gtk_window_present (GTK_WINDOW (reopened));
   sim_window_open_file (reopened, file);
   assert_false (sim_window_is_busy (reopened));
   assert_non_null (sim_window_get_report (reopened));
-  after = sim_report_to_json (sim_window_get_report (reopened), NULL, TRUE);
+  after = sim_test_report_json (sim_window_get_report (reopened), TRUE);
   assert_string_equal (after, before);
   {
     GtkTextIter start, end;
@@ -731,7 +732,7 @@ test_export_writes_in_the_background_and_confirms (void **state)
   sim_window_check (window);
   sim_test_spin_until (check_finished, window, 60);
 
-  sim_export_dialog_write (GTK_WINDOW (holder), ADW_TOAST_OVERLAY (overlay), sim_window_get_report (window), html, FALSE);
+  sim_export_dialog_write (GTK_WINDOW (holder), ADW_TOAST_OVERLAY (overlay), sim_window_get_view (window), html, FALSE);
   sim_test_spin_until (file_exists, html, 30);
   assert_true (g_file_get_contents (html, &text, NULL, NULL));
   assert_non_null (strstr (text, "lighthouse.txt"));
@@ -746,7 +747,7 @@ test_export_writes_in_the_background_and_confirms (void **state)
     assert_string_equal (adw_toast_get_button_label (toast), "_Open");
   }
 
-  sim_export_dialog_write (GTK_WINDOW (holder), ADW_TOAST_OVERLAY (overlay), sim_window_get_report (window),
+  sim_export_dialog_write (GTK_WINDOW (holder), ADW_TOAST_OVERLAY (overlay), sim_window_get_view (window),
                            "/nonexistent/folder/report.pdf", TRUE);
   sim_test_spin_until (has_error_dialog, (gpointer) "The report could not be saved", 30);
   assert_non_null (find_message_dialog ("The report could not be saved"));
@@ -779,7 +780,7 @@ test_window_leaves_out_quotes_without_a_new_check (void **state)
   sim_window_check (window);
   sim_test_spin_until (check_finished, window, 60);
   report = sim_window_get_report (window);
-  before = sim_report_get_similarity (report);
+  before = sim_report_view_get_similarity (sim_window_get_view (window));
   assert_true (before > 0.3);
   tags = gtk_text_buffer_get_tag_table (sim_window_get_buffer (window));
   gtk_text_buffer_get_iter_at_offset (sim_window_get_buffer (window), &iter,
@@ -789,14 +790,15 @@ test_window_leaves_out_quotes_without_a_new_check (void **state)
   g_settings_set_boolean (settings, "exclude-quotes", TRUE);
   assert_false (sim_window_choices_are_default (window));
   assert_true (sim_window_get_report (window) == report);   /* the same report: no new check */
-  assert_true (sim_report_get_similarity (report) < before - 0.2);
+  assert_true (sim_report_view_get_similarity (sim_window_get_view (window)) < before - 0.2);
+  assert_float_equal (sim_report_get_similarity (report), before, 1e-6);  /* the report is not changed */
   assert_true (gtk_text_iter_has_tag (&iter, gtk_text_tag_table_lookup (tags, "sim-excluded")));
   assert_false (gtk_text_iter_has_tag (&iter, gtk_text_tag_table_lookup (tags, "sim-high")));
   assert_non_null (strstr (sim_window_get_summary (window),
-                           g_strdup_printf ("%.1f%%", 100 * sim_report_get_similarity (report))));
+                           g_strdup_printf ("%.1f%%", 100 * sim_report_view_get_similarity (sim_window_get_view (window)))));
 
   g_settings_reset (settings, "exclude-quotes");
-  assert_float_equal (sim_report_get_similarity (report), before, 1e-6);
+  assert_float_equal (sim_report_view_get_similarity (sim_window_get_view (window)), before, 1e-6);
   assert_true (gtk_text_iter_has_tag (&iter, gtk_text_tag_table_lookup (tags, "sim-high")));
   /* Colouring by level is not the default either; Reset puts every
    * toolbar choice back, and the toolbar says they are the defaults. */
@@ -833,16 +835,16 @@ test_window_leaves_out_short_passages_a_source_and_the_assignment (void **state)
   sim_window_check (window);
   sim_test_spin_until (check_finished, window, 60);
   report = sim_window_get_report (window);
-  before = sim_report_get_similarity (report);
+  before = sim_report_view_get_similarity (sim_window_get_view (window));
   assert_true (before > 0.3);
 
   /* Both copies are short of 100 words: none is flagged. */
   g_settings_set_uint (settings, "exclude-small", 100);
   assert_true (sim_window_get_report (window) == report);
-  assert_float_equal (sim_report_get_similarity (report), 0, 1e-6);
+  assert_float_equal (sim_report_view_get_similarity (sim_window_get_view (window)), 0, 1e-6);
   assert_false (sim_window_choices_are_default (window));
   g_settings_reset (settings, "exclude-small");
-  assert_float_equal (sim_report_get_similarity (report), before, 1e-6);
+  assert_float_equal (sim_report_view_get_similarity (sim_window_get_view (window)), before, 1e-6);
 
   /* The lighthouse left out: its passage no longer counts, and the JSON
    * says why; ticked again, it does. */
@@ -851,20 +853,20 @@ test_window_leaves_out_short_passages_a_source_and_the_assignment (void **state)
       lighthouse = i;
   assert_true (lighthouse >= 0);
   sim_window_set_source_counted (window, lighthouse, FALSE);
-  assert_true (sim_report_get_similarity (report) < before - 0.2);
+  assert_true (sim_report_view_get_similarity (sim_window_get_view (window)) < before - 0.2);
   {
-    g_autofree char *json = sim_report_to_json (report, NULL, FALSE);
+    g_autofree char *json = sim_report_view_to_json (sim_window_get_view (window), NULL, FALSE);
 
     assert_non_null (strstr (json, "\"reason\":\"source\""));
   }
   sim_window_set_source_counted (window, lighthouse, TRUE);
-  assert_float_equal (sim_report_get_similarity (report), before, 1e-6);
+  assert_float_equal (sim_report_view_get_similarity (sim_window_get_view (window)), before, 1e-6);
 
   /* The assignment repeats the English sentence: it is never flagged. */
   sim_window_set_template (window, "assignment.txt", EN_COPY);
-  assert_true (sim_report_get_similarity (report) < before - 0.2);
+  assert_true (sim_report_view_get_similarity (sim_window_get_view (window)) < before - 0.2);
   sim_window_set_template (window, NULL, NULL);
-  assert_float_equal (sim_report_get_similarity (report), before, 1e-6);
+  assert_float_equal (sim_report_view_get_similarity (sim_window_get_view (window)), before, 1e-6);
   gtk_window_destroy (GTK_WINDOW (window));
   sim_test_remove_tree (dir);
 }
