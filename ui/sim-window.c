@@ -11,6 +11,7 @@
 #include "sim-error.h"
 #include "sim-exclude.h"
 #include "sim-paths.h"
+#include "sim-session.h"
 #include "sim-report-json.h"
 #include "sim-export-dialog.h"
 #include "sim-chart.h"
@@ -50,7 +51,6 @@ struct _SimWindow {
   GtkProgressBar    *progress_bar;
   GtkLabel          *summary_label;
   GtkLabel          *warning_label;  /* the disguises found, in words */
-  SimDocumentNotes   hidden;         /* what reading the open file left out */
   GtkLabel          *counts_label;
   GtkListBox        *sources_list;
   SimComparison     *comparison;
@@ -60,32 +60,28 @@ struct _SimWindow {
   GSettings         *settings;
   char              *store_path;
   SimCorpusSnapshot *snapshot;    /* the corpus as of the last open or import */
-  SimReport         *report;      /* the latest check, or NULL */
-  SimReportView     *view;        /* the report as shown, under the chosen exclusions */
-  GArray            *template_spans; /* SimExcludedSpan: the template in the report's article */
-  gboolean           template_found; /* template_spans are those of the report and template */
+  SimSession        *session;     /* the text's file, its report and the view shown */
   GCancellable      *cancellable; /* of the running check or import */
   GtkTextTag        *tag_high;
   GtkTextTag        *tag_medium;
   GtkTextTag        *tag_excluded;
   GtkTextTag        *tag_source[SIM_SOURCE_N_COLORS];
   GtkWidget         *corpus_window; /* weak: the corpus manager while it is open */
-  GFile             *file;        /* the text's file, or NULL (pasted) */
   GFile             *loading;     /* a large file being opened, or NULL */
-  GArray            *left_out;    /* gint64: sources not counted (the student's own work) */
-  char              *template_text; /* the assignment's own text, or NULL */
   GtkLabel          *template_label;
   GtkSpinButton     *exclude_small_spin;
   GMenu             *recent_section; /* template: Open Recent's items */
   gint               selected;    /* segment shown in the source pane, or -1 */
   gint               filter;      /* the only source whose flags are shown, or -1 */
-  gboolean           stale;       /* the text changed since the report */
   gboolean           previews_valid; /* the text is still the one being checked */
   gboolean           busy;
   gboolean           read_only;   /* the store may be read, not changed */
 };
 
 G_DEFINE_FINAL_TYPE (SimWindow, sim_window, GTK_TYPE_APPLICATION_WINDOW)
+
+/* The report of the text, even when stale, or NULL. */
+#define REPORT(self) sim_session_get_report ((self)->session)
 
 static void update_actions (SimWindow *self);
 static gboolean scroll_to_comparison (GtkWidget     *widget,
@@ -179,7 +175,7 @@ static void
 show_source (SimWindow *self,
              guint      index)
 {
-  sim_comparison_show (self->comparison, self->report, self->snapshot, index, 0);
+  sim_comparison_show (self->comparison, REPORT (self), self->snapshot, index, 0);
 }
 
 void
@@ -191,32 +187,30 @@ sim_window_select_segment (SimWindow *self,
   GtkTextIter start;
 
   g_return_if_fail (SIM_IS_WINDOW (self));
-  if (self->report == NULL || index >= sim_report_get_n_segments (self->report))
+  /* A stale report claims nothing in the text as it is now. */
+  if (sim_session_get_view (self->session) == NULL || index >= sim_report_get_n_segments (REPORT (self)))
     return;
-  seg = sim_report_get_segment (self->report, index);
+  seg = sim_report_get_segment (REPORT (self), index);
   self->selected = index;
   sim_chart_set_selected (self->chart, index);
   sim_article_view_set_outline (SIM_ARTICLE_VIEW (self->editor), -1, -1);
   if (seg->n_matches > 0)
     {
-      const SimMatch *m = sim_report_get_match (self->report, seg->first_match);
+      const SimMatch *m = sim_report_get_match (REPORT (self), seg->first_match);
       g_autofree char *said = g_strdup_printf (seg->level == SIM_LEVEL_HIGH
                                                  ? _("High similarity, %.0f%%, with %s")
                                                  : seg->level == SIM_LEVEL_MEDIUM
                                                    ? _("Medium similarity, %.0f%%, with %s")
                                                    : _("Low similarity, %.0f%%, with %s"),
                                                100 * m->similarity,
-                                               sim_report_get_source (self->report, m->source)->title);
+                                               sim_report_get_source (REPORT (self), m->source)->title);
 
       /* What a screen reader says for the segment under the cursor. */
       gtk_accessible_update_property (GTK_ACCESSIBLE (self->editor), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, said, -1);
     }
-  if (!self->stale)
-    {
-      gtk_text_buffer_get_iter_at_offset (buffer, &start, seg->start);
-      sim_article_view_set_outline (SIM_ARTICLE_VIEW (self->editor), seg->start, seg->end);
-      gtk_text_view_scroll_to_iter (self->editor, &start, 0.1, FALSE, 0, 0);
-    }
+  gtk_text_buffer_get_iter_at_offset (buffer, &start, seg->start);
+  sim_article_view_set_outline (SIM_ARTICLE_VIEW (self->editor), seg->start, seg->end);
+  gtk_text_view_scroll_to_iter (self->editor, &start, 0.1, FALSE, 0, 0);
   show_source (self, index);
   /* A flag chosen on a narrow window: its comparison takes the screen. */
   if (adw_leaflet_get_folded (self->leaflet))
@@ -226,38 +220,14 @@ sim_window_select_segment (SimWindow *self,
     }
 }
 
-static gboolean
-is_left_out (SimWindow *self,
-             gint64     doc_id)
-{
-  for (guint i = 0; i < self->left_out->len; i++)
-    if (g_array_index (self->left_out, gint64, i) == doc_id)
-      return TRUE;
-  return FALSE;
-}
-
 void
 sim_window_set_source_counted (SimWindow *self,
                                guint      index,
                                gboolean   counted)
 {
-  gint64 doc_id;
-
-  g_return_if_fail (self->report != NULL && index < sim_report_get_n_sources (self->report));
-  doc_id = sim_report_get_source (self->report, index)->doc_id;
-  if (counted == !is_left_out (self, doc_id))
-    return;
-  if (counted)
-    {
-      for (guint i = 0; i < self->left_out->len; i++)
-        if (g_array_index (self->left_out, gint64, i) == doc_id)
-          g_array_remove_index (self->left_out, i--);
-    }
-  else
-    g_array_append_val (self->left_out, doc_id);
-  /* Recomputed on the report shown: no new lookup. */
-  if (!self->stale && !self->busy)
-    sim_window_show_report (self, self->report);
+  g_return_if_fail (REPORT (self) != NULL && index < sim_report_get_n_sources (REPORT (self)));
+  /* A new view of the report shown: no new lookup. */
+  sim_session_set_source_counted (self->session, sim_report_get_source (REPORT (self), index)->doc_id, counted);
 }
 
 static void
@@ -292,7 +262,7 @@ make_source_row (SimWindow             *self,
   gtk_label_set_xalign (GTK_LABEL (title), 0);
   gtk_widget_set_hexpand (title, TRUE);
   gtk_widget_set_tooltip_text (box, src->display_path);
-  gtk_check_button_set_active (GTK_CHECK_BUTTON (counted), !is_left_out (self, src->doc_id));
+  gtk_check_button_set_active (GTK_CHECK_BUTTON (counted), sim_session_is_source_counted (self->session, src->doc_id));
   gtk_widget_set_tooltip_text (counted, _("Count this source; untick it to leave it out (the student's own earlier work)"));
   g_object_set_data (G_OBJECT (counted), "sim-source", GUINT_TO_POINTER (number - 1));
   g_signal_connect (counted, "toggled", G_CALLBACK (on_counted_toggled), self);
@@ -312,7 +282,7 @@ make_source_row (SimWindow             *self,
 static void
 apply_highlights (SimWindow *self)
 {
-  SimReportView *view = self->view;
+  SimReportView *view = sim_session_get_view (self->session);
   GtkTextBuffer *buffer = gtk_text_view_get_buffer (self->editor);
   const gboolean by_source = g_settings_get_enum (self->settings, "highlight") == 0;
   g_autoptr(GArray) numbered = g_array_new (FALSE, FALSE, sizeof (SimArticleRun));
@@ -357,60 +327,77 @@ on_highlight_changed (GSettings  *settings,
                       const char *key,
                       SimWindow  *self)
 {
-  if (self->report != NULL && !self->stale && !self->busy)
+  if (sim_session_get_view (self->session) != NULL && !self->busy)
     apply_highlights (self);
 }
 
+/* The toolbar's choices of what not to count, given to the session: a new
+ * view of the same report, no new lookup. */
 static void
 on_exclusions_changed (GSettings  *settings,
                        const char *key,
                        SimWindow  *self)
 {
-  /* Recomputed on the report shown: no new lookup. */
-  if (self->report != NULL && !self->stale && !self->busy)
-    sim_window_show_report (self, self->report);
+  sim_session_set_exclusions (self->session, g_settings_get_boolean (self->settings, "exclude-quotes"),
+                              g_settings_get_boolean (self->settings, "exclude-references"),
+                              g_settings_get_uint (self->settings, "exclude-small"));
 }
 
-void
-sim_window_show_report (SimWindow *self,
-                        SimReport *report)
+/* Nothing of a report is shown: none yet, or the text changed since (then
+ * the summary says so). */
+static void
+show_no_view (SimWindow *self)
 {
+  GtkTextBuffer *buffer = gtk_text_view_get_buffer (self->editor);
+  GtkWidget *child;
+  GtkTextIter start, end;
+  const gboolean stale = sim_session_is_stale (self->session);
+
+  gtk_text_buffer_get_bounds (buffer, &start, &end);
+  gtk_text_buffer_remove_all_tags (buffer, &start, &end);
+  sim_article_view_set_runs (SIM_ARTICLE_VIEW (self->editor), NULL, 0);
+  sim_article_view_set_outline (SIM_ARTICLE_VIEW (self->editor), -1, -1);
+  self->selected = -1;
+  self->filter = -1;
+  gtk_widget_set_visible (GTK_WIDGET (self->show_all_button), FALSE);
+  gtk_widget_set_visible (GTK_WIDGET (self->warning_label), FALSE);
+  if (stale)
+    {
+      gtk_widget_add_css_class (GTK_WIDGET (self->summary_label), "stale");
+      gtk_label_set_text (self->counts_label, _("The text has changed since the check: check again to update."));
+    }
+  else
+    {
+      gtk_widget_remove_css_class (GTK_WIDGET (self->summary_label), "stale");
+      gtk_label_set_text (self->summary_label, "");
+      gtk_label_set_text (self->counts_label, "");
+    }
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->sources_list))) != NULL)
+    gtk_list_box_remove (self->sources_list, child);
+  sim_chart_set_view (self->chart, NULL);
+  clear_source_pane (self);
+  update_actions (self);
+}
+
+/* Draws the session's view: highlights, figures, warnings, sources, chart. */
+static void
+on_view_changed (SimSession *session,
+                 GParamSpec *pspec,
+                 SimWindow  *self)
+{
+  SimReportView *view = sim_session_get_view (session);
+  SimReport *report;
   g_autofree char *summary = NULL, *counts = NULL;
   GtkWidget *child;
-  SimReportView *view;
-  SimExclusions exclusions = SIM_EXCLUSIONS_INIT;
 
-  if (self->report != report)
+  if (view == NULL)
     {
-      self->template_found = FALSE;
-      sim_report_ref (report);
-      g_clear_pointer (&self->report, sim_report_unref);
-      self->report = report;
+      show_no_view (self);
+      return;
     }
-  /* The template is aligned once per report; the other choices apply at
-   * once: a new view, no lookup. */
-  if (!self->template_found)
-    {
-      g_array_set_size (self->template_spans, 0);
-      if (self->template_text != NULL)
-        sim_exclude_find_template (report, self->template_text, -1,
-                                   self->snapshot ? sim_corpus_snapshot_get_flags (self->snapshot)
-                                                  : SIM_NORMALIZE_DEFAULT,
-                                   self->template_spans, NULL);
-      self->template_found = TRUE;
-    }
-  exclusions.quotes = g_settings_get_boolean (self->settings, "exclude-quotes");
-  exclusions.references = g_settings_get_boolean (self->settings, "exclude-references");
-  exclusions.small_words = g_settings_get_uint (self->settings, "exclude-small");
-  exclusions.source_ids = (const gint64 *) self->left_out->data;
-  exclusions.n_source_ids = self->left_out->len;
-  exclusions.template_spans = (const SimExcludedSpan *) self->template_spans->data;
-  exclusions.n_template_spans = self->template_spans->len;
-  g_clear_pointer (&self->view, sim_report_view_unref);
-  self->view = view = sim_report_view_new (report, &exclusions);
-  self->stale = FALSE;
-  self->selected = -1;
+  report = sim_report_view_get_report (view);
   gtk_widget_remove_css_class (GTK_WIDGET (self->summary_label), "stale");
+  self->selected = -1;
 
   self->filter = -1;
   sim_article_view_set_outline (SIM_ARTICLE_VIEW (self->editor), -1, -1);
@@ -525,25 +512,16 @@ on_check_done (GObject      *source,
 {
   g_autoptr(SimWindow) self = user_data;
   g_autoptr(GError) error = NULL;
-  g_autoptr(SimReport) report = sim_check_run_finish (result, &error);
+  const gboolean ok = sim_session_check_finish (SIM_SESSION (source), result, &error);
 
   if (gtk_widget_in_destruction (GTK_WIDGET (self)) || self->settings == NULL)
     return;
   set_busy (self, FALSE, NULL);
-  if (report == NULL)
-    {
-      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        show_error (self, _("The text could not be checked"), error);
-      return;
-    }
-  /* Before anyone else holds the new report. */
-  {
-    const SimSuspicious hidden = { SIM_SUSPICIOUS_HIDDEN, self->hidden.n_hidden, self->hidden.hidden_start,
-                                   self->hidden.hidden_end };
-
-    sim_report_add_suspicious (report, &hidden);
-  }
-  sim_window_show_report (self, report);
+  /* A good check was drawn when the session's view changed. */
+  if (!ok && !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    show_error (self, _("The text could not be checked"), error);
+  else if (ok && sim_session_is_stale (self->session))
+    show_no_view (self);  /* the previews go: the text changed under the check */
 }
 
 void
@@ -576,21 +554,26 @@ sim_window_check (SimWindow *self)
   sim_article_view_set_runs (SIM_ARTICLE_VIEW (self->editor), NULL, 0);
   sim_article_view_set_outline (SIM_ARTICLE_VIEW (self->editor), -1, -1);
   self->previews_valid = TRUE;
-  sim_check_run_async (self->snapshot, text, -1, &options, on_check_progress, on_check_preview, self,
-                       self->cancellable,
-                       on_check_done, g_object_ref (self));
+  sim_session_check_async (self->session, text, &options, on_check_progress, on_check_preview, self,
+                           self->cancellable, on_check_done, g_object_ref (self));
 }
 
 SimReport *
 sim_window_get_report (SimWindow *self)
 {
-  return self->report;
+  return sim_session_get_report (self->session);
 }
 
 SimReportView *
 sim_window_get_view (SimWindow *self)
 {
-  return self->view;
+  return sim_session_get_view (self->session);
+}
+
+struct _SimSession *
+sim_window_get_session (SimWindow *self)
+{
+  return self->session;
 }
 
 gboolean
@@ -986,12 +969,8 @@ sim_window_set_template (SimWindow  *self,
                          const char *name,
                          const char *text)
 {
-  g_clear_pointer (&self->template_text, g_free);
-  self->template_text = text ? g_strdup (text) : NULL;
-  self->template_found = FALSE;
+  sim_session_set_template (self->session, text);
   gtk_label_set_text (self->template_label, text ? name : _("none"));
-  if (self->report != NULL && !self->stale && !self->busy)
-    sim_window_show_report (self, self->report);
 }
 
 static void
@@ -1214,12 +1193,13 @@ static void
 step_segment (SimWindow *self,
               gint       direction)
 {
-  const gint n = self->report ? (gint) sim_report_get_n_segments (self->report) : 0;
+  SimReportView *view = sim_session_get_view (self->session);
+  const gint n = view ? (gint) sim_report_get_n_segments (REPORT (self)) : 0;
 
   for (gint i = self->selected + direction; i >= 0 && i < n; i += direction)
-    if (sim_report_view_find_run (self->view, i) >= 0 &&
+    if (sim_report_view_find_run (view, i) >= 0 &&
         (self->filter < 0 ||
-         sim_report_view_get_run (self->view, sim_report_view_find_run (self->view, i))->source == (guint) self->filter))
+         sim_report_view_get_run (view, sim_report_view_find_run (view, i))->source == (guint) self->filter))
       {
         sim_window_select_segment (self, i);
         return;
@@ -1242,9 +1222,9 @@ export_action (GtkWidget  *widget,
 {
   SimWindow *self = SIM_WINDOW (widget);
 
-  if (self->view != NULL)
+  if (sim_session_get_view (self->session) != NULL)
     sim_export_dialog_show (GTK_WINDOW (self), self->toast_overlay, _("Export the Report"), _("similarity-report"),
-                            self->view);
+                            sim_session_get_view (self->session));
 }
 
 static void
@@ -1260,8 +1240,10 @@ update_actions (SimWindow *self)
                                : !has_text ? _("Paste or open a text to check first")
                                            : _("Check the text against the corpus (Ctrl+Return)"));
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.cancel-check", self->busy);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.export", self->report != NULL && !self->busy);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.save-report", self->report != NULL && !self->busy && !self->stale);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.export",
+                                 sim_session_get_view (self->session) != NULL && !self->busy);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.save-report",
+                                 sim_session_get_view (self->session) != NULL && !self->busy);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.add-documents", !self->busy && !self->read_only);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.repair-corpus",
                                  !self->busy && !self->read_only && g_file_test (self->store_path, G_FILE_TEST_EXISTS));
@@ -1277,19 +1259,20 @@ static void
 update_title (SimWindow *self)
 {
   GtkTextBuffer *buffer = gtk_text_view_get_buffer (self->editor);
-  const gboolean edited = self->file != NULL && gtk_text_buffer_get_modified (buffer);
+  GFile *file = self->loading ? self->loading : sim_session_get_file (self->session);
+  const gboolean edited = self->loading == NULL && file != NULL && gtk_text_buffer_get_modified (buffer);
   g_autofree char *name = NULL;
   g_autofree char *where = NULL;
   g_autofree char *subtitle = NULL;
   g_autofree char *title = NULL;
 
-  if (self->file != NULL)
+  if (file != NULL)
     {
-      g_autoptr(GFile) parent = g_file_get_parent (self->file);
+      g_autoptr(GFile) parent = g_file_get_parent (file);
       g_autoptr(GFile) home = g_file_new_for_path (g_get_home_dir ());
       g_autofree char *relative = parent ? g_file_get_relative_path (home, parent) : NULL;
 
-      name = g_file_get_basename (self->file);
+      name = g_file_get_basename (file);
       where = relative ? g_build_filename ("~", relative, NULL)
               : parent && g_file_equal (parent, home) ? g_strdup ("~")
               : parent ? g_file_get_parse_name (parent) : g_strdup ("");
@@ -1313,10 +1296,9 @@ sim_window_set_text (SimWindow  *self,
 {
   GtkTextBuffer *buffer = gtk_text_view_get_buffer (self->editor);
 
-  g_clear_object (&self->file);
-  memset (&self->hidden, 0, sizeof self->hidden);
   gtk_text_buffer_set_text (buffer, text, -1);
   gtk_text_buffer_set_modified (buffer, FALSE);
+  sim_session_open_text (self->session, NULL, NULL, NULL);
   update_title (self);
 }
 
@@ -1342,14 +1324,12 @@ finish_open (SimWindow              *self,
              SimReport              *report,
              const SimDocumentNotes *notes)
 {
-  /* Hidden text the file held: said in the report of every check of it. */
-  self->hidden = *notes;
+  /* Hidden text the file held: said in the report of every check of it.
+   * The report of another text goes with it. */
   gtk_text_buffer_set_modified (gtk_text_view_get_buffer (self->editor), FALSE);
-  g_set_object (&self->file, file);
+  sim_session_open_text (self->session, file, notes, report);
   update_title (self);
   sim_open_remember (file);
-  if (report != NULL)
-    sim_window_show_report (self, report);
 }
 
 gboolean
@@ -1359,8 +1339,8 @@ sim_window_save_report (SimWindow   *self,
 {
   g_autofree char *json = NULL;
 
-  g_return_val_if_fail (self->report != NULL, FALSE);
-  json = sim_report_to_saved_json (self->report);
+  g_return_val_if_fail (sim_session_get_view (self->session) != NULL, FALSE);
+  json = sim_report_to_saved_json (REPORT (self));
   return g_file_set_contents (path, json, -1, error);
 }
 
@@ -1376,7 +1356,7 @@ on_save_report_response (GtkNativeDialog *dialog,
   g_autoptr(GError) error = NULL;
 
   g_object_unref (dialog);
-  if (path == NULL || self->report == NULL)
+  if (path == NULL || sim_session_get_view (self->session) == NULL)
     return;
   if (!sim_window_save_report (self, path, &error))
     show_error (self, _("The report could not be saved"), error);
@@ -1394,7 +1374,7 @@ save_report_action (GtkWidget  *widget,
   GtkFileFilter *filter;
   g_autofree char *name = NULL;
 
-  if (self->report == NULL)
+  if (sim_session_get_view (self->session) == NULL)
     return;
   dialog = gtk_file_chooser_native_new (_("Save the Report"), GTK_WINDOW (self), GTK_FILE_CHOOSER_ACTION_SAVE,
                                         _("_Save"), _("_Cancel"));
@@ -1403,9 +1383,9 @@ save_report_action (GtkWidget  *widget,
   gtk_file_filter_add_suffix (filter, "json");
   gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (dialog), filter);
   g_object_unref (filter);
-  if (self->file != NULL)
+  if (sim_session_get_file (self->session) != NULL)
     {
-      g_autofree char *base = g_file_get_basename (self->file);
+      g_autofree char *base = g_file_get_basename (sim_session_get_file (self->session));
       char *dot = strrchr (base, '.');
 
       if (dot != NULL && dot != base)
@@ -1515,20 +1495,13 @@ static void
 on_text_changed (GtkTextBuffer *buffer,
                  SimWindow     *self)
 {
-  if (self->file == NULL)
+  if (sim_session_get_file (self->session) == NULL || self->loading != NULL)
     update_title (self);   /* "Untitled Text" once there is text */
   self->previews_valid = FALSE;
+  /* The report no longer holds: the session drops its view, and with it
+   * every highlight, figure and comparison of the old text. */
+  sim_session_text_edited (self->session);
   update_actions (self);
-  if (self->report == NULL || self->stale)
-    return;
-  /* The highlights move with the text, but the figures no longer hold, nor
-   * the numbers and the outline, which are drawn at offsets. */
-  self->stale = TRUE;
-  sim_article_view_set_runs (SIM_ARTICLE_VIEW (self->editor), NULL, 0);
-  sim_article_view_set_outline (SIM_ARTICLE_VIEW (self->editor), -1, -1);
-  gtk_widget_add_css_class (GTK_WIDGET (self->summary_label), "stale");
-  gtk_label_set_text (self->counts_label, _("The text has changed since the check: check again to update."));
-  gtk_widget_set_visible (GTK_WIDGET (self->warning_label), FALSE);
 }
 
 static void
@@ -1539,11 +1512,11 @@ on_mark_set (GtkTextBuffer     *buffer,
 {
   gint index;
 
-  if (mark != gtk_text_buffer_get_insert (buffer) || self->report == NULL || self->stale)
+  if (mark != gtk_text_buffer_get_insert (buffer) || sim_session_get_view (self->session) == NULL)
     return;
-  index = sim_report_find_segment (self->report, gtk_text_iter_get_offset (location));
+  index = sim_report_find_segment (REPORT (self), gtk_text_iter_get_offset (location));
   if (index >= 0 && index != self->selected &&
-      sim_report_get_segment (self->report, index)->level != SIM_LEVEL_LOW)
+      sim_report_get_segment (REPORT (self), index)->level != SIM_LEVEL_LOW)
     {
       self->selected = index;
       sim_chart_set_selected (self->chart, index);
@@ -1562,12 +1535,12 @@ on_editor_click (GtkGestureClick *gesture,
   int bx, by;
   gint index;
 
-  if (self->report == NULL || self->stale)
+  if (sim_session_get_view (self->session) == NULL)
     return;
   gtk_text_view_window_to_buffer_coords (self->editor, GTK_TEXT_WINDOW_WIDGET, x, y, &bx, &by);
   gtk_text_view_get_iter_at_location (self->editor, &iter, bx, by);
-  index = sim_report_find_segment (self->report, gtk_text_iter_get_offset (&iter));
-  if (index >= 0 && sim_report_get_segment (self->report, index)->level != SIM_LEVEL_LOW)
+  index = sim_report_find_segment (REPORT (self), gtk_text_iter_get_offset (&iter));
+  if (index >= 0 && sim_report_get_segment (REPORT (self), index)->level != SIM_LEVEL_LOW)
     sim_window_select_segment (self, index);
 }
 
@@ -1579,8 +1552,9 @@ on_source_activated (GtkListBox    *list,
                      SimWindow     *self)
 {
   const gint source = gtk_list_box_row_get_index (row);  /* rows are sources 0.. in rank order */
+  SimReportView *view = sim_session_get_view (self->session);
 
-  if (self->report == NULL || self->stale)
+  if (view == NULL)
     return;
   self->filter = self->filter == source ? -1 : source;
   apply_highlights (self);
@@ -1589,10 +1563,10 @@ on_source_activated (GtkListBox    *list,
       gtk_list_box_unselect_all (self->sources_list);
       return;
     }
-  for (guint r = 0; r < sim_report_view_get_n_runs (self->view); r++)
-    if (sim_report_view_get_run (self->view, r)->source == (guint) source)
+  for (guint r = 0; r < sim_report_view_get_n_runs (view); r++)
+    if (sim_report_view_get_run (view, r)->source == (guint) source)
       {
-        sim_window_select_segment (self, sim_report_view_get_run (self->view, r)->first_segment);
+        sim_window_select_segment (self, sim_report_view_get_run (view, r)->first_segment);
         break;
       }
 }
@@ -1606,7 +1580,7 @@ show_all_sources_action (GtkWidget  *widget,
 
   self->filter = -1;
   gtk_list_box_unselect_all (self->sources_list);
-  if (self->report != NULL && !self->stale)
+  if (sim_session_get_view (self->session) != NULL)
     apply_highlights (self);
 }
 
@@ -1793,8 +1767,9 @@ sim_window_dispose (GObject *object)
       gtk_window_destroy (GTK_WINDOW (self->corpus_window));
       self->corpus_window = NULL;
     }
-  g_clear_pointer (&self->view, sim_report_view_unref);
-  g_clear_pointer (&self->report, sim_report_unref);
+  if (self->session != NULL)
+    g_signal_handlers_disconnect_by_data (self->session, self);
+  g_clear_object (&self->session);
   g_clear_pointer (&self->snapshot, sim_corpus_snapshot_unref);
   G_OBJECT_CLASS (sim_window_parent_class)->dispose (object);
 }
@@ -1805,11 +1780,7 @@ sim_window_finalize (GObject *object)
   SimWindow *self = SIM_WINDOW (object);
 
   g_free (self->store_path);
-  g_clear_object (&self->file);
   g_clear_object (&self->loading);
-  g_array_unref (self->left_out);
-  g_free (self->template_text);
-  g_array_unref (self->template_spans);
   G_OBJECT_CLASS (sim_window_parent_class)->finalize (object);
 }
 
@@ -1905,8 +1876,8 @@ sim_window_init (SimWindow *self)
   gtk_widget_init_template (GTK_WIDGET (self));
   self->selected = -1;
   self->filter = -1;
-  self->left_out = g_array_new (FALSE, FALSE, sizeof (gint64));
-  self->template_spans = g_array_new (FALSE, FALSE, sizeof (SimExcludedSpan));
+  self->session = sim_session_new ();
+  g_signal_connect (self->session, "notify::view", G_CALLBACK (on_view_changed), self);
   self->settings = g_settings_new ("org.simhound.Simhound");
   g_settings_bind_with_mapping (self->settings, "highlight", self->highlight_dropdown, "selected",
                                 G_SETTINGS_BIND_DEFAULT, nick_to_position, position_to_nick,

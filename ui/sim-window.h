@@ -38,12 +38,12 @@ void        sim_window_check          (SimWindow      *self);
 /* Mends the reference corpus as `simhound-cli corpus rebuild` does, in a
  * thread, and says what it did; offered wherever damage is reported. */
 void        sim_window_repair_corpus  (SimWindow      *self);
-/* Shows @report: highlights, summary, sources, chart (what a finished check does). */
-void        sim_window_show_report    (SimWindow      *self,
-                                       SimReport      *report);
-/* The latest report, or NULL (borrowed). */
+/* The session the window shows: its text's file, report and view
+ * (borrowed). The window draws whatever view the session has. */
+struct _SimSession *sim_window_get_session (SimWindow *self);
+/* The session's report and view (borrowed): sim_session_get_report(),
+ * sim_session_get_view(). */
 SimReport  *sim_window_get_report     (SimWindow      *self);
-/* The report as shown, under the chosen exclusions, or NULL. */
 SimReportView *sim_window_get_view   (SimWindow      *self);
 gboolean    sim_window_is_busy        (SimWindow      *self);
 /* Shows only the flags of the source ranked @index (0-based; its number
