@@ -25,9 +25,9 @@ sim_paths_demo_texts (void)
 
   if (env && *env)
     return g_strdup (env);
-  if (g_file_test (BUILD_DEMO_TEXTS, G_FILE_TEST_IS_DIR))
-    return g_strdup (BUILD_DEMO_TEXTS);
-  return g_build_filename (g_get_user_cache_dir (), "simhound", "demo-texts", NULL);
+  /* Where ./run.sh writes it, whether it has yet or not: the one place a
+   * message can send the user to. */
+  return g_strdup (BUILD_DEMO_TEXTS);
 }
 
 const char *

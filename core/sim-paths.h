@@ -14,9 +14,8 @@ G_BEGIN_DECLS
 /* The translations: $SIMHOUND_LOCALEDIR, else the installed ones when they
  * are there, else the build tree's. */
 const char *sim_paths_locale_dir (void);
-/* The demo corpus's texts: $SIMHOUND_DEMO_TEXTS, else the build tree's
- * (made by ./run.sh) when it is there, else the user cache's
- * simhound/demo-texts. (transfer full) */
+/* The demo corpus's texts: $SIMHOUND_DEMO_TEXTS, else the build tree's,
+ * where ./run.sh extracts them (build/demo/texts), made or not. (transfer full) */
 char       *sim_paths_demo_texts (void);
 /* Simhound's modules (sim-module.h): $SIMHOUND_MODULEDIR, else the
  * installed ones when they are there, else the build tree's. */

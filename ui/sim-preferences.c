@@ -12,6 +12,7 @@ struct _SimPreferences {
   GtkSpinButton *high_spin;
   GtkSpinButton *medium_spin;
   GtkLabel      *problem_label;
+  AdwActionRow  *distance_row;
   GtkSpinButton *distance_spin;
   GtkSpinButton *window_spin;
   GtkSwitch     *fast_switch;
@@ -123,6 +124,7 @@ sim_preferences_class_init (SimPreferencesClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SimPreferences, high_spin);
   gtk_widget_class_bind_template_child (widget_class, SimPreferences, medium_spin);
   gtk_widget_class_bind_template_child (widget_class, SimPreferences, problem_label);
+  gtk_widget_class_bind_template_child (widget_class, SimPreferences, distance_row);
   gtk_widget_class_bind_template_child (widget_class, SimPreferences, distance_spin);
   gtk_widget_class_bind_template_child (widget_class, SimPreferences, window_spin);
   gtk_widget_class_bind_template_child (widget_class, SimPreferences, fast_switch);
@@ -138,6 +140,20 @@ sim_preferences_init (SimPreferences *self)
   gtk_widget_init_template (GTK_WIDGET (self));
   self->settings = g_settings_new ("org.simhound.Simhound");
   load_thresholds (self);
+  /* The default named is the schema's own: the two cannot drift apart. */
+  {
+    g_autoptr(GSettingsSchema) schema = NULL;
+    g_autoptr(GSettingsSchemaKey) key = NULL;
+    g_autoptr(GVariant) value = NULL;
+    g_autofree char *subtitle = NULL;
+
+    g_object_get (self->settings, "settings-schema", &schema, NULL);
+    key = g_settings_schema_get_key (schema, "max-distance");
+    value = g_settings_schema_key_get_default_value (key);
+    subtitle = g_strdup_printf (_("Higher finds more reworded copies and checks more slowly (%u by default)"),
+                                g_variant_get_uint32 (value));
+    adw_action_row_set_subtitle (self->distance_row, subtitle);
+  }
   g_settings_bind (self->settings, "max-distance", self->distance_spin, "value", G_SETTINGS_BIND_DEFAULT);
   g_settings_bind (self->settings, "window-size", self->window_spin, "value", G_SETTINGS_BIND_DEFAULT);
   g_settings_bind (self->settings, "fast", self->fast_switch, "active", G_SETTINGS_BIND_DEFAULT);

@@ -1137,7 +1137,9 @@ use_demo_action (GtkWidget  *widget,
   if (!g_file_test (paths[0], G_FILE_TEST_IS_DIR))
     {
       g_autoptr(GError) error = g_error_new (G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
-                                             _("Build it first with “./run.sh” (it extracts Debian's text packages into %s)."),
+                                             _("Build it first: “./run.sh” in Simhound's source folder extracts "
+                                               "Debian's text packages into %s. Or point SIMHOUND_DEMO_TEXTS at a "
+                                               "folder of texts, or add your own documents."),
                                              paths[0]);
 
       show_error (self, _("The demo corpus is not on this computer"), error);

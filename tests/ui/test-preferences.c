@@ -53,11 +53,46 @@ test_preferences_validate_the_thresholds (void **state)
   gtk_window_destroy (GTK_WINDOW (parent));
 }
 
+/* The row with @title under @widget, or NULL. */
+static AdwActionRow *
+find_row (GtkWidget  *widget,
+          const char *title)
+{
+  if (ADW_IS_ACTION_ROW (widget) &&
+      g_strcmp0 (adw_preferences_row_get_title (ADW_PREFERENCES_ROW (widget)), title) == 0)
+    return ADW_ACTION_ROW (widget);
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
+    {
+      AdwActionRow *row = find_row (child, title);
+
+      if (row != NULL)
+        return row;
+    }
+  return NULL;
+}
+
+/* A default the window names is the schema's (it said 3 beside a default
+ * of 0). */
+static void
+test_preferences_name_the_real_default (void **state)
+{
+  g_autoptr(GSettings) settings = g_settings_new ("org.simhound.Simhound");
+  g_autoptr(GVariant) value = g_settings_get_default_value (settings, "max-distance");
+  GtkWidget *prefs = sim_preferences_new (NULL);
+  AdwActionRow *row = find_row (prefs, "Search breadth for sources");
+  g_autofree char *expected = g_strdup_printf ("(%u by default)", g_variant_get_uint32 (value));
+
+  assert_non_null (row);
+  assert_non_null (strstr (adw_action_row_get_subtitle (row), expected));
+  gtk_window_destroy (GTK_WINDOW (prefs));
+}
+
 int
 main (int argc, char **argv)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test (test_preferences_validate_the_thresholds),
+    cmocka_unit_test (test_preferences_name_the_real_default),
   };
 
   sim_test_ui_init ();
