@@ -20,6 +20,16 @@ struct _SimChart {
 
 G_DEFINE_FINAL_TYPE (SimChart, sim_chart, GTK_TYPE_WIDGET)
 
+/* A segment as similar as a flagged one that is not flagged: too little
+ * text, or too little shared, to count (sim_level_judge()). */
+static gboolean
+too_short (SimChart               *self,
+           const SimReportSegment *seg)
+{
+  return !sim_report_segment_is_flagged (seg) &&
+         seg->similarity >= sim_report_get_settings (self->report)->medium_threshold;
+}
+
 enum {
   SEGMENT_ACTIVATED,
   N_SIGNALS
@@ -125,13 +135,24 @@ sim_chart_snapshot (GtkWidget   *widget,
           const double bw = MAX (1.0, g.left_w * (seg->end - seg->start) / n_chars);
           const double bh = MAX (1.0, g.plot_h * seg->similarity);
 
-          /* What the exclusions leave out is greyed, as in the article. */
+          /* What the exclusions leave out is greyed, as in the article; a
+           * piece too short to count, however similar, is an outline only:
+           * no grey bar stands above the thresholds as if it counted. */
           if (sim_report_view_is_segment_excluded (self->view, i))
             set_color (cr, sim_level_excluded_tint (), 1.0);
           else
             set_color (cr, sim_level_color (seg->level), seg->level == SIM_LEVEL_LOW ? 0.6 : 1.0);
-          cairo_rectangle (cr, x, bottom - bh, bw, bh);
-          cairo_fill (cr);
+          if (too_short (self, seg))
+            {
+              cairo_set_line_width (cr, 1);
+              cairo_rectangle (cr, x + 0.5, bottom - bh + 0.5, MAX (bw - 1, 0.5), bh - 1);
+              cairo_stroke (cr);
+            }
+          else
+            {
+              cairo_rectangle (cr, x, bottom - bh, bw, bh);
+              cairo_fill (cr);
+            }
         }
       /* The level thresholds, dashed in their colours. */
       cairo_save (cr);
@@ -281,6 +302,9 @@ sim_chart_describe_at (SimChart *self,
 
     if (src == NULL)
       return g_strdup_printf (_("Segment %d: no similar source"), index + 1);
+    if (too_short (self, seg))
+      return g_strdup_printf (_("Segment %d: %.0f%% similar to source %u, %s, but too little text to count"),
+                              index + 1, 100 * seg->similarity, m->source + 1, src->title);
     if (seg->level == SIM_LEVEL_LOW)
       return g_strdup_printf (_("Segment %d: %.0f%% similar, below the medium level; best candidate: source %u, %s"),
                               index + 1, 100 * seg->similarity, m->source + 1, src->title);

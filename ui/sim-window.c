@@ -22,6 +22,7 @@
 #include "sim-corpus-window.h"
 #include "sim-tint.h"
 #include "sim-window.h"
+#include "sim-window-test.h"
 
 struct _SimWindow {
   GtkApplicationWindow parent_instance;
@@ -59,7 +60,6 @@ struct _SimWindow {
   /* owned */
   GSettings         *settings;
   char              *store_path;
-  SimCorpusSnapshot *snapshot;    /* the corpus as of the last open or import */
   SimSession        *session;     /* the text's file, its report and the view shown */
   GCancellable      *cancellable; /* of the running check or import */
   GtkTextTag        *tag_high;
@@ -82,6 +82,8 @@ G_DEFINE_FINAL_TYPE (SimWindow, sim_window, GTK_TYPE_APPLICATION_WINDOW)
 
 /* The report of the text, even when stale, or NULL. */
 #define REPORT(self) sim_session_get_report ((self)->session)
+/* The corpus as of the last open or import, or NULL. */
+#define SNAPSHOT(self) sim_session_get_snapshot ((self)->session)
 
 static void update_actions (SimWindow *self);
 static gboolean scroll_to_comparison (GtkWidget     *widget,
@@ -143,7 +145,7 @@ load_corpus (SimWindow *self)
       gtk_label_set_text (self->read_only_label, text);
     }
   gtk_widget_set_visible (GTK_WIDGET (self->read_only_label), self->read_only);
-  g_clear_pointer (&self->snapshot, sim_corpus_snapshot_unref);
+  sim_session_set_snapshot (self->session, NULL);
   if (corpus == NULL)
     {
       gtk_stack_set_visible_child_name (self->stack, "main");
@@ -151,14 +153,16 @@ load_corpus (SimWindow *self)
     }
   else
     {
-      self->snapshot = sim_corpus_ref_snapshot (corpus);
+      g_autoptr(SimCorpusSnapshot) snapshot = sim_corpus_ref_snapshot (corpus);
+
+      sim_session_set_snapshot (self->session, snapshot);
       /* The preference mirrors the store's own setting. */
       g_signal_handlers_block_by_func (self->settings, on_fold_changed, self);
       g_settings_set_boolean (self->settings, "fold-traditional",
                               (sim_corpus_get_flags (corpus) & SIM_NORMALIZE_FOLD_T2S) != 0);
       g_signal_handlers_unblock_by_func (self->settings, on_fold_changed, self);
       gtk_stack_set_visible_child_name (self->stack,
-                                        sim_corpus_snapshot_get_n_docs (self->snapshot) > 0 ? "main" : "empty");
+                                        sim_corpus_snapshot_get_n_docs (SNAPSHOT (self)) > 0 ? "main" : "empty");
     }
   update_actions (self);
 }
@@ -175,7 +179,7 @@ static void
 show_source (SimWindow *self,
              guint      index)
 {
-  sim_comparison_show (self->comparison, REPORT (self), self->snapshot, index, 0);
+  sim_comparison_show (self->comparison, REPORT (self), SNAPSHOT (self), index, 0);
 }
 
 void
@@ -272,6 +276,7 @@ make_source_row (SimWindow             *self,
   gtk_box_append (GTK_BOX (box), title);
   gtk_box_append (GTK_BOX (box), gtk_label_new (count));
   gtk_accessible_update_property (GTK_ACCESSIBLE (box), GTK_ACCESSIBLE_PROPERTY_LABEL, said, -1);
+  g_object_set_data_full (G_OBJECT (box), "sim-said", g_steal_pointer (&said), g_free);
   return box;
 }
 
@@ -533,7 +538,7 @@ sim_window_check (SimWindow *self)
   GtkTextIter start, end;
 
   g_return_if_fail (SIM_IS_WINDOW (self));
-  if (self->busy || self->snapshot == NULL)
+  if (self->busy || SNAPSHOT (self) == NULL)
     return;
   gtk_text_buffer_get_bounds (buffer, &start, &end);
   text = gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
@@ -822,7 +827,7 @@ on_fold_changed (GSettings  *settings,
       load_corpus (self);
       return;
     }
-  if (self->busy || self->snapshot == NULL)
+  if (self->busy || SNAPSHOT (self) == NULL)
     return;
   task = g_task_new (self, NULL, on_rebuilt, NULL);
   g_task_set_task_data (task, g_strdup (self->store_path), g_free);
@@ -892,7 +897,7 @@ sim_window_repair_corpus (SimWindow *self)
   if (self->busy || self->read_only)
     return;
   /* The window lets go of the store: a repair may put a new file in its place. */
-  g_clear_pointer (&self->snapshot, sim_corpus_snapshot_unref);
+  sim_session_set_snapshot (self->session, NULL);
   task = g_task_new (self, NULL, on_repaired, NULL);
   g_task_set_task_data (task, g_strdup (self->store_path), g_free);
   set_busy (self, TRUE, _("Repairing the reference corpus…"));
@@ -1232,7 +1237,7 @@ export_action (GtkWidget  *widget,
 static void
 update_actions (SimWindow *self)
 {
-  const gboolean has_corpus = self->snapshot != NULL && sim_corpus_snapshot_get_n_docs (self->snapshot) > 0;
+  const gboolean has_corpus = SNAPSHOT (self) != NULL && sim_corpus_snapshot_get_n_docs (SNAPSHOT (self)) > 0;
   const gboolean has_text = gtk_text_buffer_get_char_count (gtk_text_view_get_buffer (self->editor)) > 0;
 
   /* Check says why it cannot run. */
@@ -1432,6 +1437,7 @@ on_loaded (GObject      *source,
     return;
   gtk_text_view_set_editable (self->editor, TRUE);
   set_busy (self, FALSE, NULL);
+  update_title (self);
   if (ok)
     finish_open (self, file, report, &notes);
   else if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
@@ -1464,6 +1470,7 @@ sim_window_open_file (SimWindow *self,
       set_busy (self, TRUE, what);
       gtk_text_view_set_editable (self->editor, FALSE);
       g_set_object (&self->loading, file);
+      update_title (self);
       sim_open_load_async (file, gtk_text_view_get_buffer (self->editor), self->cancellable, on_load_progress,
                            on_loaded, g_object_ref (self));
       return;
@@ -1772,7 +1779,6 @@ sim_window_dispose (GObject *object)
   if (self->session != NULL)
     g_signal_handlers_disconnect_by_data (self->session, self);
   g_clear_object (&self->session);
-  g_clear_pointer (&self->snapshot, sim_corpus_snapshot_unref);
   G_OBJECT_CLASS (sim_window_parent_class)->dispose (object);
 }
 
@@ -1989,6 +1995,29 @@ const char *
 sim_window_get_summary (SimWindow *self)
 {
   return gtk_label_get_text (self->summary_label);
+}
+
+const char *
+sim_window_get_counts (SimWindow *self)
+{
+  return gtk_label_get_text (self->counts_label);
+}
+
+char *
+sim_window_dup_sources_said (SimWindow *self)
+{
+  GString *said = g_string_new (NULL);
+
+  for (GtkWidget *row = gtk_widget_get_first_child (GTK_WIDGET (self->sources_list)); row;
+       row = gtk_widget_get_next_sibling (row))
+    {
+      GtkWidget *box = gtk_list_box_row_get_child (GTK_LIST_BOX_ROW (row));
+
+      /* The label the row gives screen readers, kept beside it. */
+      if (box != NULL && g_object_get_data (G_OBJECT (box), "sim-said") != NULL)
+        g_string_append_printf (said, "%s\n", (const char *) g_object_get_data (G_OBJECT (box), "sim-said"));
+    }
+  return g_string_free (said, FALSE);
 }
 
 const char *

@@ -53,25 +53,6 @@ void        sim_window_filter_source  (SimWindow      *self,
 void        sim_window_select_segment (SimWindow      *self,
                                        guint           index);
 
-/* What the user sees, for tests and screenshots (borrowed). */
-GtkTextBuffer *sim_window_get_buffer       (SimWindow  *self);
-GtkWidget     *sim_window_get_editor       (SimWindow  *self);  /* a SimArticleView */
-GtkWidget     *sim_window_get_check_button (SimWindow  *self);
-struct _SimComparison *sim_window_get_comparison (SimWindow *self);
-const char    *sim_window_get_summary      (SimWindow  *self);
-const char    *sim_window_get_source_path  (SimWindow  *self);
-GtkWidget     *sim_window_get_chart        (SimWindow  *self);
-const char    *sim_window_get_page         (SimWindow  *self);
-double      sim_window_get_progress   (SimWindow *self);
-const char    *sim_window_get_progress_text (SimWindow *self);
-/* The notice shown when the store may only be read, or NULL. */
-const char    *sim_window_get_read_only_message (SimWindow *self);
-GtkWidget     *sim_window_get_corpus_window (SimWindow *self); /* NULL unless open */
-
-/* Whether the text and the results share one view (a narrow window), and
- * which is shown: "text" or "results". */
-gboolean    sim_window_is_folded      (SimWindow *self);
-const char *sim_window_get_visible_view (SimWindow *self);
 
 /* Writes the report shown, with its text, where "Save Report" does;
  * opening that file (sim_window_open_file) shows it again without a check. */

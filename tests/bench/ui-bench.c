@@ -17,7 +17,7 @@
 #include "sim-corpus.h"
 #include "sim-chart.h"
 #include "sim-session.h"
-#include "sim-window.h"
+#include "sim-window-test.h"
 
 static gint64 last_tick, max_gap;
 

@@ -22,7 +22,7 @@
 #include "sim-corpus.h"
 #include "sim-corpus-window.h"
 #include "sim-document-row.h"
-#include "sim-window.h"
+#include "sim-window-test.h"
 #include "sim-test-util.h"
 #include "sim-test-ui.h"
 

@@ -32,7 +32,7 @@
 #include "sim-export-dialog.h"
 #include "sim-tint.h"
 #include "sim-report-json.h"
-#include "sim-window.h"
+#include "sim-window-test.h"
 #include "sim-test-util.h"
 #include "sim-test-ui.h"
 
@@ -78,6 +78,147 @@ make_store (const char *dir)
   result = sim_corpus_add (corpus, paths, NULL, NULL, NULL, NULL);
   g_assert (result != NULL && result->n_added == 2);
   return store;
+}
+
+/* What the chart says anywhere along its width, one line a position. (transfer full) */
+static char *
+chart_says (SimWindow *window)
+{
+  SimChart *chart = SIM_CHART (sim_window_get_chart (window));
+  GString *out = g_string_new (NULL);
+
+  for (int x = 0; x < gtk_widget_get_width (GTK_WIDGET (chart)); x++)
+    {
+      g_autofree char *said = sim_chart_describe_at (chart, x, 40);
+
+      if (said != NULL)
+        g_string_append_printf (out, "%s\n", said);
+    }
+  return g_string_free (out, FALSE);
+}
+
+/* Issue 31, fault 1: check essay A, then open essay B. Nothing of A's
+ * report is shown against B: no figure, no source, no chart bar, no
+ * highlight, and a click on the text compares nothing. */
+static void
+test_window_shows_a_report_only_with_its_text (void **state)
+{
+  g_autofree char *dir = sim_test_make_tmp_dir ();
+  g_autofree char *store = make_store (dir);
+  g_autofree char *a = sim_test_write_file (dir, "essay-a.txt", OWN EN_COPY " " ZH_COPY, -1);
+  g_autofree char *b = sim_test_write_file (dir, "essay-b.txt", "We walked to the market and bought bread.", -1);
+  g_autoptr(GFile) file_a = g_file_new_for_path (a), file_b = g_file_new_for_path (b);
+  SimWindow *window = sim_window_new (NULL, store);
+  g_autofree char *before = NULL, *after = NULL, *sources = NULL;
+  GtkTextIter start, end;
+
+  gtk_window_present (GTK_WINDOW (window));
+  sim_test_spin_until (mapped, window, 10);
+  sim_window_open_file (window, file_a);
+  sim_window_check (window);
+  sim_test_spin_until (check_finished, window, 60);
+  assert_non_null (strstr (sim_window_get_summary (window), "% similar"));
+  before = chart_says (window);
+  assert_non_null (strstr (before, "similar to source"));
+  assert_string_equal (sim_report_get_name (sim_window_get_report (window)), "essay-a.txt");
+
+  sim_window_open_file (window, file_b);
+  assert_null (sim_window_get_report (window));
+  assert_null (sim_window_get_view (window));
+  assert_string_equal (sim_window_get_summary (window), "");
+  after = chart_says (window);
+  assert_null (strstr (after, "similar"));
+  sources = sim_window_dup_sources_said (window);
+  assert_string_equal (sources, "");
+  gtk_text_buffer_get_bounds (sim_window_get_buffer (window), &start, &end);
+  assert_null (gtk_text_iter_get_tags (&start));
+  sim_window_select_segment (window, 1);
+  assert_string_equal (sim_window_get_source_path (window), "");
+  gtk_window_destroy (GTK_WINDOW (window));
+  sim_test_remove_tree (dir);
+}
+
+/* Issue 31, fault 6: leaving a source out changes every figure shown with
+ * the headline: the counts, the source's share in the list, and the chart. */
+static void
+test_window_leaving_a_source_out_changes_every_figure (void **state)
+{
+  g_autofree char *dir = sim_test_make_tmp_dir ();
+  g_autofree char *store = make_store (dir);
+  SimWindow *window = sim_window_new (NULL, store);
+  g_autofree char *counts = NULL, *sources = NULL, *chart = NULL;
+  SimReport *report;
+  gint lighthouse = -1;
+
+  gtk_window_present (GTK_WINDOW (window));
+  sim_test_spin_until (mapped, window, 10);
+  sim_window_set_text (window, OWN EN_COPY " " ZH_COPY);
+  sim_window_check (window);
+  sim_test_spin_until (check_finished, window, 60);
+  report = sim_window_get_report (window);
+  for (guint i = 0; i < sim_report_get_n_sources (report); i++)
+    if (g_str_has_suffix (sim_report_get_source (report, i)->display_path, "lighthouse.txt"))
+      lighthouse = i;
+  assert_true (lighthouse >= 0);
+  counts = g_strdup (sim_window_get_counts (window));
+  sources = sim_window_dup_sources_said (window);
+  chart = chart_says (window);
+
+  sim_window_set_source_counted (window, lighthouse, FALSE);
+  assert_true (sim_window_get_report (window) == report);
+  assert_string_not_equal (sim_window_get_counts (window), counts);
+  {
+    g_autofree char *now = sim_window_dup_sources_said (window);
+    g_autofree char *share = g_strdup_printf ("Source %d: ", lighthouse + 1);
+    const char *row = strstr (now, share);
+
+    assert_string_not_equal (now, sources);
+    assert_non_null (row);
+    assert_non_null (strstr (row, ", 0.0% of the article"));
+  }
+  {
+    g_autofree char *now = chart_says (window);
+
+    assert_string_not_equal (now, chart);
+  }
+  sim_window_set_source_counted (window, lighthouse, TRUE);
+  assert_string_equal (sim_window_get_counts (window), counts);
+  gtk_window_destroy (GTK_WINDOW (window));
+  sim_test_remove_tree (dir);
+}
+
+/* Issue 31, fault 10: a copied piece too short to count is not drawn as a
+ * full grey bar called "below the medium level". */
+static void
+test_window_chart_says_a_short_copy_is_too_short (void **state)
+{
+  g_autofree char *dir = sim_test_make_tmp_dir ();
+  g_autofree char *docs = g_build_filename (dir, "docs", NULL);
+  g_autofree char *store = g_build_filename (dir, "store.db", NULL);
+  const char *paths[] = { docs, NULL };
+  SimWindow *window;
+  g_autofree char *said = NULL;
+
+  g_free (sim_test_write_file (docs, "lamp.txt", "他点亮了灯。船只安全地驶过了礁石，每天晚上都是如此。\n", -1));
+  {
+    g_autoptr(SimCorpus) corpus = sim_corpus_open (store, FALSE, NULL);
+    g_autoptr(SimImportResult) result = sim_corpus_add (corpus, paths, NULL, NULL, NULL, NULL);
+
+    assert_int_equal (result->n_added, 1);
+  }
+  window = sim_window_new (NULL, store);
+  gtk_window_present (GTK_WINDOW (window));
+  sim_test_spin_until (mapped, window, 10);
+  sim_window_set_text (window, "我五月去的。他点亮了灯。那天风很大，我想早点回家。");
+  sim_window_check (window);
+  sim_test_spin_until (check_finished, window, 60);
+  assert_true (sim_report_get_segment (sim_window_get_report (window), 1)->similarity > 0.9f);
+  assert_int_equal (sim_report_get_segment (sim_window_get_report (window), 1)->level, SIM_LEVEL_LOW);
+  said = chart_says (window);
+  assert_non_null (strstr (said, "too little text to count"));
+  assert_null (strstr (said, "100% similar, below the medium level"));
+  gtk_window_destroy (GTK_WINDOW (window));
+  sim_test_remove_tree (dir);
 }
 
 static void
@@ -528,10 +669,22 @@ test_window_fits_640_by_480 (void **state)
   sim_test_remove_tree (dir);
 }
 
+typedef struct {
+  GMenuModel *menu;
+  const char *uri;
+} RecentWait;
+
+/* Open Recent's newest item is the file (other tests open files too). */
 static gboolean
-recent_has_items (gpointer menu)
+recent_has_file_first (gpointer data)
 {
-  return g_menu_model_get_n_items (menu) > 0;
+  const RecentWait *wait = data;
+  g_autoptr(GVariant) target = NULL;
+
+  if (g_menu_model_get_n_items (wait->menu) == 0)
+    return FALSE;
+  target = g_menu_model_get_item_attribute_value (wait->menu, 0, G_MENU_ATTRIBUTE_TARGET, G_VARIANT_TYPE_STRING);
+  return target != NULL && g_str_equal (g_variant_get_string (target, NULL), wait->uri);
 }
 
 /* The title names the file opened and marks the text edited since; pasted
@@ -552,7 +705,12 @@ test_window_title_names_the_file_and_marks_edits (void **state)
   sim_window_open_file (window, file);
   assert_string_equal (gtk_window_get_title (GTK_WINDOW (window)), "essay.txt — Simhound");
   /* Open Recent offers it, at the top. */
-  sim_test_spin_until (recent_has_items, sim_window_get_recent_menu (window), 10);
+  {
+    g_autofree char *uri = g_file_get_uri (file);
+    RecentWait wait = { sim_window_get_recent_menu (window), uri };
+
+    sim_test_spin_until (recent_has_file_first, &wait, 10);
+  }
   assert_true (g_menu_model_get_n_items (sim_window_get_recent_menu (window)) > 0);
   {
     g_autofree char *label = NULL;
@@ -629,6 +787,15 @@ test_window_opens_a_large_file_in_the_background (void **state)
   path = sim_test_write_file (dir, "big.txt", big->str, big->len);
   file = g_file_new_for_path (path);
   gtk_window_present (GTK_WINDOW (window));
+  /* Another file was open before (issue 31, fault 12: the title named it,
+   * "edited since opened", while the new one loaded). */
+  {
+    g_autofree char *small = sim_test_write_file (dir, "small.txt", "A short essay.", -1);
+    g_autoptr(GFile) small_file = g_file_new_for_path (small);
+
+    sim_window_open_file (window, small_file);
+    assert_string_equal (gtk_window_get_title (GTK_WINDOW (window)), "small.txt — Simhound");
+  }
 
   sim_window_open_file (window, file);
   assert_true (sim_window_is_busy (window));
@@ -639,6 +806,8 @@ test_window_opens_a_large_file_in_the_background (void **state)
       g_autofree char *f = NULL;
 
       g_main_context_iteration (NULL, TRUE);
+      if (sim_window_is_busy (window))
+        assert_string_equal (gtk_window_get_title (GTK_WINDOW (window)), "big.txt — Simhound");
       f = g_strdup_printf ("%.2f", sim_window_get_progress (window));
       g_hash_table_add (fractions, g_steal_pointer (&f));
     }
@@ -1076,6 +1245,9 @@ main (int argc, char **argv)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test (test_window_checks_highlights_and_shows_sources),
+    cmocka_unit_test (test_window_shows_a_report_only_with_its_text),
+    cmocka_unit_test (test_window_leaving_a_source_out_changes_every_figure),
+    cmocka_unit_test (test_window_chart_says_a_short_copy_is_too_short),
     cmocka_unit_test (test_window_shows_the_empty_state_without_a_corpus),
     cmocka_unit_test (test_window_imports_the_demo_corpus_and_lists_it),
     cmocka_unit_test (test_window_waits_for_another_writer_and_says_so),
