@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "config.h"
 
+#include <string.h>
 #include <glib/gi18n.h>
 
 #include "sim-export.h"
@@ -22,6 +23,35 @@ export_free (Export *export)
   sim_report_view_unref (export->view);
   g_free (export->path);
   g_free (export);
+}
+
+char *
+sim_export_dialog_suggest_name (const char *essay,
+                                const char *fallback)
+{
+  g_autofree char *base = NULL;
+  char *dot;
+
+  if (essay == NULL || *essay == '\0')
+    return g_strdup (fallback);
+  base = g_path_get_basename (essay);
+  dot = strrchr (base, '.');
+  if (dot != NULL && dot != base)
+    *dot = '\0';
+  /* TRANSLATORS: the file name offered for the report of essay %s */
+  return g_strdup_printf (_("%s-similarity"), base);
+}
+
+GFile *
+sim_export_dialog_suggest_folder (void)
+{
+  g_autoptr(GSettings) settings = g_settings_new ("org.simhound.Simhound");
+  g_autofree char *last = g_settings_get_string (settings, "export-folder");
+  const char *documents = g_get_user_special_dir (G_USER_DIRECTORY_DOCUMENTS);
+
+  if (last[0] != '\0' && g_file_test (last, G_FILE_TEST_IS_DIR))
+    return g_file_new_for_path (last);
+  return g_file_new_for_path (documents && g_file_test (documents, G_FILE_TEST_IS_DIR) ? documents : g_get_home_dir ());
 }
 
 char *
@@ -146,7 +176,14 @@ on_written (GObject      *source,
   g_autoptr(AdwToastOverlay) toasts = g_weak_ref_get (&export->toasts);
   g_autoptr(GError) error = NULL;
 
-  if (!g_task_propagate_boolean (G_TASK (result), &error))
+  if (g_task_propagate_boolean (G_TASK (result), &error))
+    {
+      g_autoptr(GSettings) settings = g_settings_new ("org.simhound.Simhound");
+      g_autofree char *folder = g_path_get_dirname (export->path);
+
+      g_settings_set_string (settings, "export-folder", folder);
+    }
+  if (error != NULL)
     {
       GtkWidget *dialog = adw_message_dialog_new (parent, _("The report could not be saved"), error->message);
 
@@ -236,6 +273,11 @@ sim_export_dialog_show (GtkWindow       *parent,
   gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (dialog), html);
   gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (dialog), pdf);
   gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (dialog), suggested_name);
+  {
+    g_autoptr(GFile) folder = sim_export_dialog_suggest_folder ();
+
+    gtk_file_chooser_set_current_folder (GTK_FILE_CHOOSER (dialog), folder, NULL);
+  }
   g_object_unref (html);
   g_object_unref (pdf);
   g_signal_connect (dialog, "response", G_CALLBACK (on_response), export);

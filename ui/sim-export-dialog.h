@@ -22,12 +22,22 @@ void      sim_export_dialog_show     (GtkWindow           *parent,
                                       SimReportView       *view);
 
 /* What the dialog does once a file is chosen: writes @view to @path in a
- * task thread, then the toast or the error. */
+ * task thread, then the toast or the error; a written report's folder is
+ * the one offered next time. */
 void      sim_export_dialog_write    (GtkWindow           *parent,
                                       AdwToastOverlay     *toasts,
                                       SimReportView       *view,
                                       const char          *path,
                                       gboolean             pdf);
+
+/* The name offered for a report of @essay (a file name, or NULL for
+ * pasted text) without its extension: "essay-similarity", else
+ * @fallback. (transfer full) */
+char     *sim_export_dialog_suggest_name (const char       *essay,
+                                          const char       *fallback);
+/* The folder offered: the last one a report was written to (the
+ * export-folder setting), else the documents folder. (transfer full) */
+GFile    *sim_export_dialog_suggest_folder (void);
 
 /* The toast for a report saved at @path: its name, "Open", and "Show in
  * Folder". (transfer full) */

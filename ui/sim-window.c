@@ -1229,8 +1229,12 @@ export_action (GtkWidget  *widget,
 {
   SimWindow *self = SIM_WINDOW (widget);
 
+  g_autofree char *name = sim_export_dialog_suggest_name (sim_session_get_name (self->session),
+                                                          _("similarity-report"));
+
+  /* Thirty reports of a class told apart by name: "daniel-similarity". */
   if (sim_session_get_view (self->session) != NULL)
-    sim_export_dialog_show (GTK_WINDOW (self), self->toast_overlay, _("Export the Report"), _("similarity-report"),
+    sim_export_dialog_show (GTK_WINDOW (self), self->toast_overlay, _("Export the Report"), name,
                             sim_session_get_view (self->session));
 }
 

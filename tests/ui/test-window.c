@@ -884,6 +884,15 @@ test_window_reopens_a_saved_report (void **state)
 
 /* An export is written off the main thread and confirmed by a toast with
  * Open and Show in Folder; a file that cannot be written says why. */
+static gboolean
+export_folder_is (gpointer dir)
+{
+  g_autoptr(GFile) folder = sim_export_dialog_suggest_folder ();
+  g_autofree char *where = g_file_get_path (folder);
+
+  return g_str_equal (where, dir);
+}
+
 static void
 test_export_writes_in_the_background_and_confirms (void **state)
 {
@@ -914,6 +923,20 @@ test_export_writes_in_the_background_and_confirms (void **state)
     assert_string_equal (gtk_label_get_text (GTK_LABEL (gtk_widget_get_first_child (title))), "Saved report.html");
     assert_string_equal (gtk_button_get_label (GTK_BUTTON (gtk_widget_get_last_child (title))), "Show in _Folder");
     assert_string_equal (adw_toast_get_button_label (toast), "_Open");
+  }
+
+  /* Issue 31, fault 2: the next export is offered in this folder, named
+   * after the essay. */
+  sim_test_spin_until (export_folder_is, dir, 30);
+  {
+    g_autoptr(GFile) folder = sim_export_dialog_suggest_folder ();
+    g_autofree char *where = g_file_get_path (folder);
+    g_autofree char *named = sim_export_dialog_suggest_name ("daniel.docx", "similarity-report");
+    g_autofree char *pasted = sim_export_dialog_suggest_name (NULL, "similarity-report");
+
+    assert_string_equal (where, dir);
+    assert_string_equal (named, "daniel-similarity");
+    assert_string_equal (pasted, "similarity-report");
   }
 
   sim_export_dialog_write (GTK_WINDOW (holder), ADW_TOAST_OVERLAY (overlay), sim_window_get_view (window),
