@@ -192,14 +192,25 @@ build_report (Check *check)
           const SimCorpusDoc *doc = sim_corpus_snapshot_get_doc (check->snapshot, v->doc);
           DocCache *cache = _sim_source_cache_get (check, v->doc);
           const char *from, *to;
-          guint32 end = v->end;
+          guint32 start = v->start, end = v->end;
           SimMatch m = { 0 };
 
-          /* The source span ends with its punctuation, like the article's segments. */
-          if (!_sim_source_cache_cover (cache, v->start, v->end + 3))
+          if (!_sim_source_cache_cover (cache, v->start > SIM_TEXT_WORD_REACH ? v->start - SIM_TEXT_WORD_REACH : 0,
+                                        v->end + SIM_TEXT_WORD_REACH))
             continue;
           from = _sim_source_cache_pointer (cache, v->start);
           to = _sim_source_cache_pointer (cache, v->end);
+          /* Whole words: an excerpt never ends "in centr". */
+          {
+            const char *word_from = sim_text_word_start (cache->text, from);
+            const char *word_to = sim_text_word_end (cache->text, to, cache->text + cache->len);
+
+            start -= g_utf8_strlen (word_from, from - word_from);
+            end += g_utf8_strlen (to, word_to - to);
+            from = word_from;
+            to = word_to;
+          }
+          /* The source span ends with its punctuation, like the article's segments. */
           for (guint k = 0; k < 3 && to < cache->text + cache->len; k++)
             {
               const gunichar c = g_utf8_get_char (to);
@@ -211,7 +222,7 @@ build_report (Check *check)
             }
 
           m.source = _sim_report_add_source (report, doc->id, doc->path, doc->title);
-          m.start = v->start;
+          m.start = start;
           m.end = end;
           m.similarity = v->similarity;
           m.distance = v->distance;

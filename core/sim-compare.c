@@ -189,9 +189,16 @@ compare_report (const Side            *sa,
         m.similarity = covering->similarity;
         m.distance = 64;
         {
-          const char *from = sim_text_index_pointer (&sb->index, m.start);
+          /* A span placed in proportion may fall inside words: whole words. */
+          const char *text = sim_text_index_pointer (&sb->index, 0);
+          const char *at = sim_text_index_pointer (&sb->index, m.start);
+          const char *to = sim_text_index_pointer (&sb->index, m.end);
+          const char *from = sim_text_word_start (text, at);
+          const char *word_to = sim_text_word_end (text, to, sim_text_index_pointer (&sb->index, sb->index.n_chars));
 
-          m.excerpt = g_strndup (from, sim_text_index_pointer (&sb->index, m.end) - from);
+          m.start -= g_utf8_strlen (from, at - from);
+          m.end += g_utf8_strlen (to, word_to - to);
+          m.excerpt = g_strndup (from, word_to - from);
         }
       }
       rs.level = alignment_level (covering, options);

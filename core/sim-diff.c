@@ -201,13 +201,13 @@ sim_diff_texts (const char        *a_text,
 }
 
 char *
-sim_diff_describe (const SimDiffStats *stats)
+sim_diff_describe (const SimDiffStats *stats,
+                   float               similarity)
 {
   GString *out = g_string_new (NULL);
-  const double share = stats->n_a ? 100.0 * stats->same / stats->n_a : 0;
   g_autoptr(GPtrArray) parts = g_ptr_array_new_with_free_func (g_free);
 
-  g_string_printf (out, stats->cjk ? _("%.0f%% of the characters match") : _("%.0f%% of the words match"), share);
+  g_string_printf (out, _("%.0f%% similar to the source"), 100 * similarity);
   if (stats->changed)
     g_ptr_array_add (parts, g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u changed", "%u changed", stats->changed),
                                              stats->changed));

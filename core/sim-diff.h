@@ -50,9 +50,12 @@ GArray  *sim_diff_texts    (const char        *a,
                             const char        *b,
                             SimNormalizeFlags  flags,
                             SimDiffStats      *stats);
-/* "91% of the words match; 3 changed, 1 added, 2 left out", translated.
- * (transfer full) */
-char    *sim_diff_describe (const SimDiffStats *stats);
+/* "91% similar to the source; 3 changed, 1 added, 2 left out",
+ * translated: @similarity is the one figure every view gives the passage
+ * (its run's, sim-report-view.h), the counts are the words (CJK:
+ * characters) of the differences. (transfer full) */
+char    *sim_diff_describe (const SimDiffStats *stats,
+                            float               similarity);
 /* The span around [@start, @end) of @text (@n_chars code points) that adds
  * about @around characters on each side, ending at sentence or paragraph
  * ends where there are some: the context a reader needs to judge a passage. */

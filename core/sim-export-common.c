@@ -28,6 +28,68 @@ listed_clear (gpointer data)
 
   g_free (l->text);
   g_free (l->source_text);
+  g_clear_pointer (&l->pieces, g_array_unref);
+}
+
+static void
+piece_clear (gpointer data)
+{
+  g_free (((SimListedPiece *) data)->text);
+}
+
+static void
+add_piece (GArray          *pieces,
+           const SimReport *report,
+           guint32          start,
+           guint32          end,
+           gboolean         flagged,
+           gboolean         excluded)
+{
+  SimListedPiece piece = { NULL, flagged, excluded };
+
+  if (end <= start)
+    return;
+  piece.text = sim_report_dup_text (report, start, end);
+  g_array_append_val (pieces, piece);
+}
+
+/* The passage's text in pieces: the runs of its source shaded, the
+ * writer's own sentences inside it not. */
+static GArray *
+passage_pieces (const SimReportView *view,
+                const SimPassage    *p)
+{
+  const SimReport *report = sim_report_view_get_report (view);
+  GArray *pieces = g_array_new (FALSE, FALSE, sizeof (SimListedPiece));
+  guint32 at = p->start;
+
+  g_array_set_clear_func (pieces, piece_clear);
+  for (guint r = 0; r < sim_report_view_get_n_runs (view); r++)
+    {
+      const SimFlaggedRun *run = sim_report_view_get_run (view, r);
+      const guint32 lo = MAX (run->start, p->start), hi = MIN (run->end, p->end);
+
+      if (run->source != p->source || hi <= lo || lo < at)
+        continue;
+      add_piece (pieces, report, at, lo, FALSE, FALSE);
+      add_piece (pieces, report, lo, hi, TRUE, run->excluded);
+      at = hi;
+    }
+  add_piece (pieces, report, at, p->end, FALSE, FALSE);
+  return pieces;
+}
+
+/* "…" where an excerpt starts or stops inside a sentence. (transfer full) */
+static char *
+with_ellipses (const char *text)
+{
+  const char *last = *text ? g_utf8_find_prev_char (text, text + strlen (text)) : NULL;
+  const gunichar first = g_utf8_get_char (text), end = last ? g_utf8_get_char (last) : 0;
+  const gboolean open = g_unichar_islower (first);
+  const gboolean closed = end == 0 || end == '.' || end == '!' || end == '?' || end == 0x3002 || end == 0xff01 ||
+                          end == 0xff1f || end == '"' || end == 0x201d || end == 0x300d || end == ')';
+
+  return g_strconcat (open ? "…" : "", text, closed ? "" : "…", NULL);
 }
 
 /* The letters and digits of @text: spacing, line breaks and punctuation do
@@ -57,7 +119,7 @@ _sim_export_listed_passages (const SimReportView *view)
       const SimPassage *p = sim_report_get_passage (report, i);
       g_autoptr(GString) source_text = g_string_new (NULL);
       g_autoptr(GString) words = NULL;
-      SimListed l = { p, NULL, NULL, TRUE, TRUE };
+      SimListed l = { p, NULL, NULL, NULL, TRUE, TRUE };
       guint32 last_end = 0;
       guint n_flagged = 0;
       gsize n_source_words = 0;
@@ -110,7 +172,8 @@ _sim_export_listed_passages (const SimReportView *view)
         }
       /* ... and together they are nearly all of it. */
       l.identical = l.identical && words->len > 0 && n_source_words * 10 >= words->len * 9;
-      l.source_text = g_string_free (g_steal_pointer (&source_text), FALSE);
+      l.source_text = with_ellipses (source_text->str);
+      l.pieces = passage_pieces (view, p);
       g_array_append_val (listed, l);
     }
   return listed;

@@ -15,9 +15,17 @@ G_BEGIN_DECLS
  * as its segments' matches give it (" … " where they skip some), and
  * whether the two are the same word for word (then the text is not
  * repeated in the list: the article shows it). */
+/* A piece of a listed passage's text: shaded only where flagged. */
+typedef struct {
+  char     *text;
+  gboolean  flagged;    /* part of a run of the passage's source */
+  gboolean  excluded;   /* ... that the exclusions leave out (greyed) */
+} SimListedPiece;
+
 typedef struct {
   const SimPassage *passage;
   char             *text;
+  GArray           *pieces;     /* SimListedPiece: text, cut where the shading changes */
   char             *source_text;
   gboolean          identical;
   gboolean          excluded;   /* every flagged segment of it is left out */

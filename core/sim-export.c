@@ -287,13 +287,22 @@ sim_export_html (const SimReportView *view)
 
       if (l->identical)
         continue;
-      if (l->excluded)
-        g_string_append_printf (out, "<li id=\"p%u\"><mark class=\"excluded\">", ++n);
-      else
-        g_string_append_printf (out, "<li id=\"p%u\"><mark class=\"c%u\">", ++n,
-                                (l->passage->source % SIM_SOURCE_N_COLORS) + 1);
-      append_escaped (out, l->text);
-      g_string_append_printf (out, "</mark><div class=\"source\"><a href=\"#src%u\">%s %u</a> · ",
+      /* Only the flagged text is shaded: the writer's own sentences inside
+       * the passage are not. */
+      g_string_append_printf (out, "<li id=\"p%u\">", ++n);
+      for (guint k = 0; k < l->pieces->len; k++)
+        {
+          const SimListedPiece *piece = &g_array_index (l->pieces, SimListedPiece, k);
+
+          if (piece->excluded)
+            g_string_append (out, "<mark class=\"excluded\">");
+          else if (piece->flagged)
+            g_string_append_printf (out, "<mark class=\"c%u\">", (l->passage->source % SIM_SOURCE_N_COLORS) + 1);
+          append_escaped (out, piece->text);
+          if (piece->flagged)
+            g_string_append (out, "</mark>");
+        }
+      g_string_append_printf (out, "<div class=\"source\"><a href=\"#src%u\">%s %u</a> · ",
                               l->passage->source + 1, _("Source"), l->passage->source + 1);
       similar = g_strdup_printf (_("%.0f%% similar to the source"), 100 * l->passage->similarity);
       append_escaped (out, similar);

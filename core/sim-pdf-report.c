@@ -457,15 +457,32 @@ sim_pdf_write_report (const SimReportView *view,
 
         if (l->identical)
           continue;
+        g_autoptr(GString) text = g_string_new (NULL);
+
         similar = g_strdup_printf (_("%.0f%% similar to the source"), 100 * l->passage->similarity);
-        item = g_markup_printf_escaped ("%u. <span background=\"%s\">%s</span>\n"
-                                        "<span foreground=\"#555\">%s %u · %s · %s — %s</span>\n"
-                                        "<span background=\"#f6f5f4\">%s</span>",
-                                        ++number, l->excluded ? sim_level_excluded_tint ()
-                                                              : sim_source_tint (l->passage->source + 1),
-                                        l->text, _("Source"), l->passage->source + 1, similar,
-                                        src->title, src->display_path, l->source_text);
-        pdf_markup (&pdf, item, "Sans 9");
+        /* Only the flagged text is shaded, as in the article. */
+        for (guint k = 0; k < l->pieces->len; k++)
+          {
+            const SimListedPiece *piece = &g_array_index (l->pieces, SimListedPiece, k);
+            g_autofree char *escaped = g_markup_escape_text (piece->text, -1);
+
+            if (piece->flagged)
+              g_string_append_printf (text, "<span background=\"%s\">%s</span>",
+                                      piece->excluded ? sim_level_excluded_tint ()
+                                                      : sim_source_tint (l->passage->source + 1), escaped);
+            else
+              g_string_append (text, escaped);
+          }
+        item = g_markup_printf_escaped ("%u. ", ++number);
+        {
+          g_autofree char *rest = g_markup_printf_escaped ("\n<span foreground=\"#555\">%s %u · %s · %s — %s</span>\n"
+                                                           "<span background=\"#f6f5f4\">%s</span>",
+                                                           _("Source"), l->passage->source + 1, similar,
+                                                           src->title, src->display_path, l->source_text);
+          g_autofree char *whole = g_strconcat (item, text->str, rest, NULL);
+
+          pdf_markup (&pdf, whole, "Sans 9");
+        }
       }
   }
 

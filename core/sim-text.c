@@ -1289,3 +1289,51 @@ sim_text_index_pointer (const SimTextIndex *index,
     p = g_utf8_next_char (p);
   return p;
 }
+
+/* A letter or digit of a word that spaces delimit (not a CJK character). */
+static gboolean
+in_spaced_word (gunichar c)
+{
+  const GUnicodeScript script = g_unichar_get_script (c);
+
+  return g_unichar_isalnum (c) && script != G_UNICODE_SCRIPT_HAN && script != G_UNICODE_SCRIPT_HIRAGANA &&
+         script != G_UNICODE_SCRIPT_KATAKANA && script != G_UNICODE_SCRIPT_HANGUL;
+}
+
+const char *
+sim_text_word_start (const char *begin,
+                     const char *p)
+{
+  const char *q = p;
+
+  if (p <= begin || !in_spaced_word (g_utf8_get_char (p)))
+    return p;
+  for (guint n = 0; q > begin && n < SIM_TEXT_WORD_REACH; n++)
+    {
+      const char *prev = g_utf8_find_prev_char (begin, q);
+
+      if (prev == NULL || !in_spaced_word (g_utf8_get_char (prev)))
+        return q;
+      q = prev;
+    }
+  return q > begin ? p : q;  /* no start in reach: as it was */
+}
+
+const char *
+sim_text_word_end (const char *begin,
+                   const char *p,
+                   const char *end)
+{
+  const char *q = p;
+  const char *prev = p > begin ? g_utf8_find_prev_char (begin, p) : NULL;
+
+  if (p >= end || prev == NULL || !in_spaced_word (g_utf8_get_char (prev)))
+    return p;
+  for (guint n = 0; q < end && n < SIM_TEXT_WORD_REACH; n++)
+    {
+      if (!in_spaced_word (g_utf8_get_char (q)))
+        return q;
+      q = g_utf8_next_char (q);
+    }
+  return q < end ? p : q;  /* no end in reach: as it was */
+}

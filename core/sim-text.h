@@ -185,4 +185,15 @@ gsize    sim_text_byte_offset (const char *text,
                                gsize       len,
                                gsize       offset);
 
+/* Excerpts that never cut a word: where a word of letters or digits
+ * around @p starts or ends (looking no further than @begin and @end),
+ * at most SIM_TEXT_WORD_REACH characters away; @p itself between words. A
+ * CJK character is a word of its own, so a CJK text is cut anywhere. */
+#define SIM_TEXT_WORD_REACH 40
+const char *sim_text_word_start (const char *begin,
+                                 const char *p);
+const char *sim_text_word_end   (const char *begin,
+                                 const char *p,
+                                 const char *end);
+
 G_END_DECLS

@@ -20,7 +20,8 @@ struct _SimComparison {
   GtkWidget   *details;   /* hidden while there is nothing to compare */
   GtkButton   *open;
 
-  SimReport         *report;
+  SimReportView     *view;
+  SimReport         *report;    /* the view's */
   SimCorpusSnapshot *snapshot;
   guint              segment;
   guint              match;
@@ -316,7 +317,12 @@ render (SimComparison *self)
             : g_strdup_printf (_("Source %u: %s"), m->source + 1, src->title);
   gtk_label_set_text (self->title, title);
   gtk_label_set_text (self->path, src->display_path);
-  said = sim_diff_describe (&stats);
+  {
+    const gint run = self->match == 0 ? sim_report_view_find_run (self->view, self->segment) : -1;
+
+    said = sim_diff_describe (&stats, run >= 0 ? sim_report_view_get_run (self->view, run)->similarity
+                                               : m->similarity);
+  }
   gtk_label_set_text (self->summary, said);
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->summary), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, said, -1);
 
@@ -345,11 +351,12 @@ on_match_chosen (GtkDropDown   *dropdown,
 
 void
 sim_comparison_show (SimComparison     *self,
-                     SimReport         *report,
+                     SimReportView     *view,
                      SimCorpusSnapshot *snapshot,
                      guint              segment,
                      guint              match)
 {
+  SimReport *report = sim_report_view_get_report (view);
   const SimReportSegment *seg;
   g_autoptr(GtkStringList) names = gtk_string_list_new (NULL);
 
@@ -360,10 +367,11 @@ sim_comparison_show (SimComparison     *self,
       sim_comparison_clear (self, NULL);
       return;
     }
-  if (self->report != report)
+  if (self->view != view)
     {
-      g_clear_pointer (&self->report, sim_report_unref);
-      self->report = sim_report_ref (report);
+      g_clear_pointer (&self->view, sim_report_view_unref);
+      self->view = sim_report_view_ref (view);
+      self->report = report;
     }
   if (self->snapshot != snapshot)
     {
@@ -480,7 +488,8 @@ sim_comparison_dispose (GObject *object)
 {
   SimComparison *self = SIM_COMPARISON (object);
 
-  g_clear_pointer (&self->report, sim_report_unref);
+  g_clear_pointer (&self->view, sim_report_view_unref);
+  self->report = NULL;
   g_clear_pointer (&self->snapshot, sim_corpus_snapshot_unref);
   G_OBJECT_CLASS (sim_comparison_parent_class)->dispose (object);
 }

@@ -11,7 +11,7 @@
 #include <gtk/gtk.h>
 
 #include "sim-corpus.h"
-#include "sim-report.h"
+#include "sim-report-view.h"
 
 G_BEGIN_DECLS
 
@@ -22,11 +22,12 @@ G_DECLARE_FINAL_TYPE (SimComparison, sim_comparison, SIM, COMPARISON, GtkBox)
 #define SIM_COMPARISON_CONTEXT 160
 
 GtkWidget  *sim_comparison_new        (void);
-/* Shows match @match (0-based, best first) of segment @segment of @report;
- * the source's text comes from @snapshot (or only the matched excerpt when
- * the document is gone). */
+/* Shows match @match (0-based, best first) of segment @segment of @view's
+ * report, with the figure the view gives its run (another match: that
+ * match's own); the source's text comes from @snapshot (or only the matched
+ * excerpt when the document is gone). */
 void        sim_comparison_show       (SimComparison     *self,
-                                       SimReport         *report,
+                                       SimReportView     *view,
                                        SimCorpusSnapshot *snapshot,
                                        guint              segment,
                                        guint              match);

@@ -179,7 +179,7 @@ static void
 show_source (SimWindow *self,
              guint      index)
 {
-  sim_comparison_show (self->comparison, REPORT (self), SNAPSHOT (self), index, 0);
+  sim_comparison_show (self->comparison, sim_session_get_view (self->session), SNAPSHOT (self), index, 0);
 }
 
 void

@@ -68,8 +68,8 @@ test_words_changed_added_and_left_out (void **state)
   assert_int_equal (stats.changed, 3);
   assert_int_equal (stats.added + stats.left_out, 0);
   assert_false (stats.cjk);
-  said = sim_diff_describe (&stats);
-  assert_string_equal (said, "67% of the words match; 3 changed");
+  said = sim_diff_describe (&stats, 0.81f);
+  assert_string_equal (said, "81% similar to the source; 3 changed");
 }
 
 static void
@@ -85,8 +85,8 @@ test_chinese_is_compared_by_character (void **state)
   assert_true (stats.cjk);
   assert_int_equal (stats.n_a, 9);
   assert_int_equal (stats.same, 6);
-  said = sim_diff_describe (&stats);
-  assert_string_equal (said, "67% of the characters match; 1 changed, 2 added");
+  said = sim_diff_describe (&stats, 0.67f);
+  assert_string_equal (said, "67% similar to the source; 1 changed, 2 added");
   /* Mixed: a Latin word between characters is one word. */
   assert_diff ("用Linux系统", "用 Linux 系統", "=用Linux系统");
 }

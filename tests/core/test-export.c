@@ -15,6 +15,8 @@
 #include "sim-check.h"
 #include "sim-exclude.h"
 #include "sim-export.h"
+#include "sim-export-private.h"
+#include "sim-compare.h"
 #include "sim-report-json.h"
 #include "sim-test-util.h"
 
@@ -462,11 +464,110 @@ test_saved_report_refuses_damaged_files (void **state)
     }
 }
 
+/* Issue 31, fault 4: a source excerpt never cuts a word ("in centr"), in
+ * `compare` (spans placed in proportion inside a passage) or in a check. */
+static void
+assert_whole_words (SimReport  *report,
+                    const char *source)
+{
+  const glong n = g_utf8_strlen (source, -1);
+  guint n_checked = 0;
+
+  for (guint i = 0; i < sim_report_get_n_segments (report); i++)
+    {
+      const SimReportSegment *seg = sim_report_get_segment (report, i);
+
+      for (guint j = 0; j < seg->n_matches; j++)
+        {
+          const SimMatch *m = sim_report_get_match (report, seg->first_match + j);
+          const gunichar before = m->start > 0 ? g_utf8_get_char (g_utf8_offset_to_pointer (source, m->start - 1)) : ' ';
+          const gunichar first = g_utf8_get_char (g_utf8_offset_to_pointer (source, m->start));
+          const gunichar last = g_utf8_get_char (g_utf8_offset_to_pointer (source, m->end - 1));
+          const gunichar after = m->end < n ? g_utf8_get_char (g_utf8_offset_to_pointer (source, m->end)) : ' ';
+
+          if ((g_unichar_isalnum (before) && g_unichar_isalnum (first)) ||
+              (g_unichar_isalnum (last) && g_unichar_isalnum (after)))
+            fail_msg ("a word is cut: [%s]", m->excerpt);
+          n_checked++;
+        }
+    }
+  assert_true (n_checked > 0);
+}
+
+static void
+test_excerpts_end_at_words (void **state)
+{
+  Fixture *f = *state;
+  const char *source = "Population density is highest along the coast. It reaches four thousand people per square "
+                       "kilometre in central districts of the capital. Inland, villages are small and far apart, "
+                       "and roads are often closed by snow in winter. Farmers keep sheep on the high pastures. "
+                       "Tourism brings visitors to the lakes every summer.";
+  const char *article = "My essay starts with my own words about nothing at all. It reaches four thousand persons per "
+                        "square kilometre in central parts of the capital. Inland, hamlets are small and far apart, "
+                        "and roads are frequently closed by snow in winter. I liked the trip.";
+  SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
+  g_autoptr(SimReport) compared = sim_compare_run (article, -1, "article", source, -1, "source", &options,
+                                                   SIM_NORMALIZE_DEFAULT, NULL, NULL);
+  g_autofree char *docs = g_build_filename (f->dir, "density", NULL);
+  g_autofree char *store = g_build_filename (f->dir, "density.db", NULL);
+  g_autoptr(SimReport) checked = NULL;
+
+  assert_non_null (compared);
+  assert_whole_words (compared, source);
+  g_free (sim_test_write_file (docs, "density.txt", source, -1));
+  checked = sim_test_check_folder (store, docs, article, &options, NULL);
+  assert_non_null (checked);
+  assert_whole_words (checked, source);
+}
+
+/* Issue 31, fault 4: in the list of flagged passages only flagged text is
+ * shaded: each shaded piece lies in a run of the passage's source, and no
+ * such run reaches into a piece left plain. */
+static void
+test_list_shades_only_flagged_text (void **state)
+{
+  Fixture *f = *state;
+  g_autoptr(GArray) listed = _sim_export_listed_passages (f->view);
+  guint n_pieces = 0;
+
+  for (guint i = 0; i < listed->len; i++)
+    {
+      const SimListed *l = &g_array_index (listed, SimListed, i);
+      guint32 at = l->passage->start;
+      g_autoptr(GString) joined = g_string_new (NULL);
+
+      for (guint k = 0; k < l->pieces->len; k++)
+        {
+          const SimListedPiece *piece = &g_array_index (l->pieces, SimListedPiece, k);
+          const guint32 end = at + g_utf8_strlen (piece->text, -1);
+          gboolean in_run = FALSE, touches_run = FALSE;
+
+          for (guint r = 0; r < sim_report_view_get_n_runs (f->view); r++)
+            {
+              const SimFlaggedRun *run = sim_report_view_get_run (f->view, r);
+
+              if (run->source != l->passage->source)
+                continue;
+              in_run = in_run || (run->start <= at && end <= run->end);
+              touches_run = touches_run || (run->start < end && at < run->end);
+            }
+          assert_true (piece->flagged ? in_run : !touches_run);
+          g_string_append (joined, piece->text);
+          at = end;
+          n_pieces++;
+        }
+      assert_string_equal (joined->str, l->text);
+    }
+  assert_true (n_pieces > 0);
+}
+
 int
 main (void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test (test_histogram_counts_every_segment),
+    cmocka_unit_test (test_excerpts_end_at_words),
+    cmocka_unit_test (test_list_shades_only_flagged_text),
     cmocka_unit_test (test_html_is_self_contained_and_escaped),
     cmocka_unit_test (test_html_numbers_and_colours_flags_by_source),
     cmocka_unit_test (test_pdf_holds_flagged_segments_and_sources),

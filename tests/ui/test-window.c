@@ -13,6 +13,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
+#include <math.h>
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -29,6 +30,7 @@
 #include "sim-comparison.h"
 #include "sim-corpus.h"
 #include "sim-corpus-window.h"
+#include "sim-export.h"
 #include "sim-export-dialog.h"
 #include "sim-tint.h"
 #include "sim-report-json.h"
@@ -355,7 +357,25 @@ test_window_checks_highlights_and_shows_sources (void **state)
     assert_false (gtk_text_iter_has_tag (&a, gtk_text_tag_table_lookup (gtk_text_buffer_get_tag_table (art), "changed")));
     gtk_text_buffer_get_iter_at_offset (src, &a, g_utf8_pointer_to_offset (src_text, strstr (src_text, "the hard")));
     assert_true (gtk_text_iter_has_tag (&a, gtk_text_tag_table_lookup (gtk_text_buffer_get_tag_table (src), "changed")));
-    assert_non_null (strstr (sim_comparison_get_summary (cmp), "of the words match; 2 changed"));
+    /* Issue 31, fault 4: one figure for the passage, the same in the
+     * comparison, the HTML (its mark and its entry in the list) and the
+     * JSON's run. */
+    {
+      SimReportView *view = sim_window_get_view (window);
+      const SimFlaggedRun *run = sim_report_view_get_run (view, sim_report_view_find_run (view, edited));
+      g_autofree char *figure = g_strdup_printf ("%.0f%% similar to ", 100 * run->similarity);
+      g_autofree char *said = g_strdup_printf ("%.0f%% similar to the source; 2 changed", 100 * run->similarity);
+      g_autofree char *html = sim_export_html (view);
+      g_autofree char *json = sim_report_view_to_json (view, NULL, FALSE);
+      g_autofree char *in_json = g_strdup_printf ("\"similarity\":%g", round (1000 * run->similarity) / 1000);
+      const char *list = strstr (html, "Flagged passages and their sources");
+
+      assert_string_equal (sim_comparison_get_summary (cmp), said);
+      assert_non_null (list);
+      assert_non_null (strstr (list, figure));
+      assert_non_null (strstr (html, figure));
+      assert_non_null (strstr (json, in_json));
+    }
     assert_true (g_str_has_prefix (sim_comparison_get_title (cmp), "Source "));
   }
 
