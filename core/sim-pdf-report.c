@@ -225,23 +225,54 @@ set_color (cairo_t    *cr,
   cairo_set_source_rgb (cr, ((rgb >> 16) & 0xff) / 255.0, ((rgb >> 8) & 0xff) / 255.0, (rgb & 0xff) / 255.0);
 }
 
+/* A small label at (@x, @y): @align 0 left, 0.5 centred, 1 right of @x. */
+static void
+chart_label (Pdf        *pdf,
+             const char *text,
+             double      x,
+             double      y,
+             double      align)
+{
+  g_autoptr(PangoLayout) layout = pango_layout_new (pdf->context);
+  g_autoptr(PangoFontDescription) font = pango_font_description_from_string ("Sans 6.5");
+  int w, h;
+
+  pango_layout_set_font_description (layout, font);
+  pango_layout_set_text (layout, text, -1);
+  pango_layout_get_size (layout, &w, &h);
+  cairo_set_source_rgb (pdf->cr, 0.33, 0.33, 0.33);
+  cairo_move_to (pdf->cr, x - align * w / PANGO_SCALE, y - h / PANGO_SCALE / 2.0);
+  pango_cairo_show_layout (pdf->cr, layout);
+}
+
+/* The charts of the window, drawn alike: every segment's similarity along
+ * the article, with its axis in percent and the two thresholds dashed in
+ * their colours, and beside it, apart, the segments per similarity band
+ * with their counts. */
 static void
 pdf_chart (Pdf                 *pdf,
            const SimReportView *view)
 {
   const SimReport *report = sim_report_view_get_report (view);
-  const double w = pdf->page_w - 2 * MARGIN, h = 110, left_w = w * 0.62;
+  const SimReportSettings *s = sim_report_get_settings (report);
+  const double w = pdf->page_w - 2 * MARGIN, h = 100, axis = 22, below = 24;
+  const double left_x = MARGIN + axis, left_w = w * 0.58 - axis;
+  const double hist_x = MARGIN + w * 0.58 + 16 + axis, hist_w = MARGIN + w - hist_x;
+  const double top = pdf->y + 8, bottom = top + h;
   const guint32 n_chars = MAX (sim_report_get_n_chars (report), 1);
   const guint *counts = sim_report_view_get_histogram (view);
+  const float thresholds[2] = { s->medium_threshold, s->high_threshold };
+  const SimLevel levels[2] = { SIM_LEVEL_MEDIUM, SIM_LEVEL_HIGH };
   guint max_count = 1;
   cairo_t *cr = pdf->cr;
 
-  pdf_new_page_if_needed (pdf, h + 10);
+  pdf_new_page_if_needed (pdf, h + below + 12);
   for (guint i = 0; i < SIM_CHART_BINS; i++)
     max_count = MAX (max_count, counts[i]);
   cairo_set_line_width (cr, 0.5);
   cairo_set_source_rgb (cr, 0.8, 0.8, 0.8);
-  cairo_rectangle (cr, MARGIN, pdf->y, left_w, h);
+  cairo_rectangle (cr, left_x, top, left_w, h);
+  cairo_rectangle (cr, hist_x, top, hist_w, h);
   cairo_stroke (cr);
   for (guint i = 0; i < sim_report_get_n_segments (report); i++)
     {
@@ -250,21 +281,54 @@ pdf_chart (Pdf                 *pdf,
       const double bw = MAX (0.5, left_w * (seg->end - seg->start) / n_chars);
       const double bh = h * seg->similarity;
 
-      set_color (cr, sim_level_color (seg->level));
-      cairo_rectangle (cr, MARGIN + x, pdf->y + h - bh, bw, bh);
+      set_color (cr, sim_report_view_is_segment_excluded (view, i) ? sim_level_excluded_tint ()
+                                                                   : sim_level_color (seg->level));
+      cairo_rectangle (cr, left_x + x, bottom - bh, bw, bh);
+      if (!sim_report_segment_is_flagged (seg) && seg->similarity >= s->medium_threshold)
+        {
+          cairo_stroke (cr);  /* too little text to count: an outline, as in the app */
+          continue;
+        }
       cairo_fill (cr);
     }
+  /* The thresholds, dashed in their levels' colours. */
+  cairo_save (cr);
+  cairo_set_dash (cr, (double[]) { 3, 2 }, 2, 0);
+  for (guint t = 0; t < 2; t++)
+    {
+      set_color (cr, sim_level_color (levels[t]));
+      cairo_move_to (cr, left_x, bottom - h * thresholds[t]);
+      cairo_line_to (cr, left_x + left_w, bottom - h * thresholds[t]);
+      cairo_stroke (cr);
+    }
+  cairo_restore (cr);
   for (guint b = 0; b < SIM_CHART_BINS; b++)
     {
-      const double bw = (w - left_w - 20) / SIM_CHART_BINS;
+      const double bw = hist_w / SIM_CHART_BINS;
       const double bh = h * counts[b] / max_count;
 
       set_color (cr, sim_level_color (sim_report_view_level_of (view, (b + 0.5f) / SIM_CHART_BINS)));
-      cairo_rectangle (cr, MARGIN + left_w + 20 + b * bw, pdf->y + h - bh, bw * 0.8, bh);
+      cairo_rectangle (cr, hist_x + b * bw + 1, bottom - bh, bw - 2, bh);
       cairo_fill (cr);
     }
+  /* Axes: similarity up the left one, the article along it; segments up
+   * the histogram, similarity along it. */
+  for (guint p = 0; p <= 100; p += 50)
+    {
+      g_autofree char *pct = g_strdup_printf ("%u%%", p);
+      g_autofree char *n = g_strdup_printf ("%u", p == 0 ? 0 : p == 50 ? max_count / 2 : max_count);
+
+      chart_label (pdf, pct, left_x - 3, bottom - h * p / 100, 1);
+      if (p != 50 || max_count >= 2)
+        chart_label (pdf, n, hist_x - 3, bottom - h * (p == 50 ? (double) (max_count / 2) / max_count : p / 100.0), 1);
+      chart_label (pdf, pct, hist_x + hist_w * p / 100, bottom + 7, p == 0 ? 0 : p == 100 ? 1 : 0.5);
+    }
+  chart_label (pdf, _("start of the article"), left_x, bottom + 7, 0);
+  chart_label (pdf, _("end"), left_x + left_w, bottom + 7, 1);
+  chart_label (pdf, _("Similarity of each segment along the article"), left_x + left_w / 2, bottom + 17, 0.5);
+  chart_label (pdf, _("Segments per similarity band"), hist_x + hist_w / 2, bottom + 17, 0.5);
   cairo_set_source_rgb (cr, 0, 0, 0);
-  pdf->y += h + 8;
+  pdf->y = bottom + below;
 }
 
 gboolean

@@ -1215,6 +1215,36 @@ class CliTest(unittest.TestCase):
         self.assertEqual(got[1][0], expected[1][0])
         self.assertEqual(got[1][1], expected[1][1])   # the document frequencies, bucket by bucket
 
+    def test_chinese_pdf_is_set_in_simplified_chinese_faces_only(self):
+        # Issue 31, fault 14: a Chinese report, in the Chinese interface,
+        # set some glyphs in the Japanese variant of Noto CJK.
+        self.add_docs()
+        article = self.write("essay.txt", "我们去了老城。" + ZH + "我很喜欢。\n")
+        pdf = os.path.join(self.dir, "essay.pdf")
+        env = dict(self.env, LANGUAGE="zh_CN", LANG="zh_CN.UTF-8", LC_ALL="zh_CN.UTF-8")
+        out = self.run_cli("check", "--pdf", pdf, article, env=env)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertIn("相似度", out.stdout.decode())  # the interface is Chinese
+        fonts = subprocess.run(["pdffonts", pdf], capture_output=True, text=True).stdout
+        self.assertIn("CJKsc", fonts)
+        self.assertNotIn("CJKjp", fonts)
+
+    def test_screenshots_refuse_to_take_chinese_shots_in_english(self):
+        # Issue 31, fault 14: without the zh_CN locale the script said
+        # nothing and took English shots under the Chinese names.
+        script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "ui", "screenshots.sh")
+        fake = os.path.join(self.dir, "bin")
+        os.makedirs(fake)
+        with open(os.path.join(fake, "locale"), "w") as f:
+            f.write("#!/bin/sh\necho C\necho C.utf8\necho POSIX\n")
+        os.chmod(os.path.join(fake, "locale"), 0o755)
+        env = dict(self.env, PATH=fake + os.pathsep + os.environ["PATH"])
+        out = subprocess.run(["bash", script, os.path.join(self.dir, "shots")], env=env,
+                             capture_output=True, text=True, timeout=60)
+        self.assertEqual(out.returncode, 1)
+        self.assertIn("zh_CN.UTF-8 locale is missing", out.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.dir, "shots", "sources-en.png")))
+
     def test_corpus_set_fold_traditional(self):
         self.add_docs()
         traditional = "街角那家茶館已經開了六十多年，每天清晨都有老人帶著鳥籠來喝茶。"

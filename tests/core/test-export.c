@@ -187,6 +187,10 @@ test_pdf_holds_flagged_segments_and_sources (void **state)
   assert_non_null (strstr (flat, "2 "));
   assert_non_null (strstr (flat, "Each flagged passage is coloured and numbered like its source")); /* the legend */
   assert_null (strstr (flat, "distance"));
+  /* Issue 31, fault 7: the charts have their axes and labels, as the app's. */
+  assert_non_null (strstr (flat, "100%"));
+  assert_non_null (strstr (flat, "Similarity of each segment along the article"));
+  assert_non_null (strstr (flat, "Segments per similarity band"));
   /* Chinese is set in the Simplified Chinese variant of the CJK font. */
   {
     g_autofree char *pdffonts = g_find_program_in_path ("pdffonts");

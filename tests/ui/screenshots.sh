@@ -12,6 +12,14 @@
 # usage: tests/ui/screenshots.sh OUTDIR   (build in $SIMHOUND_BUILD_DIR, default build/;
 #        SIMHOUND_TEST_STYLE=dark for the dark style)
 set -euo pipefail
+# Without the zh_CN locale gettext ignores LANGUAGE and the "Chinese" shots
+# come out in English: say so and stop rather than take them.
+if ! locale -a 2>/dev/null | grep -qix 'zh_CN.utf-\?8'; then
+  echo "screenshots.sh: the zh_CN.UTF-8 locale is missing (run.sh generates it: locale-gen zh_CN.UTF-8);" \
+       "the Chinese screenshots would be in English" >&2
+  exit 1
+fi
+
 top=$(cd "$(dirname "$0")/../.." && pwd)
 out=${1:?usage: screenshots.sh OUTDIR}
 build=${SIMHOUND_BUILD_DIR:-$top/build}
