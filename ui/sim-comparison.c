@@ -413,38 +413,73 @@ sim_comparison_clear (SimComparison *self,
   g_clear_pointer (&self->source_text, g_free);
 }
 
-/* The file in its default application, or the stored text when it is gone. */
+/* The stored text of the source, in a window of its own titled @title. */
 static void
-on_open_source (GtkButton     *button,
-                SimComparison *self)
+show_stored_text (SimComparison *self,
+                  const char    *title)
+{
+  GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
+  GtkWidget *window = gtk_window_new ();
+  GtkWidget *scrolled = gtk_scrolled_window_new ();
+  GtkWidget *view = gtk_text_view_new ();
+
+  gtk_window_set_title (GTK_WINDOW (window), title);
+  gtk_window_set_default_size (GTK_WINDOW (window), 640, 600);
+  if (GTK_IS_WINDOW (root))
+    gtk_window_set_transient_for (GTK_WINDOW (window), GTK_WINDOW (root));
+  gtk_text_view_set_editable (GTK_TEXT_VIEW (view), FALSE);
+  gtk_text_view_set_wrap_mode (GTK_TEXT_VIEW (view), GTK_WRAP_WORD_CHAR);
+  gtk_text_buffer_set_text (gtk_text_view_get_buffer (GTK_TEXT_VIEW (view)), self->source_text, -1);
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scrolled), view);
+  gtk_window_set_child (GTK_WINDOW (window), scrolled);
+  gtk_window_present (GTK_WINDOW (window));
+}
+
+static void
+on_shown (GObject      *source,
+          GAsyncResult *result,
+          gpointer      data)
+{
+  g_autoptr(SimComparison) self = data;
+  g_autoptr(GError) error = NULL;
+
+  /* No application opens it (GTK's "Could not show link" said only that):
+   * the text the corpus keeps of it. */
+  if (!gtk_show_uri_full_finish (GTK_WINDOW (source), result, &error) && self->source_text != NULL &&
+      !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    {
+      g_autofree char *title = g_strdup_printf (_("%s (stored text; no application opens the file)"),
+                                                self->source_title);
+
+      show_stored_text (self, title);
+    }
+}
+
+void
+sim_comparison_open_source (SimComparison *self)
 {
   GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
 
-  if (self->source_path && g_file_test (self->source_path, G_FILE_TEST_IS_REGULAR))
+  if (self->source_path && g_file_test (self->source_path, G_FILE_TEST_IS_REGULAR) && GTK_IS_WINDOW (root))
     {
       g_autoptr(GFile) file = g_file_new_for_path (self->source_path);
       g_autofree char *uri = g_file_get_uri (file);
 
-      gtk_show_uri (GTK_IS_WINDOW (root) ? GTK_WINDOW (root) : NULL, uri, GDK_CURRENT_TIME);
+      gtk_show_uri_full (GTK_WINDOW (root), uri, GDK_CURRENT_TIME, NULL, on_shown, g_object_ref (self));
     }
   else if (self->source_text)
     {
-      GtkWidget *window = gtk_window_new ();
-      GtkWidget *scrolled = gtk_scrolled_window_new ();
-      GtkWidget *view = gtk_text_view_new ();
       g_autofree char *title = g_strdup_printf (_("%s (stored text; the file is gone)"), self->source_title);
 
-      gtk_window_set_title (GTK_WINDOW (window), title);
-      gtk_window_set_default_size (GTK_WINDOW (window), 640, 600);
-      if (GTK_IS_WINDOW (root))
-        gtk_window_set_transient_for (GTK_WINDOW (window), GTK_WINDOW (root));
-      gtk_text_view_set_editable (GTK_TEXT_VIEW (view), FALSE);
-      gtk_text_view_set_wrap_mode (GTK_TEXT_VIEW (view), GTK_WRAP_WORD_CHAR);
-      gtk_text_buffer_set_text (gtk_text_view_get_buffer (GTK_TEXT_VIEW (view)), self->source_text, -1);
-      gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scrolled), view);
-      gtk_window_set_child (GTK_WINDOW (window), scrolled);
-      gtk_window_present (GTK_WINDOW (window));
+      show_stored_text (self, title);
     }
+}
+
+static void
+on_open_source (GtkButton     *button,
+                SimComparison *self)
+{
+  sim_comparison_open_source (self);
 }
 
 const char *

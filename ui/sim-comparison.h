@@ -31,6 +31,10 @@ void        sim_comparison_show       (SimComparison     *self,
                                        SimCorpusSnapshot *snapshot,
                                        guint              segment,
                                        guint              match);
+/* Opens the source shown, as its Open button does: the file in its
+ * default application, else (no file, or nothing opens it) the text the
+ * corpus keeps of it in a window of its own. */
+void        sim_comparison_open_source (SimComparison    *self);
 /* Shows @message instead of a comparison. */
 void        sim_comparison_clear      (SimComparison     *self,
                                        const char        *message);

@@ -223,6 +223,63 @@ test_window_chart_says_a_short_copy_is_too_short (void **state)
   sim_test_remove_tree (dir);
 }
 
+/* A window whose title holds @part, or NULL. */
+static GtkWindow *
+find_window_titled (const char *part)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();  /* (transfer none) */
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GtkWidget) w = g_list_model_get_item (toplevels, i);
+      const char *title = gtk_window_get_title (GTK_WINDOW (w));
+
+      if (title != NULL && strstr (title, part) != NULL)
+        return GTK_WINDOW (w);
+    }
+  return NULL;
+}
+
+static gboolean
+has_window_titled (gpointer part)
+{
+  return find_window_titled (part) != NULL;
+}
+
+/* Issue 31, fault 11: Open Source where no application opens the file shows
+ * the text the corpus keeps, not GTK's "Could not show link". (This test
+ * runs with no applications registered: XDG_DATA_DIRS is empty.) */
+static void
+test_open_source_without_an_application_shows_the_stored_text (void **state)
+{
+  g_autofree char *dir = sim_test_make_tmp_dir ();
+  g_autofree char *store = make_store (dir);
+  SimWindow *window = sim_window_new (NULL, store);
+  SimReport *report;
+  GtkWindow *shown;
+
+  gtk_window_present (GTK_WINDOW (window));
+  sim_window_set_text (window, OWN EN_COPY);
+  sim_window_check (window);
+  sim_test_spin_until (check_finished, window, 60);
+  report = sim_window_get_report (window);
+  for (guint i = 0; i < sim_report_get_n_segments (report); i++)
+    if (sim_report_segment_is_flagged (sim_report_get_segment (report, i)))
+      {
+        sim_window_select_segment (window, i);
+        break;
+      }
+  assert_true (g_str_has_suffix (sim_window_get_source_path (window), "lighthouse.txt"));
+  sim_comparison_open_source (sim_window_get_comparison (window));
+  sim_test_spin_until (has_window_titled, (gpointer) "stored text", 30);
+  shown = find_window_titled ("stored text");
+  assert_non_null (shown);
+  assert_non_null (strstr (gtk_window_get_title (shown), "no application opens the file"));
+  gtk_window_destroy (shown);
+  gtk_window_destroy (GTK_WINDOW (window));
+  sim_test_remove_tree (dir);
+}
+
 static void
 test_window_checks_highlights_and_shows_sources (void **state)
 {
@@ -1291,6 +1348,7 @@ main (int argc, char **argv)
     cmocka_unit_test (test_window_shows_a_report_only_with_its_text),
     cmocka_unit_test (test_window_leaving_a_source_out_changes_every_figure),
     cmocka_unit_test (test_window_chart_says_a_short_copy_is_too_short),
+    cmocka_unit_test (test_open_source_without_an_application_shows_the_stored_text),
     cmocka_unit_test (test_window_shows_the_empty_state_without_a_corpus),
     cmocka_unit_test (test_window_imports_the_demo_corpus_and_lists_it),
     cmocka_unit_test (test_window_waits_for_another_writer_and_says_so),
@@ -1312,5 +1370,15 @@ main (int argc, char **argv)
     return read_only_case (argv[2]);
   if ((argc == 7 || argc == 8) && g_str_equal (argv[1], "--screenshot"))
     return screenshot (argv[2], argv[4], argv[6], argc == 8 ? argv[7] : NULL);
-  return cmocka_run_group_tests_name ("window", tests, NULL, NULL);
+  /* No application is registered for any file: nothing a test opens
+   * starts a program (Open Source falls back to the stored text). */
+  {
+    g_autofree char *no_apps = sim_test_make_tmp_dir ();
+    int failed;
+
+    g_setenv ("XDG_DATA_DIRS", no_apps, TRUE);
+    failed = cmocka_run_group_tests_name ("window", tests, NULL, NULL);
+    sim_test_remove_tree (no_apps);
+    return failed;
+  }
 }
