@@ -29,6 +29,8 @@ const char    *sim_window_get_progress_text (SimWindow *self);
 const char    *sim_window_get_read_only_message (SimWindow *self);
 GtkWidget     *sim_window_get_corpus_window (SimWindow *self); /* NULL unless open */
 
+/* How many rows of controls the toolbar takes at its width. */
+guint       sim_window_count_toolbar_rows (SimWindow *self);
 /* Whether the text and the results share one view (a narrow window), and
  * which is shown: "text" or "results". */
 gboolean    sim_window_is_folded      (SimWindow *self);

@@ -33,6 +33,8 @@ struct _SimWindow {
   AdwWindowTitle    *window_title;
   AdwLeaflet        *leaflet;
   GtkWidget         *results_button;
+  GtkWidget         *toolbar;
+  GtkWidget         *options_button;
   GtkWidget         *back_button;
   GtkScrolledWindow *results_scroll;
   GtkWidget         *defaults_label;
@@ -1821,6 +1823,8 @@ sim_window_class_init (SimWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SimWindow, recent_section);
   gtk_widget_class_bind_template_child (widget_class, SimWindow, leaflet);
   gtk_widget_class_bind_template_child (widget_class, SimWindow, results_button);
+  gtk_widget_class_bind_template_child (widget_class, SimWindow, toolbar);
+  gtk_widget_class_bind_template_child (widget_class, SimWindow, options_button);
   gtk_widget_class_bind_template_child (widget_class, SimWindow, back_button);
   gtk_widget_class_bind_template_child (widget_class, SimWindow, results_scroll);
   gtk_widget_class_bind_template_child (widget_class, SimWindow, defaults_label);
@@ -1999,6 +2003,17 @@ const char *
 sim_window_get_summary (SimWindow *self)
 {
   return gtk_label_get_text (self->summary_label);
+}
+
+guint
+sim_window_count_toolbar_rows (SimWindow *self)
+{
+  int toolbar_h, control_h;
+
+  gtk_widget_measure (self->toolbar, GTK_ORIENTATION_VERTICAL, gtk_widget_get_width (self->toolbar), NULL, &toolbar_h,
+                      NULL, NULL);
+  gtk_widget_measure (self->options_button, GTK_ORIENTATION_VERTICAL, -1, NULL, &control_h, NULL, NULL);
+  return control_h > 0 ? (guint) ((toolbar_h + control_h / 2) / control_h) : 0;
 }
 
 const char *

@@ -716,6 +716,8 @@ test_window_fits_640_by_480 (void **state)
   assert_true (gtk_widget_get_height (GTK_WIDGET (window)) <= 480);
   assert_true (sim_window_is_folded (window));
   assert_string_equal (sim_window_get_visible_view (window), "text");
+  /* Issue 31, fault 13: the toolbar is one row (it wrapped to three). */
+  assert_int_equal (sim_window_count_toolbar_rows (window), 1);
   /* Colouring by level shows its legend, and still fits. */
   {
     g_autoptr(GSettings) settings = g_settings_new ("org.simhound.Simhound");
