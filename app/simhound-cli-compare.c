@@ -23,23 +23,24 @@
 #include "sim-store.h"
 
 static void
-print_comparison (const SimReport *report,
-                  const char      *b_text,
-                  gboolean         color)
+print_comparison (const SimReport  *report,
+                  float             similarity,
+                  const SimPassage *passages,
+                  guint             n,
+                  const char       *b_text,
+                  gboolean          color)
 {
   const char *dim = color ? "\033[2m" : "", *bold = color ? "\033[1m" : "", *reset = color ? "\033[0m" : "";
   const SimReportSource *b = sim_report_get_source (report, 0);
-
-  const guint n = sim_report_get_n_passages (report);
 
   g_autofree char *b_path = cli_for_terminal (b->path);
 
   g_print (g_dngettext (GETTEXT_PACKAGE, "%sSimilarity %.1f%%%s — %u passage of A found in %s\n",
                         "%sSimilarity %.1f%%%s — %u passages of A found in %s\n", n),
-           bold, 100 * sim_report_get_similarity (report), reset, n, b_path);
-  for (guint i = 0; i < sim_report_get_n_passages (report); i++)
+           bold, 100 * similarity, reset, n, b_path);
+  for (guint i = 0; i < n; i++)
     {
-      const SimPassage *p = sim_report_get_passage (report, i);
+      const SimPassage *p = &passages[i];
       g_autofree char *a_text = sim_report_dup_text (report, p->start, p->end);
       const char *from = g_utf8_offset_to_pointer (b_text, p->source_start);
       g_autofree char *b_part = g_strndup (from, g_utf8_offset_to_pointer (from, p->source_end - p->source_start) - from);
@@ -62,6 +63,11 @@ cli_compare_command (int argc, char **argv)
   gsize a_len = 0, b_len = 0;
   SimDocumentNotes a_notes = { 0 };
   gboolean json = FALSE, keep_traditional = FALSE;
+  g_autofree char *template_path = NULL, *template_text = NULL;
+  g_autoptr(GArray) template_spans = g_array_new (FALSE, FALSE, sizeof (SimExcludedSpan));
+  g_autoptr(GArray) shown = g_array_new (FALSE, FALSE, sizeof (SimPassage));
+  SimExclusions exclusions = SIM_EXCLUSIONS_INIT;
+  const SimNormalizeFlags flags = SIM_NORMALIZE_FOLD_T2S;
   double high = -1, medium = -1;
   SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
   GOptionEntry entries[] = {
@@ -72,6 +78,7 @@ cli_compare_command (int argc, char **argv)
     { "high", 0, 0, G_OPTION_ARG_DOUBLE, &high, N_("Similarity from which a passage is high (default 0.70)"), N_("X") },
     { "medium", 0, 0, G_OPTION_ARG_DOUBLE, &medium, N_("Similarity from which a passage is medium (default 0.40)"), N_("X") },
     { "keep-traditional", 0, 0, G_OPTION_ARG_NONE, &keep_traditional, N_("Tell traditional and simplified Chinese apart"), NULL },
+    { "template", 0, 0, G_OPTION_ARG_FILENAME, &template_path, N_("The assignment's own text: what A repeats of it is not a match"), N_("FILE") },
     { NULL }
   };
 
@@ -91,25 +98,51 @@ cli_compare_command (int argc, char **argv)
   if (pdf_path != NULL)
     cli_partial_pdf = g_strconcat (pdf_path, SIM_EXPORT_PARTIAL_SUFFIX, NULL);
   if ((a = cli_load_input (argv[1], NULL, &a_len, &a_notes, &error)) == NULL ||
-      (b = cli_load_input (argv[2], NULL, &b_len, NULL, &error)) == NULL)
+      (b = cli_load_input (argv[2], NULL, &b_len, NULL, &error)) == NULL ||
+      (template_path != NULL && (template_text = cli_load_input (template_path, NULL, NULL, NULL, &error)) == NULL))
     return cli_fail (error);
   report = sim_compare_run (a, a_len, argv[1], b, b_len, argv[2], &options,
-                            keep_traditional ? SIM_NORMALIZE_DEFAULT : SIM_NORMALIZE_FOLD_T2S,
-                            cli_cancellable, &error);
+                            keep_traditional ? SIM_NORMALIZE_DEFAULT : flags, cli_cancellable, &error);
   if (report == NULL)
     return cli_fail (error);
   cli_add_hidden_text (report, &a_notes);
-  view = sim_report_view_new (report, NULL);
+  /* What A repeats of the assignment is left out, as a check leaves it out:
+   * the view's figure, and the passages it does not leave out. */
+  if (template_text != NULL &&
+      !sim_exclude_find_template (report, template_text, -1, keep_traditional ? SIM_NORMALIZE_DEFAULT : flags,
+                                  template_spans, &error))
+    return cli_fail (error);
+  exclusions.template_spans = (const SimExcludedSpan *) template_spans->data;
+  exclusions.n_template_spans = template_spans->len;
+  view = sim_report_view_new (report, &exclusions);
+  for (guint i = 0; i < sim_report_get_n_passages (report); i++)
+    {
+      const SimPassage *p = sim_report_get_passage (report, i);
+      guint32 left_out = 0;
+
+      for (guint t = 0; t < template_spans->len; t++)
+        {
+          const SimExcludedSpan *x = &g_array_index (template_spans, SimExcludedSpan, t);
+
+          if (MIN (x->end, p->end) > MAX (x->start, p->start))
+            left_out += MIN (x->end, p->end) - MAX (x->start, p->start);
+        }
+      if (2 * left_out < p->end - p->start)
+        g_array_append_val (shown, *p);
+    }
   if ((html_path && !sim_export_html_file (view, html_path, &error)) ||
       (pdf_path && !sim_export_pdf_file_on (view, pdf_path, cli_paper, &error)))
     return cli_fail (error);
   if (json)
     {
-      g_autofree char *out = sim_compare_to_json (report, argv[1], argv[2], g_utf8_strlen (b, b_len));
+      g_autofree char *out = sim_compare_to_json (report, sim_report_view_get_similarity (view),
+                                                  (const SimPassage *) shown->data, shown->len, argv[1], argv[2],
+                                                  g_utf8_strlen (b, b_len));
 
       g_print ("%s\n", out);
     }
   else
-    print_comparison (report, b, isatty (STDOUT_FILENO) && g_getenv ("NO_COLOR") == NULL);
+    print_comparison (report, sim_report_view_get_similarity (view), (const SimPassage *) shown->data, shown->len, b,
+                      isatty (STDOUT_FILENO) && g_getenv ("NO_COLOR") == NULL);
   return EXIT_OK;
 }

@@ -44,7 +44,7 @@ cli_cross_command (int argc, char **argv)
   GArray *lens, *n_chars;
   g_autoptr(GArray) pairs = NULL;
   gboolean json = FALSE, keep_traditional = FALSE, with_corpus = FALSE;
-  g_autofree char *html_path = NULL;
+  g_autofree char *html_path = NULL, *template_path = NULL, *template_text = NULL;
   g_autoptr(GPtrArray) corpus_reports = NULL;
   SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
   int status = EXIT_OK;
@@ -52,6 +52,7 @@ cli_cross_command (int argc, char **argv)
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print the pairs as JSON"), NULL },
     { "html", 0, 0, G_OPTION_ARG_FILENAME, &html_path, N_("Also write the pairs as HTML: a matrix of shares and each pair's passages side by side"), N_("FILE") },
     { "with-corpus", 0, 0, G_OPTION_ARG_NONE, &with_corpus, N_("Check each document against the corpus too"), NULL },
+    { "template", 0, 0, G_OPTION_ARG_FILENAME, &template_path, N_("The assignment's own text: what essays repeat of it is not a match"), N_("FILE") },
     { "keep-traditional", 0, 0, G_OPTION_ARG_NONE, &keep_traditional, N_("Tell traditional and simplified Chinese apart"), NULL },
     { NULL }
   };
@@ -61,6 +62,8 @@ cli_cross_command (int argc, char **argv)
     return cli_usage_error (context, error->message);
   if (argc < 2)
     return cli_usage_error (context, _("cross needs the documents: files or folders"));
+  if (template_path != NULL && (template_text = cli_load_input (template_path, NULL, NULL, NULL, &error)) == NULL)
+    return cli_fail (error);
   docs = sim_cross_documents_load ((const char *const *) argv + 1, on_cross_progress, NULL, cli_cancellable, &error);
   if (docs == NULL)
     return cli_fail (error);
@@ -78,7 +81,7 @@ cli_cross_command (int argc, char **argv)
       return EXIT_ERROR;
     }
   pairs = sim_cross_run ((const char *const *) texts->pdata, (const gsize *) lens->data,
-                         (const char *const *) paths->pdata, texts->len, &options,
+                         (const char *const *) paths->pdata, texts->len, template_text, &options,
                          keep_traditional ? SIM_NORMALIZE_DEFAULT : SIM_NORMALIZE_FOLD_T2S, cli_cancellable, &error);
   if (pairs == NULL)
     return cli_fail (error);

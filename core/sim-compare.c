@@ -349,10 +349,13 @@ sim_compare_add_passage_json (JsonBuilder      *b,
 }
 
 char *
-sim_compare_to_json (const SimReport *report,
-                     const char      *a_path,
-                     const char      *b_path,
-                     guint32          b_chars)
+sim_compare_to_json (const SimReport  *report,
+                     float             similarity,
+                     const SimPassage *passages,
+                     guint             n_passages,
+                     const char       *a_path,
+                     const char       *b_path,
+                     guint32           b_chars)
 {
   g_autoptr(JsonBuilder) b = json_builder_new ();
   g_autoptr(JsonGenerator) gen = json_generator_new ();
@@ -362,11 +365,11 @@ sim_compare_to_json (const SimReport *report,
   add_document (b, "a", a_path, sim_report_get_n_chars (report));
   add_document (b, "b", b_path, b_chars);
   json_builder_set_member_name (b, "similarity");
-  json_builder_add_double_value (b, round3 (sim_report_get_similarity (report)));
+  json_builder_add_double_value (b, round3 (similarity));
   json_builder_set_member_name (b, "passages");
   json_builder_begin_array (b);
-  for (guint i = 0; i < sim_report_get_n_passages (report); i++)
-    sim_compare_add_passage_json (b, sim_report_get_passage (report, i));
+  for (guint i = 0; i < n_passages; i++)
+    sim_compare_add_passage_json (b, &passages[i]);
   json_builder_end_array (b);
   json_builder_end_object (b);
   root = json_builder_get_root (b);

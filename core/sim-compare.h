@@ -66,8 +66,12 @@ void       sim_compare_add_passage_json (JsonBuilder      *b,
 
 /* The JSON of `simhound-cli compare --json`: {"a": {"path", "characters"},
  * "b": {...}, "similarity", "passages": [{"start", "end", "source_start",
- * "source_end", "level", "similarity"}]}. (transfer full) */
+ * "source_end", "level", "similarity"}]}: @similarity and @passages are
+ * those shown (the report's, or those a template leaves). (transfer full) */
 char      *sim_compare_to_json (const SimReport       *report,
+                                float                  similarity,
+                                const SimPassage      *passages,
+                                guint                  n_passages,
                                 const char            *a_path,
                                 const char            *b_path,
                                 guint32                b_chars);

@@ -30,6 +30,8 @@ typedef struct {
   guint64                doc_mask; /* a window's key: its hash's high bits, the document in these */
   GArray               **spans;    /* per document: Window (its key as hash), in text order */
   GArray               **common;   /* per document: guint64 start << 32 | end of commonplace windows */
+  SimCompareText        *template; /* the assignment's text, or NULL */
+  GArray               **template_spans; /* per document: guint64 spans repeating the template */
   SimCompareText       **prepared; /* per document, NULL if it has no content */
   gint                   next;     /* work counter */
   GArray                *pairs;    /* SimCrossPair candidates, filled in by the aligners */
@@ -100,6 +102,21 @@ document_worker (gpointer data)
       cross->prepared[i] = sim_compare_text_new (cross->texts[i], cross->lens[i], cross->names[i], cross->flags, NULL);
       if (cross->prepared[i] == NULL)
         continue;
+      /* What the document repeats of the assignment: never a match. */
+      if (cross->template != NULL)
+        {
+          g_autoptr(SimReport) with_template = sim_compare_shared (cross->prepared[i], cross->template,
+                                                                   cross->options);
+
+          cross->template_spans[i] = g_array_new (FALSE, FALSE, sizeof (guint64));
+          for (guint p = 0; with_template && p < sim_report_get_n_passages (with_template); p++)
+            {
+              const SimPassage *passage = sim_report_get_passage (with_template, p);
+              const guint64 span = (guint64) passage->start << 32 | passage->end;
+
+              g_array_append_val (cross->template_spans[i], span);
+            }
+        }
       units = sim_compare_text_get_units (cross->prepared[i]);
       g_array_set_size (anchors, 0);
       sim_fingerprinter_load_units (fp, units);
@@ -170,8 +187,6 @@ align_worker (gpointer data)
   while ((i = g_atomic_int_add (&cross->next, 1)) < (gint) cross->pairs->len)
     {
       SimCrossPair *pair = &g_array_index (cross->pairs, SimCrossPair, i);
-      g_autoptr(GArray) in_a = g_array_new (FALSE, FALSE, sizeof (guint64));
-      g_autoptr(GArray) in_b = g_array_new (FALSE, FALSE, sizeof (guint64));
       SimReport *report;
 
       if (g_cancellable_is_cancelled (cross->cancellable))
@@ -185,19 +200,16 @@ align_worker (gpointer data)
       for (guint p = 0; p < sim_report_get_n_passages (report); p++)
         {
           const SimPassage *passage = sim_report_get_passage (report, p);
-          const guint64 a = (guint64) passage->start << 32 | passage->end;
-          const guint64 b = (guint64) passage->source_start << 32 | passage->source_end;
 
           if (passage->level == SIM_LEVEL_LOW ||
               2 * covered (cross->common[pair->a], passage->start, passage->end) >= passage->end - passage->start)
             continue;
           g_array_append_val (pair->passages, *passage);
-          g_array_append_val (in_a, a);
-          g_array_append_val (in_b, b);
         }
       pair->report = report;
-      pair->shared_a = union_length (in_a);
-      pair->shared_b = union_length (in_b);
+      /* One rule for the figure, which the pair's comparison shows too. */
+      pair->shared_a = sim_passages_cover ((const SimPassage *) pair->passages->data, pair->passages->len, FALSE);
+      pair->shared_b = sim_passages_cover ((const SimPassage *) pair->passages->data, pair->passages->len, TRUE);
     }
 }
 
@@ -439,7 +451,11 @@ cross_clear (Cross *cross)
       g_clear_pointer (&cross->spans[i], g_array_unref);
       g_clear_pointer (&cross->common[i], g_array_unref);
       g_clear_pointer (&cross->prepared[i], sim_compare_text_free);
+      if (cross->template_spans != NULL)
+        g_clear_pointer (&cross->template_spans[i], g_array_unref);
     }
+  g_clear_pointer (&cross->template, sim_compare_text_free);
+  g_free (cross->template_spans);
   g_free (cross->spans);
   g_free (cross->common);
   g_free (cross->prepared);
@@ -450,6 +466,7 @@ sim_cross_run (const char *const     *texts,
                const gsize           *lens,
                const char *const     *names,
                guint                  n,
+               const char            *template_text,
                const SimCheckOptions *options,
                SimNormalizeFlags      flags,
                GCancellable          *cancellable,
@@ -457,7 +474,7 @@ sim_cross_run (const char *const     *texts,
 {
   Cross cross = { .texts = texts, .lens = lens, .names = names, .n = n, .options = options,
                   .flags = flags, .cancellable = cancellable };
-  const guint max_holders = MIN (SIM_CROSS_MAX_HOLDERS, MAX (2, n / 4));
+  const guint max_holders = sim_cross_max_holders (n);
   const guint n_threads = options->n_threads ? options->n_threads : sim_parallel_default_threads ();
   GArray *pairs;
 
@@ -474,11 +491,26 @@ sim_cross_run (const char *const     *texts,
   cross.spans = g_new0 (GArray *, MAX (n, 1));
   cross.common = g_new0 (GArray *, MAX (n, 1));
   cross.prepared = g_new0 (SimCompareText *, MAX (n, 1));
+  if (template_text != NULL)
+    {
+      cross.template = sim_compare_text_new (template_text, -1, "template", flags, NULL);
+      cross.template_spans = g_new0 (GArray *, MAX (n, 1));
+    }
   sim_parallel_run (n_threads, document_worker, &cross);
 
   /* 2. Documents holding the same windows: the candidate pairs. */
   if (!g_cancellable_is_cancelled (cancellable))
     find_candidates (&cross, max_holders, n_threads, pairs);
+
+  /* The assignment's text counts as a commonplace of every document. */
+  for (guint i = 0; cross.template_spans && i < n; i++)
+    if (cross.template_spans[i] != NULL && cross.template_spans[i]->len > 0)
+      {
+        if (cross.common[i] == NULL)
+          cross.common[i] = g_array_new (FALSE, FALSE, sizeof (guint64));
+        g_array_append_vals (cross.common[i], cross.template_spans[i]->data, cross.template_spans[i]->len);
+        g_array_sort (cross.common[i], compare_u64);
+      }
 
   /* 3. The candidates aligned, in parallel. */
   cross.pairs = pairs;

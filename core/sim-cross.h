@@ -23,6 +23,16 @@ G_BEGIN_DECLS
 #define SIM_CROSS_MAX_HOLDERS 20
 #define SIM_CROSS_MIN_SHARED  2
 
+/* Text found in more documents of a class of @n than this is the
+ * assignment's, a heading every essay has or a stock phrase, not a match
+ * (MOSS's -m limit): a tenth of the class, at least 3, at most
+ * SIM_CROSS_MAX_HOLDERS. */
+static inline guint
+sim_cross_max_holders (guint n)
+{
+  return CLAMP (n / 10, 3, SIM_CROSS_MAX_HOLDERS);
+}
+
 typedef struct {
   guint      a;              /* indices into the documents, a < b */
   guint      b;
@@ -35,13 +45,16 @@ typedef struct {
 } SimCrossPair;
 
 /* Finds the pairs of @texts (@n documents, @lens bytes each, named @names)
- * that share passages, largest shared_a + shared_b first. Texts without
- * content take part in no pair. Fails only on bad options or
- * G_IO_ERROR_CANCELLED. (element-type SimCrossPair) (transfer full) */
+ * that share passages, largest shared_a + shared_b first; what a document
+ * repeats of @template_text (the assignment's own text, or NULL) counts as
+ * a commonplace. Texts without content take part in no pair. Fails only on
+ * bad options or G_IO_ERROR_CANCELLED. (element-type SimCrossPair)
+ * (transfer full) */
 GArray *sim_cross_run     (const char *const      *texts,
                            const gsize            *lens,
                            const char *const      *names,
                            guint                   n,
+                           const char             *template_text,
                            const SimCheckOptions  *options,
                            SimNormalizeFlags       flags,
                            GCancellable           *cancellable,

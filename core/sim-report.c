@@ -591,3 +591,35 @@ sim_report_get_format (const SimReport *report)
 {
   return report->format ? report->format : "text";
 }
+
+static int
+compare_spans64 (gconstpointer a,
+                 gconstpointer b)
+{
+  const guint64 x = *(const guint64 *) a, y = *(const guint64 *) b;
+
+  return x < y ? -1 : x > y;
+}
+
+guint32
+sim_passages_cover (const SimPassage *passages,
+                    guint             n,
+                    gboolean          source_side)
+{
+  g_autofree guint64 *spans = g_new (guint64, MAX (n, 1));
+  guint32 covered = 0, reach = 0;
+
+  for (guint i = 0; i < n; i++)
+    spans[i] = source_side ? (guint64) passages[i].source_start << 32 | passages[i].source_end
+                           : (guint64) passages[i].start << 32 | passages[i].end;
+  qsort (spans, n, sizeof (guint64), compare_spans64);
+  for (guint i = 0; i < n; i++)
+    {
+      const guint32 start = spans[i] >> 32, end = spans[i] & 0xffffffffu;
+
+      if (end > MAX (start, reach))
+        covered += end - MAX (start, reach);
+      reach = MAX (reach, end);
+    }
+  return covered;
+}

@@ -153,6 +153,12 @@ const SimPassage *sim_report_get_passage  (const SimReport *report,
 guint       sim_report_get_n_sources      (const SimReport *report);
 const SimReportSource *sim_report_get_source (const SimReport *report,
                                               guint            index);
+/* Characters covered by the union of @passages' article spans (or, with
+ * @source_side, of their source spans): the share a pair of documents is
+ * given, the same in `cross`, the class list and its comparison. */
+guint32     sim_passages_cover            (const SimPassage *passages,
+                                           guint             n,
+                                           gboolean          source_side);
 /* The article's text from code point @start to @end. (transfer full) */
 char       *sim_report_dup_text           (const SimReport *report,
                                            guint32          start,

@@ -299,6 +299,12 @@ sim_session_set_template (SimSession *self,
   update_view (self);
 }
 
+const char *
+sim_session_get_template (SimSession *self)
+{
+  return self->template_text;
+}
+
 /* ------------------------------------------------------------- object */
 
 static void

@@ -88,5 +88,6 @@ gboolean           sim_session_is_source_counted  (SimSession      *self,
 /* The assignment's own text (NULL: none), aligned once per report. */
 void               sim_session_set_template     (SimSession        *self,
                                                  const char        *text);
+const char        *sim_session_get_template     (SimSession        *self);
 
 G_END_DECLS

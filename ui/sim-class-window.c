@@ -17,6 +17,7 @@ struct _SimClassWindow {
   GtkLabel          *failures;
 
   char              *folder;
+  char              *template_text; /* the assignment's, or NULL */
   GCancellable      *cancellable;
   SimCrossDocuments *docs;      /* once read */
   GArray            *pairs;     /* SimCrossPair, once compared */
@@ -70,7 +71,7 @@ class_thread (GTask        *task,
     result->pairs = sim_cross_run ((const char *const *) result->docs->texts->pdata,
                                    (const gsize *) result->docs->lens->data,
                                    (const char *const *) result->docs->paths->pdata, result->docs->texts->len,
-                                   &options, SIM_NORMALIZE_DEFAULT | SIM_NORMALIZE_FOLD_T2S, cancellable, &error);
+                                   self->template_text, &options, SIM_NORMALIZE_DEFAULT | SIM_NORMALIZE_FOLD_T2S, cancellable, &error);
   if (error != NULL)
     {
       class_result_free (result);
@@ -118,8 +119,10 @@ sim_class_window_compare_pair (SimClassWindow *self,
 
   g_return_val_if_fail (self->pairs != NULL && index < self->pairs->len, NULL);
   pair = &g_array_index (self->pairs, SimCrossPair, index);
-  compare = sim_compare_window_new (GTK_WINDOW (self), g_ptr_array_index (self->docs->paths, pair->a),
-                                    g_ptr_array_index (self->docs->paths, pair->b));
+  /* The pair as the class check found it: the same passages, the same figure. */
+  compare = sim_compare_window_new_for_pair (GTK_WINDOW (self), g_ptr_array_index (self->docs->paths, pair->a),
+                                             g_ptr_array_index (self->docs->paths, pair->b), pair->report,
+                                             pair->passages, g_ptr_array_index (self->docs->texts, pair->b));
   gtk_window_present (GTK_WINDOW (compare));
   return GTK_WIDGET (compare);
 }
@@ -241,6 +244,7 @@ sim_class_window_finalize (GObject *object)
   SimClassWindow *self = SIM_CLASS_WINDOW (object);
 
   g_free (self->folder);
+  g_free (self->template_text);
   sim_cross_documents_free (self->docs);
   if (self->pairs)
     g_array_unref (self->pairs);
@@ -307,7 +311,8 @@ sim_class_window_init (SimClassWindow *self)
 
 GtkWidget *
 sim_class_window_new (GtkWindow  *parent,
-                      const char *folder)
+                      const char *folder,
+                      const char *template_text)
 {
   SimClassWindow *self = g_object_new (SIM_TYPE_CLASS_WINDOW, "transient-for", parent, NULL);
   g_autoptr(GTask) task = g_task_new (self, self->cancellable, on_done, NULL);
@@ -316,6 +321,7 @@ sim_class_window_new (GtkWindow  *parent,
 
   gtk_window_set_title (GTK_WINDOW (self), title);
   self->folder = g_strdup (folder);
+  self->template_text = g_strdup (template_text);
   self->busy = TRUE;
   g_timeout_add_full (G_PRIORITY_DEFAULT, 100, poll_progress, g_object_ref (self), g_object_unref);
   g_task_set_return_on_cancel (task, FALSE);

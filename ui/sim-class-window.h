@@ -15,8 +15,12 @@ G_BEGIN_DECLS
 #define SIM_TYPE_CLASS_WINDOW (sim_class_window_get_type ())
 G_DECLARE_FINAL_TYPE (SimClassWindow, sim_class_window, SIM, CLASS_WINDOW, GtkWindow)
 
+/* Checks the documents of @folder against each other in a thread; what
+ * they repeat of @template_text (the assignment's, or NULL) and what more
+ * than a tenth of them share (sim_cross_max_holders()) is no match. */
 GtkWidget  *sim_class_window_new         (GtkWindow      *parent,
-                                          const char     *folder);
+                                          const char     *folder,
+                                          const char     *template_text);
 gboolean    sim_class_window_is_busy     (SimClassWindow *self);
 guint       sim_class_window_get_n_pairs (SimClassWindow *self);
 /* The row of pair @index as shown ("83% of a.docx ↔ 80% of b.txt …"). */

@@ -29,6 +29,7 @@ struct _SimCompareWindow {
   char          *a_path;
   char          *b_path;
   SimReport     *report;      /* NULL until the comparison is done */
+  GArray        *passages;    /* SimPassage: those listed (the report's, or a class's pair's) */
   GCancellable  *cancellable;
   char          *summary;
   guint          n_rows;
@@ -159,9 +160,9 @@ sim_compare_window_select_passage (SimCompareWindow *self,
   GtkTextIter a, b;
 
   g_return_if_fail (SIM_IS_COMPARE_WINDOW (self));
-  g_return_if_fail (self->report != NULL && index < sim_report_get_n_passages (self->report));
+  g_return_if_fail (self->report != NULL && index < self->passages->len);
 
-  p = sim_report_get_passage (self->report, index);
+  p = &g_array_index (self->passages, SimPassage, index);
   for (SimCompareSide side = SIM_COMPARE_SIDE_A; side <= SIM_COMPARE_SIDE_B; side++)
     {
       GtkTextView *view = sim_compare_window_get_view (self, side);
@@ -196,9 +197,9 @@ sim_compare_window_select_at (SimCompareWindow *self,
 
   if (self->report == NULL)
     return FALSE;
-  for (guint i = 0; i < sim_report_get_n_passages (self->report); i++)
+  for (guint i = 0; self->passages != NULL && i < self->passages->len; i++)
     {
-      const SimPassage *p = sim_report_get_passage (self->report, i);
+      const SimPassage *p = &g_array_index (self->passages, SimPassage, i);
       const guint32 start = side == SIM_COMPARE_SIDE_A ? p->start : p->source_start;
       const guint32 end = side == SIM_COMPARE_SIDE_A ? p->end : p->source_end;
 
@@ -254,13 +255,13 @@ static void
 show_report (SimCompareWindow *self,
              const char       *b_text)
 {
-  const guint n = sim_report_get_n_passages (self->report);
+  const guint n = self->passages->len;
 
   gtk_text_buffer_set_text (gtk_text_view_get_buffer (self->view_a), sim_report_get_text (self->report), -1);
   gtk_text_buffer_set_text (gtk_text_view_get_buffer (self->view_b), b_text, -1);
   for (guint i = 0; i < n; i++)
     {
-      const SimPassage *p = sim_report_get_passage (self->report, i);
+      const SimPassage *p = &g_array_index (self->passages, SimPassage, i);
       const char *tag = p->level == SIM_LEVEL_HIGH ? "sim-high" : "sim-medium";
       g_autofree char *text = excerpt (self->report, p->start, p->end);
       g_autofree char *label = g_strdup_printf (_("%.0f%% similar — A %u–%u, B %u–%u\n%s"),
@@ -294,7 +295,8 @@ show_report (SimCompareWindow *self,
     ? g_strdup (_("No passage of A was found in B"))
     : g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%.0f%% of A is in B: %u passage",
                                     "%.0f%% of A is in B: %u passages", n),
-                       100 * sim_report_get_similarity (self->report), n);
+                       100.0 * sim_passages_cover ((const SimPassage *) self->passages->data, n, FALSE) /
+                       MAX (sim_report_get_n_chars (self->report), 1), n);
   gtk_label_set_text (self->summary_label, self->summary);
   gtk_widget_set_sensitive (GTK_WIDGET (self->export_button), TRUE);
   gtk_stack_set_visible_child_name (self->stack, "result");
@@ -322,6 +324,9 @@ on_compared (GObject      *source,
     return;
   g_clear_object (&self->cancellable);
   self->report = g_steal_pointer (&job->report);
+  self->passages = g_array_new (FALSE, FALSE, sizeof (SimPassage));
+  for (guint i = 0; i < sim_report_get_n_passages (self->report); i++)
+    g_array_append_val (self->passages, *sim_report_get_passage (self->report, i));
   show_report (self, job->b_text);
 }
 
@@ -362,6 +367,7 @@ sim_compare_window_finalize (GObject *object)
   SimCompareWindow *self = SIM_COMPARE_WINDOW (object);
 
   g_clear_pointer (&self->report, sim_report_unref);
+  g_clear_pointer (&self->passages, g_array_unref);
   g_free (self->a_path);
   g_free (self->b_path);
   g_free (self->summary);
@@ -438,6 +444,32 @@ sim_compare_window_new (GtkWindow  *parent,
   task = g_task_new (NULL, self->cancellable, on_compared, g_object_ref (self));
   g_task_set_task_data (task, job, (GDestroyNotify) job_free);
   g_task_run_in_thread (task, compare_thread);
+  return self;
+}
+
+SimCompareWindow *
+sim_compare_window_new_for_pair (GtkWindow        *parent,
+                                 const char       *a_path,
+                                 const char       *b_path,
+                                 SimReport        *report,
+                                 GArray           *passages,
+                                 const char       *b_text)
+{
+  SimCompareWindow *self = g_object_new (SIM_TYPE_COMPARE_WINDOW, "transient-for", parent, NULL);
+  g_autofree char *a_name = g_filename_display_basename (a_path);
+  g_autofree char *b_name = g_filename_display_basename (b_path);
+  g_autofree char *title = g_strdup_printf (_("%s and %s"), a_name, b_name);
+
+  self->a_path = g_strdup (a_path);
+  self->b_path = g_strdup (b_path);
+  gtk_window_set_title (GTK_WINDOW (self), title);
+  gtk_label_set_text (self->title_a, a_name);
+  gtk_label_set_text (self->title_b, b_name);
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->title_a), a_path);
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->title_b), b_path);
+  self->report = sim_report_ref (report);
+  self->passages = g_array_copy (passages);
+  show_report (self, b_text);
   return self;
 }
 

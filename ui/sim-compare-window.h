@@ -26,6 +26,15 @@ typedef enum {
 SimCompareWindow *sim_compare_window_new            (GtkWindow        *parent,
                                                      const char       *a_path,
                                                      const char       *b_path);
+/* Shows the comparison a class check already made of one of its pairs:
+ * @report (A with B) and the @passages it counts (SimPassage: its
+ * commonplaces left out), so the figure is the class list's. */
+SimCompareWindow *sim_compare_window_new_for_pair   (GtkWindow        *parent,
+                                                     const char       *a_path,
+                                                     const char       *b_path,
+                                                     SimReport        *report,
+                                                     GArray           *passages,
+                                                     const char       *b_text);
 gboolean          sim_compare_window_is_busy        (SimCompareWindow *self);
 /* The comparison (A the article, B its one source), or NULL (borrowed). */
 SimReport        *sim_compare_window_get_report     (SimCompareWindow *self);

@@ -1038,7 +1038,9 @@ on_class_folder_response (GtkNativeDialog *dialog,
 
   g_object_unref (dialog);
   if (path != NULL)
-    gtk_window_present (GTK_WINDOW (sim_class_window_new (GTK_WINDOW (self), path)));
+    /* The assignment's text chosen here is left out of the class too. */
+    gtk_window_present (GTK_WINDOW (sim_class_window_new (GTK_WINDOW (self), path,
+                                                          sim_session_get_template (self->session))));
 }
 
 /* Check a Class…: every pair of a folder's documents that shares passages. */

@@ -1215,6 +1215,39 @@ class CliTest(unittest.TestCase):
         self.assertEqual(got[1][0], expected[1][0])
         self.assertEqual(got[1][1], expected[1][1])   # the document frequencies, bucket by bucket
 
+    def test_cross_leaves_out_the_assignment_given_as_template(self):
+        # Issue 31, fault 3: two essays that both repeat the assignment are
+        # a pair without --template and none with it.
+        prompt = ("Assignment: describe a place that changed the way you see your town, and explain "
+                  "in about three hundred words why it matters to you and to the people who live there.")
+        a = self.write("class/anna.txt", prompt + "\n\nMy grandmother grew tomatoes behind the house "
+                       "and sold them at the market every Saturday morning.\n")
+        self.write("class/ben.txt", prompt + "\n\nThe river froze early that year, and the children "
+                   "skated all the way to the old mill and back.\n")
+        template = self.write("assignment.txt", prompt + "\n")
+        plain = json.loads(self.run_cli("cross", "--json", os.path.join(self.dir, "class")).stdout)
+        self.assertEqual(len(plain["pairs"]), 1)
+        out = self.run_cli("cross", "--json", "--template", template, os.path.join(self.dir, "class"))
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertEqual(json.loads(out.stdout)["pairs"], [])
+
+    def test_compare_leaves_out_the_assignment_given_as_template(self):
+        prompt = ("Assignment: describe a place that changed the way you see your town, and explain "
+                  "in about three hundred words why it matters to you and to the people who live there.")
+        a = self.write("a.txt", prompt + "\n\nMy grandmother grew tomatoes behind the house. " + EN + "\n")
+        b = self.write("b.txt", prompt + "\n\nThe river froze early that year. " + EN + "\n")
+        template = self.write("assignment.txt", prompt + "\n")
+        plain = json.loads(self.run_cli("compare", "--json", a, b).stdout)
+        out = self.run_cli("compare", "--json", "--template", template, a, b)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        kept = json.loads(out.stdout)
+        text = open(a, encoding="utf-8").read()
+        prompt_end = len(prompt)
+        self.assertTrue(any(p["start"] < prompt_end for p in plain["passages"]))
+        self.assertFalse(any(p["end"] <= prompt_end + 1 for p in kept["passages"]))
+        self.assertTrue(any(EN[:40] in text[p["start"]:p["end"]] for p in kept["passages"]))
+        self.assertLess(kept["similarity"], plain["similarity"] - 0.2)
+
     def test_chinese_pdf_is_set_in_simplified_chinese_faces_only(self):
         # Issue 31, fault 14: a Chinese report, in the Chinese interface,
         # set some glyphs in the Japanese variant of Noto CJK.

@@ -57,7 +57,7 @@ test_pairs_that_share_passages_and_only_those (void **state)
   g_autoptr(GError) error = NULL;
 
   make_class (texts, lens);
-  pairs = sim_cross_run ((const char *const *) texts, lens, names, 6, &options, SIM_NORMALIZE_FOLD_T2S, NULL, &error);
+  pairs = sim_cross_run ((const char *const *) texts, lens, names, 6, NULL, &options, SIM_NORMALIZE_FOLD_T2S, NULL, &error);
   assert_non_null (pairs);
   assert_int_equal (pairs->len, 2);
   {
@@ -112,7 +112,7 @@ test_same_pairs_on_any_number_of_threads (void **state)
       g_autoptr(GArray) pairs = NULL;
 
       options.n_threads = n_threads;
-      pairs = sim_cross_run ((const char *const *) texts, lens, names, 6, &options, SIM_NORMALIZE_FOLD_T2S, NULL, NULL);
+      pairs = sim_cross_run ((const char *const *) texts, lens, names, 6, NULL, &options, SIM_NORMALIZE_FOLD_T2S, NULL, NULL);
       assert_non_null (pairs);
       assert_int_equal (pairs->len, 2);
       if (one == NULL)

@@ -175,7 +175,7 @@ exercise_text (const char *text,
     const char *texts[] = { text, other, text };
     const gsize lens[] = { len, other_len, len };
     const char *names[] = { "a", "b", "c" };
-    g_autoptr(GArray) pairs = sim_cross_run (texts, lens, names, 3, &options, SIM_NORMALIZE_FOLD_T2S, NULL, NULL);
+    g_autoptr(GArray) pairs = sim_cross_run (texts, lens, names, 3, NULL, &options, SIM_NORMALIZE_FOLD_T2S, NULL, NULL);
 
     assert_non_null (pairs);
   }

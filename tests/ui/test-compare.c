@@ -187,7 +187,7 @@ test_check_a_class_lists_the_pairs_and_opens_one (void **state)
   g_free (sim_test_write_file (dir, "ben.txt", ben, -1));
   g_free (sim_test_write_file (dir, "cleo.txt", "Our school band practised every Thursday evening, and the drummer was late.", -1));
   g_free (sim_test_write_file (dir, "picture.png", "\x89PNG\r\n\x1a\n\0\0\0", 11));
-  window = sim_class_window_new (NULL, dir);
+  window = sim_class_window_new (NULL, dir, NULL);
   gtk_window_present (GTK_WINDOW (window));
   assert_true (sim_class_window_is_busy (SIM_CLASS_WINDOW (window)));
   sim_test_spin_until (class_checked, window, 60);
@@ -203,10 +203,82 @@ test_check_a_class_lists_the_pairs_and_opens_one (void **state)
   gtk_window_destroy (GTK_WINDOW (window));
 
   /* Closing while it reads cancels, and nothing is left running. */
-  window = sim_class_window_new (NULL, dir);
+  window = sim_class_window_new (NULL, dir, NULL);
   gtk_window_destroy (GTK_WINDOW (window));
   for (int i = 0; i < 50; i++)
     g_main_context_iteration (NULL, FALSE);
+  sim_test_remove_tree (dir);
+}
+
+/* One essay of a generated class: the shared prompt, a name line, a stock
+ * phrase, and sentences of its own (made-up words: no two essays share
+ * any). (transfer full) */
+static char *
+class_essay (guint       student,
+             const char *planted)
+{
+  static const char *const syllables[] = {
+    "ka", "lo", "mi", "ren", "tu", "sha", "vel", "dor", "pi", "gan", "esh", "ul", "bra", "ton", "qui", "zem",
+    "fa", "ri", "nol", "sev", "ju", "mar", "oth", "wel", "yi", "cal", "dru", "hem", "ix", "lun", "pra", "sto",
+  };
+  GRand *rand = g_rand_new_with_seed (student * 7919 + 13);
+  GString *out = g_string_new ("Assignment: write about a place that matters to you and explain why it "
+                               "changed the way you see your town, in about three hundred words.\n\n");
+
+  g_string_append_printf (out, "Name: Student %c\n\n", 'A' + student % 26);
+  for (guint i = 0; i < 6; i++)
+    {
+      for (guint w = 0; w < 12; w++)
+        {
+          const guint n = g_rand_int_range (rand, 2, 4);
+
+          if (w > 0)
+            g_string_append_c (out, ' ');
+          for (guint k = 0; k < n; k++)
+            g_string_append (out, syllables[g_rand_int_range (rand, 0, G_N_ELEMENTS (syllables))]);
+        }
+      g_string_append (out, ". ");
+    }
+  if (planted != NULL)
+    g_string_append_printf (out, "%s ", planted);
+  g_string_append (out, "\n\nIn conclusion, this place taught me that every town has a story worth telling.\n");
+  g_rand_free (rand);
+  return g_string_free (out, FALSE);
+}
+
+/* Issue 31, fault 3: a class whose essays all repeat the prompt, a name
+ * line and a stock phrase: the shared text is the assignment, not copying;
+ * only the planted copy is a pair, and its Compare shows the list's figure. */
+static void
+test_check_a_class_leaves_the_assignment_out (void **state)
+{
+  g_autofree char *dir = sim_test_make_tmp_dir ();
+  g_autofree char *planted = g_strjoinv (" ", (char **) copied);
+  GtkWidget *window, *compare;
+  const char *text;
+  g_autofree char *figure = NULL;
+
+  for (guint i = 0; i < 20; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("student-%02u.txt", i);
+      g_autofree char *essay = class_essay (i, i == 3 || i == 11 ? planted : NULL);
+
+      g_free (sim_test_write_file (dir, name, essay, -1));
+    }
+  window = sim_class_window_new (NULL, dir, NULL);
+  gtk_window_present (GTK_WINDOW (window));
+  sim_test_spin_until (class_checked, window, 120);
+  assert_int_equal (sim_class_window_get_n_pairs (SIM_CLASS_WINDOW (window)), 1);
+  text = sim_class_window_get_pair_text (SIM_CLASS_WINDOW (window), 0);
+  assert_non_null (strstr (text, "student-03.txt"));
+  assert_non_null (strstr (text, "student-11.txt"));
+  /* "N% of student-03.txt": the Compare says "N% of A is in B". */
+  figure = g_strndup (text, strstr (text, "% of ") - text + 1);
+  compare = sim_class_window_compare_pair (SIM_CLASS_WINDOW (window), 0);
+  sim_test_spin_until (compared, compare, 60);
+  assert_true (g_str_has_prefix (sim_compare_window_get_summary (SIM_COMPARE_WINDOW (compare)), figure));
+  gtk_window_destroy (GTK_WINDOW (compare));
+  gtk_window_destroy (GTK_WINDOW (window));
   sim_test_remove_tree (dir);
 }
 
@@ -233,13 +305,14 @@ main (int argc, char **argv)
     cmocka_unit_test (test_compare_highlights_both_sides_and_a_click_scrolls_the_other),
     cmocka_unit_test (test_compare_reports_an_unreadable_document),
     cmocka_unit_test (test_check_a_class_lists_the_pairs_and_opens_one),
+    cmocka_unit_test (test_check_a_class_leaves_the_assignment_out),
   };
 
   sim_test_ui_init ();
   /* --class-screenshot OUT.png DIR: Check a Class on DIR as shown. */
   if (argc == 4 && g_str_equal (argv[1], "--class-screenshot"))
     {
-      GtkWidget *window = sim_class_window_new (NULL, argv[3]);
+      GtkWidget *window = sim_class_window_new (NULL, argv[3], NULL);
 
       gtk_window_present (GTK_WINDOW (window));
       sim_test_spin_until (class_checked, window, 120);
