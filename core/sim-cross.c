@@ -634,6 +634,43 @@ sim_cross_to_json (GArray            *pairs,
   return json_generator_to_data (gen, NULL);
 }
 
+/* ------------------------------------------------------------------- CSV */
+
+static void
+append_csv_field (GString    *out,
+                  const char *field)
+{
+  g_string_append_c (out, '"');
+  for (const char *p = field; *p; p++)
+    {
+      if (*p == '"')
+        g_string_append_c (out, '"');
+      g_string_append_c (out, *p);
+    }
+  g_string_append_c (out, '"');
+}
+
+char *
+sim_cross_to_csv (GArray            *pairs,
+                  const char *const *paths)
+{
+  GString *out = g_string_new ("a,b,share_a,share_b,shared_characters_a,shared_characters_b,passages\r\n");
+
+  for (guint i = 0; i < pairs->len; i++)
+    {
+      const SimCrossPair *pair = &g_array_index (pairs, SimCrossPair, i);
+      g_autofree char *a = g_filename_display_name (paths[pair->a]);
+      g_autofree char *b = g_filename_display_name (paths[pair->b]);
+
+      append_csv_field (out, a);
+      g_string_append_c (out, ',');
+      append_csv_field (out, b);
+      g_string_append_printf (out, ",%.3f,%.3f,%u,%u,%u\r\n", pair->share_a, pair->share_b, pair->shared_a,
+                              pair->shared_b, pair->passages->len);
+    }
+  return g_string_free (out, FALSE);
+}
+
 /* ------------------------------------------------------------------ HTML */
 
 #define SIM_CROSS_HTML_MATRIX_MAX 60

@@ -77,6 +77,12 @@ char   *sim_cross_to_json (GArray                 *pairs,
                            SimReport *const       *corpus,
                            guint                   n);
 
+/* The pairs as CSV for a spreadsheet (RFC 4180): a header, then one line
+ * a pair, largest first: "a","b",share_a,share_b,shared_characters_a,
+ * shared_characters_b,passages. (transfer full) */
+char   *sim_cross_to_csv  (GArray                 *pairs,
+                           const char *const      *paths);
+
 /* A self-contained HTML page: the pairs' documents in a matrix of shares
  * (each cell linking to its pair; up to 60 documents, beyond that the
  * pairs only), each document against the corpus when @corpus is given (as

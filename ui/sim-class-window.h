@@ -15,6 +15,12 @@ G_BEGIN_DECLS
 #define SIM_TYPE_CLASS_WINDOW (sim_class_window_get_type ())
 G_DECLARE_FINAL_TYPE (SimClassWindow, sim_class_window, SIM, CLASS_WINDOW, GtkWindow)
 
+typedef enum {
+  SIM_CLASS_SORT_CHARACTERS,  /* most shared text first (the default) */
+  SIM_CLASS_SORT_SHARE,       /* the largest share of either document first */
+  SIM_CLASS_SORT_NAME,
+} SimClassSort;
+
 /* Checks the documents of @folder against each other in a thread; what
  * they repeat of @template_text (the assignment's, or NULL) and what more
  * than a tenth of them share (sim_cross_max_holders()) is no match. */
@@ -22,6 +28,14 @@ GtkWidget  *sim_class_window_new         (GtkWindow      *parent,
                                           const char     *folder,
                                           const char     *template_text);
 gboolean    sim_class_window_is_busy     (SimClassWindow *self);
+/* Orders the pairs as the Sort by list does. */
+void        sim_class_window_sort        (SimClassWindow *self,
+                                          SimClassSort    sort);
+/* Writes the pairs as Export… does: CSV for a name ending in .csv, else
+ * the HTML page of `cross --html` (matrix and passages). */
+gboolean    sim_class_window_export      (SimClassWindow *self,
+                                          const char     *path,
+                                          GError        **error);
 guint       sim_class_window_get_n_pairs (SimClassWindow *self);
 /* The row of pair @index as shown ("83% of a.docx ↔ 80% of b.txt …"). */
 const char *sim_class_window_get_pair_text (SimClassWindow *self,

@@ -195,6 +195,10 @@ test_check_a_class_lists_the_pairs_and_opens_one (void **state)
   assert_string_equal (sim_class_window_get_summary (SIM_CLASS_WINDOW (window)), "1 pair of 3 documents shares passages");
   assert_non_null (strstr (sim_class_window_get_pair_text (SIM_CLASS_WINDOW (window), 0), "of anna.txt ↔ "));
   assert_non_null (strstr (sim_class_window_get_pair_text (SIM_CLASS_WINDOW (window), 0), "of ben.txt"));
+  /* Sorting keeps every pair and its row. */
+  sim_class_window_sort (SIM_CLASS_WINDOW (window), SIM_CLASS_SORT_NAME);
+  assert_int_equal (sim_class_window_get_n_pairs (SIM_CLASS_WINDOW (window)), 1);
+  assert_non_null (strstr (sim_class_window_get_pair_text (SIM_CLASS_WINDOW (window), 0), "of anna.txt ↔ "));
   compare = sim_class_window_compare_pair (SIM_CLASS_WINDOW (window), 0);
   sim_test_spin_until (compared, compare, 60);
   assert_true (sim_report_get_n_passages (sim_compare_window_get_report (SIM_COMPARE_WINDOW (compare))) >= 1);
@@ -278,6 +282,24 @@ test_check_a_class_leaves_the_assignment_out (void **state)
   sim_test_spin_until (compared, compare, 60);
   assert_true (g_str_has_prefix (sim_compare_window_get_summary (SIM_COMPARE_WINDOW (compare)), figure));
   gtk_window_destroy (GTK_WINDOW (compare));
+
+  /* The pairs export as JPlag's and MOSS's reports do: CSV for a
+   * spreadsheet, and the HTML of cross --html with its matrix. */
+  {
+    g_autofree char *csv_path = g_build_filename (dir, "pairs.csv", NULL);
+    g_autofree char *html_path = g_build_filename (dir, "pairs.html", NULL);
+    g_autofree char *csv = NULL, *html = NULL;
+    g_autoptr(GError) error = NULL;
+
+    assert_true (sim_class_window_export (SIM_CLASS_WINDOW (window), csv_path, &error));
+    assert_true (sim_class_window_export (SIM_CLASS_WINDOW (window), html_path, &error));
+    assert_true (g_file_get_contents (csv_path, &csv, NULL, NULL));
+    assert_true (g_file_get_contents (html_path, &html, NULL, NULL));
+    assert_true (g_str_has_prefix (csv, "a,b,share_a,share_b,"));
+    assert_non_null (strstr (csv, "student-03.txt\",\""));
+    assert_non_null (strstr (html, "student-11.txt"));
+    assert_non_null (strstr (html, "<table"));
+  }
   gtk_window_destroy (GTK_WINDOW (window));
   sim_test_remove_tree (dir);
 }
