@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "sim-article-view.h"
+#include "sim-tint.h"
 #include "sim-level.h"
 
 #define GUTTER 34   /* pixels left of the text for the numbers */
@@ -10,6 +11,10 @@ struct _SimArticleView {
   GtkTextView parent_instance;
 
   GArray *runs;          /* SimArticleRun, in text order */
+  GtkTextTag *tag_high;
+  GtkTextTag *tag_medium;
+  GtkTextTag *tag_excluded;
+  GtkTextTag *tag_source[SIM_SOURCE_N_COLORS];
   gint    outline_start; /* -1 without an outline */
   gint    outline_end;
 };
@@ -236,7 +241,85 @@ sim_article_view_class_init (SimArticleViewClass *klass)
 static void
 sim_article_view_init (SimArticleView *self)
 {
+  GtkTextBuffer *buffer = gtk_text_view_get_buffer (GTK_TEXT_VIEW (self));
+  GdkRGBA tint, grey;
+
   self->runs = g_array_new (FALSE, FALSE, sizeof (SimArticleRun));
   self->outline_start = -1;
   gtk_text_view_set_left_margin (GTK_TEXT_VIEW (self), GUTTER + 6);
+  /* Colours that read in light and dark styles: translucent level colours. */
+  sim_tint_get_rgba (SIM_LEVEL_HIGH, 1.0, &tint);
+  self->tag_high = gtk_text_buffer_create_tag (buffer, "sim-high", "background-rgba", &tint, NULL);
+  sim_tint_get_rgba (SIM_LEVEL_MEDIUM, 1.0, &tint);
+  self->tag_medium = gtk_text_buffer_create_tag (buffer, "sim-medium", "background-rgba", &tint, NULL);
+  gdk_rgba_parse (&grey, sim_level_excluded_tint ());
+  self->tag_excluded = gtk_text_buffer_create_tag (buffer, "sim-excluded", "background-rgba", &grey,
+                                                   "foreground", "#5e5c64", NULL);
+  /* Source colours, translucent for the same reason. */
+  for (guint c = 0; c < SIM_SOURCE_N_COLORS; c++)
+    {
+      g_autofree char *name = g_strdup_printf ("sim-source-%u", c + 1);
+
+      gdk_rgba_parse (&tint, sim_source_color (c + 1));
+      tint.alpha = sim_source_tint_alpha ();
+      self->tag_source[c] = gtk_text_buffer_create_tag (buffer, name, "background-rgba", &tint, NULL);
+    }
+}
+
+void
+sim_article_view_show (SimArticleView      *self,
+                       SimReportView       *view,
+                       SimArticleColouring  colouring,
+                       gint                 filter)
+{
+  GtkTextBuffer *buffer = gtk_text_view_get_buffer (GTK_TEXT_VIEW (self));
+  g_autoptr(GArray) numbered = g_array_new (FALSE, FALSE, sizeof (SimArticleRun));
+  gint64 stretch_start = -1;
+  GtkTextIter start, end;
+
+  g_return_if_fail (SIM_IS_ARTICLE_VIEW (self));
+  gtk_text_buffer_get_bounds (buffer, &start, &end);
+  gtk_text_buffer_remove_all_tags (buffer, &start, &end);
+  if (view == NULL)
+    sim_article_view_set_outline (self, -1, -1);
+  for (guint r = 0; view != NULL && r < sim_report_view_get_n_runs (view); r++)
+    {
+      const SimFlaggedRun *run = sim_report_view_get_run (view, r);
+      GtkTextTag *tag;
+
+      if (filter >= 0 && run->source != (guint) filter)
+        continue;
+      if (run->excluded)
+        tag = self->tag_excluded;
+      else if (colouring == SIM_ARTICLE_BY_SOURCE)
+        tag = self->tag_source[run->source % SIM_SOURCE_N_COLORS];
+      else
+        tag = run->level == SIM_LEVEL_HIGH ? self->tag_high : self->tag_medium;
+      gtk_text_buffer_get_iter_at_offset (buffer, &start, run->start);
+      gtk_text_buffer_get_iter_at_offset (buffer, &end, run->end);
+      gtk_text_buffer_apply_tag (buffer, tag, &start, &end);
+      /* Numbered once a stretch, as in the exports. */
+      if (stretch_start < 0)
+        stretch_start = run->start;
+      if (run->numbered)
+        {
+          g_array_append_val (numbered, ((SimArticleRun) { stretch_start, run->end, run->source + 1 }));
+          stretch_start = -1;
+        }
+    }
+  sim_article_view_set_runs (self, (SimArticleRun *) numbered->data, numbered->len);
+}
+
+void
+sim_article_view_preview (SimArticleView *self,
+                          guint32         start,
+                          guint32         end,
+                          SimLevel        level)
+{
+  GtkTextBuffer *buffer = gtk_text_view_get_buffer (GTK_TEXT_VIEW (self));
+  GtkTextIter from, to;
+
+  gtk_text_buffer_get_iter_at_offset (buffer, &from, start);
+  gtk_text_buffer_get_iter_at_offset (buffer, &to, end);
+  gtk_text_buffer_apply_tag (buffer, level == SIM_LEVEL_HIGH ? self->tag_high : self->tag_medium, &from, &to);
 }

@@ -10,6 +10,8 @@
 
 #include <gtk/gtk.h>
 
+#include "sim-report-view.h"
+
 G_BEGIN_DECLS
 
 #define SIM_TYPE_ARTICLE_VIEW (sim_article_view_get_type ())
@@ -20,6 +22,28 @@ typedef struct {
   guint32 end;
   guint   number;  /* its source's number, 1-based */
 } SimArticleRun;
+
+/* How flags are coloured: by their source (numbered as in the list of
+ * sources) or by level (red high, yellow medium). */
+typedef enum {
+  SIM_ARTICLE_BY_SOURCE,
+  SIM_ARTICLE_BY_LEVEL,
+} SimArticleColouring;
+
+/* Colours the flagged runs of @view (its report's text is the buffer's),
+ * only those of source @filter (-1: all), and numbers each stretch of one
+ * source once, as the exports do; what the exclusions leave out is greyed,
+ * not hidden. NULL clears every flag, number and the outline. The tags are
+ * "sim-high", "sim-medium", "sim-excluded" and "sim-source-N". */
+void   sim_article_view_show        (SimArticleView      *self,
+                                     SimReportView       *view,
+                                     SimArticleColouring  colouring,
+                                     gint                 filter);
+/* A flag found while a check runs, coloured by its level. */
+void   sim_article_view_preview     (SimArticleView      *self,
+                                     guint32              start,
+                                     guint32              end,
+                                     SimLevel             level);
 
 /* The runs to number, in text order (copied); none clears them. */
 void   sim_article_view_set_runs    (SimArticleView      *self,
