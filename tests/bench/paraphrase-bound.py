@@ -6,7 +6,7 @@ usage: paraphrase-bound.py [EVAL_DIR [RESULTS_DIR]]   (default ../shared/eval-pu
 For every heavy span (a paraphrase of its reference sentence) and every hard
 negative pair (a sentence pair labelled NOT a paraphrase, whose reference
 sentence is indexed: a detector must not report it), scores the two sides as
-the alignment stage does (core/sim-align.c, approximated here): English words
+the alignment stage does (core/check/sim-align.c, approximated here): English words
 folded to their first five letters with the same stop words skipped, CJK text
 as character bigrams, a pair passing when both its Dice coefficient and its
 cosine reach a threshold. Prints, per threshold, how many heavy spans pass

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <string.h>
+#include <glib/gi18n-lib.h>
 
 #include "sim-exclude.h"
 #include "sim-session.h"
@@ -225,7 +226,7 @@ sim_session_check_async (SimSession            *self,
   g_task_set_task_data (task, GUINT_TO_POINTER (self->generation), NULL);
   if (self->snapshot == NULL)
     {
-      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_NOT_INITIALIZED, "No corpus is open");
+      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_NOT_INITIALIZED, _("No reference corpus is open"));
       g_object_unref (task);
       return;
     }
