@@ -8,6 +8,7 @@
 #include "sim-corpus.h"
 #include "sim-fingerprint.h"
 #include "sim-store.h"
+#include "sim-window-codec.h"
 
 G_BEGIN_DECLS
 
@@ -24,41 +25,4 @@ GHashTable        *_sim_fresh_new         (void);
 void               _sim_fresh_put         (GHashTable             *table,
                                            const SimStoreDocument *doc,
                                            GBytes                 *packed);
-/* The windows of @text, packed (about 9 bytes a window); leaves @text
- * loaded in @fp. (transfer full) */
-GBytes            *_sim_pack_windows      (SimFingerprinter       *fp,
-                                           const char             *text,
-                                           gsize                   len,
-                                           gsize                  *out_n_windows,
-                                           gsize                  *out_n_units);
-/* The distinct df buckets of the text loaded in @fp, first seen first. */
-GArray            *_sim_distinct_buckets  (SimFingerprinter       *fp,
-                                           gsize                   n_units);
-/* Adds (@delta > 0) or takes away @buckets from @counts. */
-void               _sim_df_apply          (guint32                *counts,
-                                           const GArray           *buckets,
-                                           gint                    delta);
-
-/* Documents fingerprinted from their stored text, on every core, each
- * worker reading through a connection of its own: their packed windows,
- * and with @n_windows and @counts, how many and the feature statistics
- * they add up to. */
-typedef struct {
-  const char        *store_path;
-  SimNormalizeFlags  flags;
-  const gint64      *ids;
-  GBytes           **packed;
-  gsize             *n_windows;
-  guint32           *counts;
-  guint              n;
-  gint               next;
-  gint               stop;
-  GMutex             lock;
-  GError            *error;
-  GCancellable      *cancellable;
-} TextJob;
-
-/* A worker of a TextJob (sim_parallel_run()). */
-void               _sim_text_worker       (gpointer                data);
-
 G_END_DECLS

@@ -1,0 +1,586 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <errno.h>
+#include <sys/mman.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <string.h>
+#include <glib/gi18n-lib.h>
+#include <glib/gstdio.h>
+#include <xxhash.h>
+
+#include "sim-error.h"
+#include "sim-parallel.h"
+#include "sim-corpus.h"
+#include "sim-document.h"
+#include "sim-corpus-private.h"
+#include "sim-snapshot-private.h"
+#include "sim-window-codec.h"
+#include "sim-words.h"
+
+
+/* Index files: the exact index, its per-fingerprint places and the feature
+ * statistics, beside the store, so that opening maps or reads them instead
+ * of fingerprinting every text and sorting the windows again (and the
+ * statistics from some hundreds of SQLite overflow pages: 15-20 ms of an
+ * open at 1 GB). STORE.index holds every
+ * document as it was when written; STORE.index-delta the documents added or
+ * changed since, so that a write to a large corpus costs what it adds, not
+ * a new index of everything. Both are caches, made from the store:
+ *
+ * - a file names the documents it indexes (id and a hash of their row) and
+ *   is used for those still in the store unchanged, when its magic,
+ *   version, size and base match: the index file's base is the settings and
+ *   versions fingerprints depend on (and the generation a rebuild moves
+ *   on), the delta file's the key of the index file it completes;
+ * - its key names everything the store held when it was written (the write
+ *   epoch, the store files' size and time, every document row): a file
+ *   whose stamp is the store's now answers for its document list and
+ *   statistics too.
+ *
+ * When neither answers for the store now, a delta is built in memory from
+ * the fingerprints of the documents the index file lacks (when they are
+ * few) and written, or else the whole index is built and written again. A
+ * file is written to a temporary name and renamed over the old one, so a
+ * reader never maps half a file. */
+char *
+_sim_snapshot_index_path (const char *store_path,
+                          guint       kind)
+{
+  return g_strconcat (store_path, kind == KIND_INDEX ? ".index" : ".index-delta", NULL);
+}
+
+/* What the fingerprints depend on besides the documents' text. */
+guint64
+_sim_snapshot_index_base (SimStore          *store,
+                          SimNormalizeFlags  flags)
+{
+  g_autofree char *generation = sim_store_dup_meta (store, "generation", NULL);
+  const guint64 head[] = { SIM_FEATURE_VERSION, flags, INDEX_VERSION };
+
+  return XXH3_64bits_withSeed (generation ? generation : "", generation ? strlen (generation) : 0,
+                               XXH3_64bits (head, sizeof head));
+}
+
+/* What the store holds, as far as its files say without reading them: the
+ * @base, the write epoch, and the files' size and time (any write, ours or
+ * not, a page mended by hand or a copy put in its place, moves one of them
+ * on). A file written with the stamp the store has now is current,
+ * document list included. */
+guint64
+_sim_snapshot_index_stamp (SimStore *store,
+                           guint64   base,
+                           guint32   df_docs)
+{
+  g_autofree char *epoch = sim_store_dup_meta (store, "epoch", NULL);
+  gint64 words[2 + 2 * 3] = { (gint64) base, df_docs };
+
+  for (guint i = 0; i < 2; i++)
+    {
+      g_autofree char *file = g_strconcat (sim_store_get_path (store), i ? "-wal" : "", NULL);
+      GStatBuf st;
+
+      /* An empty write-ahead log (every open makes one) holds no change. */
+      if (g_stat (file, &st) == 0 && st.st_size > 0)
+        {
+          words[2 + 3 * i] = st.st_size;
+          words[3 + 3 * i] = st.st_mtim.tv_sec;
+          words[4 + 3 * i] = st.st_mtim.tv_nsec;
+        }
+    }
+  return XXH3_64bits_withSeed (epoch ? epoch : "", epoch ? strlen (epoch) : 0, XXH3_64bits (words, sizeof words));
+}
+
+
+/* What a document's row says of it: id, sizes, time and content. */
+guint64
+_sim_snapshot_row_key (const SimStoreDocument *sd)
+{
+  const gint64 fields[] = { sd->id, sd->n_segments, sd->n_chars, sd->updated_at };
+
+  return XXH3_64bits_withSeed (sd->content_hash, strlen (sd->content_hash), XXH3_64bits (fields, sizeof fields));
+}
+
+void
+_sim_snapshot_add_document (const SimStoreDocument *sd,
+                            gpointer                user_data)
+{
+  ListState *ls = user_data;
+  SimCorpusSnapshot *snapshot = ls->snapshot;
+  DocRow row;
+
+  row.key = _sim_snapshot_row_key (sd);
+  row.n_windows = sd->n_segments;
+  row.updated_at = sd->updated_at;
+  _sim_snapshot_add_doc (snapshot, sd->id, sd->path, strlen (sd->path), sd->title, strlen (sd->title), sd->n_chars,
+                    sd->updated_at, &row);
+  /* GCC 12 follows XXH3's buffered path into loads it never makes for 8
+   * bytes and warns of them once this is inlined: a false positive. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Warray-bounds"
+#pragma GCC diagnostic ignored "-Wstringop-overread"
+  XXH3_64bits_update (ls->key, &row.key, sizeof row.key);
+#pragma GCC diagnostic pop
+  ls->n_windows += MAX (sd->n_segments, 0);
+  ls->n_chars += MAX (sd->n_chars, 0) + 1;
+}
+
+
+
+static GByteArray *
+list_pack (const SimCorpusSnapshot *snapshot)
+{
+  GByteArray *list = g_byte_array_new ();
+  guint64 hash;
+
+  g_byte_array_set_size (list, 8);
+  for (guint i = 0; i < snapshot->docs->len; i++)
+    {
+      const SimCorpusDoc *doc = &g_array_index (snapshot->docs, SimCorpusDoc, i);
+      const DocRow *row = &g_array_index (snapshot->rows, DocRow, i);
+      const ListEntry e = { doc->id, row->key, doc->n_chars, row->updated_at, row->n_windows,
+                            strlen (doc->path), strlen (doc->title) };
+
+      g_byte_array_append (list, (const guint8 *) &e, sizeof e);
+      g_byte_array_append (list, (const guint8 *) doc->path, e.path_len + 1);
+      g_byte_array_append (list, (const guint8 *) doc->title, e.title_len + 1);
+    }
+  while (list->len % 8 != 0)
+    g_byte_array_append (list, (const guint8 *) "", 1);
+  hash = XXH3_64bits (list->data + 8, list->len - 8);
+  memcpy (list->data, &hash, 8);
+  return list;
+}
+
+/* The header of the index file of @kind, when it is one. */
+gboolean
+_sim_snapshot_index_peek (const char  *store_path,
+                          guint        kind,
+                          IndexHeader *out)
+{
+  g_autofree char *path = _sim_snapshot_index_path (store_path, kind);
+  const int fd = g_open (path, O_RDONLY | O_CLOEXEC, 0);
+  gboolean ok;
+
+  if (fd < 0)
+    return FALSE;
+  ok = pread (fd, out, sizeof *out, 0) == sizeof *out && memcmp (out->magic, INDEX_MAGIC, 8) == 0 &&
+       out->version == INDEX_VERSION && out->kind == kind;
+  close (fd);
+  return ok;
+}
+
+typedef struct {
+  gpointer map;
+  gsize    len;
+} ListMap;
+
+static void
+list_unmap (gpointer data)
+{
+  ListMap *m = data;
+
+  munmap (m->map, m->len);
+  g_free (m);
+}
+
+/* The document list of the index file of @kind, when the file is still the
+ * one @header was read from and its list is whole. Mapped, not read: the
+ * first open in a process copied 8.7 MB into fresh memory at 44,000
+ * documents (12 ms) and then touched it once more to hash it (7 ms: fresh
+ * pages cost that much on the virtual machines we measure on); mapped, 5
+ * ms in all. (transfer full) */
+GBytes *
+_sim_snapshot_read_list (const char        *store_path,
+                         guint              kind,
+                         const IndexHeader *header)
+{
+  g_autofree char *path = _sim_snapshot_index_path (store_path, kind);
+  const int fd = g_open (path, O_RDONLY | O_CLOEXEC, 0);
+  g_autoptr(GBytes) list = NULL;
+  const guint8 *data;
+  IndexHeader now;
+  ListMap *m;
+  GStatBuf st;
+  guint64 hash;
+  gboolean ok;
+
+  if (fd < 0)
+    return NULL;
+  /* The file must hold the whole list: a page mapped past its end is a SIGBUS. */
+  ok = header->list_len >= 8 && header->list_len <= G_MAXUINT32 &&
+       pread (fd, &now, sizeof now, 0) == sizeof now && memcmp (&now, header, sizeof now) == 0 &&
+       fstat (fd, &st) == 0 && (guint64) st.st_size >= sizeof now + header->list_len;
+  m = g_new (ListMap, 1);
+  m->len = sizeof now + header->list_len;
+  m->map = ok ? mmap (NULL, m->len, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
+  close (fd);
+  if (m->map == MAP_FAILED)
+    {
+      g_free (m);
+      return NULL;
+    }
+  data = (const guint8 *) m->map + sizeof now;
+  list = g_bytes_new_with_free_func (data, header->list_len, list_unmap, m);
+  memcpy (&hash, data, 8);
+  return hash == XXH3_64bits (data + 8, header->list_len - 8) ? g_steal_pointer (&list) : NULL;
+}
+
+/* The document list of the index file of @kind into the snapshot, which
+ * has none yet. */
+gboolean
+_sim_snapshot_load_list (SimCorpusSnapshot *snapshot,
+                         guint              kind,
+                         const IndexHeader *header)
+{
+  GBytes *bytes = _sim_snapshot_read_list (snapshot->store_path, kind, header);
+  const guint8 *list = bytes ? g_bytes_get_data (bytes, NULL) : NULL;
+  guint n = 0;
+
+  if (bytes == NULL)
+    return FALSE;
+  /* Checked and counted first, so that the arrays are made once: grown
+   * a document at a time, they were copied and faulted in again and again
+   * (44,000 documents: 30 ms of a 50 ms open). */
+  for (gsize at = 8; at + sizeof (ListEntry) <= header->list_len; n++)
+    {
+      ListEntry e;
+
+      memcpy (&e, list + at, sizeof e);
+      at += sizeof e;
+      if (e.path_len >= header->list_len - at || e.title_len >= header->list_len - at - e.path_len - 1 ||
+          list[at + e.path_len] != '\0' || list[at + e.path_len + 1 + e.title_len] != '\0')
+        {
+          g_bytes_unref (bytes);
+          return FALSE;
+        }
+      at += e.path_len + 1 + e.title_len + 1;
+    }
+  snapshot->list = bytes;
+  g_array_set_size (snapshot->docs, n);
+  g_array_set_size (snapshot->rows, n);
+  sim_prefault (snapshot->docs->data, n * sizeof (SimCorpusDoc));
+  sim_prefault (snapshot->rows->data, n * sizeof (DocRow));
+  for (gsize at = 8, i = 0; i < n; i++)
+    {
+      SimCorpusDoc *doc = &g_array_index (snapshot->docs, SimCorpusDoc, i);
+      DocRow *row = &g_array_index (snapshot->rows, DocRow, i);
+      ListEntry e;
+
+      memcpy (&e, list + at, sizeof e);
+      at += sizeof e;
+      doc->id = e.id;
+      doc->path = (const char *) list + at;
+      doc->title = (const char *) list + at + e.path_len + 1;
+      doc->n_chars = e.n_chars;
+      row->key = e.row;
+      row->n_windows = e.n_windows;
+      row->updated_at = e.updated_at;
+      snapshot->updated_at = MAX (snapshot->updated_at, e.updated_at);
+      at += e.path_len + 1 + e.title_len + 1;
+    }
+  return TRUE;
+}
+
+/* Opens the index file of @kind into @part when its base is @base, mapping
+ * its documents to the snapshot's; its header in @out_header and, with
+ * @out_counts, the feature statistics it carries (transfer full; NULL when
+ * it carries none). */
+gboolean
+_sim_snapshot_part_open (SimCorpusSnapshot *snapshot,
+                         guint              kind,
+                         guint64            base,
+                         Part              *part,
+                         IndexHeader       *out_header,
+                         guint32          **out_counts)
+{
+  g_autofree char *path = _sim_snapshot_index_path (snapshot->store_path, kind);
+  const char *limit_env = g_getenv ("SIMHOUND_INDEX_MAP_LIMIT");
+  const guint64 limit = limit_env ? g_ascii_strtoull (limit_env, NULL, 10) : INDEX_MAP_LIMIT;
+  const int fd = g_open (path, O_RDONLY | O_CLOEXEC, 0);
+  g_autofree IndexDoc *docs = NULL;
+  g_autofree guint32 *counts = NULL;
+  gsize len, index_len, df_at;
+  goffset index_at;
+  IndexHeader header;
+  GStatBuf st;
+
+  _sim_snapshot_part_init (part);
+  if (fd < 0)
+    return FALSE;
+  if (fstat (fd, &st) != 0 || st.st_size < (goffset) sizeof header ||
+      pread (fd, &header, sizeof header, 0) != sizeof header)
+    goto fail;
+  len = st.st_size;
+  if (memcmp (header.magic, INDEX_MAGIC, 8) != 0 || header.version != INDEX_VERSION || header.kind != kind ||
+      header.base != base || header.n_fps >= G_MAXUINT32 || header.n_docs >= G_MAXUINT32 ||
+      header.n_docs > len / sizeof (IndexDoc) || header.list_len > len || header.list_len % 8 != 0 ||
+      (header.place_bytes != 4 && header.place_bytes != 8))
+    goto fail;
+  index_len = sim_band_index_get_serialized_size (header.n_fps);
+  index_at = sizeof header + header.list_len + header.n_docs * sizeof (IndexDoc);
+  /* The feature statistics (sim_store_pack_df()) end the file. */
+  df_at = index_at + index_len + header.n_fps * header.place_bytes;
+  if (len < df_at || len - df_at > SIM_DF_BUCKETS * sizeof (guint32))
+    goto fail;
+
+  /* Its documents, matched with the snapshot's by id (both ascending) and row. */
+  docs = g_new (IndexDoc, MAX (header.n_docs, 1));
+  if (pread (fd, docs, header.n_docs * sizeof (IndexDoc), sizeof header + header.list_len) !=
+      (gssize) (header.n_docs * sizeof (IndexDoc)))
+    goto fail;
+  part->n_docs = header.n_docs;
+  part->doc_map = g_new (guint32, MAX (header.n_docs, 1));
+  for (guint i = 0, j = 0; i < header.n_docs; i++)
+    {
+      while (j < snapshot->docs->len && g_array_index (snapshot->docs, SimCorpusDoc, j).id < docs[i].id)
+        j++;
+      part->doc_map[i] = j < snapshot->docs->len && g_array_index (snapshot->docs, SimCorpusDoc, j).id == docs[i].id &&
+                         g_array_index (snapshot->rows, DocRow, j).key == docs[i].row ? j : G_MAXUINT32;
+    }
+  part->place_bytes = header.place_bytes;
+  if (header.place_bytes == 4)
+    {
+      /* Positions of documents one after another, all in 32 bits. */
+      part->bases = g_new (guint64, MAX (header.n_docs, 1));
+      for (guint i = 0; i < header.n_docs; i++)
+        {
+          part->bases[i] = docs[i].base;
+          if (docs[i].base > G_MAXUINT32 || (i > 0 && docs[i].base < docs[i - 1].base))
+            goto fail;
+        }
+      _sim_snapshot_part_index_bases (part);
+    }
+  if (out_counts != NULL && len > df_at)
+    {
+      g_autofree guint8 *packed = g_malloc (len - df_at);
+
+      sim_prefault (packed, len - df_at);
+      if (pread (fd, packed, len - df_at, df_at) != (gssize) (len - df_at) ||
+          (counts = sim_store_unpack_df (packed, len - df_at, SIM_DF_BUCKETS)) == NULL)
+        goto fail;
+    }
+  if (df_at > limit)
+    {
+      part->index = sim_band_index_new_read (fd, index_at, header.n_fps);
+      if (part->index == NULL)
+        goto fail;
+      part->fd = fd;
+      part->places_at = index_at + index_len;
+    }
+  else
+    {
+      g_autoptr(GMappedFile) file = g_mapped_file_new_from_fd (fd, FALSE, NULL);
+      const guint8 *data;
+
+      close (fd);
+      if (file == NULL || g_mapped_file_get_length (file) != len)
+        {
+          _sim_snapshot_part_clear (part);
+          return FALSE;
+        }
+      data = (const guint8 *) g_mapped_file_get_contents (file);
+      part->index = sim_band_index_new_mapped (data + index_at, index_len, header.n_fps);
+      if (part->index == NULL)
+        {
+          _sim_snapshot_part_clear (part);
+          return FALSE;
+        }
+      if (header.place_bytes == 4)
+        part->pos_of = (const guint32 *) (data + index_at + index_len);
+      else
+        {
+          part->docs_of = (const guint32 *) (data + index_at + index_len);
+          part->starts_of = part->docs_of + header.n_fps;
+        }
+      part->mapped = g_steal_pointer (&file);
+    }
+  part->n_fps = header.n_fps;
+  *out_header = header;
+  if (out_counts != NULL)
+    *out_counts = g_steal_pointer (&counts);
+  return TRUE;
+
+fail:
+  close (fd);
+  _sim_snapshot_part_clear (part);
+  return FALSE;
+}
+
+static gboolean
+write_all (gconstpointer data,
+           gsize         len,
+           gpointer      user_data)
+{
+  const int fd = GPOINTER_TO_INT (user_data);
+
+  for (const char *p = data; len > 0;)
+    {
+      const gssize n = write (fd, p, MIN (len, 1u << 30));
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        return FALSE;
+      p += n;
+      len -= n;
+    }
+  return TRUE;
+}
+
+/* The positions an index file of the documents @doc_map names needs (each
+ * its characters and one more), and with @bases where each one's start. */
+guint64
+_sim_snapshot_part_positions (const SimCorpusSnapshot *snapshot,
+                              const guint32           *doc_map,
+                              guint                    n_docs,
+                              guint64                 *bases)
+{
+  guint64 next = 0;
+
+  for (guint i = 0; i < n_docs; i++)
+    {
+      if (bases)
+        bases[i] = next;
+      next += MAX (g_array_index (snapshot->docs, SimCorpusDoc, doc_map[i]).n_chars, 0) + 1;
+    }
+  return next;
+}
+
+/* Whether positions fit in the 4 bytes of a place in an index file
+ * (SIMHOUND_INDEX_POSITION_LIMIT lowers the limit for tests). */
+gboolean
+_sim_snapshot_positions_fit (guint64 n_positions)
+{
+  const char *limit = g_getenv ("SIMHOUND_INDEX_POSITION_LIMIT");
+
+  return n_positions <= (limit ? g_ascii_strtoull (limit, NULL, 10) : G_MAXUINT32);
+}
+
+/* Writes @part (built, its pairs or records sorted) as the index file of @kind. Best
+ * effort: a store in a folder we may not write simply has no file. */
+gboolean
+_sim_snapshot_part_write (SimCorpusSnapshot *snapshot,
+                          const Part        *part,
+                          guint              kind,
+                          guint64            key,
+                          guint64            base,
+                          guint64            stamp)
+{
+  g_autofree char *path = _sim_snapshot_index_path (snapshot->store_path, kind);
+  g_autofree char *tmp = g_strconcat (path, ".XXXXXX", NULL);
+  g_autoptr(GByteArray) list = list_pack (snapshot);
+  IndexHeader header = { INDEX_MAGIC, INDEX_VERSION, kind, 4, key, base, part->n_fps, part->n_docs, stamp, list->len };
+  const int fd = g_mkstemp_full (tmp, O_WRONLY | O_CLOEXEC, 0600);
+  g_autofree IndexDoc *docs = g_new (IndexDoc, MAX (part->n_docs, 1));
+  const guint32 *counts = sim_weights_get_counts (snapshot->weights);
+  g_autoptr(GBytes) packed = snapshot->packed_df ? g_bytes_ref (snapshot->packed_df)
+                             : counts ? sim_store_pack_df (counts, SIM_DF_BUCKETS) : g_bytes_new (NULL, 0);
+  g_autofree guint64 *bases = g_new (guint64, MAX (part->n_docs, 1));
+  const guint64 next = _sim_snapshot_part_positions (snapshot, part->doc_map, part->n_docs, bases);
+  gboolean ok;
+
+  if (fd < 0)
+    return FALSE;
+  for (guint i = 0; i < part->n_docs; i++)
+    {
+      docs[i].id = g_array_index (snapshot->docs, SimCorpusDoc, part->doc_map[i]).id;
+      docs[i].row = g_array_index (snapshot->rows, DocRow, part->doc_map[i]).key;
+      docs[i].base = bases[i];
+    }
+  if (!_sim_snapshot_positions_fit (next))
+    header.place_bytes = 8;
+  /* Records are only made when the positions fit (part_build()). */
+  g_assert (part->records == NULL || header.place_bytes == 4);
+  ok = write_all (&header, sizeof header, GINT_TO_POINTER (fd)) &&
+       write_all (list->data, list->len, GINT_TO_POINTER (fd)) &&
+       write_all (docs, part->n_docs * sizeof (IndexDoc), GINT_TO_POINTER (fd)) &&
+       (part->records != NULL
+          ? sim_band_index_serialize_records (part->records, part->n_fps, part->pair_offsets, write_all,
+                                              GINT_TO_POINTER (fd))
+          : sim_band_index_serialize_pairs (part->pairs, part->n_fps, part->pair_offsets, write_all,
+                                            GINT_TO_POINTER (fd)));
+  /* The places: positions, or documents then starts. A start is inside
+   * its document (pack_windows(), sources). */
+  if (ok)
+    {
+      g_autofree guint32 *out = g_new (guint32, PLACES_CHUNK);
+
+      for (guint pass = 0; pass < (header.place_bytes == 8 ? 2 : 1); pass++)
+        for (gsize k0 = 0; ok && k0 < part->n_fps; k0 += PLACES_CHUNK)
+          {
+            const gsize m = MIN (PLACES_CHUNK, part->n_fps - k0);
+
+            if (part->records != NULL)
+              for (gsize k = 0; k < m; k++)
+                out[k] = (guint32) part->records[k0 + k];
+            else
+              {
+                const guint64 *p = part->pairs + 2 * k0 + 1;
+
+                for (gsize k = 0; k < m; k++)
+                  out[k] = header.place_bytes == 4 ? docs[p[2 * k] >> 32].base + (guint32) p[2 * k]
+                                                   : pass == 0 ? p[2 * k] >> 32 : (guint32) p[2 * k];
+              }
+            ok = write_all (out, m * sizeof (guint32), GINT_TO_POINTER (fd));
+          }
+    }
+  ok = ok && write_all (g_bytes_get_data (packed, NULL), g_bytes_get_size (packed), GINT_TO_POINTER (fd));
+  ok = g_close (fd, NULL) && ok;
+  if (!ok || g_rename (tmp, path) != 0)
+    {
+      g_unlink (tmp);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* Swaps a part just built (16 bytes a fingerprint, which an index in
+ * memory would keep for as long as the snapshot lives: the app's after an
+ * import) for the file written from it, which answers the same. Keeps the
+ * built one when the file cannot be used. */
+void
+_sim_snapshot_part_use_file (SimCorpusSnapshot *snapshot,
+                             Part              *part,
+                             guint              kind,
+                             guint64            base)
+{
+  Part file;
+  IndexHeader header;
+
+  if (!_sim_snapshot_part_open (snapshot, kind, base, &file, &header, NULL))
+    return;
+  _sim_snapshot_part_clear (part);
+  *part = file;
+}
+
+
+static void
+fresh_free (gpointer data)
+{
+  Fresh *fresh = data;
+
+  g_clear_pointer (&fresh->packed, g_bytes_unref);
+  g_free (fresh);
+}
+
+GHashTable *
+_sim_fresh_new (void)
+{
+  return g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, fresh_free);
+}
+
+void
+_sim_fresh_put (GHashTable             *table,
+                const SimStoreDocument *doc,
+                GBytes                 *packed)
+{
+  Fresh *fresh = g_new (Fresh, 1);
+
+  fresh->row = _sim_snapshot_row_key (doc);
+  fresh->packed = packed;
+  g_hash_table_replace (table, g_memdup2 (&doc->id, sizeof doc->id), fresh);
+}
+

@@ -1,0 +1,224 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The snapshot's fields and what its three files share: sim-snapshot.c
+ * (the object, its parts and lookups), sim-index-file.c (the index files:
+ * their format, reading and writing) and sim-snapshot-build.c (planning
+ * and building the parts, and loading a snapshot). Each uses only those
+ * before it. Nothing else reaches in.
+ */
+#pragma once
+
+#include "sim-band-index.h"
+#include "sim-corpus.h"
+#include "sim-corpus-private.h"
+
+G_BEGIN_DECLS
+
+/* The snapshot's fingerprints come in at most two parts, each an exact index
+ * with its per-fingerprint places: part 0 over the documents as they were
+ * when the index file was written, part 1 (the delta) over the documents
+ * added or changed since. Ids of part 1 follow those of part 0. A part names
+ * documents by its own numbers, mapped to the snapshot's: a document removed
+ * or changed since maps to none, so its fingerprints give no hit. */
+typedef struct {
+  SimBandIndex  *index;
+  gsize          n_fps;
+  guint64       *places;     /* built in memory: part document << 32 | code-point start */
+  guint64       *pairs;      /* built and sorted, not indexed yet: (fingerprint, place) pairs */
+  guint64       *records;    /* or, when positions fit in 32 bits, records (sim_band_index_sort_records()) */
+  guint32       *pair_offsets; /* where each bucket of either starts */
+  const guint32 *docs_of;    /* the mapped file's, when it keeps documents and starts apart */
+  const guint32 *starts_of;
+  const guint32 *pos_of;     /* the mapped file's positions, when it keeps them */
+  GMappedFile   *mapped;     /* the part's file when mapped */
+  int            fd;         /* the part's file when read as needed, else -1 */
+  goffset        places_at;  /* where its per-fingerprint arrays start */
+  guint          place_bytes; /* in the file: 4 (a position) or 8 (document and start) */
+  guint64       *bases;      /* part document -> its first position, with positions */
+  guint32       *coarse;     /* position >> COARSE_SHIFT -> the document holding it */
+  gsize          n_coarse;
+  guint32       *doc_map;    /* part document -> snapshot document, or G_MAXUINT32 */
+  guint          n_docs;
+} Part;
+
+/* A window's place is kept in an index file as one position: its
+ * document's first position plus its start, each document taking its
+ * characters and one more (4 bytes a fingerprint instead of 8). A part of
+ * 4G positions or more keeps the document and the start. */
+#define COARSE_SHIFT 12
+#define PLACES_CHUNK (1u << 20)  /* places read or written at once */
+
+typedef struct {
+  guint64 key;         /* what the row says of the document: id, sizes, time, content */
+  gint64  n_windows;
+  gint64  updated_at;
+} DocRow;
+
+struct _SimCorpusSnapshot {
+  gint               ref_count;
+  char              *store_path;
+  SimNormalizeFlags  flags;
+  GArray            *docs;      /* SimCorpusDoc, strings owned by strings or list */
+  GArray            *rows;      /* DocRow, one per document */
+  gint64             updated_at; /* the latest document's, Unix seconds */
+  GStringChunk      *strings;
+  GBytes            *list;      /* an index file's document list, mapped, when read from one */
+  Part               parts[2];
+  guint              n_parts;
+  SimWeights        *weights;
+  GBytes            *packed_df;  /* the weights' counts as the store keeps them, when read from it */
+  GMutex             index_lock;
+  /* Connections that read texts, idle between reads (read_texts()). */
+  GMutex             readers_lock;
+  GPtrArray         *readers;
+  /* For lookups that tolerate differing bits: every window again, with
+   * all 64 bits (the parts keep 48), and band indexes over them by max
+   * distance, built on first use. Their ids follow those of the parts. */
+  Part               near;
+  SimBandIndex      *bands[SIM_BAND_INDEX_MAX_DISTANCE + 1];
+};
+
+/* ------------------------------------------------------ index files */
+
+#define INDEX_MAGIC   "SIMHIDX1"
+#define INDEX_VERSION 11
+#define KIND_INDEX    0
+#define KIND_DELTA    1
+/* A delta holds at most this share of the index file's fingerprints (and of
+ * this many), and the index file's documents removed or changed since at
+ * most this share of its fingerprints: beyond, everything is built again. */
+#define DELTA_SHARE   4
+#define DELTA_MAX     (4u << 20)
+
+typedef struct {
+  char    magic[8];
+  guint32 version;
+  guint16 kind;
+  guint16 place_bytes; /* a fingerprint's place: 4 (a position) or 8 (document, start) */
+  guint64 key;
+  guint64 base;
+  guint64 n_fps;
+  guint64 n_docs;
+  guint64 stamp;     /* index_stamp() when written */
+  guint64 list_len;  /* bytes of the document list after the header */
+} IndexHeader;
+
+typedef struct {
+  gint64  id;
+  guint64 row;
+  guint64 base;  /* its first position */
+} IndexDoc;
+
+G_STATIC_ASSERT (sizeof (IndexHeader) == 64);
+G_STATIC_ASSERT (sizeof (IndexDoc) == 24);
+
+typedef struct {
+  SimCorpusSnapshot *snapshot;
+  XXH3_state_t      *key;
+  guint64            n_windows;
+  guint64            n_chars;
+} ListState;
+
+/* Index files up to this size are mapped; larger ones are read bucket by
+ * bucket (SIMHOUND_INDEX_MAP_LIMIT, in bytes, sets it for tests and
+ * benchmarks). A check touches a bucket a window: mapped, each costs a page
+ * fault and stays in the process's memory, so a check of a large corpus
+ * held gigabytes of mapped pages; a small file is soon mapped whole, and
+ * then reading from memory is faster than asking for it. At 225 MB (105 MB
+ * of text) mapping made a `check` process 0.15 -> 0.22 s and 38 -> 214 MB,
+ * while a check in a process that had mapped it already was 10% faster. */
+#define INDEX_MAP_LIMIT (64u << 20)
+
+/* The document list a file carries, so that an open finding the file
+ * current reads it instead of every row of the store: a hash of what
+ * follows, then per document its id, row key, characters, update time,
+ * windows, the lengths of its path and title and their bytes, each with a
+ * NUL after it (the snapshot uses them where they are); zeros up to a
+ * multiple of 8 bytes. */
+typedef struct {
+  gint64  id;
+  guint64 row;
+  gint64  n_chars;
+  gint64  updated_at;
+  gint64  n_windows;
+  guint32 path_len;
+  guint32 title_len;
+} ListEntry;
+
+G_STATIC_ASSERT (sizeof (ListEntry) == 48);
+
+/* ------------------------------------------------------ shared
+ * sim-snapshot.c: the object and its parts; sim-index-file.c: the files
+ * (uses sim-snapshot.c); sim-snapshot-build.c uses both. */
+
+/* Windows a write has just computed (an import, a rebuild), by document
+ * id: the next snapshot takes them instead of fingerprinting the text
+ * again. They hold for the row they were computed with. */
+typedef struct {
+  guint64  row;
+  GBytes  *packed;  /* pack_windows() */
+} Fresh;
+
+void                _sim_snapshot_add_doc (SimCorpusSnapshot *snapshot,
+                                           gint64 id,
+                                           const char *path,
+                                           gsize path_len,
+                                           const char *title,
+                                           gsize title_len,
+                                           gint64 n_chars,
+                                           gint64 updated_at,
+                                           const DocRow *row);
+void                _sim_snapshot_part_init (Part *part);
+void                _sim_snapshot_part_index_bases (Part *part);
+void                _sim_snapshot_part_clear (Part *part);
+void                _sim_snapshot_part_read_places (const Part *part,
+                                                    gsize first,
+                                                    gsize n,
+                                                    guint32 *docs,
+                                                    guint32 *starts);
+guint64             _sim_snapshot_part_positions (const SimCorpusSnapshot *snapshot,
+                                                  const guint32 *doc_map,
+                                                  guint n_docs,
+                                                  guint64 *bases);
+gboolean            _sim_snapshot_positions_fit (guint64 n_positions);
+gboolean            _sim_snapshot_index_peek (const char *store_path,
+                                              guint kind,
+                                              IndexHeader *out);
+gboolean            _sim_snapshot_load_list (SimCorpusSnapshot *snapshot,
+                                             guint kind,
+                                             const IndexHeader *header);
+gboolean            _sim_snapshot_part_open (SimCorpusSnapshot *snapshot,
+                                             guint kind,
+                                             guint64 base,
+                                             Part *part,
+                                             IndexHeader *out_header,
+                                             guint32 **out_counts);
+void                _sim_snapshot_clear_docs (SimCorpusSnapshot *snapshot);
+SimCorpusSnapshot * _sim_snapshot_new (const char *store_path,
+                                       SimNormalizeFlags flags);
+guint64             _sim_snapshot_index_base (SimStore *store,
+                                              SimNormalizeFlags flags);
+guint64             _sim_snapshot_index_stamp (SimStore *store,
+                                               guint64 base,
+                                               guint32 df_docs);
+void                _sim_snapshot_add_document (const SimStoreDocument *sd,
+                                                gpointer user_data);
+gboolean            _sim_snapshot_part_write (SimCorpusSnapshot *snapshot,
+                                              const Part *part,
+                                              guint kind,
+                                              guint64 key,
+                                              guint64 base,
+                                              guint64 stamp);
+void                _sim_snapshot_part_use_file (SimCorpusSnapshot *snapshot,
+                                                 Part *part,
+                                                 guint kind,
+                                                 guint64 base);
+
+GBytes *            _sim_snapshot_read_list (const char *store_path,
+                                             guint kind,
+                                             const IndexHeader *header);
+char *              _sim_snapshot_index_path (const char *store_path,
+                                              guint kind);
+guint64             _sim_snapshot_row_key (const SimStoreDocument *sd);
+
+G_END_DECLS
