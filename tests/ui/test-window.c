@@ -280,6 +280,148 @@ test_open_source_without_an_application_shows_the_stored_text (void **state)
   sim_test_remove_tree (dir);
 }
 
+/* The flagged spans of the HTML report's article, as "start-end;" in code
+ * points of the article. (transfer full) */
+static char *
+html_article_spans (const char *html)
+{
+  const char *p = strstr (html, "<div class=\"article\">");
+  GString *out = g_string_new (NULL);
+  guint32 at = 0, open_at = 0;
+
+  assert_non_null (p);
+  p += strlen ("<div class=\"article\">");
+  while (*p && !g_str_has_prefix (p, "</div>"))
+    {
+      if (g_str_has_prefix (p, "<mark"))
+        {
+          open_at = at;
+          p = strchr (p, '>') + 1;
+        }
+      else if (g_str_has_prefix (p, "</mark>"))
+        {
+          g_string_append_printf (out, "%u-%u;", open_at, at);
+          p += strlen ("</mark>");
+        }
+      else if (g_str_has_prefix (p, "<sup"))
+        p = strstr (p, "</sup>") + strlen ("</sup>");
+      else if (*p == '&')
+        {
+          p = strchr (p, ';') + 1;
+          at++;
+        }
+      else
+        {
+          p = g_utf8_next_char (p);
+          at++;
+        }
+    }
+  return g_string_free (out, FALSE);
+}
+
+/* The spans the window colours, as "start-end;". (transfer full) */
+static char *
+window_spans (SimWindow *window)
+{
+  GtkTextBuffer *buffer = sim_window_get_buffer (window);
+  GString *out = g_string_new (NULL);
+  GtkTextIter iter;
+  gint open_at = -1;
+
+  gtk_text_buffer_get_start_iter (buffer, &iter);
+  for (;;)
+    {
+      gboolean tagged = FALSE;
+      GSList *tags = gtk_text_iter_get_tags (&iter);
+
+      for (GSList *t = tags; t; t = t->next)
+        {
+          g_autofree char *name = NULL;
+
+          g_object_get (t->data, "name", &name, NULL);
+          tagged = tagged || (name && (g_str_has_prefix (name, "sim-source-") || g_str_equal (name, "sim-excluded")));
+        }
+      g_slist_free (tags);
+      if (tagged && open_at < 0)
+        open_at = gtk_text_iter_get_offset (&iter);
+      else if (!tagged && open_at >= 0)
+        {
+          g_string_append_printf (out, "%d-%d;", open_at, gtk_text_iter_get_offset (&iter));
+          open_at = -1;
+        }
+      if (gtk_text_iter_is_end (&iter))
+        break;
+      gtk_text_iter_forward_char (&iter);
+    }
+  return g_string_free (out, FALSE);
+}
+
+/* Issue 31: the window and the HTML report draw the same flagged runs, those
+ * of the view (which the JSON lists: test-report-view), with a quotation
+ * left out inside a flagged sentence. */
+static void
+test_window_html_and_json_draw_the_same_runs (void **state)
+{
+  g_autofree char *dir = sim_test_make_tmp_dir ();
+  g_autofree char *store = make_store (dir);
+  g_autoptr(GSettings) settings = g_settings_new ("org.simhound.Simhound");
+  SimWindow *window = sim_window_new (NULL, store);
+  SimReportView *view;
+  g_autofree char *html = NULL, *in_html = NULL, *in_window = NULL;
+  g_autoptr(GString) in_view = g_string_new (NULL);
+
+  gtk_window_present (GTK_WINDOW (window));
+  sim_window_set_text (window, OWN "As he wrote, “" EN_COPY "” " EN_EDIT "\n\n" ZH_COPY);
+  sim_window_check (window);
+  sim_test_spin_until (check_finished, window, 60);
+  g_settings_set_boolean (settings, "exclude-quotes", TRUE);
+  view = sim_window_get_view (window);
+  /* Runs that touch are one coloured stretch in a text view. */
+  for (guint r = 0; r < sim_report_view_get_n_runs (view); r++)
+    {
+      const SimFlaggedRun *run = sim_report_view_get_run (view, r);
+      guint32 end = run->end;
+
+      while (r + 1 < sim_report_view_get_n_runs (view) && sim_report_view_get_run (view, r + 1)->start == end)
+        end = sim_report_view_get_run (view, ++r)->end;
+      g_string_append_printf (in_view, "%u-%u;", run->start, end);
+    }
+  assert_true (in_view->len > 0);
+  assert_true (sim_report_view_get_n_excluded (view) > 0);
+  in_window = window_spans (window);
+  html = sim_export_html (view);
+  in_html = html_article_spans (html);
+  {
+    /* The HTML marks each run: joined where they touch, as the window. */
+    GString *joined = g_string_new (NULL);
+    g_auto(GStrv) parts = g_strsplit (in_html, ";", -1);
+    gint64 start = -1, end = -1;
+
+    for (guint i = 0; parts[i] && *parts[i]; i++)
+      {
+        gint64 s = g_ascii_strtoll (parts[i], NULL, 10), e = g_ascii_strtoll (strchr (parts[i], '-') + 1, NULL, 10);
+
+        if (start >= 0 && s == end)
+          end = e;
+        else
+          {
+            if (start >= 0)
+              g_string_append_printf (joined, "%" G_GINT64_FORMAT "-%" G_GINT64_FORMAT ";", start, end);
+            start = s, end = e;
+          }
+      }
+    if (start >= 0)
+      g_string_append_printf (joined, "%" G_GINT64_FORMAT "-%" G_GINT64_FORMAT ";", start, end);
+    g_free (in_html);
+    in_html = g_string_free (joined, FALSE);
+  }
+  assert_string_equal (in_window, in_view->str);
+  assert_string_equal (in_html, in_view->str);
+  g_settings_reset (settings, "exclude-quotes");
+  gtk_window_destroy (GTK_WINDOW (window));
+  sim_test_remove_tree (dir);
+}
+
 static void
 test_window_checks_highlights_and_shows_sources (void **state)
 {
@@ -1348,6 +1490,7 @@ main (int argc, char **argv)
   const struct CMUnitTest tests[] = {
     cmocka_unit_test (test_window_checks_highlights_and_shows_sources),
     cmocka_unit_test (test_window_shows_a_report_only_with_its_text),
+    cmocka_unit_test (test_window_html_and_json_draw_the_same_runs),
     cmocka_unit_test (test_window_leaving_a_source_out_changes_every_figure),
     cmocka_unit_test (test_window_chart_says_a_short_copy_is_too_short),
     cmocka_unit_test (test_open_source_without_an_application_shows_the_stored_text),
