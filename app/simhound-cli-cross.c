@@ -20,6 +20,7 @@
 #include "sim-exclude.h"
 #include "sim-error.h"
 #include "sim-export.h"
+#include "sim-report-json.h"
 #include "sim-store.h"
 
 /* Reading a class: Ctrl+C is noticed between documents. */

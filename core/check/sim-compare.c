@@ -4,7 +4,6 @@
 #include <math.h>
 #include <string.h>
 #include <glib/gi18n-lib.h>
-#include <json-glib/json-glib.h>
 
 #include "sim-align.h"
 #include "sim-error.h"
@@ -303,77 +302,4 @@ sim_compare_shared (const SimCompareText  *a,
   g_return_val_if_fail (a != NULL && b != NULL && options != NULL, NULL);
   found = compare_align (&a->side, &b->side, options);
   return found->len > 0 ? compare_report (&a->side, &b->side, b->name, options, a->flags, found) : NULL;
-}
-
-static double
-round3 (float x)
-{
-  return (double) lrintf (x * 1000.0f) / 1000.0;
-}
-
-static void
-add_document (JsonBuilder *b,
-              const char  *member,
-              const char  *path,
-              guint32      n_chars)
-{
-  g_autofree char *display = g_filename_display_name (path);
-
-  json_builder_set_member_name (b, member);
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "path");
-  json_builder_add_string_value (b, display);
-  json_builder_set_member_name (b, "characters");
-  json_builder_add_int_value (b, n_chars);
-  json_builder_end_object (b);
-}
-
-void
-sim_compare_add_passage_json (JsonBuilder      *b,
-                              const SimPassage *p)
-{
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "start");
-  json_builder_add_int_value (b, p->start);
-  json_builder_set_member_name (b, "end");
-  json_builder_add_int_value (b, p->end);
-  json_builder_set_member_name (b, "source_start");
-  json_builder_add_int_value (b, p->source_start);
-  json_builder_set_member_name (b, "source_end");
-  json_builder_add_int_value (b, p->source_end);
-  json_builder_set_member_name (b, "level");
-  json_builder_add_string_value (b, sim_level_to_string (p->level));
-  json_builder_set_member_name (b, "similarity");
-  json_builder_add_double_value (b, round3 (p->similarity));
-  json_builder_end_object (b);
-}
-
-char *
-sim_compare_to_json (const SimReport  *report,
-                     float             similarity,
-                     const SimPassage *passages,
-                     guint             n_passages,
-                     const char       *a_path,
-                     const char       *b_path,
-                     guint32           b_chars)
-{
-  g_autoptr(JsonBuilder) b = json_builder_new ();
-  g_autoptr(JsonGenerator) gen = json_generator_new ();
-  g_autoptr(JsonNode) root = NULL;
-
-  json_builder_begin_object (b);
-  add_document (b, "a", a_path, sim_report_get_n_chars (report));
-  add_document (b, "b", b_path, b_chars);
-  json_builder_set_member_name (b, "similarity");
-  json_builder_add_double_value (b, round3 (similarity));
-  json_builder_set_member_name (b, "passages");
-  json_builder_begin_array (b);
-  for (guint i = 0; i < n_passages; i++)
-    sim_compare_add_passage_json (b, &passages[i]);
-  json_builder_end_array (b);
-  json_builder_end_object (b);
-  root = json_builder_get_root (b);
-  json_generator_set_root (gen, root);
-  json_generator_set_pretty (gen, TRUE);
-  return json_generator_to_data (gen, NULL);
 }

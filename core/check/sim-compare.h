@@ -9,7 +9,6 @@
 #pragma once
 
 #include <gio/gio.h>
-#include <json-glib/json-glib.h>
 
 #include "sim-check.h"
 #include "sim-report.h"
@@ -59,21 +58,6 @@ SimReport      *sim_compare_shared    (const SimCompareText  *a,
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimCompareText, sim_compare_text_free)
 
-/* One passage as compare's and cross's JSON give it: {"start", "end",
- * "source_start", "source_end", "level", "similarity"}. */
-void       sim_compare_add_passage_json (JsonBuilder      *b,
-                                         const SimPassage *p);
 
-/* The JSON of `simhound-cli compare --json`: {"a": {"path", "characters"},
- * "b": {...}, "similarity", "passages": [{"start", "end", "source_start",
- * "source_end", "level", "similarity"}]}: @similarity and @passages are
- * those shown (the report's, or those a template leaves). (transfer full) */
-char      *sim_compare_to_json (const SimReport       *report,
-                                float                  similarity,
-                                const SimPassage      *passages,
-                                guint                  n_passages,
-                                const char            *a_path,
-                                const char            *b_path,
-                                guint32                b_chars);
 
 G_END_DECLS

@@ -5,7 +5,6 @@
 #include <math.h>
 #include <string.h>
 #include <glib/gi18n-lib.h>
-#include <json-glib/json-glib.h>
 
 #include "sim-cross.h"
 #include "sim-file-walk.h"
@@ -538,100 +537,6 @@ sim_cross_run (const char *const     *texts,
     }
   g_array_sort (pairs, compare_pairs);
   return pairs;
-}
-
-/* A document's check against the corpus: its similarity and its largest
- * sources. */
-static void
-add_corpus_json (JsonBuilder     *b,
-                 const SimReport *report)
-{
-  json_builder_set_member_name (b, "corpus");
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "similarity");
-  json_builder_add_double_value (b, round (1000 * sim_report_get_similarity (report)) / 1000);
-  json_builder_set_member_name (b, "sources");
-  json_builder_begin_array (b);
-  for (guint s = 0; s < MIN (sim_report_get_n_sources (report), SIM_CROSS_CORPUS_SOURCES); s++)
-    {
-      const SimReportSource *src = sim_report_get_source (report, s);
-
-      json_builder_begin_object (b);
-      json_builder_set_member_name (b, "document");
-      json_builder_add_string_value (b, src->display_path);
-      json_builder_set_member_name (b, "title");
-      json_builder_add_string_value (b, src->title);
-      json_builder_set_member_name (b, "share");
-      json_builder_add_double_value (b, round (1000 * src->share) / 1000);
-      json_builder_end_object (b);
-    }
-  json_builder_end_array (b);
-  json_builder_end_object (b);
-}
-
-char *
-sim_cross_to_json (GArray            *pairs,
-                   const char *const *paths,
-                   const char *const *formats,
-                   const guint32     *n_chars,
-                   SimReport *const  *corpus,
-                   guint              n)
-{
-  g_autoptr(JsonBuilder) b = json_builder_new ();
-  g_autoptr(JsonGenerator) gen = json_generator_new ();
-  g_autoptr(JsonNode) root = NULL;
-
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "documents");
-  json_builder_begin_array (b);
-  for (guint i = 0; i < n; i++)
-    {
-      g_autofree char *display = g_filename_display_name (paths[i]);
-
-      json_builder_begin_object (b);
-      json_builder_set_member_name (b, "path");
-      json_builder_add_string_value (b, display);
-      json_builder_set_member_name (b, "format");
-      json_builder_add_string_value (b, formats[i]);
-      json_builder_set_member_name (b, "characters");
-      json_builder_add_int_value (b, n_chars[i]);
-      if (corpus != NULL && corpus[i] != NULL)
-        add_corpus_json (b, corpus[i]);
-      json_builder_end_object (b);
-    }
-  json_builder_end_array (b);
-  json_builder_set_member_name (b, "pairs");
-  json_builder_begin_array (b);
-  for (guint i = 0; i < pairs->len; i++)
-    {
-      const SimCrossPair *pair = &g_array_index (pairs, SimCrossPair, i);
-      g_autofree char *a = g_filename_display_name (paths[pair->a]);
-      g_autofree char *bp = g_filename_display_name (paths[pair->b]);
-
-      json_builder_begin_object (b);
-      json_builder_set_member_name (b, "a");
-      json_builder_add_string_value (b, a);
-      json_builder_set_member_name (b, "b");
-      json_builder_add_string_value (b, bp);
-      json_builder_set_member_name (b, "shared_characters");
-      json_builder_add_int_value (b, pair->shared_a);
-      json_builder_set_member_name (b, "share_a");
-      json_builder_add_double_value (b, round (1000 * pair->share_a) / 1000);
-      json_builder_set_member_name (b, "share_b");
-      json_builder_add_double_value (b, round (1000 * pair->share_b) / 1000);
-      json_builder_set_member_name (b, "passages");
-      json_builder_begin_array (b);
-      for (guint p = 0; p < pair->passages->len; p++)
-        sim_compare_add_passage_json (b, &g_array_index (pair->passages, SimPassage, p));
-      json_builder_end_array (b);
-      json_builder_end_object (b);
-    }
-  json_builder_end_array (b);
-  json_builder_end_object (b);
-  root = json_builder_get_root (b);
-  json_generator_set_root (gen, root);
-  json_generator_set_pretty (gen, TRUE);
-  return json_generator_to_data (gen, NULL);
 }
 
 /* ------------------------------------------------------------------- CSV */

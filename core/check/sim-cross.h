@@ -64,18 +64,7 @@ GArray *sim_cross_run     (const char *const      *texts,
  * corpus too. */
 #define SIM_CROSS_CORPUS_SOURCES 3
 
-/* {"documents": [{"path", "format", "characters"}], "pairs": [{"a", "b",
- * "shared_characters", "share_a", "share_b", "passages": [{"start", "end",
- * "source_start", "source_end", "level", "similarity"}]}]}. With @corpus
- * (each document's check against the corpus, or NULL), each document also
- * has "corpus": {"similarity", "sources": [{"document", "title",
- * "share"}]}. (transfer full) */
-char   *sim_cross_to_json (GArray                 *pairs,
-                           const char *const      *paths,
-                           const char *const      *formats,
-                           const guint32          *n_chars,
-                           SimReport *const       *corpus,
-                           guint                   n);
+
 
 /* The pairs as CSV for a spreadsheet (RFC 4180): a header, then one line
  * a pair, largest first: "a","b",share_a,share_b,shared_characters_a,

@@ -11,6 +11,8 @@
 #include <glib/gi18n-lib.h>
 #include <json-glib/json-glib.h>
 
+#include "sim-compare.h"
+#include "sim-cross.h"
 #include "sim-report-json.h"
 #include "sim-report-private.h"
 
@@ -679,4 +681,169 @@ sim_report_from_saved_json (const char  *data,
     return NULL;
   report->similarity = total ? (float) flagged / total : 0.0f;
   return g_steal_pointer (&report);
+}
+
+/* ------------------------------------------------------------ compare */
+
+static void
+add_document (JsonBuilder *b,
+              const char  *member,
+              const char  *path,
+              guint32      n_chars)
+{
+  g_autofree char *display = g_filename_display_name (path);
+
+  json_builder_set_member_name (b, member);
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "path");
+  json_builder_add_string_value (b, display);
+  json_builder_set_member_name (b, "characters");
+  json_builder_add_int_value (b, n_chars);
+  json_builder_end_object (b);
+}
+
+void
+sim_compare_add_passage_json (JsonBuilder      *b,
+                              const SimPassage *p)
+{
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "start");
+  json_builder_add_int_value (b, p->start);
+  json_builder_set_member_name (b, "end");
+  json_builder_add_int_value (b, p->end);
+  json_builder_set_member_name (b, "source_start");
+  json_builder_add_int_value (b, p->source_start);
+  json_builder_set_member_name (b, "source_end");
+  json_builder_add_int_value (b, p->source_end);
+  json_builder_set_member_name (b, "level");
+  json_builder_add_string_value (b, sim_level_to_string (p->level));
+  json_builder_set_member_name (b, "similarity");
+  json_builder_add_double_value (b, round3 (p->similarity));
+  json_builder_end_object (b);
+}
+
+char *
+sim_compare_to_json (const SimReport  *report,
+                     float             similarity,
+                     const SimPassage *passages,
+                     guint             n_passages,
+                     const char       *a_path,
+                     const char       *b_path,
+                     guint32           b_chars)
+{
+  g_autoptr(JsonBuilder) b = json_builder_new ();
+  g_autoptr(JsonGenerator) gen = json_generator_new ();
+  g_autoptr(JsonNode) root = NULL;
+
+  json_builder_begin_object (b);
+  add_document (b, "a", a_path, sim_report_get_n_chars (report));
+  add_document (b, "b", b_path, b_chars);
+  json_builder_set_member_name (b, "similarity");
+  json_builder_add_double_value (b, round3 (similarity));
+  json_builder_set_member_name (b, "passages");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < n_passages; i++)
+    sim_compare_add_passage_json (b, &passages[i]);
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+  root = json_builder_get_root (b);
+  json_generator_set_root (gen, root);
+  json_generator_set_pretty (gen, TRUE);
+  return json_generator_to_data (gen, NULL);
+}
+
+/* -------------------------------------------------------------- cross */
+
+/* A document's check against the corpus: its similarity and its largest
+ * sources. */
+static void
+add_corpus_json (JsonBuilder     *b,
+                 const SimReport *report)
+{
+  json_builder_set_member_name (b, "corpus");
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "similarity");
+  json_builder_add_double_value (b, round (1000 * sim_report_get_similarity (report)) / 1000);
+  json_builder_set_member_name (b, "sources");
+  json_builder_begin_array (b);
+  for (guint s = 0; s < MIN (sim_report_get_n_sources (report), SIM_CROSS_CORPUS_SOURCES); s++)
+    {
+      const SimReportSource *src = sim_report_get_source (report, s);
+
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "document");
+      json_builder_add_string_value (b, src->display_path);
+      json_builder_set_member_name (b, "title");
+      json_builder_add_string_value (b, src->title);
+      json_builder_set_member_name (b, "share");
+      json_builder_add_double_value (b, round (1000 * src->share) / 1000);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+}
+
+char *
+sim_cross_to_json (GArray            *pairs,
+                   const char *const *paths,
+                   const char *const *formats,
+                   const guint32     *n_chars,
+                   SimReport *const  *corpus,
+                   guint              n)
+{
+  g_autoptr(JsonBuilder) b = json_builder_new ();
+  g_autoptr(JsonGenerator) gen = json_generator_new ();
+  g_autoptr(JsonNode) root = NULL;
+
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "documents");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < n; i++)
+    {
+      g_autofree char *display = g_filename_display_name (paths[i]);
+
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "path");
+      json_builder_add_string_value (b, display);
+      json_builder_set_member_name (b, "format");
+      json_builder_add_string_value (b, formats[i]);
+      json_builder_set_member_name (b, "characters");
+      json_builder_add_int_value (b, n_chars[i]);
+      if (corpus != NULL && corpus[i] != NULL)
+        add_corpus_json (b, corpus[i]);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  json_builder_set_member_name (b, "pairs");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < pairs->len; i++)
+    {
+      const SimCrossPair *pair = &g_array_index (pairs, SimCrossPair, i);
+      g_autofree char *a = g_filename_display_name (paths[pair->a]);
+      g_autofree char *bp = g_filename_display_name (paths[pair->b]);
+
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "a");
+      json_builder_add_string_value (b, a);
+      json_builder_set_member_name (b, "b");
+      json_builder_add_string_value (b, bp);
+      json_builder_set_member_name (b, "shared_characters");
+      json_builder_add_int_value (b, pair->shared_a);
+      json_builder_set_member_name (b, "share_a");
+      json_builder_add_double_value (b, round (1000 * pair->share_a) / 1000);
+      json_builder_set_member_name (b, "share_b");
+      json_builder_add_double_value (b, round (1000 * pair->share_b) / 1000);
+      json_builder_set_member_name (b, "passages");
+      json_builder_begin_array (b);
+      for (guint p = 0; p < pair->passages->len; p++)
+        sim_compare_add_passage_json (b, &g_array_index (pair->passages, SimPassage, p));
+      json_builder_end_array (b);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+  root = json_builder_get_root (b);
+  json_generator_set_root (gen, root);
+  json_generator_set_pretty (gen, TRUE);
+  return json_generator_to_data (gen, NULL);
 }

@@ -15,6 +15,7 @@
 #include <glib.h>
 
 #include "sim-cross.h"
+#include "sim-report-json.h"
 
 #define COPY_EN "The lighthouse keeper climbed the spiral stairs every evening before sunset, trimmed the wick and polished the great lens until it shone."
 #define COPY_ZH "街角那家茶馆已经开了六十多年，每天清晨都有老人带着鸟笼来喝茶，茶馆的主人最喜欢听客人们讲过去的故事。"
