@@ -4,6 +4,7 @@
 #include <glib/gi18n.h>
 
 #include "sim-comparison.h"
+#include "sim-comparison-test.h"
 #include "sim-diff.h"
 #include "sim-level.h"
 

@@ -39,14 +39,6 @@ void        sim_comparison_open_source (SimComparison    *self);
 void        sim_comparison_clear      (SimComparison     *self,
                                        const char        *message);
 
-/* What the user sees, for tests (borrowed). */
-const char *sim_comparison_get_title      (SimComparison *self);
-const char *sim_comparison_get_path       (SimComparison *self);
-const char *sim_comparison_get_summary    (SimComparison *self);
-GtkTextBuffer *sim_comparison_get_article (SimComparison *self);
-GtkTextBuffer *sim_comparison_get_source  (SimComparison *self);
-guint       sim_comparison_get_match      (SimComparison *self);
-
 /* Whether the passages sit side by side (the comparison is wide enough for
  * both) rather than one above the other. */
 gboolean    sim_comparison_is_side_by_side (SimComparison *self);

@@ -18,6 +18,7 @@
 #include "sim-class-window.h"
 #include "sim-open.h"
 #include "sim-comparison.h"
+#include "sim-comparison-test.h"
 #include "sim-compare-window.h"
 #include "sim-corpus-window.h"
 #include "sim-tint.h"

@@ -28,6 +28,7 @@
 #include "sim-article-view.h"
 #include "sim-chart.h"
 #include "sim-comparison.h"
+#include "sim-comparison-test.h"
 #include "sim-corpus.h"
 #include "sim-corpus-window.h"
 #include "sim-export.h"
