@@ -65,6 +65,7 @@ struct _SimWindow {
   GMenu             *recent_section; /* template: Open Recent's items */
   gint               selected;    /* segment shown in the source pane, or -1 */
   gint               filter;      /* the only source whose flags are shown, or -1 */
+  guint              sources_idle; /* adds the rest of the sources list, or 0 */
   gboolean           previews_valid; /* the text is still the one being checked */
   gboolean           busy;
   gboolean           read_only;   /* the store may be read, not changed */

@@ -612,6 +612,7 @@ sim_window_dispose (GObject *object)
       gtk_window_destroy (GTK_WINDOW (self->corpus_window));
       self->corpus_window = NULL;
     }
+  g_clear_handle_id (&self->sources_idle, g_source_remove);
   if (self->session != NULL)
     g_signal_handlers_disconnect_by_data (self->session, self);
   g_clear_object (&self->session);
