@@ -17,7 +17,8 @@ typedef struct {
   SimUnits      units;
   GArray       *sentences;  /* SimSegment */
   SimTextIndex  index;
-  SimAlignSide *align;      /* its sentences' words, for sim_align_sides() */
+  SimAlignSide *align;      /* its sentences' words, for sim_align_sides(): made on
+                             * first use (side_align()), from any thread */
 } Side;
 
 static gboolean
@@ -45,12 +46,24 @@ side_load (Side              *side,
     }
   sim_segment_split (side->text, side->len, &side->units, mode, window, side->sentences);
   sim_text_index_init (&side->index, side->text, side->len);
-  {
-    const SimAlignText text = { &side->units, (const SimSegment *) side->sentences->data, side->sentences->len, TRUE };
-
-    side->align = sim_align_side_new (&text);
-  }
   return TRUE;
+}
+
+/* @side's sentences' words, made the first time any thread asks: most
+ * documents of a class take part in no pair and never need them. */
+static const SimAlignSide *
+side_align (const Side *side)
+{
+  Side *mutable = (Side *) side;
+
+  if (g_once_init_enter (&mutable->align))
+    {
+      const SimAlignText text = { &side->units, (const SimSegment *) side->sentences->data, side->sentences->len,
+                                  TRUE };
+
+      g_once_init_leave (&mutable->align, sim_align_side_new (&text));
+    }
+  return side->align;
 }
 
 static void
@@ -84,7 +97,7 @@ compare_align (const Side            *sa,
   GArray *found = g_array_new (FALSE, FALSE, sizeof (SimAlignment));
   guint kept = 0;
 
-  sim_align_sides (sa->align, sb->align, found);
+  sim_align_sides (side_align (sa), side_align (sb), found);
   for (guint i = 0; i < found->len; i++)
     {
       const SimAlignment *al = &g_array_index (found, SimAlignment, i);
