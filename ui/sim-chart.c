@@ -20,16 +20,6 @@ struct _SimChart {
 
 G_DEFINE_FINAL_TYPE (SimChart, sim_chart, GTK_TYPE_WIDGET)
 
-/* A segment as similar as a flagged one that is not flagged: too little
- * text, or too little shared, to count (sim_level_judge()). */
-static gboolean
-too_short (SimChart               *self,
-           const SimReportSegment *seg)
-{
-  return !sim_report_segment_is_flagged (seg) &&
-         seg->similarity >= sim_report_get_settings (self->report)->medium_threshold;
-}
-
 enum {
   SEGMENT_ACTIVATED,
   N_SIGNALS
@@ -142,7 +132,7 @@ sim_chart_snapshot (GtkWidget   *widget,
             set_color (cr, sim_level_excluded_tint (), 1.0);
           else
             set_color (cr, sim_level_color (seg->level), seg->level == SIM_LEVEL_LOW ? 0.6 : 1.0);
-          if (too_short (self, seg))
+          if (sim_report_segment_is_too_short (self->report, seg))
             {
               cairo_set_line_width (cr, 1);
               cairo_rectangle (cr, x + 0.5, bottom - bh + 0.5, MAX (bw - 1, 0.5), bh - 1);
@@ -302,7 +292,7 @@ sim_chart_describe_at (SimChart *self,
 
     if (src == NULL)
       return g_strdup_printf (_("Segment %d: no similar source"), index + 1);
-    if (too_short (self, seg))
+    if (sim_report_segment_is_too_short (self->report, seg))
       return g_strdup_printf (_("Segment %d: %.0f%% similar to source %u, %s, but too little text to count"),
                               index + 1, 100 * seg->similarity, m->source + 1, src->title);
     if (seg->level == SIM_LEVEL_LOW)

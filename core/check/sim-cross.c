@@ -133,25 +133,6 @@ document_worker (gpointer data)
     }
 }
 
-/* Characters covered by the union of [starts[i], ends[i]). */
-static guint32
-union_length (GArray *spans)
-{
-  guint32 covered = 0, reach = 0;
-
-  g_array_sort (spans, compare_u64);
-  for (guint i = 0; i < spans->len; i++)
-    {
-      const guint64 s = g_array_index (spans, guint64, i);
-      const guint32 start = s >> 32, end = s & 0xffffffffu;
-
-      if (end > MAX (start, reach))
-        covered += end - MAX (start, reach);
-      reach = MAX (reach, end);
-    }
-  return covered;
-}
-
 /* Characters of [start, end) inside the intervals of @common (sorted). */
 static guint32
 covered (GArray  *common,
@@ -174,7 +155,7 @@ covered (GArray  *common,
           g_array_append_val (parts, part);
         }
     }
-  return union_length (parts);
+  return sim_spans_cover ((guint64 *) parts->data, parts->len);
 }
 
 static void

@@ -9,11 +9,11 @@
 
 #define MAX_QUOTE_CHARS 2000
 
-static void
-add_span (GArray            *out,
-          guint32            start,
-          guint32            end,
-          SimExcludedReason  reason)
+void
+sim_exclude_add_span (GArray            *out,
+                      guint32            start,
+                      guint32            end,
+                      SimExcludedReason  reason)
 {
   SimExcludedSpan span = { start, end, reason };
 
@@ -65,7 +65,7 @@ sim_exclude_find_quotes (const char *text,
               if (d == close &&
                   !(close == 0x2019 && g_unichar_isalpha (g_utf8_get_char (g_utf8_next_char (q))) && g_utf8_next_char (q) < end))
                 {
-                  add_span (out, at, at + n + 1, SIM_EXCLUDED_QUOTE);
+                  sim_exclude_add_span (out, at, at + n + 1, SIM_EXCLUDED_QUOTE);
                   /* Go on after the closing mark. */
                   at += n;
                   p = q;
@@ -115,8 +115,8 @@ sim_exclude_find_references (const char *text,
     g_match_info_fetch_pos (info, 0, &stop, NULL);
   if (stop < 0)
     stop = n;
-  add_span (out, g_utf8_pointer_to_offset (text, text + start), g_utf8_pointer_to_offset (text, text + stop),
-            SIM_EXCLUDED_REFERENCES);
+  sim_exclude_add_span (out, g_utf8_pointer_to_offset (text, text + start), g_utf8_pointer_to_offset (text, text + stop),
+                        SIM_EXCLUDED_REFERENCES);
 }
 
 gboolean
@@ -148,7 +148,7 @@ sim_exclude_find_template (const SimReport *report,
     {
       const SimPassage *p = sim_report_get_passage (with_template, i);
 
-      add_span (out, p->start, p->end, SIM_EXCLUDED_TEMPLATE);
+      sim_exclude_add_span (out, p->start, p->end, SIM_EXCLUDED_TEMPLATE);
     }
   return TRUE;
 }

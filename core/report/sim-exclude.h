@@ -33,6 +33,12 @@ typedef struct {
 
 #define SIM_EXCLUSIONS_INIT { FALSE, FALSE, 0, NULL, 0, NULL, 0 }
 
+/* Appends [@start, @end) left out for @reason to @out (SimExcludedSpan);
+ * an empty span is not appended. */
+void     sim_exclude_add_span        (GArray            *out,
+                                      guint32            start,
+                                      guint32            end,
+                                      SimExcludedReason  reason);
 /* Spans (SimExcludedSpan, code points) of @text inside quotation marks. A
  * quotation ends at its closing mark, within a paragraph and 2,000
  * characters; an opening mark without one quotes nothing. */

@@ -58,8 +58,17 @@ append_svg_chart (GString             *out,
       const double x = 400.0 * seg->start / n_chars, w = MAX (1.0, 400.0 * (seg->end - seg->start) / n_chars);
       const double h = 150.0 * seg->similarity;
 
-      g_string_append_printf (out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"/>\n",
-                              x, 150 - h, w, h, sim_level_color (seg->level));
+      const char *colour = sim_report_view_is_segment_excluded (view, i) ? sim_level_excluded_tint ()
+                                                                         : sim_level_color (seg->level);
+
+      /* As the app and the PDF draw it: greyed when left out, an outline
+       * when too short to count. */
+      if (sim_report_segment_is_too_short (report, seg))
+        g_string_append_printf (out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" "
+                                "stroke=\"%s\"/>\n", x, 150 - h, w, h, colour);
+      else
+        g_string_append_printf (out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"/>\n",
+                                x, 150 - h, w, h, colour);
     }
   for (guint b = 0; b < SIM_CHART_BINS; b++)
     {

@@ -284,7 +284,7 @@ pdf_chart (Pdf                 *pdf,
       set_color (cr, sim_report_view_is_segment_excluded (view, i) ? sim_level_excluded_tint ()
                                                                    : sim_level_color (seg->level));
       cairo_rectangle (cr, left_x + x, bottom - bh, bw, bh);
-      if (!sim_report_segment_is_flagged (seg) && seg->similarity >= s->medium_threshold)
+      if (sim_report_segment_is_too_short (report, seg))
         {
           cairo_stroke (cr);  /* too little text to count: an outline, as in the app */
           continue;

@@ -75,18 +75,6 @@ mark (guint8  *mask,
     mask[i] |= bit;
 }
 
-static void
-add_span (GArray            *out,
-          guint32            start,
-          guint32            end,
-          SimExcludedReason  reason)
-{
-  SimExcludedSpan span = { start, end, reason };
-
-  if (end > start)
-    g_array_append_val (out, span);
-}
-
 static int
 compare_spans (gconstpointer a,
                gconstpointer b)
@@ -184,12 +172,12 @@ mark_exclusions (const SimReport     *report,
       if (source_excluded (ex, src->doc_id))
         {
           mark (mask, n, p->start, p->end, NOT_FLAGGED);
-          add_span (chosen, p->start, p->end, SIM_EXCLUDED_SOURCE);
+          sim_exclude_add_span (chosen, p->start, p->end, SIM_EXCLUDED_SOURCE);
         }
       else if (ex->small_words > 0 && count_words (report, p->start, p->end) < ex->small_words)
         {
           mark (mask, n, p->start, p->end, NOT_FLAGGED);
-          add_span (chosen, p->start, p->end, SIM_EXCLUDED_SMALL);
+          sim_exclude_add_span (chosen, p->start, p->end, SIM_EXCLUDED_SMALL);
         }
     }
   for (guint i = 0; ex->n_source_ids > 0 && i < sim_report_get_n_segments (report); i++)
@@ -200,7 +188,7 @@ mark_exclusions (const SimReport     *report,
           source_excluded (ex, sim_report_get_source (report, segment_source (report, seg))->doc_id))
         {
           mark (mask, n, seg->start, seg->end, NOT_FLAGGED);
-          add_span (chosen, seg->start, seg->end, SIM_EXCLUDED_SOURCE);
+          sim_exclude_add_span (chosen, seg->start, seg->end, SIM_EXCLUDED_SOURCE);
         }
     }
   for (guint i = 0; i < ex->n_template_spans; i++)
@@ -208,7 +196,7 @@ mark_exclusions (const SimReport     *report,
       const SimExcludedSpan *t = &ex->template_spans[i];
 
       mark (mask, n, t->start, t->end, NOT_FLAGGED);
-      add_span (chosen, t->start, t->end, SIM_EXCLUDED_TEMPLATE);
+      sim_exclude_add_span (chosen, t->start, t->end, SIM_EXCLUDED_TEMPLATE);
     }
   return headline;
 }

@@ -168,6 +168,13 @@ sim_report_get_source (const SimReport *report,
   return &g_array_index (report->sources, SimReportSource, index);
 }
 
+gboolean
+sim_report_segment_is_too_short (const SimReport        *report,
+                                 const SimReportSegment *seg)
+{
+  return !sim_report_segment_is_flagged (seg) && seg->similarity >= report->settings.medium_threshold;
+}
+
 char *
 sim_report_dup_text (const SimReport *report,
                      guint32          start,
@@ -602,18 +609,13 @@ compare_spans64 (gconstpointer a,
 }
 
 guint32
-sim_passages_cover (const SimPassage *passages,
-                    guint             n,
-                    gboolean          source_side)
+sim_spans_cover (guint64 *spans,
+                 gsize    n)
 {
-  g_autofree guint64 *spans = g_new (guint64, MAX (n, 1));
   guint32 covered = 0, reach = 0;
 
-  for (guint i = 0; i < n; i++)
-    spans[i] = source_side ? (guint64) passages[i].source_start << 32 | passages[i].source_end
-                           : (guint64) passages[i].start << 32 | passages[i].end;
   qsort (spans, n, sizeof (guint64), compare_spans64);
-  for (guint i = 0; i < n; i++)
+  for (gsize i = 0; i < n; i++)
     {
       const guint32 start = spans[i] >> 32, end = spans[i] & 0xffffffffu;
 
@@ -622,4 +624,17 @@ sim_passages_cover (const SimPassage *passages,
       reach = MAX (reach, end);
     }
   return covered;
+}
+
+guint32
+sim_passages_cover (const SimPassage *passages,
+                    guint             n,
+                    gboolean          source_side)
+{
+  g_autofree guint64 *spans = g_new (guint64, MAX (n, 1));
+
+  for (guint i = 0; i < n; i++)
+    spans[i] = source_side ? (guint64) passages[i].source_start << 32 | passages[i].source_end
+                           : (guint64) passages[i].start << 32 | passages[i].end;
+  return sim_spans_cover (spans, n);
 }

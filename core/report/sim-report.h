@@ -159,10 +159,19 @@ const SimReportSource *sim_report_get_source (const SimReport *report,
 guint32     sim_passages_cover            (const SimPassage *passages,
                                            guint             n,
                                            gboolean          source_side);
+/* Characters covered by the union of @spans (start << 32 | end, code
+ * points), which it sorts. */
+guint32     sim_spans_cover               (guint64          *spans,
+                                           gsize             n);
 /* The article's text from code point @start to @end. (transfer full) */
 char       *sim_report_dup_text           (const SimReport *report,
                                            guint32          start,
                                            guint32          end);
+/* A segment as similar as a flagged one that is not flagged: too little
+ * text, or too little of it shared, to count (sim_level_judge()). The
+ * charts draw it as an outline and say so. */
+gboolean    sim_report_segment_is_too_short (const SimReport        *report,
+                                             const SimReportSegment *seg);
 /* Index of the segment containing code point @offset, or -1. */
 gint        sim_report_find_segment       (const SimReport *report,
                                            guint32          offset);
