@@ -723,8 +723,10 @@ sim_window_init (SimWindow *self)
   self->selected = -1;
   self->filter = -1;
   self->session = sim_session_new ();
-  g_signal_connect (self->session, "notify::view", G_CALLBACK (_sim_window_on_view_changed), self);
   self->settings = g_settings_new ("org.simhound.Simhound");
+  /* The choices kept from the last start apply from the first check. */
+  _sim_window_on_exclusions_changed (self->settings, NULL, self);
+  g_signal_connect (self->session, "notify::view", G_CALLBACK (_sim_window_on_view_changed), self);
   g_settings_bind_with_mapping (self->settings, "highlight", self->highlight_dropdown, "selected",
                                 G_SETTINGS_BIND_DEFAULT, nick_to_position, position_to_nick,
                                 (gpointer) highlight_nicks, NULL);

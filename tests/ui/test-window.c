@@ -423,6 +423,31 @@ test_window_html_and_json_draw_the_same_runs (void **state)
   sim_test_remove_tree (dir);
 }
 
+/* Choices kept from an earlier start apply to the first check of a new
+ * window, without touching them. */
+static void
+test_window_applies_kept_choices_from_the_start (void **state)
+{
+  g_autofree char *dir = sim_test_make_tmp_dir ();
+  g_autofree char *store = make_store (dir);
+  g_autoptr(GSettings) settings = g_settings_new ("org.simhound.Simhound");
+  SimWindow *window;
+
+  g_settings_set_boolean (settings, "exclude-quotes", TRUE);
+  window = sim_window_new (NULL, store);
+  gtk_window_present (GTK_WINDOW (window));
+  sim_window_set_text (window, OWN "As he wrote, “" EN_COPY "”");
+  sim_window_check (window);
+  sim_test_spin_until (check_finished, window, 60);
+  assert_true (sim_report_get_similarity (sim_window_get_report (window)) > 0.3);
+  assert_true (sim_report_view_get_n_excluded (sim_window_get_view (window)) > 0);
+  assert_true (sim_report_view_get_similarity (sim_window_get_view (window)) <
+               sim_report_get_similarity (sim_window_get_report (window)) - 0.2);
+  g_settings_reset (settings, "exclude-quotes");
+  gtk_window_destroy (GTK_WINDOW (window));
+  sim_test_remove_tree (dir);
+}
+
 static void
 test_window_checks_highlights_and_shows_sources (void **state)
 {
@@ -1502,6 +1527,7 @@ main (int argc, char **argv)
     cmocka_unit_test (test_window_repairs_a_damaged_corpus),
     cmocka_unit_test (test_window_reports_hidden_text_of_an_opened_file),
     cmocka_unit_test (test_window_leaves_out_quotes_without_a_new_check),
+    cmocka_unit_test (test_window_applies_kept_choices_from_the_start),
     cmocka_unit_test (test_window_leaves_out_short_passages_a_source_and_the_assignment),
     cmocka_unit_test (test_export_dialog_names_the_file_by_its_type),
     cmocka_unit_test (test_window_title_names_the_file_and_marks_edits),
