@@ -614,6 +614,8 @@ sim_spans_cover (guint64 *spans,
 {
   guint32 covered = 0, reach = 0;
 
+  if (n == 0)
+    return 0;  /* an empty GArray's data may be NULL, which qsort must not get */
   qsort (spans, n, sizeof (guint64), compare_spans64);
   for (gsize i = 0; i < n; i++)
     {
