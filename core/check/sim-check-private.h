@@ -255,5 +255,24 @@ void      _sim_rewording_find        (Check            *check);
 /* sim-passages.c: fills check->passages from the results of every segment
  * and the sentences proposed as their rewordings. */
 void      _sim_passages_find         (Check            *check);
+/* Whether @seg, inside @cp, has the source's wording: it shares a run of
+ * SIM_SUPPORT_WORDS words with the source near [@lo, @hi), or between @before
+ * and @after (the nearest segments of @cp on each side flagged on their
+ * own, or NULL) it adds SIM_SUPPORT_IN_ORDER or more words to what the
+ * three share in order with the source's code points [@lo, @hi) (from
+ * @before's verified span to @after's). A copied or edited sentence fills
+ * its place in the source; the writer's own sentence on the same topic
+ * ("The lighthouse we visited had not had a keeper for forty years.")
+ * shares a few words that are elsewhere, or in no order. TRUE when the
+ * source cannot be read (nothing to judge by). The check's thread. */
+#define SIM_SUPPORT_WORDS    3
+#define SIM_SUPPORT_IN_ORDER 2
+gboolean  _sim_passages_supports     (Check              *check,
+                                      const CheckPassage *cp,
+                                      const SimSegment   *seg,
+                                      const SimSegment   *before,
+                                      const SimSegment   *after,
+                                      guint32             lo,
+                                      guint32             hi);
 
 G_END_DECLS

@@ -13,6 +13,10 @@
 
 #define NO_DISTANCE    64
 #define TIE_SIMILARITY 0.05f  /* matches this close are as good as each other */
+/* A passage is copied word for word where this share of its segments' characters
+ * is high on its own (sentence comparison), not only through the passage. */
+#define VERBATIM_SHARE 0.5
+#define WORD_FOR_WORD  0.9f   /* a segment matching its source this well is a copy */
 
 gboolean
 sim_check_options_validate (const SimCheckOptions *options,
@@ -113,6 +117,69 @@ sim_check_options_fill_settings (const SimCheckOptions *o,
   settings->feature_version = SIM_FEATURE_VERSION;
 }
 
+/* The nearest segment of @i's passage on the side @dir (-1 before, 1
+ * after) copied word for word from the passage's source (high on its own,
+ * at WORD_FOR_WORD), with that match: -1 if none. A short copied phrase
+ * ("Until the light was automated") is no landmark: the sentence beside
+ * it may hold the rest of the source's sentence. */
+static gint
+copied_neighbour (Check           *check,
+                  const SimLevel  *own,
+                  const gint      *covering,
+                  guint            i,
+                  gint             dir,
+                  const Verified **match)
+{
+  const CheckPassage *cp = &g_array_index (check->passages, CheckPassage, covering[i]);
+
+  for (gint j = (gint) i + dir; j >= 0 && j < (gint) check->segments->len && covering[j] == covering[i]; j += dir)
+    {
+      GArray *results = g_ptr_array_index (check->results, j);
+
+      if (own[j] != SIM_LEVEL_HIGH)
+        continue;
+      for (guint r = 0; r < results->len; r++)
+        if (g_array_index (results, Verified, r).doc == cp->doc &&
+            g_array_index (results, Verified, r).similarity >= WORD_FOR_WORD)
+          {
+            *match = &g_array_index (results, Verified, r);
+            return j;
+          }
+    }
+  return -1;
+}
+
+/* Whether segment @i has the wording of the source of the passage
+ * covering it (_sim_passages_supports()), between its copied neighbours. */
+static gboolean
+supported (Check          *check,
+           const SimLevel *own,
+           const gint     *covering,
+           guint           i)
+{
+  const CheckPassage *cp = &g_array_index (check->passages, CheckPassage, covering[i]);
+  const SimSegment *seg = &g_array_index (check->segments, SimSegment, i);
+  const Verified *vb = NULL, *va = NULL;
+  const gint b = copied_neighbour (check, own, covering, i, -1, &vb);
+  const gint a = copied_neighbour (check, own, covering, i, 1, &va);
+  /* Without a neighbour on a side, the source this far past the other's
+   * match (or the passage's edge). */
+  const gint64 reach = 3 * (gint64) (seg->end - seg->start) + 100;
+  gint64 lo, hi;
+
+  lo = vb ? vb->start : (va ? (gint64) va->start - reach : cp->alignment.b_start);
+  hi = va ? va->end : (vb ? (gint64) vb->end + reach : cp->alignment.b_end);
+  lo = CLAMP (lo, cp->alignment.b_start, cp->alignment.b_end);
+  /* Neighbours copied from far apart (moved sentences): the stretch stays
+   * near the one before, as long as the article's three segments are, a few
+   * times over (the time to compare stays bounded). */
+  hi = CLAMP (hi, lo, MIN (cp->alignment.b_end, lo + 4 * (reach + (gint64) (seg->end - seg->start))));
+  return _sim_passages_supports (check, cp, seg,
+                                 b >= 0 ? &g_array_index (check->segments, SimSegment, b) : NULL,
+                                 a >= 0 ? &g_array_index (check->segments, SimSegment, a) : NULL,
+                                 (guint32) lo, (guint32) hi);
+}
+
 static SimReport *
 build_report (Check *check)
 {
@@ -120,6 +187,9 @@ build_report (Check *check)
   SimReportSettings settings = { 0 };
   SimReport *report;
   g_autoptr(GArray) matches = g_array_new (FALSE, FALSE, sizeof (SimMatch));
+  g_autofree SimLevel *own = NULL;
+  g_autofree gint *covering = NULL;
+  g_autofree guint64 *verbatim = NULL; /* per passage: characters of its segments high on their own, of all */
 
   sim_check_options_fill_settings (o, sim_corpus_snapshot_get_flags (check->snapshot), &settings);
   settings.store = sim_corpus_snapshot_get_store_path (check->snapshot);
@@ -144,21 +214,23 @@ build_report (Check *check)
       _sim_report_add_passage (report, &p);
     }
 
+  /* Each segment's own level and the passage covering most of it. */
+  own = g_new (SimLevel, MAX (check->segments->len, 1));
+  covering = g_new (gint, MAX (check->segments->len, 1));
+  verbatim = g_new0 (guint64, 2 * MAX (check->passages->len, 1));
   for (guint i = 0, next = 0; i < check->segments->len; i++)
     {
       const SimSegment *seg = &g_array_index (check->segments, SimSegment, i);
-      GArray *results = g_ptr_array_index (check->results, i);
-      SimReportSegment rs = { 0 };
-      const CheckPassage *covering = NULL;
-      guint n_keep;
+      guint32 best = 0;
 
+      own[i] = _sim_refine_level (check, seg, g_ptr_array_index (check->results, i));
+      covering[i] = -1;
       /* Passages and segments are both in article order. */
       while (next < check->passages->len &&
              g_array_index (check->passages, CheckPassage, next).alignment.a_end <= seg->start)
         next++;
-      /* The passage covering most of the segment (the better source of two
-       * holding the same passage: it comes first). */
-      for (guint k = next, best = 0; k < check->passages->len; k++)
+      /* The better source of two holding the same passage comes first. */
+      for (guint k = next; k < check->passages->len; k++)
         {
           const CheckPassage *cp = &g_array_index (check->passages, CheckPassage, k);
           const guint32 lo = MAX (seg->start, cp->alignment.a_start);
@@ -168,19 +240,41 @@ build_report (Check *check)
             break;
           if (hi > lo && 2 * (hi - lo) >= seg->end - seg->start && hi - lo > best)
             {
-              covering = cp;
+              covering[i] = k;
               best = hi - lo;
             }
         }
-      rs.level = _sim_refine_level (check, seg, results);
-      if (covering != NULL && passage_level (check, covering) > rs.level)
+      if (covering[i] >= 0)
         {
-          rs.level = passage_level (check, covering);
-          rs.from_passage = TRUE;
-          lead_with_passage (results, seg, covering);
+          verbatim[2 * covering[i]] += own[i] == SIM_LEVEL_HIGH ? seg->end - seg->start : 0;
+          verbatim[2 * covering[i] + 1] += seg->end - seg->start;
         }
-      else if (covering != NULL && matches_about_as_well (results, covering->doc))
-        lead_with_passage (results, seg, covering);
+    }
+
+  for (guint i = 0; i < check->segments->len; i++)
+    {
+      const SimSegment *seg = &g_array_index (check->segments, SimSegment, i);
+      GArray *results = g_ptr_array_index (check->results, i);
+      SimReportSegment rs = { 0 };
+      const CheckPassage *cp = covering[i] >= 0 ? &g_array_index (check->passages, CheckPassage, covering[i]) : NULL;
+      guint n_keep;
+
+      rs.level = own[i];
+      /* A segment takes its passage's level, above its own, where it shares
+       * the source's wording: in a passage copied mostly word for word, a
+       * sentence sharing no run of words with the source is the writer's
+       * own between copies, not a copy edited hardest (a passage reworded
+       * throughout keeps its sentences: few of them share runs of words). */
+      if (cp != NULL && passage_level (check, cp) > rs.level &&
+          (verbatim[2 * covering[i]] < VERBATIM_SHARE * verbatim[2 * covering[i] + 1] ||
+           supported (check, own, covering, i)))
+        {
+          rs.level = passage_level (check, cp);
+          rs.from_passage = TRUE;
+          lead_with_passage (results, seg, cp);
+        }
+      else if (cp != NULL && matches_about_as_well (results, cp->doc))
+        lead_with_passage (results, seg, cp);
       n_keep = MIN (results->len, o->fast ? 1 : MAX (o->max_matches, 1));
       rs.start = seg->start;
       rs.end = seg->end;

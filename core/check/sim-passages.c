@@ -14,6 +14,7 @@
 
 #include "sim-align.h"
 #include "sim-parallel.h"
+#include "sim-words.h"
 #include "sim-check-private.h"
 
 #define MAX_ALIGNED_DOCS  64      /* sources aligned per check, most matched first */
@@ -388,4 +389,140 @@ _sim_passages_find (Check *check)
         g_array_append_val (check->passages, *p);
     }
   g_array_sort (check->passages, compare_start);
+}
+
+/* The length of the longest common subsequence of @x and @y. */
+static guint
+in_order (const GArray *x,
+          const GArray *y)
+{
+  g_autofree guint *row = g_new0 (guint, 2 * (y->len + 1));
+  guint *prev = row, *cur = row + y->len + 1;
+
+  for (guint i = 0; i < x->len; i++)
+    {
+      const guint64 t = g_array_index (x, guint64, i);
+
+      for (guint j = 0; j < y->len; j++)
+        cur[j + 1] = t == g_array_index (y, guint64, j) ? prev[j] + 1 : MAX (prev[j + 1], cur[j]);
+      { guint *swap = prev; prev = cur; cur = swap; }
+    }
+  return prev[y->len];
+}
+
+static void
+tokenize_segment (Check            *check,
+                  const SimSegment *seg,
+                  GArray           *out)
+{
+  if (seg != NULL)
+    sim_words_tokenize (check->units, seg->unit_start, seg->unit_end, out, NULL);
+}
+
+/* The key of the run of words at @tokens (@n of them left), or 0 where no
+ * run starts: SIM_SUPPORT_WORDS words, or two CJK character pairs (three
+ * characters: a Chinese clause is short, and its pairs overlap). */
+static guint64
+run_key (const guint64 *tokens,
+         guint          n)
+{
+  guint64 h = 0;
+  guint len = SIM_SUPPORT_WORDS;
+
+  if (n >= 2 && (tokens[0] & tokens[1] & SIM_WORDS_CJK_BIT))
+    len = 2;
+  if (n < len)
+    return 0;
+  for (guint k = 0; k < len; k++)
+    h = sim_mix64 (h ^ tokens[k]);
+  return h | 1;
+}
+
+static int
+compare_keys (gconstpointer a,
+              gconstpointer b)
+{
+  const guint64 x = *(const guint64 *) a, y = *(const guint64 *) b;
+
+  return x < y ? -1 : x > y;
+}
+
+/* Whether @own and @source share a run of SIM_SUPPORT_WORDS words (run_key()). */
+static gboolean
+shares_run (const GArray *own,
+            const GArray *source)
+{
+  g_autoptr(GArray) keys = g_array_new (FALSE, FALSE, sizeof (guint64));
+
+  for (guint i = 0; i < source->len; i++)
+    {
+      const guint64 key = run_key (&g_array_index (source, guint64, i), source->len - i);
+
+      if (key != 0)
+        g_array_append_val (keys, key);
+    }
+  if (keys->len == 0)
+    return FALSE;
+  g_array_sort (keys, compare_keys);
+  for (guint i = 0; i < own->len; i++)
+    {
+      const guint64 key = run_key (&g_array_index (own, guint64, i), own->len - i);
+
+      if (key != 0 && bsearch (&key, keys->data, keys->len, sizeof (guint64), compare_keys) != NULL)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+static void
+tokenize_source (const SourceRegion *region,
+                 guint32             lo,
+                 guint32             hi,
+                 GArray             *out)
+{
+  if (hi > lo)
+    sim_words_tokenize (region->units, sim_units_find (region->units, lo), sim_units_find (region->units, hi), out, NULL);
+}
+
+gboolean
+_sim_passages_supports (Check              *check,
+                        const CheckPassage *cp,
+                        const SimSegment   *seg,
+                        const SimSegment   *before,
+                        const SimSegment   *after,
+                        guint32             lo,
+                        guint32             hi)
+{
+  DocCache *cache = _sim_source_cache_get (check, cp->doc);
+  SourceRegion region = { 0 };
+  g_autoptr(GArray) source = g_array_new (FALSE, FALSE, sizeof (guint64));
+  g_autoptr(GArray) near = g_array_new (FALSE, FALSE, sizeof (guint64));
+  g_autoptr(GArray) own = g_array_new (FALSE, FALSE, sizeof (guint64));
+  g_autoptr(GArray) around = g_array_new (FALSE, FALSE, sizeof (guint64));
+  g_autoptr(GArray) with = g_array_new (FALSE, FALSE, sizeof (guint64));
+  /* A run of words is looked for this far around: a sentence moved a little. */
+  const guint32 reach = 2 * (seg->end - seg->start) + 100;
+  const guint32 near_lo = MAX ((gint64) cp->alignment.b_start, (gint64) lo - reach);
+  const guint32 near_hi = MIN (cp->alignment.b_end, hi + reach);
+
+  tokenize_segment (check, seg, own);
+  if (own->len < SIM_SUPPORT_IN_ORDER)
+    return TRUE;   /* too short to judge */
+  if (cache == NULL || !cache->loaded || near_hi <= near_lo ||
+      !_sim_source_cache_region (check, cache, near_lo, near_hi, &region))
+    {
+      _sim_source_region_clear (&region);
+      return TRUE;
+    }
+  tokenize_source (&region, near_lo, near_hi, near);
+  tokenize_source (&region, lo, hi, source);
+  _sim_source_region_clear (&region);
+  if (shares_run (own, near))
+    return TRUE;
+  tokenize_segment (check, before, around);
+  g_array_append_vals (with, around->data, around->len);
+  g_array_append_vals (with, own->data, own->len);
+  tokenize_segment (check, after, around);
+  tokenize_segment (check, after, with);
+  return in_order (with, source) >= in_order (around, source) + SIM_SUPPORT_IN_ORDER;
 }

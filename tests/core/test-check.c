@@ -226,6 +226,31 @@ test_check_reports_a_hard_wrapped_copy_as_one_passage (void **state)
     assert_int_not_equal (sim_report_get_segment (report, i)->level, SIM_LEVEL_LOW);
 }
 
+/* Issue 31, fault 5: a sentence of the writer's own between copied ones,
+ * on the same topic and sharing a few of the source's words, and the
+ * writer's words before a quote of part of a source sentence, do not take
+ * the passage's level; the copies and the quote do. */
+static void
+test_check_leaves_the_writers_own_sentence_between_copies (void **state)
+{
+  Fixture *f = *state;
+  static const char own[] = "The lighthouse we visited had not had a keeper for forty years.";
+  static const char intro[] = "As the old guide put it";
+  g_autofree char *text = g_strconcat (OWN_1, "\n\n", EN_1, " ", EN_2, " ", EN_3, " ", own, " ", intro,
+                                       ", \"in forty years he never once let the light go dark, even during "
+                                       "the storm\".\n\n", OWN_1, "\n", NULL);
+  SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
+  g_autoptr(SimReport) report = check (f, text, &options);
+
+  assert_true (sim_report_segment_is_flagged (find_segment (report, EN_1)));
+  assert_true (sim_report_segment_is_flagged (find_segment (report, EN_2)));
+  assert_true (sim_report_segment_is_flagged (find_segment (report, EN_3)));
+  assert_false (sim_report_segment_is_flagged (find_segment (report, own)));
+  assert_false (sim_report_segment_is_flagged (find_segment (report, intro)));
+  assert_true (sim_report_segment_is_flagged (find_segment (report, "in forty years he never")));
+  assert_false (sim_report_segment_is_flagged (find_segment (report, OWN_1)));
+}
+
 /* Passages of one source next to each other in the article are one
  * passage when their source spans lie near each other, in either order (a
  * writer moved a sentence; random obfuscation shuffles phrases; a summary
@@ -1164,6 +1189,7 @@ main (void)
     cmocka_unit_test (test_check_finds_a_better_source_with_fewer_windows),
     cmocka_unit_test (test_check_aligns_past_a_paragraph_found_in_many_documents),
     cmocka_unit_test_setup_teardown (test_check_reports_a_hard_wrapped_copy_as_one_passage, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_check_leaves_the_writers_own_sentence_between_copies, setup, teardown),
     cmocka_unit_test (test_report_joins_neighbouring_passages_of_one_source),
     cmocka_unit_test (test_check_finds_copies_anywhere_in_a_long_source),
     cmocka_unit_test (test_check_does_not_flag_a_shared_name),
