@@ -16,7 +16,8 @@ BUILD_PACKAGES=(build-essential meson ninja-build pkg-config gettext python3
   libglib2.0-dev libjson-glib-dev libsqlite3-dev libxxhash-dev libzstd-dev liburing-dev libopencc-dev opencc libicu-dev libcmocka-dev
   libcairo2-dev libpango1.0-dev fonts-noto-cjk poppler-utils
   libpoppler-glib-dev libxml2-dev libarchive-dev libcmark-gfm-dev libcmark-gfm-extensions-dev
-  libgtk-4-dev libadwaita-1-dev xvfb xauth locales desktop-file-utils appstream)
+  libgtk-4-dev libadwaita-1-dev xvfb xauth locales desktop-file-utils appstream
+  libpq-dev postgresql-15)
 DEMO_PACKAGES=(debian-reference-en debian-reference-zh-cn fortunes-zh bible-kjv bible-kjv-text)
 
 say() { printf '\033[1m== %s\033[0m\n' "$*" >&2; }
@@ -105,7 +106,7 @@ case "${1:-run}" in
     say "tests under AddressSanitizer and UndefinedBehaviorSanitizer"
     ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
       LSAN_OPTIONS=suppressions=$top/tests/lsan.supp:print_suppressions=0 \
-      meson test -C build-asan --suite core --suite cli --print-errorlogs --timeout-multiplier 3 || status=1
+      meson test -C build-asan --suite core --suite cli --suite server --print-errorlogs --timeout-multiplier 3 || status=1
     count_results build/meson-logs/testlog.json build-asan/meson-logs/testlog.json || status=1
     exit $status
     ;;

@@ -59,3 +59,4 @@ int cli_check_command   (int argc, char **argv);
 int cli_compare_command (int argc, char **argv);
 int cli_text_command    (int argc, char **argv);
 int cli_cross_command   (int argc, char **argv);
+int cli_server_command  (int argc, char **argv);

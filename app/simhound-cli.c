@@ -278,6 +278,7 @@ print_usage (FILE *out)
              "  simhound-cli corpus rebuild            mend a damaged store, recompute the fingerprints\n"
              "  simhound-cli corpus set fold-traditional on|off\n"
              "                                         fold traditional Chinese to simplified (default on)\n"
+             "  simhound-cli server init|status|upgrade URI   set up a school's corpus server (PostgreSQL)\n"
              "  simhound-cli check [OPTION…] FILE…|-   check articles against the corpus\n"
              "  simhound-cli compare [OPTION…] A B     compare two documents, without a corpus\n"
              "  simhound-cli cross FILE|DIR…           every pair of the documents that shares passages\n"
@@ -338,6 +339,8 @@ main (int argc, char **argv)
     }
   else if (argc >= 2 && g_str_equal (argv[1], "corpus"))
     status = cli_corpus_command (argc - 1, argv + 1);
+  else if (argc >= 2 && g_str_equal (argv[1], "server"))
+    status = cli_server_command (argc - 1, argv + 1);
   else if (argc >= 2 && g_str_equal (argv[1], "check"))
     {
       cli_exit_on_signal = 1;

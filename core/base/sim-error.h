@@ -20,6 +20,8 @@ typedef enum {
   SIM_ERROR_STORE_TOO_NEW,    /* written by a newer Simhound */
   SIM_ERROR_STORE,            /* any other store failure */
   SIM_ERROR_INVALID_ARGUMENT, /* an option out of range */
+  SIM_ERROR_SERVER,           /* the corpus server cannot be reached, or the connection was lost */
+  SIM_ERROR_NOT_ALLOWED,      /* the account may not do this (a reader adding documents) */
 } SimErrorCode;
 
 GQuark sim_error_quark (void);

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * simhound-cli server: set up and inspect a school's corpus server
+ * (sim-server.h). The URI is any libpq connection string; the password
+ * comes the libpq ways (~/.pgpass, PGPASSWORD, a service file).
+ */
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "simhound-cli-private.h"
+#include "sim-server.h"
+
+static int
+usage (void)
+{
+  g_printerr ("%s", _("Usage: simhound-cli server init|status|upgrade URI\n"
+                      "  init     install the schema and the roles simhound_writer, simhound_reader,\n"
+                      "           simhound_student (again: changes nothing)\n"
+                      "  status   schema version, documents, text and table sizes, this account's role\n"
+                      "  upgrade  move an older schema on to this Simhound's\n"));
+  return EXIT_USAGE;
+}
+
+static void
+print_status (SimServer             *server,
+              const SimServerStatus *status)
+{
+  g_autofree char *text = g_format_size (status->text_bytes);
+  gint64 total = 0;
+
+  g_print (_("Server: %s\n"), sim_server_get_name (server));
+  g_print (_("Schema version: %u\n"), status->version);
+  g_print (_("This account: %s\n"), status->role);
+  {
+    g_autofree char *n = g_strdup_printf ("%" G_GINT64_FORMAT, status->n_documents);
+
+    g_print (_("Documents: %s\n"), n);
+  }
+  g_print (_("Text: %s\n"), text);
+  for (guint i = 0; i < status->relations->len; i++)
+    total += g_array_index (status->relations, SimServerRelation, i).table_bytes +
+             g_array_index (status->relations, SimServerRelation, i).index_bytes;
+  {
+    g_autofree char *size = g_format_size (total);
+
+    g_print (_("Tables and indexes: %s\n"), size);
+  }
+  for (guint i = 0; i < status->relations->len; i++)
+    {
+      const SimServerRelation *r = &g_array_index (status->relations, SimServerRelation, i);
+      g_autofree char *table = g_format_size (r->table_bytes);
+      g_autofree char *index = g_format_size (r->index_bytes);
+
+      g_print (_("  %-22s %10s, indexes %s\n"), r->name, table, index);
+    }
+}
+
+int
+cli_server_command (int    argc,
+                    char **argv)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SimServer) server = NULL;
+
+  if (argc != 3 || !(g_str_equal (argv[1], "init") || g_str_equal (argv[1], "status") ||
+                     g_str_equal (argv[1], "upgrade")))
+    return usage ();
+  if ((server = sim_server_connect (argv[2], &error)) == NULL)
+    return cli_fail (error);
+  if (g_str_equal (argv[1], "init") || g_str_equal (argv[1], "upgrade"))
+    {
+      const gboolean init = g_str_equal (argv[1], "init");
+
+      if (!(init ? sim_server_init (server, &error) : sim_server_upgrade (server, &error)))
+        return cli_fail (error);
+      g_print (_("%s: schema version %u, roles simhound_writer, simhound_reader, simhound_student\n"),
+               sim_server_get_name (server), SIM_SERVER_SCHEMA_VERSION);
+      return EXIT_OK;
+    }
+  {
+    g_autoptr(SimServerStatus) status = sim_server_get_status (server, &error);
+
+    if (status == NULL)
+      return cli_fail (error);
+    print_status (server, status);
+  }
+  return EXIT_OK;
+}

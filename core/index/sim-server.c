@@ -1,0 +1,443 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The corpus server's connection, schema and roles (sim-server.h).
+ */
+#include "config.h"
+
+#include <string.h>
+#include <glib/gi18n-lib.h>
+#include <libpq-fe.h>
+
+#include "sim-error.h"
+#include "sim-server.h"
+
+struct _SimServer {
+  PGconn *conn;
+  char   *name;
+};
+
+/* The schema, version 1. Every statement may run again: init is
+ * idempotent. The large table is hash-partitioned on its lookup key, so
+ * its partitions can later live on other servers. */
+static const char *const schema_v1[] = {
+  "CREATE SCHEMA IF NOT EXISTS simhound",
+  "CREATE TABLE IF NOT EXISTS simhound.meta ("
+  "  key text PRIMARY KEY,"
+  "  value text NOT NULL)",
+  "CREATE TABLE IF NOT EXISTS simhound.collections ("
+  "  id serial PRIMARY KEY,"
+  "  name text NOT NULL UNIQUE,"
+  "  students_read boolean NOT NULL DEFAULT false)",
+  "INSERT INTO simhound.collections (name) VALUES ('default') ON CONFLICT (name) DO NOTHING",
+  /* A document is identified by its content and the name it was added
+   * under: two desktops adding the same file store it once. */
+  "CREATE TABLE IF NOT EXISTS simhound.documents ("
+  "  id bigserial PRIMARY KEY,"
+  "  content_hash bytea NOT NULL,"
+  "  name text NOT NULL,"
+  "  title text,"
+  "  collection_id integer NOT NULL REFERENCES simhound.collections (id),"
+  "  n_chars integer NOT NULL,"
+  "  n_bytes integer NOT NULL,"
+  "  added_at timestamptz NOT NULL DEFAULT now(),"
+  "  UNIQUE (content_hash, name))",
+  "CREATE TABLE IF NOT EXISTS simhound.texts ("
+  "  doc_id bigint PRIMARY KEY REFERENCES simhound.documents (id) ON DELETE CASCADE,"
+  "  body text NOT NULL)",
+  /* Fingerprinted units of the sources: what a check looks up. */
+  "CREATE TABLE IF NOT EXISTS simhound.anchors ("
+  "  key bigint NOT NULL,"
+  "  doc_id bigint NOT NULL,"
+  "  start_cp integer NOT NULL,"
+  "  end_cp integer NOT NULL) PARTITION BY HASH (key)",
+  "DO $$ BEGIN"
+  "  FOR i IN 0..7 LOOP"
+  "    EXECUTE format('CREATE TABLE IF NOT EXISTS simhound.anchors_%s PARTITION OF simhound.anchors"
+  "                    FOR VALUES WITH (MODULUS 8, REMAINDER %s)', i, i);"
+  "  END LOOP;"
+  "END $$",
+  "CREATE INDEX IF NOT EXISTS anchors_key ON simhound.anchors (key) INCLUDE (doc_id, start_cp, end_cp)",
+  "CREATE INDEX IF NOT EXISTS anchors_doc ON simhound.anchors (doc_id)",
+  /* The roles: group roles, no login; an administrator makes login roles
+   * IN ROLE one of them. */
+  "DO $$ BEGIN"
+  "  IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'simhound_student') THEN"
+  "    CREATE ROLE simhound_student NOLOGIN; END IF;"
+  "  IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'simhound_reader') THEN"
+  "    CREATE ROLE simhound_reader NOLOGIN; END IF;"
+  "  IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'simhound_writer') THEN"
+  "    CREATE ROLE simhound_writer NOLOGIN; END IF;"
+  "END $$",
+  "GRANT simhound_reader TO simhound_writer",
+  "GRANT USAGE ON SCHEMA simhound TO simhound_student, simhound_reader, simhound_writer",
+  "GRANT SELECT ON simhound.meta, simhound.collections, simhound.documents, simhound.anchors, simhound.texts"
+  "  TO simhound_student, simhound_reader",
+  "GRANT INSERT, UPDATE, DELETE ON simhound.collections, simhound.documents, simhound.anchors, simhound.texts"
+  "  TO simhound_writer",
+  "GRANT USAGE ON ALL SEQUENCES IN SCHEMA simhound TO simhound_writer",
+  /* What a student may read is the server's rule: row security on the
+   * texts; only collections marked readable by students show. */
+  "ALTER TABLE simhound.texts ENABLE ROW LEVEL SECURITY",
+  "DROP POLICY IF EXISTS texts_readers ON simhound.texts",
+  "CREATE POLICY texts_readers ON simhound.texts FOR SELECT TO simhound_reader USING (true)",
+  "DROP POLICY IF EXISTS texts_writers ON simhound.texts",
+  "CREATE POLICY texts_writers ON simhound.texts FOR ALL TO simhound_writer USING (true) WITH CHECK (true)",
+  "DROP POLICY IF EXISTS texts_students ON simhound.texts",
+  "CREATE POLICY texts_students ON simhound.texts FOR SELECT TO simhound_student USING ("
+  "  EXISTS (SELECT FROM simhound.documents d JOIN simhound.collections c ON c.id = d.collection_id"
+  "          WHERE d.id = texts.doc_id AND c.students_read))",
+};
+
+/* The steps from version N to N + 1, index N - 1: none yet. */
+static const char *const *const upgrades[] = { NULL };
+
+gboolean
+sim_server_is_location (const char *location)
+{
+  if (location == NULL)
+    return FALSE;
+  return g_str_has_prefix (location, "postgresql://") || g_str_has_prefix (location, "postgres://") ||
+         g_str_has_prefix (location, "service=") || strstr (location, "dbname=") != NULL ||
+         strstr (location, "host=") != NULL;
+}
+
+static void
+set_lost (SimServer  *server,
+          GError    **error,
+          const char *what)
+{
+  g_autofree char *message = g_strstrip (g_strdup (PQerrorMessage (server->conn)));
+
+  g_set_error (error, SIM_ERROR, SIM_ERROR_SERVER, _("Lost the connection to the corpus server %s: %s"),
+               server->name, *message ? message : what);
+}
+
+/* Runs @sql; the result when it succeeded (command or rows), else NULL and
+ * @error: SIM_ERROR_SERVER when the connection is gone, SIM_ERROR_NOT_ALLOWED
+ * when the account may not, SIM_ERROR_STORE otherwise. */
+static PGresult *
+run (SimServer   *server,
+     const char  *sql,
+     int          n_params,
+     const char *const *params,
+     GError     **error)
+{
+  PGresult *result = PQexecParams (server->conn, sql, n_params, NULL, params, NULL, NULL, 0);
+  const ExecStatusType status = result ? PQresultStatus (result) : PGRES_FATAL_ERROR;
+  const char *state;
+  g_autofree char *message = NULL;
+
+  if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK)
+    return result;
+  if (PQstatus (server->conn) == CONNECTION_BAD)
+    {
+      PQclear (result);
+      set_lost (server, error, _("no answer"));
+      return NULL;
+    }
+  state = result ? PQresultErrorField (result, PG_DIAG_SQLSTATE) : NULL;
+  message = g_strstrip (g_strdup (result ? PQresultErrorMessage (result) : PQerrorMessage (server->conn)));
+  if (state != NULL && g_str_equal (state, "42501"))
+    g_set_error (error, SIM_ERROR, SIM_ERROR_NOT_ALLOWED,
+                 _("This account may not do that on the corpus server %s: %s"), server->name, message);
+  else
+    g_set_error (error, SIM_ERROR, SIM_ERROR_STORE, _("The corpus server %s refused a statement: %s"),
+                 server->name, message);
+  PQclear (result);
+  return NULL;
+}
+
+static gboolean
+run_command (SimServer  *server,
+             const char *sql,
+             GError    **error)
+{
+  PGresult *result = run (server, sql, 0, NULL, error);
+
+  PQclear (result);
+  return result != NULL;
+}
+
+static void
+ignore_notice (void       *data,
+               const char *message)
+{
+}
+
+SimServer *
+sim_server_connect (const char  *conninfo,
+                    GError     **error)
+{
+  const char *const keys[] = { "connect_timeout", "application_name", "dbname", NULL };
+  g_autofree char *timeout = g_strdup_printf ("%d", SIM_SERVER_CONNECT_TIMEOUT);
+  const char *const values[] = { timeout, "simhound", conninfo, NULL };
+  g_autoptr(SimServer) server = g_new0 (SimServer, 1);
+  g_autofree char *set_timeout = g_strdup_printf ("SET statement_timeout = %d", SIM_SERVER_STATEMENT_TIMEOUT);
+
+  g_return_val_if_fail (conninfo != NULL, NULL);
+
+  /* Parameters after the expanded dbname override it; those before it
+   * are defaults it may override (its own connect_timeout wins). */
+  server->conn = PQconnectdbParams (keys, values, 1);
+  if (server->conn == NULL)
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_SERVER, _("Cannot reach the corpus server: out of memory"));
+      return NULL;
+    }
+  server->name = g_strdup_printf ("%s:%s/%s", PQhost (server->conn) ? PQhost (server->conn) : "?",
+                                  PQport (server->conn) ? PQport (server->conn) : "?",
+                                  PQdb (server->conn) ? PQdb (server->conn) : "?");
+  if (PQstatus (server->conn) != CONNECTION_OK)
+    {
+      g_autofree char *message = g_strstrip (g_strdup (PQerrorMessage (server->conn)));
+
+      g_set_error (error, SIM_ERROR, SIM_ERROR_SERVER, _("Cannot reach the corpus server %s: %s"),
+                   server->name, message);
+      return NULL;
+    }
+  /* "policy … does not exist, skipping" and the like are for a DBA's psql. */
+  PQsetNoticeProcessor (server->conn, ignore_notice, NULL);
+  if (!run_command (server, set_timeout, error))
+    return NULL;
+  return g_steal_pointer (&server);
+}
+
+void
+sim_server_free (SimServer *server)
+{
+  if (server == NULL)
+    return;
+  if (server->conn != NULL)
+    PQfinish (server->conn);
+  g_free (server->name);
+  g_free (server);
+}
+
+const char *
+sim_server_get_name (SimServer *server)
+{
+  return server->name;
+}
+
+gboolean
+sim_server_get_version (SimServer *server,
+                        guint     *out_version,
+                        GError   **error)
+{
+  PGresult *result = run (server, "SELECT to_regclass('simhound.meta') IS NOT NULL", 0, NULL, error);
+  gboolean installed;
+
+  if (result == NULL)
+    return FALSE;
+  installed = g_str_equal (PQgetvalue (result, 0, 0), "t");
+  PQclear (result);
+  *out_version = 0;
+  if (!installed)
+    return TRUE;
+  result = run (server, "SELECT value FROM simhound.meta WHERE key = 'schema_version'", 0, NULL, error);
+  if (result == NULL)
+    return FALSE;
+  if (PQntuples (result) == 1)
+    *out_version = (guint) g_ascii_strtoull (PQgetvalue (result, 0, 0), NULL, 10);
+  PQclear (result);
+  return TRUE;
+}
+
+static gboolean
+refuse_newer (SimServer *server,
+              guint      version,
+              GError   **error)
+{
+  if (version <= SIM_SERVER_SCHEMA_VERSION)
+    return TRUE;
+  g_set_error (error, SIM_ERROR, SIM_ERROR_STORE_TOO_NEW,
+               _("The corpus server %s has schema version %u; this Simhound knows version %u at most: "
+                 "update Simhound"), server->name, version, SIM_SERVER_SCHEMA_VERSION);
+  return FALSE;
+}
+
+gboolean
+sim_server_check_schema (SimServer *server,
+                         GError   **error)
+{
+  guint version;
+
+  if (!sim_server_get_version (server, &version, error) || !refuse_newer (server, version, error))
+    return FALSE;
+  if (version == 0)
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_STORE,
+                   _("The corpus server %s holds no Simhound corpus: run “simhound-cli server init”"), server->name);
+      return FALSE;
+    }
+  if (version < SIM_SERVER_SCHEMA_VERSION)
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_STORE,
+                   _("The corpus server %s has schema version %u, older than this Simhound's %u: "
+                     "run “simhound-cli server upgrade”"), server->name, version, SIM_SERVER_SCHEMA_VERSION);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* Runs @body in one transaction, holding the lock every schema change
+ * takes: two administrators at once take turns. */
+static gboolean
+in_schema_transaction (SimServer  *server,
+                       gboolean  (*body) (SimServer *, guint, GError **),
+                       GError    **error)
+{
+  guint version;
+
+  if (!run_command (server, "BEGIN", error))
+    return FALSE;
+  if (!run_command (server, "SELECT pg_advisory_xact_lock(7437357120)", error) ||
+      !sim_server_get_version (server, &version, error) || !refuse_newer (server, version, error) ||
+      !body (server, version, error))
+    {
+      if (PQstatus (server->conn) == CONNECTION_OK)
+        run_command (server, "ROLLBACK", NULL);
+      return FALSE;
+    }
+  return run_command (server, "COMMIT", error);
+}
+
+static gboolean
+set_version (SimServer *server,
+             guint      version,
+             GError   **error)
+{
+  g_autofree char *value = g_strdup_printf ("%u", version);
+  const char *params[] = { value };
+  PGresult *result = run (server,
+                          "INSERT INTO simhound.meta (key, value) VALUES ('schema_version', $1) "
+                          "ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value", 1, params, error);
+
+  PQclear (result);
+  return result != NULL;
+}
+
+static gboolean
+upgrade_from (SimServer *server,
+              guint      version,
+              GError   **error)
+{
+  for (guint v = version; v < SIM_SERVER_SCHEMA_VERSION; v++)
+    {
+      for (const char *const *step = upgrades[v - 1]; step != NULL && *step != NULL; step++)
+        if (!run_command (server, *step, error))
+          return FALSE;
+      if (!set_version (server, v + 1, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+install (SimServer *server,
+         guint      version,
+         GError   **error)
+{
+  if (version > 0)
+    return upgrade_from (server, version, error);
+  for (guint i = 0; i < G_N_ELEMENTS (schema_v1); i++)
+    if (!run_command (server, schema_v1[i], error))
+      return FALSE;
+  return set_version (server, 1, error) && upgrade_from (server, 1, error);
+}
+
+gboolean
+sim_server_init (SimServer *server,
+                 GError   **error)
+{
+  return in_schema_transaction (server, install, error);
+}
+
+static gboolean
+upgrade (SimServer *server,
+         guint      version,
+         GError   **error)
+{
+  if (version == 0)
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_STORE,
+                   _("The corpus server %s holds no Simhound corpus: run “simhound-cli server init”"), server->name);
+      return FALSE;
+    }
+  return upgrade_from (server, version, error);
+}
+
+gboolean
+sim_server_upgrade (SimServer *server,
+                    GError   **error)
+{
+  return in_schema_transaction (server, upgrade, error);
+}
+
+static gint64
+int_value (PGresult *result,
+           int       column)
+{
+  return PQgetisnull (result, 0, column) ? 0 : g_ascii_strtoll (PQgetvalue (result, 0, column), NULL, 10);
+}
+
+SimServerStatus *
+sim_server_get_status (SimServer  *server,
+                       GError    **error)
+{
+  g_autoptr(SimServerStatus) status = g_new0 (SimServerStatus, 1);
+  PGresult *result;
+
+  if (!sim_server_check_schema (server, error))
+    return NULL;
+  status->version = SIM_SERVER_SCHEMA_VERSION;
+  status->relations = g_array_new (FALSE, FALSE, sizeof (SimServerRelation));
+  result = run (server,
+                "SELECT count(*), sum(n_bytes),"
+                "  CASE WHEN pg_has_role('simhound_writer', 'USAGE') THEN 'writer'"
+                "       WHEN pg_has_role('simhound_reader', 'USAGE') THEN 'reader'"
+                "       WHEN pg_has_role('simhound_student', 'USAGE') THEN 'student'"
+                "       ELSE 'none' END,"
+                "  (SELECT pg_get_userbyid(nspowner) = current_user FROM pg_namespace WHERE nspname = 'simhound')"
+                " FROM simhound.documents", 0, NULL, error);
+  if (result == NULL)
+    return NULL;
+  status->n_documents = int_value (result, 0);
+  status->text_bytes = int_value (result, 1);
+  status->role = g_strdup (g_str_equal (PQgetvalue (result, 0, 3), "t") ? "owner" : PQgetvalue (result, 0, 2));
+  PQclear (result);
+  result = run (server,
+                "SELECT n.nspname || '.' || c.relname,"
+                "  CASE WHEN c.relkind = 'p' THEN (SELECT sum(pg_table_size(relid)) FROM pg_partition_tree(c.oid))"
+                "       ELSE pg_table_size(c.oid) END,"
+                "  CASE WHEN c.relkind = 'p' THEN (SELECT sum(pg_indexes_size(relid)) FROM pg_partition_tree(c.oid))"
+                "       ELSE pg_indexes_size(c.oid) END"
+                " FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace"
+                " WHERE n.nspname = 'simhound' AND c.relkind IN ('r', 'p') AND NOT c.relispartition"
+                " ORDER BY 2 DESC, 1", 0, NULL, error);
+  if (result == NULL)
+    return NULL;
+  for (int i = 0; i < PQntuples (result); i++)
+    {
+      SimServerRelation r = { g_strdup (PQgetvalue (result, i, 0)),
+                              g_ascii_strtoll (PQgetvalue (result, i, 1), NULL, 10),
+                              g_ascii_strtoll (PQgetvalue (result, i, 2), NULL, 10) };
+
+      g_array_append_val (status->relations, r);
+    }
+  PQclear (result);
+  return g_steal_pointer (&status);
+}
+
+void
+sim_server_status_free (SimServerStatus *status)
+{
+  if (status == NULL)
+    return;
+  for (guint i = 0; status->relations && i < status->relations->len; i++)
+    g_free (g_array_index (status->relations, SimServerRelation, i).name);
+  if (status->relations)
+    g_array_unref (status->relations);
+  g_free (status->role);
+  g_free (status);
+}

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * A school's corpus server: a PostgreSQL database (through libpq) that
+ * many desktops check against, and its schema. This file holds the
+ * connection, the versioned schema and its roles; what a check reads and a
+ * corpus writes goes through the corpus backend (issue 32, next steps).
+ *
+ * Where a corpus is: a path names a local store; a libpq connection string
+ * names a server: a URI ("postgresql://user@host:port/db?sslmode=verify-full",
+ * "postgres://…") or key=value pairs ("service=simhound", "host=… dbname=…").
+ * Passwords come the libpq ways (~/.pgpass, PGPASSWORD, a service file) and
+ * never appear in a message: sim_server_get_name() is host, port and
+ * database alone.
+ *
+ * The schema lives in its own PostgreSQL schema, "simhound", with its
+ * version in simhound.meta. Three group roles: simhound_writer (adds,
+ * rescans, removes, checks), simhound_reader (a teacher: checks, with the
+ * source text), simhound_student (checks an own essay: sees which document
+ * matches, never another's text, except in collections marked readable by
+ * students). What a student may read is enforced by PostgreSQL (row
+ * security on simhound.texts), not by this client.
+ *
+ * Every connection has a connect timeout (SIM_SERVER_CONNECT_TIMEOUT
+ * seconds unless the string gives connect_timeout) and a statement timeout.
+ * A SimServer is used by one thread at a time.
+ */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+#define SIM_SERVER_SCHEMA_VERSION    1
+#define SIM_SERVER_CONNECT_TIMEOUT   10     /* seconds */
+#define SIM_SERVER_STATEMENT_TIMEOUT 60000  /* milliseconds */
+
+typedef struct _SimServer SimServer;
+
+/* Whether @location names a server rather than a local store's path. */
+gboolean    sim_server_is_location   (const char  *location);
+
+/* Connects to the server @conninfo names. Fails with SIM_ERROR_SERVER when
+ * it cannot be reached (the message names the server, never a password). */
+SimServer  *sim_server_connect       (const char  *conninfo,
+                                      GError     **error);
+void        sim_server_free          (SimServer   *server);
+/* "host:port/database": what a report and a message may name. */
+const char *sim_server_get_name      (SimServer   *server);
+
+/* Installs the schema and the three roles, or leaves them as they are when
+ * they are there (idempotent). Refuses a newer schema. */
+gboolean    sim_server_init          (SimServer   *server,
+                                      GError     **error);
+/* Moves an older schema on to SIM_SERVER_SCHEMA_VERSION. */
+gboolean    sim_server_upgrade       (SimServer   *server,
+                                      GError     **error);
+/* The schema's version: 0 when none is installed. */
+gboolean    sim_server_get_version   (SimServer   *server,
+                                      guint       *out_version,
+                                      GError     **error);
+/* Whether this client can use the server's schema: SIM_ERROR_STORE_TOO_NEW
+ * naming both versions when it is newer, SIM_ERROR_STORE when it is missing
+ * or older ("run server init / upgrade"). */
+gboolean    sim_server_check_schema  (SimServer   *server,
+                                      GError     **error);
+
+typedef struct {
+  char    *name;          /* a table, schema-qualified, with its partitions */
+  gint64   table_bytes;
+  gint64   index_bytes;
+} SimServerRelation;
+
+typedef struct {
+  guint    version;
+  gint64   n_documents;
+  gint64   text_bytes;     /* of the stored texts, as written */
+  GArray  *relations;      /* SimServerRelation: the tables, largest first */
+  char    *role;           /* what this account may do: "writer", "reader", "student", "owner" or "none" */
+} SimServerStatus;
+
+SimServerStatus *sim_server_get_status (SimServer  *server,
+                                        GError    **error);
+void        sim_server_status_free   (SimServerStatus *status);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimServer, sim_server_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimServerStatus, sim_server_status_free)
+
+G_END_DECLS
