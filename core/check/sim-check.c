@@ -149,13 +149,38 @@ copied_neighbour (Check           *check,
   return -1;
 }
 
+/* Whether the article's segments meet inside a phrase at unit @u: between
+ * the unit before it and it only spaces and tabs, or nothing (a word cut). */
+static gboolean
+cut_inside_phrase (Check              *check,
+                   const SimTextIndex *text,
+                   guint32             u)
+{
+  const SimUnits *units = check->units;
+  const char *p, *end;
+
+  if (u == 0 || u >= units->n)
+    return FALSE;
+  p = sim_text_index_pointer (text, sim_units_get_end (units, u - 1));
+  end = sim_text_index_pointer (text, units->src_start[u]);
+  for (; p < end; p = g_utf8_next_char (p))
+    {
+      const gunichar c = g_utf8_get_char (p);
+
+      if (c != ' ' && c != '\t' && c != 0xa0)
+        return FALSE;
+    }
+  return TRUE;
+}
+
 /* Whether segment @i has the wording of the source of the passage
  * covering it (_sim_passages_supports()), between its copied neighbours. */
 static gboolean
-supported (Check          *check,
-           const SimLevel *own,
-           const gint     *covering,
-           guint           i)
+supported (Check              *check,
+           const SimTextIndex *text,
+           const SimLevel     *own,
+           const gint         *covering,
+           guint               i)
 {
   const CheckPassage *cp = &g_array_index (check->passages, CheckPassage, covering[i]);
   const SimSegment *seg = &g_array_index (check->segments, SimSegment, i);
@@ -166,6 +191,13 @@ supported (Check          *check,
    * match (or the passage's edge). */
   const gint64 reach = 3 * (gint64) (seg->end - seg->start) + 100;
   gint64 lo, hi;
+
+  /* A piece cut inside a phrase ("Recollect, for exampl", "although it
+   * is mainly used for") is where the sentence comparison split an edited
+   * copy, not a clause of the writer's own: those end at punctuation or a
+   * line's end. */
+  if (cut_inside_phrase (check, text, seg->unit_start) || cut_inside_phrase (check, text, seg->unit_end))
+    return TRUE;
 
   lo = vb ? vb->start : (va ? (gint64) va->start - reach : cp->alignment.b_start);
   hi = va ? va->end : (vb ? (gint64) vb->end + reach : cp->alignment.b_end);
@@ -190,6 +222,7 @@ build_report (Check *check)
   g_autofree SimLevel *own = NULL;
   g_autofree gint *covering = NULL;
   g_autofree guint64 *verbatim = NULL; /* per passage: characters of its segments high on their own, of all */
+  SimTextIndex text;
 
   sim_check_options_fill_settings (o, sim_corpus_snapshot_get_flags (check->snapshot), &settings);
   settings.store = sim_corpus_snapshot_get_store_path (check->snapshot);
@@ -215,6 +248,7 @@ build_report (Check *check)
     }
 
   /* Each segment's own level and the passage covering most of it. */
+  sim_text_index_init (&text, check->text, check->len);
   own = g_new (SimLevel, MAX (check->segments->len, 1));
   covering = g_new (gint, MAX (check->segments->len, 1));
   verbatim = g_new0 (guint64, 2 * MAX (check->passages->len, 1));
@@ -267,7 +301,7 @@ build_report (Check *check)
        * throughout keeps its sentences: few of them share runs of words). */
       if (cp != NULL && passage_level (check, cp) > rs.level &&
           (verbatim[2 * covering[i]] < VERBATIM_SHARE * verbatim[2 * covering[i] + 1] ||
-           supported (check, own, covering, i)))
+           supported (check, &text, own, covering, i)))
         {
           rs.level = passage_level (check, cp);
           rs.from_passage = TRUE;
@@ -330,6 +364,7 @@ build_report (Check *check)
         }
       _sim_report_add_segment (report, &rs, (SimMatch *) matches->data, matches->len);
     }
+  sim_text_index_clear (&text);
   _sim_report_finish (report);
   return report;
 }
