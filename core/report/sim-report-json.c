@@ -16,6 +16,44 @@
 #include "sim-report-json.h"
 #include "sim-report-private.h"
 
+
+/* One member of the object being built. */
+static void
+member_int (JsonBuilder *b,
+            const char  *name,
+            gint64       value)
+{
+  json_builder_set_member_name (b, name);
+  json_builder_add_int_value (b, value);
+}
+
+static void
+member_double (JsonBuilder *b,
+               const char  *name,
+               double       value)
+{
+  json_builder_set_member_name (b, name);
+  json_builder_add_double_value (b, value);
+}
+
+static void
+member_string (JsonBuilder *b,
+               const char  *name,
+               const char  *value)
+{
+  json_builder_set_member_name (b, name);
+  json_builder_add_string_value (b, value);
+}
+
+static void
+member_boolean (JsonBuilder *b,
+                const char  *name,
+                gboolean     value)
+{
+  json_builder_set_member_name (b, name);
+  json_builder_add_boolean_value (b, value);
+}
+
 static double
 round3 (float x)
 {
@@ -53,77 +91,53 @@ report_to_json (const SimReportView *view,
   json_builder_begin_object (b);
   if (saved)
     {
-      json_builder_set_member_name (b, "saved_report");
-      json_builder_add_int_value (b, SIM_SAVED_REPORT_VERSION);
-      json_builder_set_member_name (b, "name");
-      json_builder_add_string_value (b, report->name ? report->name : "");
-      json_builder_set_member_name (b, "text");
-      json_builder_add_string_value (b, report->text);
+      member_int (b, "saved_report", SIM_SAVED_REPORT_VERSION);
+      member_string (b, "name", report->name ? report->name : "");
+      member_string (b, "text", report->text);
     }
 
   if (file != NULL)
     {
       g_autofree char *display = g_filename_display_name (file);
 
-      json_builder_set_member_name (b, "file");
-      json_builder_add_string_value (b, display);
+      member_string (b, "file", display);
     }
-  json_builder_set_member_name (b, "format");
-  json_builder_add_string_value (b, sim_report_get_format (report));
+  member_string (b, "format", sim_report_get_format (report));
   json_builder_set_member_name (b, "settings");
   json_builder_begin_object (b);
-  json_builder_set_member_name (b, "mode");
-  json_builder_add_string_value (b, s->mode);
-  json_builder_set_member_name (b, "window");
-  json_builder_add_int_value (b, s->window);
-  json_builder_set_member_name (b, "max_distance");
-  json_builder_add_int_value (b, s->max_distance);
-  json_builder_set_member_name (b, "search");
-  json_builder_add_string_value (b, s->fast ? "fast" : "precise");
-  json_builder_set_member_name (b, "high_threshold");
-  json_builder_add_double_value (b, round3 (s->high_threshold));
-  json_builder_set_member_name (b, "medium_threshold");
-  json_builder_add_double_value (b, round3 (s->medium_threshold));
-  json_builder_set_member_name (b, "fold_traditional");
-  json_builder_add_boolean_value (b, s->fold_t2s);
+  member_string (b, "mode", s->mode);
+  member_int (b, "window", s->window);
+  member_int (b, "max_distance", s->max_distance);
+  member_string (b, "search", s->fast ? "fast" : "precise");
+  member_double (b, "high_threshold", round3 (s->high_threshold));
+  member_double (b, "medium_threshold", round3 (s->medium_threshold));
+  member_boolean (b, "fold_traditional", s->fold_t2s);
   json_builder_end_object (b);
 
   json_builder_set_member_name (b, "corpus");
   json_builder_begin_object (b);
-  json_builder_set_member_name (b, "store");
-  json_builder_add_string_value (b, s->store);
-  json_builder_set_member_name (b, "documents");
-  json_builder_add_int_value (b, s->n_documents);
-  json_builder_set_member_name (b, "segments");
-  json_builder_add_int_value (b, s->n_fingerprints);
-  json_builder_set_member_name (b, "feature_version");
-  json_builder_add_int_value (b, s->feature_version);
+  member_string (b, "store", s->store);
+  member_int (b, "documents", s->n_documents);
+  member_int (b, "segments", s->n_fingerprints);
+  member_int (b, "feature_version", s->feature_version);
   if (s->corpus_updated > 0)
     {
       g_autoptr(GDateTime) dt = g_date_time_new_from_unix_utc (s->corpus_updated);
       g_autofree char *iso = dt ? g_date_time_format_iso8601 (dt) : NULL;
 
-      json_builder_set_member_name (b, "updated");
-      json_builder_add_string_value (b, iso ? iso : "");
+      member_string (b, "updated", iso ? iso : "");
     }
   json_builder_end_object (b);
 
-  json_builder_set_member_name (b, "characters");
-  json_builder_add_int_value (b, report->n_chars);
-  json_builder_set_member_name (b, "similarity");
-  json_builder_add_double_value (b, round3 (sim_report_view_get_similarity (view)));
+  member_int (b, "characters", report->n_chars);
+  member_double (b, "similarity", round3 (sim_report_view_get_similarity (view)));
   json_builder_set_member_name (b, "ratios");
   json_builder_begin_object (b);
-  json_builder_set_member_name (b, "total");
-  json_builder_add_double_value (b, round3 (ratios->total));
-  json_builder_set_member_name (b, "excluding_quotes");
-  json_builder_add_double_value (b, round3 (ratios->excluding_quotes));
-  json_builder_set_member_name (b, "excluding_references");
-  json_builder_add_double_value (b, round3 (ratios->excluding_references));
-  json_builder_set_member_name (b, "excluding_both");
-  json_builder_add_double_value (b, round3 (ratios->excluding_both));
-  json_builder_set_member_name (b, "largest_source");
-  json_builder_add_double_value (b, round3 (ratios->largest_source));
+  member_double (b, "total", round3 (ratios->total));
+  member_double (b, "excluding_quotes", round3 (ratios->excluding_quotes));
+  member_double (b, "excluding_references", round3 (ratios->excluding_references));
+  member_double (b, "excluding_both", round3 (ratios->excluding_both));
+  member_double (b, "largest_source", round3 (ratios->largest_source));
   json_builder_end_object (b);
   json_builder_set_member_name (b, "excluded");
   json_builder_begin_array (b);
@@ -132,12 +146,9 @@ report_to_json (const SimReportView *view,
       const SimExcludedSpan *x = sim_report_view_get_excluded (view, i);
 
       json_builder_begin_object (b);
-      json_builder_set_member_name (b, "start");
-      json_builder_add_int_value (b, x->start);
-      json_builder_set_member_name (b, "end");
-      json_builder_add_int_value (b, x->end);
-      json_builder_set_member_name (b, "reason");
-      json_builder_add_string_value (b, sim_excluded_reason_to_string (x->reason));
+      member_int (b, "start", x->start);
+      member_int (b, "end", x->end);
+      member_string (b, "reason", sim_excluded_reason_to_string (x->reason));
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
@@ -148,14 +159,10 @@ report_to_json (const SimReportView *view,
       const SimSuspicious *x = &g_array_index (report->suspicious, SimSuspicious, i);
 
       json_builder_begin_object (b);
-      json_builder_set_member_name (b, "kind");
-      json_builder_add_string_value (b, sim_suspicious_kind_to_string (x->kind));
-      json_builder_set_member_name (b, "count");
-      json_builder_add_int_value (b, x->count);
-      json_builder_set_member_name (b, "start");
-      json_builder_add_int_value (b, x->start);
-      json_builder_set_member_name (b, "end");
-      json_builder_add_int_value (b, x->end);
+      member_string (b, "kind", sim_suspicious_kind_to_string (x->kind));
+      member_int (b, "count", x->count);
+      member_int (b, "start", x->start);
+      member_int (b, "end", x->end);
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
@@ -166,8 +173,7 @@ report_to_json (const SimReportView *view,
       json_builder_set_member_name (b, sim_level_to_string (level));
       json_builder_add_int_value (b, sim_report_view_count_level (view, level));
     }
-  json_builder_set_member_name (b, "excluded");
-  json_builder_add_int_value (b, sim_report_view_count_excluded (view));
+  member_int (b, "excluded", sim_report_view_count_excluded (view));
   json_builder_end_object (b);
   json_builder_set_member_name (b, "histogram");
   json_builder_begin_array (b);
@@ -182,18 +188,12 @@ report_to_json (const SimReportView *view,
       const SimReportSegment *seg = &g_array_index (report->segments, SimReportSegment, i);
 
       json_builder_begin_object (b);
-      json_builder_set_member_name (b, "start");
-      json_builder_add_int_value (b, seg->start);
-      json_builder_set_member_name (b, "end");
-      json_builder_add_int_value (b, seg->end);
-      json_builder_set_member_name (b, "level");
-      json_builder_add_string_value (b, sim_level_to_string (seg->level));
-      json_builder_set_member_name (b, "similarity");
-      json_builder_add_double_value (b, round3 (seg->similarity));
-      json_builder_set_member_name (b, "distance");
-      json_builder_add_int_value (b, seg->distance);
-      json_builder_set_member_name (b, "level_from");
-      json_builder_add_string_value (b, seg->from_passage ? "passage" : "segment");
+      member_int (b, "start", seg->start);
+      member_int (b, "end", seg->end);
+      member_string (b, "level", sim_level_to_string (seg->level));
+      member_double (b, "similarity", round3 (seg->similarity));
+      member_int (b, "distance", seg->distance);
+      member_string (b, "level_from", seg->from_passage ? "passage" : "segment");
       json_builder_set_member_name (b, "matches");
       json_builder_begin_array (b);
       for (guint j = 0; j < seg->n_matches; j++)
@@ -202,22 +202,15 @@ report_to_json (const SimReportView *view,
           const SimReportSource *src = &g_array_index (report->sources, SimReportSource, m->source);
 
           json_builder_begin_object (b);
-          json_builder_set_member_name (b, "document");
-          json_builder_add_string_value (b, src->display_path);
-          json_builder_set_member_name (b, "doc_id");
-          json_builder_add_int_value (b, src->doc_id);
-          json_builder_set_member_name (b, "start");
-          json_builder_add_int_value (b, m->start);
-          json_builder_set_member_name (b, "end");
-          json_builder_add_int_value (b, m->end);
-          json_builder_set_member_name (b, "similarity");
-          json_builder_add_double_value (b, round3 (m->similarity));
-          json_builder_set_member_name (b, "distance");
-          json_builder_add_int_value (b, m->distance);
+          member_string (b, "document", src->display_path);
+          member_int (b, "doc_id", src->doc_id);
+          member_int (b, "start", m->start);
+          member_int (b, "end", m->end);
+          member_double (b, "similarity", round3 (m->similarity));
+          member_int (b, "distance", m->distance);
           if (saved)
             {
-              json_builder_set_member_name (b, "excerpt");
-              json_builder_add_string_value (b, m->excerpt ? m->excerpt : "");
+              member_string (b, "excerpt", m->excerpt ? m->excerpt : "");
             }
           json_builder_end_object (b);
         }
@@ -234,24 +227,15 @@ report_to_json (const SimReportView *view,
       const SimReportSource *src = &g_array_index (report->sources, SimReportSource, p->source);
 
       json_builder_begin_object (b);
-      json_builder_set_member_name (b, "start");
-      json_builder_add_int_value (b, p->start);
-      json_builder_set_member_name (b, "end");
-      json_builder_add_int_value (b, p->end);
-      json_builder_set_member_name (b, "level");
-      json_builder_add_string_value (b, sim_level_to_string (p->level));
-      json_builder_set_member_name (b, "similarity");
-      json_builder_add_double_value (b, round3 (p->similarity));
-      json_builder_set_member_name (b, "segments");
-      json_builder_add_int_value (b, p->n_segments);
-      json_builder_set_member_name (b, "document");
-      json_builder_add_string_value (b, src->display_path);
-      json_builder_set_member_name (b, "doc_id");
-      json_builder_add_int_value (b, src->doc_id);
-      json_builder_set_member_name (b, "source_start");
-      json_builder_add_int_value (b, p->source_start);
-      json_builder_set_member_name (b, "source_end");
-      json_builder_add_int_value (b, p->source_end);
+      member_int (b, "start", p->start);
+      member_int (b, "end", p->end);
+      member_string (b, "level", sim_level_to_string (p->level));
+      member_double (b, "similarity", round3 (p->similarity));
+      member_int (b, "segments", p->n_segments);
+      member_string (b, "document", src->display_path);
+      member_int (b, "doc_id", src->doc_id);
+      member_int (b, "source_start", p->source_start);
+      member_int (b, "source_end", p->source_end);
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
@@ -264,18 +248,12 @@ report_to_json (const SimReportView *view,
       const SimFlaggedRun *run = sim_report_view_get_run (view, i);
 
       json_builder_begin_object (b);
-      json_builder_set_member_name (b, "start");
-      json_builder_add_int_value (b, run->start);
-      json_builder_set_member_name (b, "end");
-      json_builder_add_int_value (b, run->end);
-      json_builder_set_member_name (b, "source");
-      json_builder_add_int_value (b, run->source + 1);
-      json_builder_set_member_name (b, "level");
-      json_builder_add_string_value (b, sim_level_to_string (run->level));
-      json_builder_set_member_name (b, "similarity");
-      json_builder_add_double_value (b, round3 (run->similarity));
-      json_builder_set_member_name (b, "excluded");
-      json_builder_add_boolean_value (b, run->excluded);
+      member_int (b, "start", run->start);
+      member_int (b, "end", run->end);
+      member_int (b, "source", run->source + 1);
+      member_string (b, "level", sim_level_to_string (run->level));
+      member_double (b, "similarity", round3 (run->similarity));
+      member_boolean (b, "excluded", run->excluded);
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
@@ -289,22 +267,14 @@ report_to_json (const SimReportView *view,
 
       json_builder_begin_object (b);
       /* The number and colour the window and the exports show it with. */
-      json_builder_set_member_name (b, "number");
-      json_builder_add_int_value (b, i + 1);
-      json_builder_set_member_name (b, "color");
-      json_builder_add_string_value (b, sim_source_color (i + 1));
-      json_builder_set_member_name (b, "document");
-      json_builder_add_string_value (b, src->display_path);
-      json_builder_set_member_name (b, "doc_id");
-      json_builder_add_int_value (b, src->doc_id);
-      json_builder_set_member_name (b, "title");
-      json_builder_add_string_value (b, src->title);
-      json_builder_set_member_name (b, "segments");
-      json_builder_add_int_value (b, share->n_segments);
-      json_builder_set_member_name (b, "characters");
-      json_builder_add_int_value (b, share->n_chars);
-      json_builder_set_member_name (b, "share");
-      json_builder_add_double_value (b, round3 (share->share));
+      member_int (b, "number", i + 1);
+      member_string (b, "color", sim_source_color (i + 1));
+      member_string (b, "document", src->display_path);
+      member_int (b, "doc_id", src->doc_id);
+      member_string (b, "title", src->title);
+      member_int (b, "segments", share->n_segments);
+      member_int (b, "characters", share->n_chars);
+      member_double (b, "share", round3 (share->share));
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
@@ -695,10 +665,8 @@ add_document (JsonBuilder *b,
 
   json_builder_set_member_name (b, member);
   json_builder_begin_object (b);
-  json_builder_set_member_name (b, "path");
-  json_builder_add_string_value (b, display);
-  json_builder_set_member_name (b, "characters");
-  json_builder_add_int_value (b, n_chars);
+  member_string (b, "path", display);
+  member_int (b, "characters", n_chars);
   json_builder_end_object (b);
 }
 
@@ -707,18 +675,12 @@ sim_compare_add_passage_json (JsonBuilder      *b,
                               const SimPassage *p)
 {
   json_builder_begin_object (b);
-  json_builder_set_member_name (b, "start");
-  json_builder_add_int_value (b, p->start);
-  json_builder_set_member_name (b, "end");
-  json_builder_add_int_value (b, p->end);
-  json_builder_set_member_name (b, "source_start");
-  json_builder_add_int_value (b, p->source_start);
-  json_builder_set_member_name (b, "source_end");
-  json_builder_add_int_value (b, p->source_end);
-  json_builder_set_member_name (b, "level");
-  json_builder_add_string_value (b, sim_level_to_string (p->level));
-  json_builder_set_member_name (b, "similarity");
-  json_builder_add_double_value (b, round3 (p->similarity));
+  member_int (b, "start", p->start);
+  member_int (b, "end", p->end);
+  member_int (b, "source_start", p->source_start);
+  member_int (b, "source_end", p->source_end);
+  member_string (b, "level", sim_level_to_string (p->level));
+  member_double (b, "similarity", round3 (p->similarity));
   json_builder_end_object (b);
 }
 
@@ -738,8 +700,7 @@ sim_compare_to_json (const SimReport  *report,
   json_builder_begin_object (b);
   add_document (b, "a", a_path, sim_report_get_n_chars (report));
   add_document (b, "b", b_path, b_chars);
-  json_builder_set_member_name (b, "similarity");
-  json_builder_add_double_value (b, round3 (similarity));
+  member_double (b, "similarity", round3 (similarity));
   json_builder_set_member_name (b, "passages");
   json_builder_begin_array (b);
   for (guint i = 0; i < n_passages; i++)
@@ -762,8 +723,7 @@ add_corpus_json (JsonBuilder     *b,
 {
   json_builder_set_member_name (b, "corpus");
   json_builder_begin_object (b);
-  json_builder_set_member_name (b, "similarity");
-  json_builder_add_double_value (b, round (1000 * sim_report_get_similarity (report)) / 1000);
+  member_double (b, "similarity", round (1000 * sim_report_get_similarity (report)) / 1000);
   json_builder_set_member_name (b, "sources");
   json_builder_begin_array (b);
   for (guint s = 0; s < MIN (sim_report_get_n_sources (report), SIM_CROSS_CORPUS_SOURCES); s++)
@@ -771,12 +731,9 @@ add_corpus_json (JsonBuilder     *b,
       const SimReportSource *src = sim_report_get_source (report, s);
 
       json_builder_begin_object (b);
-      json_builder_set_member_name (b, "document");
-      json_builder_add_string_value (b, src->display_path);
-      json_builder_set_member_name (b, "title");
-      json_builder_add_string_value (b, src->title);
-      json_builder_set_member_name (b, "share");
-      json_builder_add_double_value (b, round (1000 * src->share) / 1000);
+      member_string (b, "document", src->display_path);
+      member_string (b, "title", src->title);
+      member_double (b, "share", round (1000 * src->share) / 1000);
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
@@ -803,12 +760,9 @@ sim_cross_to_json (GArray            *pairs,
       g_autofree char *display = g_filename_display_name (paths[i]);
 
       json_builder_begin_object (b);
-      json_builder_set_member_name (b, "path");
-      json_builder_add_string_value (b, display);
-      json_builder_set_member_name (b, "format");
-      json_builder_add_string_value (b, formats[i]);
-      json_builder_set_member_name (b, "characters");
-      json_builder_add_int_value (b, n_chars[i]);
+      member_string (b, "path", display);
+      member_string (b, "format", formats[i]);
+      member_int (b, "characters", n_chars[i]);
       if (corpus != NULL && corpus[i] != NULL)
         add_corpus_json (b, corpus[i]);
       json_builder_end_object (b);
@@ -823,16 +777,11 @@ sim_cross_to_json (GArray            *pairs,
       g_autofree char *bp = g_filename_display_name (paths[pair->b]);
 
       json_builder_begin_object (b);
-      json_builder_set_member_name (b, "a");
-      json_builder_add_string_value (b, a);
-      json_builder_set_member_name (b, "b");
-      json_builder_add_string_value (b, bp);
-      json_builder_set_member_name (b, "shared_characters");
-      json_builder_add_int_value (b, pair->shared_a);
-      json_builder_set_member_name (b, "share_a");
-      json_builder_add_double_value (b, round (1000 * pair->share_a) / 1000);
-      json_builder_set_member_name (b, "share_b");
-      json_builder_add_double_value (b, round (1000 * pair->share_b) / 1000);
+      member_string (b, "a", a);
+      member_string (b, "b", bp);
+      member_int (b, "shared_characters", pair->shared_a);
+      member_double (b, "share_a", round (1000 * pair->share_a) / 1000);
+      member_double (b, "share_b", round (1000 * pair->share_b) / 1000);
       json_builder_set_member_name (b, "passages");
       json_builder_begin_array (b);
       for (guint p = 0; p < pair->passages->len; p++)
