@@ -179,9 +179,9 @@ repair_result_new (void)
 
 /* A file's content hash as the store keeps it: XXH3-128 of its bytes, in
  * hex. (transfer full) */
-static char *
-content_hash (const char *data,
-              gsize       len)
+char *
+sim_corpus_content_hash (const char *data,
+                         gsize       len)
 {
   const XXH128_hash_t h = XXH3_128bits (data, len);
 
@@ -203,7 +203,7 @@ read_unchanged (const SimStoreDocument  *doc,
       *why = g_strdup_printf (_("its file cannot be read again: %s"), error->message);
       return NULL;
     }
-  hash = content_hash (data, len);
+  hash = sim_corpus_content_hash (data, len);
   if (!g_str_equal (hash, doc->content_hash))
     {
       *why = g_strdup (_("its file has changed since it was added"));
@@ -600,6 +600,62 @@ make_title (const char *text,
   return g_path_get_basename (path);
 }
 
+void
+sim_prepared_file_clear (SimPreparedFile *file)
+{
+  g_clear_pointer (&file->doc, sim_store_document_free);
+  g_clear_pointer (&file->text, g_free);
+  g_clear_pointer (&file->packed, g_bytes_unref);
+  g_clear_pointer (&file->buckets, g_array_unref);
+  file->text_len = 0;
+}
+
+SimPreparedState
+sim_corpus_prepare_file (SimFingerprinter  *fp,
+                         const char        *path,
+                         const char        *old_hash,
+                         SimPreparedFile   *out,
+                         GError           **error)
+{
+  g_autofree char *data = NULL;
+  g_autofree char *hash = NULL;
+  gint64 mtime = 0;
+  gsize len = 0;
+  gsize n_windows = 0, n_units = 0;
+
+  memset (out, 0, sizeof *out);
+  if ((data = sim_text_read_file (path, &len, &mtime, error)) == NULL)
+    return SIM_PREPARED_FAILED;
+  hash = sim_corpus_content_hash (data, len);
+  if (old_hash != NULL && g_str_equal (old_hash, hash))
+    return SIM_PREPARED_UNCHANGED;
+
+  out->text = sim_document_extract (data, len, path, NULL, &out->text_len, NULL, error);
+  if (out->text == NULL)
+    return SIM_PREPARED_FAILED;
+  /* Packing leaves the text loaded in @fp: its features give the df
+   * buckets, and its units say whether it has any text to index (asking
+   * sim_text_has_content() first normalised every text twice). */
+  out->packed = _sim_pack_windows (fp, out->text, out->text_len, &n_windows, &n_units);
+  if (n_units == 0)
+    {
+      sim_prepared_file_clear (out);
+      g_set_error (error, SIM_ERROR, SIM_ERROR_EMPTY, _("%s has no text to index"), path);
+      return SIM_PREPARED_FAILED;
+    }
+  out->buckets = _sim_distinct_buckets (fp, n_units);
+  out->doc = g_new0 (SimStoreDocument, 1);
+  out->doc->path = g_strdup (path);
+  out->doc->title = make_title (out->text, out->text_len, path);
+  out->doc->content_hash = g_steal_pointer (&hash);
+  out->doc->n_bytes = len;
+  out->doc->n_chars = (gint64) sim_text_count_chars (out->text, out->text_len);
+  out->doc->n_segments = n_windows;
+  out->doc->modified_at = mtime;
+  out->doc->added_at = out->doc->updated_at = g_get_real_time () / G_USEC_PER_SEC;
+  return old_hash != NULL ? SIM_PREPARED_CHANGED : SIM_PREPARED_NEW;
+}
+
 /* Reads, decodes and fingerprints one file. Returns the item's new state,
  * which the caller publishes under the job lock: the writer must not see the
  * state before the fields it describes. */
@@ -608,59 +664,32 @@ prepare_item (ImportJob        *job,
               SimFingerprinter *fp,
               Item             *item)
 {
+  static const ItemState states[] = { ITEM_NEW, ITEM_CHANGED, ITEM_UNCHANGED, ITEM_FAILED };
   g_autoptr(GError) error = NULL;
-  g_autofree char *data = NULL;
-  g_autofree char *hash = NULL;
-  const char *old_hash;
-  gint64 mtime = 0;
-  gsize len = 0;
-  gsize n_windows = 0, n_units = 0;
+  SimPreparedFile file;
+  SimPreparedState state;
 
-  if ((data = sim_text_read_file (item->path, &len, &mtime, &error)) == NULL)
+  state = sim_corpus_prepare_file (fp, item->path, g_hash_table_lookup (job->existing, item->path), &file, &error);
+  if (state == SIM_PREPARED_FAILED)
     {
       item->message = g_strdup (error->message);
       return ITEM_FAILED;
     }
-  hash = content_hash (data, len);
-  old_hash = g_hash_table_lookup (job->existing, item->path);
-  if (old_hash != NULL && g_str_equal (old_hash, hash))
-    {
-      return ITEM_UNCHANGED;
-    }
-
-  item->text = sim_document_extract (data, len, item->path, NULL, &item->text_len, NULL, &error);
-  if (item->text == NULL)
-    {
-      item->message = g_strdup (error->message);
-      return ITEM_FAILED;
-    }
-  /* Packing leaves the text loaded in @fp: its features give the df
-   * buckets, and its units say whether it has any text to index (asking
-   * sim_text_has_content() first normalised every text twice). */
-  item->packed = _sim_pack_windows (fp, item->text, item->text_len, &n_windows, &n_units);
-  if (n_units == 0)
-    {
-      item->message = g_strdup_printf (_("%s has no text to index"), item->path);
-      return ITEM_FAILED;
-    }
-  item->buckets = _sim_distinct_buckets (fp, n_units);
-  item->stored = sim_store_pack_text (item->text, item->text_len, &error);
+  if (state == SIM_PREPARED_UNCHANGED)
+    return ITEM_UNCHANGED;
+  item->stored = sim_store_pack_text (file.text, file.text_len, &error);
   if (item->stored == NULL)
     {
       item->message = g_strdup_printf ("%s: %s", item->path, error->message);
+      sim_prepared_file_clear (&file);
       return ITEM_FAILED;
     }
-
-  item->doc = g_new0 (SimStoreDocument, 1);
-  item->doc->path = g_strdup (item->path);
-  item->doc->title = make_title (item->text, item->text_len, item->path);
-  item->doc->content_hash = g_steal_pointer (&hash);
-  item->doc->n_bytes = len;
-  item->doc->n_chars = (gint64) sim_text_count_chars (item->text, item->text_len);
-  item->doc->n_segments = n_windows;
-  item->doc->modified_at = mtime;
-  item->doc->added_at = item->doc->updated_at = g_get_real_time () / G_USEC_PER_SEC;
-  return old_hash != NULL ? ITEM_CHANGED : ITEM_NEW;
+  item->doc = g_steal_pointer (&file.doc);
+  item->text = g_steal_pointer (&file.text);
+  item->text_len = file.text_len;
+  item->packed = g_steal_pointer (&file.packed);
+  item->buckets = g_steal_pointer (&file.buckets);
+  return states[state];
 }
 
 /* Files asked of the disk ahead of the workers: reading a corpus from a

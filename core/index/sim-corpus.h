@@ -101,6 +101,37 @@ SimRepairResult   *sim_corpus_rebuild         (const char        *path,
 /* TRUE when fingerprints were rebuilt on open (feature version changed). */
 gboolean           sim_corpus_was_rebuilt     (const SimCorpus   *corpus);
 
+/* One file as an import reads it: its row (path, title, content hash,
+ * sizes, windows, modification time), its text, its windows packed
+ * (sim-window-codec.h) and the df buckets it adds. The same for the local
+ * store and the corpus server, so both index a file alike. */
+typedef struct {
+  SimStoreDocument *doc;
+  char             *text;
+  gsize             text_len;
+  GBytes           *packed;
+  GArray           *buckets;
+} SimPreparedFile;
+
+typedef enum {
+  SIM_PREPARED_NEW,
+  SIM_PREPARED_CHANGED,    /* @old_hash given and different */
+  SIM_PREPARED_UNCHANGED,  /* @old_hash given and the same: nothing read past the hash */
+  SIM_PREPARED_FAILED,     /* @error says why, naming the file */
+} SimPreparedState;
+
+/* Reads, decodes and fingerprints @path into @out (cleared first, freed by
+ * sim_prepared_file_clear()). Any thread, each with its own @fp. */
+SimPreparedState   sim_corpus_prepare_file    (SimFingerprinter  *fp,
+                                               const char        *path,
+                                               const char        *old_hash,
+                                               SimPreparedFile   *out,
+                                               GError           **error);
+void               sim_prepared_file_clear    (SimPreparedFile   *file);
+/* The content hash an import keeps of a file's bytes (hex XXH3-128). */
+char              *sim_corpus_content_hash    (const char        *data,
+                                               gsize              len);
+
 /* Adds files and folders (recursively; hidden entries skipped). Files that
  * cannot be read are listed in the result's failures while the rest import.
  * Returns NULL on a store error or cancellation; documents committed before
