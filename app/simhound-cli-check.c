@@ -287,12 +287,8 @@ cli_check_command (int argc, char **argv)
   if (!sim_check_options_validate (&options, &error))
     return cli_usage_error (context, error->message);
 
-  if (!g_file_test (cli_resolve_store (), G_FILE_TEST_EXISTS))
-    {
-      g_printerr (_("simhound-cli: no store at %s: add reference documents first with "
-                    "“simhound-cli corpus add PATH”\n"), cli_resolve_store ());
-      return EXIT_ERROR;
-    }
+  if (!cli_store_exists ())
+    return EXIT_ERROR;
   if (exclude_small < 0)
     return cli_usage_error (context, _("--exclude-small must not be negative"));
   if (template_path != NULL && (template_text = cli_load_input (template_path, NULL, NULL, NULL, &error)) == NULL)

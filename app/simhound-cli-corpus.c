@@ -12,6 +12,7 @@
 #include <glib/gstdio.h>
 
 #include "simhound-cli-private.h"
+#include "sim-server.h"
 #include "sim-check.h"
 #include "sim-compare.h"
 #include "sim-corpus.h"
@@ -68,7 +69,9 @@ corpus_add (int argc, char **argv, gboolean rescan)
                                                                    : _("PATH… — add files and folders"));
   g_autoptr(GError) error = NULL;
   g_autoptr(SimCorpus) corpus = NULL;
+  g_autoptr(SimServer) server = NULL;
   g_autoptr(SimImportResult) result = NULL;
+  const char *where = NULL;
   gboolean quiet = FALSE;
   GOptionEntry entries[] = {
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, N_("Do not list files that failed"), NULL },
@@ -86,16 +89,28 @@ corpus_add (int argc, char **argv, gboolean rescan)
   if (rescan && argc != 2)
     return cli_usage_error (context, _("corpus rescan takes one folder"));
 
-  corpus = sim_corpus_open (cli_resolve_store (), FALSE, &error);
-  if (corpus == NULL)
-    return cli_fail (error);
-  sim_store_set_busy_func (sim_corpus_get_store (corpus), on_store_busy, NULL);
   started = g_get_monotonic_time ();
-  if (rescan)
-    result = sim_corpus_rescan (corpus, argv[1], on_import_progress, &progress, cli_cancellable, &error);
+  if (!rescan && sim_store_location_is_server (cli_resolve_store ()))
+    {
+      server = sim_server_connect (cli_resolve_store (), &error);
+      if (server == NULL)
+        return cli_fail (error);
+      where = sim_server_get_name (server);
+      result = sim_server_add (server, (const char *const *) argv + 1, on_import_progress, &progress,
+                               cli_cancellable, &error);
+    }
   else
-    result = sim_corpus_add (corpus, (const char *const *) argv + 1, on_import_progress, &progress,
-                             cli_cancellable, &error);
+    {
+      if ((corpus = sim_corpus_open (cli_resolve_store (), FALSE, &error)) == NULL)
+        return cli_fail (error);
+      sim_store_set_busy_func (sim_corpus_get_store (corpus), on_store_busy, NULL);
+      where = sim_corpus_get_path (corpus);
+      if (rescan)
+        result = sim_corpus_rescan (corpus, argv[1], on_import_progress, &progress, cli_cancellable, &error);
+      else
+        result = sim_corpus_add (corpus, (const char *const *) argv + 1, on_import_progress, &progress,
+                                 cli_cancellable, &error);
+    }
   if (progress.tty)
     g_printerr ("\r\033[K");
   if (result == NULL)
@@ -110,11 +125,11 @@ corpus_add (int argc, char **argv, gboolean rescan)
     if (rescan)
       g_print (_("Added %u, updated %u, unchanged %u, removed %u, failed %u (%.1f MB of text in %.1f s) — %s\n"),
                result->n_added, result->n_updated, result->n_unchanged, result->n_removed, result->n_failed,
-               result->n_bytes / 1e6, seconds, sim_corpus_get_path (corpus));
+               result->n_bytes / 1e6, seconds, where);
     else
       g_print (_("Added %u, updated %u, unchanged %u, failed %u (%.1f MB of text in %.1f s) — %s\n"),
                result->n_added, result->n_updated, result->n_unchanged, result->n_failed,
-               result->n_bytes / 1e6, seconds, sim_corpus_get_path (corpus));
+               result->n_bytes / 1e6, seconds, where);
   }
   if (!quiet)
     for (guint i = 0; i < result->failures->len; i++)
@@ -148,7 +163,9 @@ corpus_list (int argc, char **argv)
   g_autoptr(GOptionContext) context = g_option_context_new (_("— list the documents of the corpus"));
   g_autoptr(GError) error = NULL;
   g_autoptr(SimCorpus) corpus = NULL;
+  g_autoptr(SimServer) server = NULL;
   g_autoptr(GPtrArray) docs = NULL;
+  const char *where = NULL;
   gint64 n_bytes = 0, n_segments = 0, last = 0;
 
   g_option_context_add_main_entries (context, cli_store_entries, GETTEXT_PACKAGE);
@@ -157,16 +174,22 @@ corpus_list (int argc, char **argv)
   if (argc > 1)
     return cli_usage_error (context, _("corpus list takes no arguments"));
 
-  /* Listing never creates a store, and reads one it may not write. */
-  if (!g_file_test (cli_resolve_store (), G_FILE_TEST_EXISTS))
+  if (sim_store_location_is_server (cli_resolve_store ()))
     {
-      g_printerr (_("simhound-cli: no store at %s: add reference documents first with "
-                    "“simhound-cli corpus add PATH”\n"), cli_resolve_store ());
-      return EXIT_ERROR;
+      server = sim_server_connect (cli_resolve_store (), &error);
+      if (server == NULL || (docs = sim_server_list (server, &error)) == NULL)
+        return cli_fail (error);
+      where = sim_server_get_name (server);
     }
-  corpus = sim_corpus_open (cli_resolve_store (), sim_store_path_is_read_only (cli_resolve_store ()), &error);
-  if (corpus == NULL || (docs = sim_corpus_list (corpus, &error)) == NULL)
+  /* Listing never creates a store, and reads one it may not write. */
+  else if (!cli_store_exists ())
+    return EXIT_ERROR;
+  else if ((corpus = sim_corpus_open (cli_resolve_store (), sim_store_path_is_read_only (cli_resolve_store ()),
+                                      &error)) == NULL ||
+           (docs = sim_corpus_list (corpus, &error)) == NULL)
     return cli_fail (error);
+  else
+    where = sim_corpus_get_path (corpus);
   if (docs->len > 0)
     g_print ("%6s  %9s  %10s  %-16s  %s\n", _("ID"), _("Segments"), _("Size"), _("Updated"), _("Path"));
   for (guint i = 0; i < docs->len; i++)
@@ -187,7 +210,7 @@ corpus_list (int argc, char **argv)
     g_autofree char *when = last ? format_time (last) : g_strdup (_("never"));
 
     g_print (_("%u documents, %lld segments, %s, last update %s — %s\n"),
-             docs->len, (long long) n_segments, size, when, sim_corpus_get_path (corpus));
+             docs->len, (long long) n_segments, size, when, where);
   }
   return EXIT_OK;
 }
@@ -269,11 +292,8 @@ corpus_repair (int argc, char **argv, gboolean repair)
     return cli_usage_error (context, error->message);
   if (argc > 1)
     return cli_usage_error (context, repair ? _("corpus rebuild takes no arguments") : _("corpus verify takes no arguments"));
-  if (!g_file_test (cli_resolve_store (), G_FILE_TEST_EXISTS))
-    {
-      g_printerr (_("simhound-cli: no store at %s\n"), cli_resolve_store ());
-      return EXIT_ERROR;
-    }
+  if (!cli_store_exists ())
+    return EXIT_ERROR;
   result = repair ? sim_corpus_rebuild (cli_resolve_store (), &error) : sim_corpus_verify (cli_resolve_store (), &error);
   if (result == NULL)
     return cli_fail (error);

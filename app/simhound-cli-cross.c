@@ -93,12 +93,8 @@ cli_cross_command (int argc, char **argv)
       g_autoptr(SimCorpus) corpus = NULL;
       g_autoptr(SimCorpusSnapshot) snapshot = NULL;
 
-      if (!g_file_test (cli_resolve_store (), G_FILE_TEST_EXISTS))
-        {
-          g_printerr (_("simhound-cli: no store at %s: add reference documents first with "
-                        "“simhound-cli corpus add PATH”\n"), cli_resolve_store ());
-          return EXIT_ERROR;
-        }
+      if (!cli_store_exists ())
+        return EXIT_ERROR;
       corpus = sim_corpus_open (cli_resolve_store (), sim_store_path_is_read_only (cli_resolve_store ()), &error);
       if (corpus == NULL)
         return cli_fail (error);

@@ -36,6 +36,9 @@ int         cli_usage_error     (GOptionContext  *context,
                                  const char      *message);
 char       *cli_for_terminal    (const char      *text);
 const char *cli_resolve_store   (void);
+/* Whether there is a local store to read at the store location; else says
+ * why (none there yet, or a corpus server) and FALSE. */
+gboolean    cli_store_exists    (void);
 gboolean    cli_parse_paper     (const char      *name,
                                  const char      *value,
                                  gpointer         data,

@@ -29,6 +29,7 @@
 #include "sim-exclude.h"
 #include "sim-error.h"
 #include "sim-export.h"
+#include "sim-store.h"
 
 
 
@@ -126,6 +127,28 @@ cli_resolve_store (void)
   if (cli_store_path == NULL)
     cli_store_path = sim_corpus_dup_default_path ();
   return cli_store_path;
+}
+
+gboolean
+cli_store_exists (void)
+{
+  const char *store = cli_resolve_store ();
+  g_autoptr(GError) error = NULL;
+
+  /* A server says itself what this version does with it. */
+  if (sim_store_location_is_server (store))
+    {
+      g_autoptr(SimCorpus) none = sim_corpus_open (store, TRUE, &error);
+
+      if (none == NULL)
+        cli_fail (error);
+      return FALSE;
+    }
+  if (g_file_test (store, G_FILE_TEST_EXISTS))
+    return TRUE;
+  g_printerr (_("simhound-cli: no store at %s: add reference documents first with "
+                "“simhound-cli corpus add PATH”\n"), store);
+  return FALSE;
 }
 
 /* --paper a4|letter for the PDF report; the locale's paper without it. */

@@ -386,6 +386,16 @@ sim_corpus_open (const char  *path,
   g_autofree char *expected = g_strdup_printf ("%d", SIM_FEATURE_VERSION);
   GError *local_error = NULL;
 
+  if (sim_store_location_is_server (path))
+    {
+      g_autofree char *shown = sim_store_location_redact (path);
+
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT,
+                   _("%s is a corpus server: this version sets one up and adds documents to it "
+                     "(simhound-cli server, corpus add, corpus list), but checks and the other corpus "
+                     "commands still use a store on this computer"), shown);
+      return NULL;
+    }
   corpus->read_only = read_only;
   corpus->store = sim_store_open (path, read_only, error);
   if (corpus->store == NULL)

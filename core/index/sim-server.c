@@ -9,12 +9,9 @@
 #include <libpq-fe.h>
 
 #include "sim-error.h"
-#include "sim-server.h"
+#include "sim-fingerprint.h"
+#include "sim-server-private.h"
 
-struct _SimServer {
-  PGconn *conn;
-  char   *name;
-};
 
 /* The schema, version 1. Every statement may run again: init is
  * idempotent. The large table is hash-partitioned on its lookup key, so
@@ -33,31 +30,29 @@ static const char *const schema_v1[] = {
    * under: two desktops adding the same file store it once. */
   "CREATE TABLE IF NOT EXISTS simhound.documents ("
   "  id bigserial PRIMARY KEY,"
-  "  content_hash bytea NOT NULL,"
+  "  content_hash text NOT NULL,"
   "  name text NOT NULL,"
-  "  title text,"
+  "  title text NOT NULL,"
   "  collection_id integer NOT NULL REFERENCES simhound.collections (id),"
-  "  n_chars integer NOT NULL,"
-  "  n_bytes integer NOT NULL,"
+  "  n_chars bigint NOT NULL,"
+  "  n_bytes bigint NOT NULL,"
+  "  n_windows integer NOT NULL,"
+  "  modified_at bigint NOT NULL,"
   "  added_at timestamptz NOT NULL DEFAULT now(),"
   "  UNIQUE (content_hash, name))",
   "CREATE TABLE IF NOT EXISTS simhound.texts ("
   "  doc_id bigint PRIMARY KEY REFERENCES simhound.documents (id) ON DELETE CASCADE,"
   "  body text NOT NULL)",
-  /* Fingerprinted units of the sources: what a check looks up. */
-  "CREATE TABLE IF NOT EXISTS simhound.anchors ("
-  "  key bigint NOT NULL,"
-  "  doc_id bigint NOT NULL,"
-  "  start_cp integer NOT NULL,"
-  "  end_cp integer NOT NULL) PARTITION BY HASH (key)",
-  "DO $$ BEGIN"
-  "  FOR i IN 0..7 LOOP"
-  "    EXECUTE format('CREATE TABLE IF NOT EXISTS simhound.anchors_%s PARTITION OF simhound.anchors"
-  "                    FOR VALUES WITH (MODULUS 8, REMAINDER %s)', i, i);"
-  "  END LOOP;"
-  "END $$",
-  "CREATE INDEX IF NOT EXISTS anchors_key ON simhound.anchors (key) INCLUDE (doc_id, start_cp, end_cp)",
-  "CREATE INDEX IF NOT EXISTS anchors_doc ON simhound.anchors (doc_id)",
+  /* The feature statistics: how many documents hold a feature of each df
+   * bucket (SIM_DF_BUCKETS), in chunks of SIM_SERVER_DF_CHUNK counts
+   * (little-endian u32): a batch adds to the chunks it touches, locked in
+   * chunk order, where a row a bucket made every batch rewrite a third of
+   * a million rows. */
+  "CREATE TABLE IF NOT EXISTS simhound.df ("
+  "  chunk integer PRIMARY KEY,"
+  "  counts bytea NOT NULL)",
+  "ALTER TABLE simhound.df ALTER COLUMN counts SET STORAGE MAIN",
+  "INSERT INTO simhound.meta (key, value) VALUES ('normalize', 't2s') ON CONFLICT (key) DO NOTHING",
   /* The roles: group roles, no login; an administrator makes login roles
    * IN ROLE one of them. */
   "DO $$ BEGIN"
@@ -70,10 +65,10 @@ static const char *const schema_v1[] = {
   "END $$",
   "GRANT simhound_reader TO simhound_writer",
   "GRANT USAGE ON SCHEMA simhound TO simhound_student, simhound_reader, simhound_writer",
-  "GRANT SELECT ON simhound.meta, simhound.collections, simhound.documents, simhound.anchors, simhound.texts"
-  "  TO simhound_student, simhound_reader",
-  "GRANT INSERT, UPDATE, DELETE ON simhound.collections, simhound.documents, simhound.anchors, simhound.texts"
-  "  TO simhound_writer",
+  "GRANT SELECT ON simhound.meta, simhound.collections, simhound.documents, simhound.texts,"
+  "  simhound.df TO simhound_student, simhound_reader",
+  "GRANT INSERT, UPDATE, DELETE ON simhound.collections, simhound.documents, simhound.texts,"
+  "  simhound.df TO simhound_writer",
   "GRANT USAGE ON ALL SEQUENCES IN SCHEMA simhound TO simhound_writer",
   /* What a student may read is the server's rule: row security on the
    * texts; only collections marked readable by students show. */
@@ -91,18 +86,8 @@ static const char *const schema_v1[] = {
 /* The steps from version N to N + 1, index N - 1: none yet. */
 static const char *const *const upgrades[] = { NULL };
 
-gboolean
-sim_server_is_location (const char *location)
-{
-  if (location == NULL)
-    return FALSE;
-  return g_str_has_prefix (location, "postgresql://") || g_str_has_prefix (location, "postgres://") ||
-         g_str_has_prefix (location, "service=") || strstr (location, "dbname=") != NULL ||
-         strstr (location, "host=") != NULL;
-}
-
-static void
-set_lost (SimServer  *server,
+void
+_sim_server_set_lost (SimServer  *server,
           GError    **error,
           const char *what)
 {
@@ -115,14 +100,35 @@ set_lost (SimServer  *server,
 /* Runs @sql; the result when it succeeded (command or rows), else NULL and
  * @error: SIM_ERROR_SERVER when the connection is gone, SIM_ERROR_NOT_ALLOWED
  * when the account may not, SIM_ERROR_STORE otherwise. */
-static PGresult *
-run (SimServer   *server,
-     const char  *sql,
-     int          n_params,
-     const char *const *params,
-     GError     **error)
+PGresult *
+_sim_server_run (SimServer          *server,
+                 const char         *sql,
+                 int                 n_params,
+                 const char *const  *params,
+                 GError            **error)
 {
-  PGresult *result = PQexecParams (server->conn, sql, n_params, NULL, params, NULL, NULL, 0);
+  return _sim_server_run_binary (server, sql, n_params, params, NULL, 0, error);
+}
+
+PGresult *
+_sim_server_run_binary (SimServer          *server,
+                        const char         *sql,
+                        int                 n_params,
+                        const char *const  *params,
+                        const int          *lengths,
+                        int                 result_format,
+                        GError            **error)
+{
+  g_autofree int *formats = NULL;
+  PGresult *result;
+
+  if (lengths != NULL)
+    {
+      formats = g_new (int, MAX (n_params, 1));
+      for (int i = 0; i < n_params; i++)
+        formats[i] = lengths[i] >= 0;
+    }
+  result = PQexecParams (server->conn, sql, n_params, NULL, params, lengths, formats, result_format);
   const ExecStatusType status = result ? PQresultStatus (result) : PGRES_FATAL_ERROR;
   const char *state;
   g_autofree char *message = NULL;
@@ -132,7 +138,7 @@ run (SimServer   *server,
   if (PQstatus (server->conn) == CONNECTION_BAD)
     {
       PQclear (result);
-      set_lost (server, error, _("no answer"));
+      _sim_server_set_lost (server, error, _("no answer"));
       return NULL;
     }
   state = result ? PQresultErrorField (result, PG_DIAG_SQLSTATE) : NULL;
@@ -147,12 +153,12 @@ run (SimServer   *server,
   return NULL;
 }
 
-static gboolean
-run_command (SimServer  *server,
+gboolean
+_sim_server_run_command (SimServer  *server,
              const char *sql,
              GError    **error)
 {
-  PGresult *result = run (server, sql, 0, NULL, error);
+  PGresult *result = _sim_server_run (server, sql, 0, NULL, error);
 
   PQclear (result);
   return result != NULL;
@@ -197,7 +203,7 @@ sim_server_connect (const char  *conninfo,
     }
   /* "policy … does not exist, skipping" and the like are for a DBA's psql. */
   PQsetNoticeProcessor (server->conn, ignore_notice, NULL);
-  if (!run_command (server, set_timeout, error))
+  if (!_sim_server_run_command (server, set_timeout, error))
     return NULL;
   return g_steal_pointer (&server);
 }
@@ -224,7 +230,7 @@ sim_server_get_version (SimServer *server,
                         guint     *out_version,
                         GError   **error)
 {
-  PGresult *result = run (server, "SELECT to_regclass('simhound.meta') IS NOT NULL", 0, NULL, error);
+  PGresult *result = _sim_server_run (server, "SELECT to_regclass('simhound.meta') IS NOT NULL", 0, NULL, error);
   gboolean installed;
 
   if (result == NULL)
@@ -234,7 +240,7 @@ sim_server_get_version (SimServer *server,
   *out_version = 0;
   if (!installed)
     return TRUE;
-  result = run (server, "SELECT value FROM simhound.meta WHERE key = 'schema_version'", 0, NULL, error);
+  result = _sim_server_run (server, "SELECT value FROM simhound.meta WHERE key = 'schema_version'", 0, NULL, error);
   if (result == NULL)
     return FALSE;
   if (PQntuples (result) == 1)
@@ -289,17 +295,17 @@ in_schema_transaction (SimServer  *server,
 {
   guint version;
 
-  if (!run_command (server, "BEGIN", error))
+  if (!_sim_server_run_command (server, "BEGIN", error))
     return FALSE;
-  if (!run_command (server, "SELECT pg_advisory_xact_lock(7437357120)", error) ||
+  if (!_sim_server_run_command (server, "SELECT pg_advisory_xact_lock(7437357120)", error) ||
       !sim_server_get_version (server, &version, error) || !refuse_newer (server, version, error) ||
       !body (server, version, error))
     {
       if (PQstatus (server->conn) == CONNECTION_OK)
-        run_command (server, "ROLLBACK", NULL);
+        _sim_server_run_command (server, "ROLLBACK", NULL);
       return FALSE;
     }
-  return run_command (server, "COMMIT", error);
+  return _sim_server_run_command (server, "COMMIT", error);
 }
 
 static gboolean
@@ -309,7 +315,7 @@ set_version (SimServer *server,
 {
   g_autofree char *value = g_strdup_printf ("%u", version);
   const char *params[] = { value };
-  PGresult *result = run (server,
+  PGresult *result = _sim_server_run (server,
                           "INSERT INTO simhound.meta (key, value) VALUES ('schema_version', $1) "
                           "ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value", 1, params, error);
 
@@ -325,7 +331,7 @@ upgrade_from (SimServer *server,
   for (guint v = version; v < SIM_SERVER_SCHEMA_VERSION; v++)
     {
       for (const char *const *step = upgrades[v - 1]; step != NULL && *step != NULL; step++)
-        if (!run_command (server, *step, error))
+        if (!_sim_server_run_command (server, *step, error))
           return FALSE;
       if (!set_version (server, v + 1, error))
         return FALSE;
@@ -338,11 +344,21 @@ install (SimServer *server,
          guint      version,
          GError   **error)
 {
+  g_autofree char *feature = g_strdup_printf ("%d", SIM_FEATURE_VERSION);
+  const char *params[] = { feature };
+  PGresult *result;
+
   if (version > 0)
     return upgrade_from (server, version, error);
   for (guint i = 0; i < G_N_ELEMENTS (schema_v1); i++)
-    if (!run_command (server, schema_v1[i], error))
+    if (!_sim_server_run_command (server, schema_v1[i], error))
       return FALSE;
+  /* The fingerprints' version: every desktop adding must make the same. */
+  result = _sim_server_run (server, "INSERT INTO simhound.meta (key, value) VALUES ('feature_version', $1) "
+                            "ON CONFLICT (key) DO NOTHING", 1, params, error);
+  if (result == NULL)
+    return FALSE;
+  PQclear (result);
   return set_version (server, 1, error) && upgrade_from (server, 1, error);
 }
 
@@ -392,7 +408,7 @@ sim_server_get_status (SimServer  *server,
     return NULL;
   status->version = SIM_SERVER_SCHEMA_VERSION;
   status->relations = g_array_new (FALSE, FALSE, sizeof (SimServerRelation));
-  result = run (server,
+  result = _sim_server_run (server,
                 "SELECT count(*), sum(n_bytes),"
                 "  CASE WHEN pg_has_role('simhound_writer', 'USAGE') THEN 'writer'"
                 "       WHEN pg_has_role('simhound_reader', 'USAGE') THEN 'reader'"
@@ -406,7 +422,7 @@ sim_server_get_status (SimServer  *server,
   status->text_bytes = int_value (result, 1);
   status->role = g_strdup (g_str_equal (PQgetvalue (result, 0, 3), "t") ? "owner" : PQgetvalue (result, 0, 2));
   PQclear (result);
-  result = run (server,
+  result = _sim_server_run (server,
                 "SELECT n.nspname || '.' || c.relname,"
                 "  CASE WHEN c.relkind = 'p' THEN (SELECT sum(pg_table_size(relid)) FROM pg_partition_tree(c.oid))"
                 "       ELSE pg_table_size(c.oid) END,"

@@ -5,7 +5,8 @@
  * connection, the versioned schema and its roles; what a check reads and a
  * corpus writes goes through the corpus backend (issue 32, next steps).
  *
- * Where a corpus is: a path names a local store; a libpq connection string
+ * Where a corpus is (sim_store_location_is_server()): a path names a local
+ * store; a libpq connection string
  * names a server: a URI ("postgresql://user@host:port/db?sslmode=verify-full",
  * "postgres://…") or key=value pairs ("service=simhound", "host=… dbname=…").
  * Passwords come the libpq ways (~/.pgpass, PGPASSWORD, a service file) and
@@ -28,16 +29,16 @@
 
 #include <glib.h>
 
+#include "sim-corpus.h"
+
 G_BEGIN_DECLS
 
 #define SIM_SERVER_SCHEMA_VERSION    1
 #define SIM_SERVER_CONNECT_TIMEOUT   10     /* seconds */
 #define SIM_SERVER_STATEMENT_TIMEOUT 60000  /* milliseconds */
+#define SIM_SERVER_DF_CHUNK          4096   /* df counts a row, packed (sim_store_pack_df()) */
 
 typedef struct _SimServer SimServer;
-
-/* Whether @location names a server rather than a local store's path. */
-gboolean    sim_server_is_location   (const char  *location);
 
 /* Connects to the server @conninfo names. Fails with SIM_ERROR_SERVER when
  * it cannot be reached (the message names the server, never a password). */
@@ -81,6 +82,23 @@ typedef struct {
 SimServerStatus *sim_server_get_status (SimServer  *server,
                                         GError    **error);
 void        sim_server_status_free   (SimServerStatus *status);
+
+/* Adds files and folders as sim_corpus_add() does, in batches of one
+ * transaction each (sim-server-corpus.c: what identifies a document). A
+ * batch the server refuses is rolled back and its files listed in the
+ * failures; a lost connection ends the add with SIM_ERROR_SERVER, the
+ * batches before it kept. SIM_ERROR_NOT_ALLOWED, nothing written, for an
+ * account that may not add. */
+SimImportResult *sim_server_add      (SimServer          *server,
+                                      const char *const  *paths,
+                                      SimProgressFunc     progress,
+                                      gpointer            user_data,
+                                      GCancellable       *cancellable,
+                                      GError            **error);
+/* The documents, in the order added: path is the name added under,
+ * n_segments the windows. (element-type SimStoreDocument) (transfer full) */
+GPtrArray       *sim_server_list     (SimServer          *server,
+                                      GError            **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimServer, sim_server_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimServerStatus, sim_server_status_free)

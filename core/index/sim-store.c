@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <glib/gi18n-lib.h>
+#include <string.h>
 #include <glib/gstdio.h>
 
 #include "sim-error.h"
@@ -134,6 +135,26 @@ read_user_version (SimStore *store,
     *out = sqlite3_column_int (stmt, 0);
   sqlite3_finalize (stmt);
   return rc;
+}
+
+gboolean
+sim_store_location_is_server (const char *location)
+{
+  if (location == NULL)
+    return FALSE;
+  return g_str_has_prefix (location, "postgresql://") || g_str_has_prefix (location, "postgres://") ||
+         g_str_has_prefix (location, "service=") || strstr (location, "dbname=") != NULL ||
+         strstr (location, "host=") != NULL;
+}
+
+char *
+sim_store_location_redact (const char *location)
+{
+  g_autoptr(GRegex) uri = g_regex_new ("(://[^:@/?]*):[^@/?]*@", 0, 0, NULL);
+  g_autoptr(GRegex) pairs = g_regex_new ("(password\\s*=\\s*)('(\\\\.|[^'])*'|\\S+)", G_REGEX_CASELESS, 0, NULL);
+  g_autofree char *step = g_regex_replace (uri, location, -1, 0, "\\1@", 0, NULL);
+
+  return g_regex_replace (pairs, step ? step : location, -1, 0, "\\1…", 0, NULL);
 }
 
 gboolean

@@ -41,6 +41,13 @@ SimStore *sim_store_open        (const char        *path,
                                  gboolean           read_only,
                                  GError           **error);
 void      sim_store_free        (SimStore          *store);
+/* Whether a corpus location (--store, $SIMHOUND_STORE, the app's
+ * preference) names a corpus server, a libpq connection string
+ * ("postgresql://…", "postgres://…", "service=…", "host=… dbname=…"),
+ * rather than a local store's path (sim-server.h). */
+gboolean  sim_store_location_is_server (const char *location);
+/* @location with any password taken out, for a message. (transfer full) */
+char     *sim_store_location_redact    (const char *location);
 /* TRUE when a store exists at @path and this user may not write it (the
  * file, or the folder SQLite keeps its journal in): open it read-only. */
 gboolean  sim_store_path_is_read_only (const char  *path);

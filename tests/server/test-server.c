@@ -13,9 +13,13 @@
 #include <cmocka.h>
 #include <glib.h>
 #include <libpq-fe.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "sim-error.h"
 #include "sim-server.h"
+#include "sim-store.h"
+#include "sim-test-util.h"
 
 #define ESSAY   "Salt marshes store carbon faster than any forest we measured on the estuary."
 #define READING "The tide tables for the northern harbour are printed every spring."
@@ -56,6 +60,80 @@ connect_as (const char *user)
   if (server == NULL)
     fail_msg ("%s: %s", uri, error->message);
   return server;
+}
+
+
+static void
+ensure_roles (void)
+{
+  g_free (superuser ("DO $$ BEGIN"
+                     "  IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'alice') THEN"
+                     "    CREATE ROLE alice LOGIN IN ROLE simhound_student;"
+                     "    CREATE ROLE tom LOGIN IN ROLE simhound_reader;"
+                     "    CREATE ROLE wendy LOGIN IN ROLE simhound_writer; END IF; END $$"));
+}
+
+static const char *const words[] = {
+  "harbour", "lantern", "meadow", "granite", "orchard", "thunder", "violet", "copper", "willow", "canyon",
+  "ember", "glacier", "marble", "prairie", "saffron", "tundra", "velvet", "walnut", "zephyr", "quarry",
+  "bramble", "cobalt", "dune", "fjord", "heather", "juniper", "kelp", "lagoon", "moss", "nectar",
+};
+
+/* @n text files in @dir, each a sentence of its own made from @seed. */
+static void
+write_documents (const char *dir,
+                 guint       n,
+                 guint       seed)
+{
+  g_autoptr(GRand) rand = g_rand_new_with_seed (seed);
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(GString) text = g_string_new (NULL);
+      g_autofree char *name = g_strdup_printf ("essay-%03u.txt", i);
+
+      g_string_append_printf (text, "Essay %u of %u.", i, seed);
+      for (guint s = 0; s < 6; s++)
+        {
+          g_string_append (text, " The");
+          for (guint w = 0; w < 9; w++)
+            g_string_append_printf (text, " %s", words[g_rand_int_range (rand, 0, G_N_ELEMENTS (words))]);
+          g_string_append (text, ".");
+        }
+      g_string_append_c (text, '\n');
+      g_free (sim_test_write_file (dir, name, text->str, -1));
+    }
+}
+
+/* The feature statistics summed over every bucket. */
+static guint64
+df_total (void)
+{
+  PGconn *conn = PQconnectdb (g_getenv ("SIMHOUND_TEST_PG"));
+  PGresult *result = PQexecParams (conn, "SELECT counts FROM simhound.df", 0, NULL, NULL, NULL, NULL, 1);
+  guint64 total = 0;
+
+  assert_int_equal (PQresultStatus (result), PGRES_TUPLES_OK);
+  for (int r = 0; r < PQntuples (result); r++)
+    {
+      g_autofree guint32 *counts = sim_store_unpack_df (PQgetvalue (result, r, 0), PQgetlength (result, r, 0),
+                                                        SIM_SERVER_DF_CHUNK);
+
+      assert_non_null (counts);
+      for (guint k = 0; k < SIM_SERVER_DF_CHUNK; k++)
+        total += counts[k];
+    }
+  PQclear (result);
+  PQfinish (conn);
+  return total;
+}
+
+static gint64
+n_documents (void)
+{
+  g_autofree char *n = superuser ("SELECT count(*) FROM simhound.documents");
+
+  return g_ascii_strtoll (n, NULL, 10);
 }
 
 static int
@@ -169,19 +247,17 @@ test_roles_are_enforced_by_the_server (void **state)
   PGresult *result;
   int wait_status = 0;
 
-  g_free (superuser ("DO $$ BEGIN"
-                     "  IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'alice') THEN"
-                     "    CREATE ROLE alice LOGIN IN ROLE simhound_student;"
-                     "    CREATE ROLE tom LOGIN IN ROLE simhound_reader;"
-                     "    CREATE ROLE wendy LOGIN IN ROLE simhound_writer; END IF; END $$"));
+  ensure_roles ();
   g_free (superuser ("INSERT INTO simhound.collections (name, students_read) VALUES ('readings', true)"
                      " ON CONFLICT (name) DO NOTHING"));
-  g_free (superuser ("WITH d AS (INSERT INTO simhound.documents (content_hash, name, title, collection_id, n_chars, n_bytes)"
-                     "  SELECT '\\x01', 'essay.txt', 'Salt marshes', id, 77, 77 FROM simhound.collections"
+  g_free (superuser ("WITH d AS (INSERT INTO simhound.documents (content_hash, name, title, collection_id, n_chars,"
+                     "    n_bytes, n_windows, modified_at)"
+                     "  SELECT 'x01', 'essay.txt', 'Salt marshes', id, 77, 77, 1, 0 FROM simhound.collections"
                      "  WHERE name = 'default' RETURNING id)"
                      " INSERT INTO simhound.texts SELECT id, '" ESSAY "' FROM d"));
-  g_free (superuser ("WITH d AS (INSERT INTO simhound.documents (content_hash, name, title, collection_id, n_chars, n_bytes)"
-                     "  SELECT '\\x02', 'tides.txt', 'Tides', id, 66, 66 FROM simhound.collections"
+  g_free (superuser ("WITH d AS (INSERT INTO simhound.documents (content_hash, name, title, collection_id, n_chars,"
+                     "    n_bytes, n_windows, modified_at)"
+                     "  SELECT 'x02', 'tides.txt', 'Tides', id, 66, 66, 1, 0 FROM simhound.collections"
                      "  WHERE name = 'readings' RETURNING id)"
                      " INSERT INTO simhound.texts SELECT id, '" READING "' FROM d"));
 
@@ -190,18 +266,18 @@ test_roles_are_enforced_by_the_server (void **state)
   status = sim_server_get_status (reader, &error);
   assert_non_null (status);
   assert_string_equal (status->role, "reader");
-  assert_int_equal (status->n_documents, 2);
+  assert_true (status->n_documents >= 2);
   g_clear_pointer (&status, sim_server_status_free);
   conn = PQconnectdb (reader_uri);
-  result = PQexec (conn, "SELECT count(*) FROM simhound.texts");
-  assert_string_equal (PQgetvalue (result, 0, 0), "2");
+  result = PQexec (conn, "SELECT count(*) FROM simhound.texts WHERE body = '" ESSAY "'");
+  assert_string_equal (PQgetvalue (result, 0, 0), "1");
   PQclear (result);
   result = PQexec (conn, "DELETE FROM simhound.texts");
   assert_int_equal (PQresultStatus (result), PGRES_FATAL_ERROR);
   assert_string_equal (PQresultErrorField (result, PG_DIAG_SQLSTATE), "42501");
   PQclear (result);
   PQfinish (conn);
-  count = superuser ("SELECT count(*) FROM simhound.texts");
+  count = superuser ("SELECT count(*) FROM simhound.texts WHERE body IN ('" ESSAY "', '" READING "')");
   assert_string_equal (count, "2");
 
   /* The student: sees both documents exist, reads only the reading. */
@@ -233,6 +309,145 @@ test_roles_are_enforced_by_the_server (void **state)
   }
 }
 
+
+/* Files and folders added as a local import adds them: each under the
+ * folder's name and its path below it, its text kept whole; again,
+ * nothing changes; the feature statistics count each document once. */
+static void
+test_add_stores_each_file_once (void **state)
+{
+  g_autofree char *dir = sim_test_make_tmp_dir ();
+  g_autofree char *class_dir = g_build_filename (dir, "class-7b", NULL);
+  g_autofree char *lone = NULL;
+  g_autoptr(SimServer) server = connect_as ("postgres");
+  g_autoptr(SimImportResult) first = NULL;
+  g_autoptr(SimImportResult) again = NULL;
+  g_autoptr(GPtrArray) docs = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *body = NULL;
+  const gint64 before = n_documents ();
+  const char *paths[3] = { class_dir, NULL, NULL };
+  gboolean named = FALSE;
+  guint64 df_before, df_after_first;
+
+  write_documents (class_dir, 5, 1);
+  lone = sim_test_write_file (dir, "notes.txt", "A note of its own about granite quarries and copper mines.\n", -1);
+  paths[1] = lone;
+  df_before = df_total ();
+  first = sim_server_add (server, paths, NULL, NULL, NULL, &error);
+  assert_null (error);
+  df_after_first = df_total ();
+  assert_int_equal (first->n_added, 6);
+  assert_int_equal (first->n_failed, 0);
+  assert_int_equal (n_documents (), before + 6);
+  again = sim_server_add (server, paths, NULL, NULL, NULL, &error);
+  assert_int_equal (again->n_added, 0);
+  assert_int_equal (again->n_unchanged, 6);
+  assert_int_equal (n_documents (), before + 6);
+
+  docs = sim_server_list (server, &error);
+  assert_non_null (docs);
+  for (guint i = 0; i < docs->len; i++)
+    {
+      const SimStoreDocument *doc = g_ptr_array_index (docs, i);
+
+      if (g_str_equal (doc->path, "class-7b/essay-003.txt"))
+        {
+          named = TRUE;
+          assert_true (doc->n_segments > 0);
+          assert_true (g_str_has_prefix (doc->title, "Essay 3 of 1. The "));
+        }
+    }
+  assert_true (named);
+  body = superuser ("SELECT body FROM simhound.texts t JOIN simhound.documents d ON d.id = t.doc_id"
+                    " WHERE d.name = 'notes.txt'");
+  assert_string_equal (body, "A note of its own about granite quarries and copper mines.\n");
+  /* Each of the six documents added one to the bucket of each of its
+   * features, the second add nothing. */
+  assert_true (df_total () >= df_before + 6 * 20);
+  assert_true (df_total () == df_after_first);
+  sim_test_remove_tree (dir);
+}
+
+/* A reader's add: refused with the words a teacher understands, nothing written. */
+static void
+test_reader_may_not_add (void **state)
+{
+  g_autofree char *dir = sim_test_make_tmp_dir ();
+  g_autoptr(SimServer) server = NULL;
+  g_autoptr(SimImportResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *paths[] = { dir, NULL };
+  gint64 before;
+
+  ensure_roles ();
+  write_documents (dir, 3, 2);
+  before = n_documents ();
+  server = connect_as ("tom");
+  result = sim_server_add (server, paths, NULL, NULL, NULL, &error);
+  assert_null (result);
+  assert_true (g_error_matches (error, SIM_ERROR, SIM_ERROR_NOT_ALLOWED));
+  assert_non_null (strstr (error->message, "may check the corpus"));
+  assert_int_equal (n_documents (), before);
+  sim_test_remove_tree (dir);
+}
+
+/* Eight desktops adding at once: 200 documents each, and the same 20 all
+ * of them: exactly 1,620 documents more, none twice, no error. */
+static void
+test_eight_writers_at_once (void **state)
+{
+  g_autofree char *dir = sim_test_make_tmp_dir ();
+  g_autofree char *shared = g_build_filename (dir, "shared", NULL);
+  g_autofree char *dupes = NULL;
+  pid_t pids[8];
+  gint64 before;
+
+  ensure_roles ();
+  write_documents (shared, 20, 99);
+  for (guint w = 0; w < 8; w++)
+    {
+      g_autofree char *mine = g_strdup_printf ("%s/writer-%u", dir, w);
+
+      write_documents (mine, 200, 1000 + w);
+    }
+  before = n_documents ();
+  for (guint w = 0; w < 8; w++)
+    {
+      pids[w] = fork ();
+      assert_true (pids[w] >= 0);
+      if (pids[w] == 0)
+        {
+          g_autofree char *mine = g_strdup_printf ("%s/writer-%u", dir, w);
+          const char *paths[] = { shared, mine, NULL };
+          g_autofree char *uri = uri_for ("wendy");
+          GError *error = NULL;
+          SimServer *server = sim_server_connect (uri, &error);
+          SimImportResult *result = server ? sim_server_add (server, paths, NULL, NULL, NULL, &error) : NULL;
+
+          if (result == NULL || result->n_failed > 0)
+            {
+              g_printerr ("writer %u: %s\n", w, error ? error->message : "failures");
+              _exit (1);
+            }
+          _exit (result->n_added + result->n_unchanged == 220 ? 0 : 2);
+        }
+    }
+  for (guint w = 0; w < 8; w++)
+    {
+      int status = 0;
+
+      assert_int_equal (waitpid (pids[w], &status, 0), pids[w]);
+      assert_true (WIFEXITED (status));
+      assert_int_equal (WEXITSTATUS (status), 0);
+    }
+  assert_int_equal (n_documents (), before + 1620);
+  dupes = superuser ("SELECT count(*) FROM (SELECT name FROM simhound.documents GROUP BY name, content_hash"
+                     " HAVING count(*) > 1) d");
+  assert_string_equal (dupes, "0");
+  sim_test_remove_tree (dir);
+}
+
 /* A server that is not there: SIM_ERROR_SERVER naming it, never the password. */
 static void
 test_unreachable_server_is_named (void **state)
@@ -251,9 +466,9 @@ test_unreachable_server_is_named (void **state)
   assert_non_null (strstr (error->message, name));
   assert_null (strstr (error->message, "s3cret"));
   assert_true (g_get_monotonic_time () - start < 5 * G_USEC_PER_SEC);
-  assert_true (sim_server_is_location (uri));
-  assert_true (sim_server_is_location ("service=simhound"));
-  assert_false (sim_server_is_location ("/home/me/corpus.db"));
+  assert_true (sim_store_location_is_server (uri));
+  assert_true (sim_store_location_is_server ("service=simhound"));
+  assert_false (sim_store_location_is_server ("/home/me/corpus.db"));
 }
 
 int
@@ -264,6 +479,9 @@ main (void)
     cmocka_unit_test (test_newer_schema_is_refused),
     cmocka_unit_test (test_missing_schema_says_run_init),
     cmocka_unit_test (test_roles_are_enforced_by_the_server),
+    cmocka_unit_test (test_add_stores_each_file_once),
+    cmocka_unit_test (test_reader_may_not_add),
+    cmocka_unit_test (test_eight_writers_at_once),
     cmocka_unit_test (test_unreachable_server_is_named),
   };
 

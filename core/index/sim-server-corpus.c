@@ -1,0 +1,514 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The corpus server's documents: adding files and folders, and the list.
+ * Files are read and fingerprinted on every core as a local import does
+ * (sim_corpus_prepare_file()), then sent in batches, one transaction a
+ * batch: the rows through COPY into a staging table, the documents
+ * inserted from it (a document already there is left alone), their texts
+ * and the feature statistics. The windows a check looks up are not kept
+ * yet: the server's lookup table is the next step (issue 32); stored as
+ * each document's packed windows they took 2.4 times the text, and they
+ * can be made again from the texts. A batch that fails is rolled back whole
+ * and named in the failures; the rest goes on.
+ *
+ * What identifies a document is its content hash and the name it was
+ * added under: the file's path below the folder given, after that
+ * folder's own name ("class-2026/smith.docx"), or a file's name alone. Two
+ * desktops adding the same folder of the same files store each once; a
+ * file changed since is a document of its own.
+ */
+#include "config.h"
+
+#include <string.h>
+#include <glib/gi18n-lib.h>
+#include <glib/gstdio.h>
+
+#include "sim-error.h"
+#include "sim-file-walk.h"
+#include "sim-parallel.h"
+#include "sim-server-private.h"
+
+#define BATCH_FILES 4096
+#define BATCH_BYTES (8u << 20)   /* of files */
+
+typedef struct {
+  char             *path;
+  char             *name;
+  SimPreparedState  state;
+  SimPreparedFile   file;
+  char             *message;   /* SIM_PREPARED_FAILED */
+} Entry;
+
+typedef struct {
+  Entry             *entries;
+  guint              n;
+  gint               next;
+  SimNormalizeFlags  flags;
+} PrepareJob;
+
+static void
+entry_clear (Entry *e)
+{
+  g_free (e->path);
+  g_free (e->name);
+  g_free (e->message);
+  sim_prepared_file_clear (&e->file);
+}
+
+static void
+prepare_worker (gpointer data)
+{
+  PrepareJob *job = data;
+  g_autoptr(SimFingerprinter) fp = sim_fingerprinter_new (job->flags);
+
+  for (;;)
+    {
+      const gint i = g_atomic_int_add (&job->next, 1);
+      g_autoptr(GError) error = NULL;
+      Entry *e;
+
+      if (i >= (gint) job->n)
+        return;
+      e = &job->entries[i];
+      e->state = sim_corpus_prepare_file (fp, e->path, NULL, &e->file, &error);
+      if (e->state == SIM_PREPARED_FAILED)
+        e->message = g_strdup (error->message);
+    }
+}
+
+/* @s for COPY's text format. */
+static void
+copy_escape (GString    *out,
+             const char *s)
+{
+  for (; *s; s++)
+    switch (*s)
+      {
+      case '\\': g_string_append (out, "\\\\"); break;
+      case '\n': g_string_append (out, "\\n"); break;
+      case '\r': g_string_append (out, "\\r"); break;
+      case '\t': g_string_append (out, "\\t"); break;
+      default: g_string_append_c (out, *s); break;
+      }
+}
+
+/* Sends @buffer as the rows of COPY @sql. */
+static gboolean
+copy_rows (SimServer  *server,
+           const char *sql,
+           GString    *rows,
+           GError    **error)
+{
+  PGresult *result = PQexec (server->conn, sql);
+  gboolean ok;
+
+  if (PQresultStatus (result) != PGRES_COPY_IN)
+    {
+      PQclear (result);
+      /* Run it again the ordinary way for the error it gives. */
+      PQclear (_sim_server_run (server, sql, 0, NULL, error));
+      return FALSE;
+    }
+  PQclear (result);
+  ok = PQputCopyData (server->conn, rows->str, (int) rows->len) == 1 && PQputCopyEnd (server->conn, NULL) == 1;
+  while ((result = PQgetResult (server->conn)) != NULL)
+    {
+      if (PQresultStatus (result) != PGRES_COMMAND_OK && ok)
+        {
+          g_autofree char *message = g_strstrip (g_strdup (PQresultErrorMessage (result)));
+
+          ok = FALSE;
+          if (PQstatus (server->conn) == CONNECTION_BAD)
+            _sim_server_set_lost (server, error, message);
+          else
+            g_set_error (error, SIM_ERROR, SIM_ERROR_STORE, _("The corpus server %s refused a statement: %s"),
+                         server->name, message);
+        }
+      PQclear (result);
+    }
+  if (!ok && error != NULL && *error == NULL)
+    _sim_server_set_lost (server, error, _("no answer"));
+  return ok;
+}
+
+static int
+compare_u32 (gconstpointer a,
+             gconstpointer b)
+{
+  const guint32 x = *(const guint32 *) a, y = *(const guint32 *) b;
+
+  return x < y ? -1 : x > y;
+}
+
+/* Adds one to the df count of each of @buckets (sorted in place): the
+ * chunks they fall in are read locked, in chunk order (two batches at once
+ * take their locks in one order), added to and written back in one
+ * statement, each chunk packed as the local store packs its statistics
+ * (sim_store_pack_df(): a quarter of the bytes or less). */
+static gboolean
+add_df (SimServer  *server,
+        GArray     *buckets,
+        GError    **error)
+{
+  static const char hex[] = "0123456789abcdef";
+  g_autoptr(GString) chunks = g_string_new ("{");
+  g_autoptr(GString) rows = g_string_new (NULL);
+  g_autoptr(GArray) touched = g_array_new (FALSE, FALSE, sizeof (guint32));
+  g_autofree guint32 *counts = NULL;
+  const char *params[1];
+  PGresult *result;
+
+  g_array_sort (buckets, compare_u32);
+  for (guint i = 0; i < buckets->len; i++)
+    {
+      const guint32 chunk = g_array_index (buckets, guint32, i) / SIM_SERVER_DF_CHUNK;
+
+      if (touched->len == 0 || g_array_index (touched, guint32, touched->len - 1) != chunk)
+        {
+          g_array_append_val (touched, chunk);
+          g_string_append_printf (chunks, "%s%u", chunks->len > 1 ? "," : "", chunk);
+        }
+    }
+  g_string_append_c (chunks, '}');
+  /* The touched chunks' counts, in the order of touched. */
+  counts = g_new0 (guint32, (gsize) touched->len * SIM_SERVER_DF_CHUNK);
+  params[0] = chunks->str;
+  result = _sim_server_run_binary (server,
+                                   "SELECT chunk, counts FROM simhound.df WHERE chunk = ANY ($1::integer[])"
+                                   " ORDER BY chunk FOR UPDATE", 1, params, NULL, 1, error);
+  if (result == NULL)
+    return FALSE;
+  for (int r = 0, t = 0; r < PQntuples (result); r++)
+    {
+      g_autofree guint32 *stored = NULL;
+      guint32 chunk;
+
+      memcpy (&chunk, PQgetvalue (result, r, 0), 4);
+      chunk = GUINT32_FROM_BE (chunk);
+      while (t < (int) touched->len && g_array_index (touched, guint32, t) < chunk)
+        t++;
+      stored = sim_store_unpack_df (PQgetvalue (result, r, 1), PQgetlength (result, r, 1), SIM_SERVER_DF_CHUNK);
+      if (t < (int) touched->len && g_array_index (touched, guint32, t) == chunk && stored != NULL)
+        memcpy (counts + (gsize) t * SIM_SERVER_DF_CHUNK, stored, SIM_SERVER_DF_CHUNK * sizeof (guint32));
+    }
+  PQclear (result);
+  for (guint i = 0, t = 0; i < buckets->len; i++)
+    {
+      const guint32 b = g_array_index (buckets, guint32, i);
+
+      while (g_array_index (touched, guint32, t) != b / SIM_SERVER_DF_CHUNK)
+        t++;
+      counts[(gsize) t * SIM_SERVER_DF_CHUNK + b % SIM_SERVER_DF_CHUNK]++;
+    }
+  for (guint t = 0; t < touched->len; t++)
+    {
+      g_autoptr(GBytes) packed = sim_store_pack_df (counts + (gsize) t * SIM_SERVER_DF_CHUNK, SIM_SERVER_DF_CHUNK);
+      gsize len;
+      const guint8 *p = g_bytes_get_data (packed, &len);
+      gsize at;
+
+      g_string_append_printf (rows, "%u\t\\\\x", g_array_index (touched, guint32, t));
+      at = rows->len;
+      g_string_set_size (rows, at + 2 * len);
+      for (gsize k = 0; k < len; k++)
+        {
+          rows->str[at + 2 * k] = hex[p[k] >> 4];
+          rows->str[at + 2 * k + 1] = hex[p[k] & 15];
+        }
+      g_string_append_c (rows, '\n');
+    }
+  if (!copy_rows (server, "COPY pg_temp.simhound_df_staging FROM STDIN", rows, error))
+    return FALSE;
+  result = _sim_server_run (server,
+                            "INSERT INTO simhound.df (chunk, counts)"
+                            " SELECT chunk, counts FROM pg_temp.simhound_df_staging ORDER BY chunk"
+                            " ON CONFLICT (chunk) DO UPDATE SET counts = EXCLUDED.counts", 0, NULL, error);
+  if (result == NULL)
+    return FALSE;
+  PQclear (result);
+  return TRUE;
+}
+
+/* Sends the prepared entries [@first, @first + @n) in one transaction;
+ * counts what was added in @result. FALSE with @error when the batch
+ * failed (rolled back). */
+static gboolean
+send_batch (SimServer       *server,
+            const char      *collection,
+            Entry           *entries,
+            guint            n,
+            SimImportResult *result,
+            GError         **error)
+{
+  g_autoptr(GString) rows = g_string_new (NULL);
+  g_autoptr(GArray) buckets = g_array_new (FALSE, FALSE, sizeof (guint32));
+  const char *params[2] = { collection, NULL };
+  PGresult *added;
+  guint n_sent = 0, n_added = 0;
+  guint64 bytes = 0;
+
+  for (guint i = 0; i < n; i++)
+    {
+      const Entry *e = &entries[i];
+      const SimStoreDocument *doc = e->file.doc;
+
+      if (e->state != SIM_PREPARED_NEW)
+        continue;
+      n_sent++;
+      g_string_append_printf (rows, "%u\t%s\t", i, doc->content_hash);
+      copy_escape (rows, e->name);
+      g_string_append_c (rows, '\t');
+      copy_escape (rows, doc->title);
+      g_string_append_printf (rows, "\t%" G_GINT64_FORMAT "\t%" G_GINT64_FORMAT "\t%" G_GINT64_FORMAT "\t%" G_GINT64_FORMAT "\t",
+                              doc->n_chars, doc->n_bytes, doc->n_segments, doc->modified_at);
+      copy_escape (rows, e->file.text);
+      g_string_append_c (rows, '\n');
+    }
+  if (n_sent == 0)
+    return TRUE;
+
+  if (!_sim_server_run_command (server, "BEGIN", error) ||
+      !copy_rows (server, "COPY pg_temp.simhound_staging FROM STDIN", rows, error))
+    goto fail;
+  added = _sim_server_run (server,
+                           "WITH new AS ("
+                           "  INSERT INTO simhound.documents"
+                           "    (content_hash, name, title, collection_id, n_chars, n_bytes, n_windows, modified_at)"
+                           "  SELECT DISTINCT ON (content_hash, name) content_hash, name, title,"
+                           "    (SELECT id FROM simhound.collections WHERE name = $1), n_chars, n_bytes, n_windows,"
+                           "    modified_at"
+                           "  FROM pg_temp.simhound_staging ORDER BY content_hash, name, seq"
+                           "  ON CONFLICT (content_hash, name) DO NOTHING"
+                           "  RETURNING id, content_hash, name),"
+                           " matched AS ("
+                           "  SELECT DISTINCT ON (new.id) new.id, s.seq, s.body"
+                           "  FROM new JOIN pg_temp.simhound_staging s USING (content_hash, name)"
+                           "  ORDER BY new.id, s.seq),"
+                           " text AS ("
+                           "  INSERT INTO simhound.texts (doc_id, body) SELECT id, body FROM matched)"
+                           " SELECT seq, id FROM matched ORDER BY seq",
+                           1, params, error);
+  if (added == NULL)
+    goto fail;
+
+  /* The feature statistics of the documents that are new. */
+  for (int r = 0; r < PQntuples (added); r++)
+    {
+      const Entry *e = &entries[g_ascii_strtoull (PQgetvalue (added, r, 0), NULL, 10)];
+
+      g_array_append_vals (buckets, e->file.buckets->data, e->file.buckets->len);
+      n_added++;
+      bytes += e->file.text_len;
+    }
+  PQclear (added);
+  if (buckets->len > 0 && !add_df (server, buckets, error))
+    goto fail;
+  if (!_sim_server_run_command (server, "COMMIT", error))
+    goto fail;
+  result->n_added += n_added;
+  result->n_unchanged += n_sent - n_added;
+  result->n_bytes += bytes;
+  return TRUE;
+
+fail:
+  if (PQstatus (server->conn) == CONNECTION_OK)
+    _sim_server_run_command (server, "ROLLBACK", NULL);
+  return FALSE;
+}
+
+/* Files of @paths with the names they are added under. */
+static void
+walk (const char *const *paths,
+      GPtrArray         *files,
+      GPtrArray         *names,
+      GPtrArray         *failures)
+{
+  for (guint i = 0; paths[i] != NULL; i++)
+    {
+      g_autoptr(GPtrArray) found = g_ptr_array_new_with_free_func (g_free);
+      g_autofree char *root = g_canonicalize_filename (paths[i], NULL);
+      g_autofree char *base = g_path_get_basename (root);
+      const gboolean is_dir = g_file_test (root, G_FILE_TEST_IS_DIR);
+
+      sim_file_walk (paths[i], found, failures);
+      for (guint k = 0; k < found->len; k++)
+        {
+          const char *path = g_ptr_array_index (found, k);
+          g_autofree char *absolute = g_canonicalize_filename (path, NULL);
+          const gsize n = strlen (root);
+
+          if (is_dir && g_str_has_prefix (absolute, root) && absolute[n] == G_DIR_SEPARATOR)
+            g_ptr_array_add (names, g_build_filename (base, absolute + n + 1, NULL));
+          else
+            g_ptr_array_add (names, g_path_get_basename (path));
+          g_ptr_array_add (files, g_strdup (path));
+        }
+    }
+}
+
+/* FALSE, with SIM_ERROR_NOT_ALLOWED, when this account may not add. */
+static gboolean
+may_write (SimServer  *server,
+           GError    **error)
+{
+  PGresult *result = _sim_server_run (server, "SELECT has_table_privilege('simhound.documents', 'INSERT')",
+                                      0, NULL, error);
+  gboolean yes;
+
+  if (result == NULL)
+    return FALSE;
+  yes = g_str_equal (PQgetvalue (result, 0, 0), "t");
+  PQclear (result);
+  if (!yes)
+    g_set_error (error, SIM_ERROR, SIM_ERROR_NOT_ALLOWED,
+                 _("%s: this account may check the corpus but not change it"), server->name);
+  return yes;
+}
+
+/* FALSE, naming both, when the server's fingerprints are not this
+ * client's. */
+static gboolean
+same_features (SimServer  *server,
+               GError    **error)
+{
+  PGresult *result = _sim_server_run (server, "SELECT value FROM simhound.meta WHERE key = 'feature_version'",
+                                      0, NULL, error);
+  guint version;
+
+  if (result == NULL)
+    return FALSE;
+  version = PQntuples (result) == 1 ? (guint) g_ascii_strtoull (PQgetvalue (result, 0, 0), NULL, 10) : 0;
+  PQclear (result);
+  if (version == SIM_FEATURE_VERSION)
+    return TRUE;
+  g_set_error (error, SIM_ERROR, SIM_ERROR_STORE_TOO_NEW,
+               _("The corpus server %s keeps fingerprints of version %u; this Simhound makes version %u"),
+               server->name, version, SIM_FEATURE_VERSION);
+  return FALSE;
+}
+
+SimImportResult *
+sim_server_add (SimServer          *server,
+                const char *const  *paths,
+                SimProgressFunc     progress,
+                gpointer            user_data,
+                GCancellable       *cancellable,
+                GError            **error)
+{
+  g_autoptr(SimImportResult) result = g_new0 (SimImportResult, 1);
+  g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  guint done = 0;
+
+  g_return_val_if_fail (paths != NULL, NULL);
+
+  result->failures = g_ptr_array_new_with_free_func (g_free);
+  if (!sim_server_check_schema (server, error) || !same_features (server, error) || !may_write (server, error) ||
+      !_sim_server_run_command (server,
+                                "CREATE TEMP TABLE IF NOT EXISTS simhound_staging ("
+                                "  seq integer, content_hash text, name text, title text, n_chars bigint,"
+                                "  n_bytes bigint, n_windows integer, modified_at bigint, body text)"
+                                " ON COMMIT DELETE ROWS", error) ||
+      !_sim_server_run_command (server,
+                                "CREATE TEMP TABLE IF NOT EXISTS simhound_df_staging (chunk integer, counts bytea)"
+                                " ON COMMIT DELETE ROWS", error))
+    return NULL;
+  walk (paths, files, names, result->failures);
+  result->n_failed = result->failures->len;
+
+  while (done < files->len)
+    {
+      g_autofree Entry *entries = NULL;
+      g_autoptr(GError) batch_error = NULL;
+      PrepareJob job = { 0 };
+      guint n = 0;
+      gsize bytes = 0;
+
+      if (g_cancellable_set_error_if_cancelled (cancellable, error))
+        return NULL;
+      /* A batch: up to BATCH_FILES files, or BATCH_BYTES of file. */
+      while (done + n < files->len && n < BATCH_FILES && bytes < BATCH_BYTES)
+        {
+          GStatBuf st;
+
+          if (g_stat (g_ptr_array_index (files, done + n), &st) == 0)
+            bytes += st.st_size;
+          n++;
+        }
+      entries = g_new0 (Entry, n);
+      for (guint i = 0; i < n; i++)
+        {
+          entries[i].path = g_strdup (g_ptr_array_index (files, done + i));
+          entries[i].name = g_strdup (g_ptr_array_index (names, done + i));
+        }
+      job.entries = entries;
+      job.n = n;
+      job.flags = SIM_NORMALIZE_FOLD_T2S;
+      sim_parallel_run (MIN (sim_parallel_default_threads (), n), prepare_worker, &job);
+          for (guint i = 0; i < n; i++)
+        if (entries[i].state == SIM_PREPARED_FAILED)
+          {
+            g_ptr_array_add (result->failures, g_strdup (entries[i].message));
+            result->n_failed++;
+          }
+      if (!send_batch (server, "default", entries, n, result, &batch_error))
+        {
+          if (g_error_matches (batch_error, SIM_ERROR, SIM_ERROR_SERVER))
+            {
+              for (guint i = 0; i < n; i++)
+                entry_clear (&entries[i]);
+              g_propagate_error (error, g_steal_pointer (&batch_error));
+              return NULL;
+            }
+          /* The batch is rolled back whole: its files are named, the rest goes on. */
+          for (guint i = 0; i < n; i++)
+            if (entries[i].state == SIM_PREPARED_NEW)
+              {
+                g_ptr_array_add (result->failures,
+                                 g_strdup_printf (_("%s: not added, its batch was rolled back: %s"),
+                                                  entries[i].path, batch_error->message));
+                result->n_failed++;
+              }
+        }
+      for (guint i = 0; i < n; i++)
+        entry_clear (&entries[i]);
+      done += n;
+      if (progress)
+        progress (done, files->len, g_ptr_array_index (files, done - 1), user_data);
+    }
+  return g_steal_pointer (&result);
+}
+
+GPtrArray *
+sim_server_list (SimServer  *server,
+                 GError    **error)
+{
+  g_autoptr(GPtrArray) docs = g_ptr_array_new_with_free_func ((GDestroyNotify) sim_store_document_free);
+  PGresult *result;
+
+  if (!sim_server_check_schema (server, error))
+    return NULL;
+  result = _sim_server_run (server,
+                            "SELECT id, name, title, content_hash, n_bytes, n_chars, n_windows, modified_at,"
+                            "  extract(epoch FROM added_at)::bigint"
+                            " FROM simhound.documents ORDER BY id", 0, NULL, error);
+  if (result == NULL)
+    return NULL;
+  for (int r = 0; r < PQntuples (result); r++)
+    {
+      SimStoreDocument *doc = g_new0 (SimStoreDocument, 1);
+
+      doc->id = g_ascii_strtoll (PQgetvalue (result, r, 0), NULL, 10);
+      doc->path = g_strdup (PQgetvalue (result, r, 1));
+      doc->title = g_strdup (PQgetvalue (result, r, 2));
+      doc->content_hash = g_strdup (PQgetvalue (result, r, 3));
+      doc->n_bytes = g_ascii_strtoll (PQgetvalue (result, r, 4), NULL, 10);
+      doc->n_chars = g_ascii_strtoll (PQgetvalue (result, r, 5), NULL, 10);
+      doc->n_segments = g_ascii_strtoll (PQgetvalue (result, r, 6), NULL, 10);
+      doc->modified_at = g_ascii_strtoll (PQgetvalue (result, r, 7), NULL, 10);
+      doc->added_at = doc->updated_at = g_ascii_strtoll (PQgetvalue (result, r, 8), NULL, 10);
+      g_ptr_array_add (docs, doc);
+    }
+  PQclear (result);
+  return g_steal_pointer (&docs);
+}
