@@ -73,8 +73,11 @@ corpus_add (int argc, char **argv, gboolean rescan)
   g_autoptr(SimImportResult) result = NULL;
   const char *where = NULL;
   gboolean quiet = FALSE;
+  g_autofree char *collection = NULL;
   GOptionEntry entries[] = {
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, N_("Do not list files that failed"), NULL },
+    { "collection", 0, 0, G_OPTION_ARG_STRING, &collection,
+      N_("On a corpus server: the collection the files join (default: “default”)"), N_("NAME") },
     { NULL }
   };
   Progress progress = { isatty (STDERR_FILENO), 0 };
@@ -89,6 +92,8 @@ corpus_add (int argc, char **argv, gboolean rescan)
   if (rescan && argc != 2)
     return cli_usage_error (context, _("corpus rescan takes one folder"));
 
+  if (collection != NULL && !sim_store_location_is_server (cli_resolve_store ()))
+    return cli_usage_error (context, _("--collection is for a corpus server"));
   started = g_get_monotonic_time ();
   if (!rescan && sim_store_location_is_server (cli_resolve_store ()))
     {
@@ -96,7 +101,7 @@ corpus_add (int argc, char **argv, gboolean rescan)
       if (server == NULL)
         return cli_fail (error);
       where = sim_server_get_name (server);
-      result = sim_server_add (server, (const char *const *) argv + 1, on_import_progress, &progress,
+      result = sim_server_add (server, (const char *const *) argv + 1, collection, on_import_progress, &progress,
                                cli_cancellable, &error);
     }
   else

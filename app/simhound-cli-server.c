@@ -15,10 +15,12 @@ static int
 usage (void)
 {
   g_printerr ("%s", _("Usage: simhound-cli server init|status|upgrade URI\n"
+                      "       simhound-cli server collection NAME --students-read on|off URI\n"
                       "  init     install the schema and the roles simhound_writer, simhound_reader,\n"
                       "           simhound_student (again: changes nothing)\n"
                       "  status   schema version, documents, text and table sizes, this account's role\n"
-                      "  upgrade  move an older schema on to this Simhound's\n"));
+                      "  upgrade  move an older schema on to this Simhound's\n"
+                      "  collection  whether student accounts may read a collection's texts\n"));
   return EXIT_USAGE;
 }
 
@@ -63,6 +65,17 @@ cli_server_command (int    argc,
   g_autoptr(GError) error = NULL;
   g_autoptr(SimServer) server = NULL;
 
+  if (argc == 6 && g_str_equal (argv[1], "collection") && g_str_equal (argv[3], "--students-read") &&
+      (g_str_equal (argv[4], "on") || g_str_equal (argv[4], "off")))
+    {
+      if ((server = sim_server_connect (argv[5], &error)) == NULL ||
+          !sim_server_set_students_read (server, argv[2], g_str_equal (argv[4], "on"), &error))
+        return cli_fail (error);
+      g_print (g_str_equal (argv[4], "on") ? _("%s: students may read the texts of the collection “%s”\n")
+                                           : _("%s: students may not read the texts of the collection “%s”\n"),
+               sim_server_get_name (server), argv[2]);
+      return EXIT_OK;
+    }
   if (argc != 3 || !(g_str_equal (argv[1], "init") || g_str_equal (argv[1], "status") ||
                      g_str_equal (argv[1], "upgrade")))
     return usage ();

@@ -390,6 +390,7 @@ same_features (SimServer  *server,
 SimImportResult *
 sim_server_add (SimServer          *server,
                 const char *const  *paths,
+                const char         *collection,
                 SimProgressFunc     progress,
                 gpointer            user_data,
                 GCancellable       *cancellable,
@@ -413,6 +414,17 @@ sim_server_add (SimServer          *server,
                                 "CREATE TEMP TABLE IF NOT EXISTS simhound_df_staging (chunk integer, counts bytea)"
                                 " ON COMMIT DELETE ROWS", error))
     return NULL;
+  if (collection == NULL)
+    collection = "default";
+  {
+    const char *params[] = { collection };
+    PGresult *made = _sim_server_run (server, "INSERT INTO simhound.collections (name) VALUES ($1)"
+                                      " ON CONFLICT (name) DO NOTHING", 1, params, error);
+
+    if (made == NULL)
+      return NULL;
+    PQclear (made);
+  }
   walk (paths, files, names, result->failures);
   result->n_failed = result->failures->len;
 
@@ -451,7 +463,7 @@ sim_server_add (SimServer          *server,
             g_ptr_array_add (result->failures, g_strdup (entries[i].message));
             result->n_failed++;
           }
-      if (!send_batch (server, "default", entries, n, result, &batch_error))
+      if (!send_batch (server, collection, entries, n, result, &batch_error))
         {
           if (g_error_matches (batch_error, SIM_ERROR, SIM_ERROR_SERVER))
             {
@@ -477,6 +489,30 @@ sim_server_add (SimServer          *server,
         progress (done, files->len, g_ptr_array_index (files, done - 1), user_data);
     }
   return g_steal_pointer (&result);
+}
+
+gboolean
+sim_server_set_students_read (SimServer   *server,
+                              const char  *collection,
+                              gboolean     readable,
+                              GError     **error)
+{
+  const char *params[] = { collection, readable ? "true" : "false" };
+  PGresult *result;
+  gboolean found;
+
+  if (!sim_server_check_schema (server, error))
+    return FALSE;
+  result = _sim_server_run (server, "UPDATE simhound.collections SET students_read = $2 WHERE name = $1",
+                            2, params, error);
+  if (result == NULL)
+    return FALSE;
+  found = g_str_equal (PQcmdTuples (result), "1");
+  PQclear (result);
+  if (!found)
+    g_set_error (error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT,
+                 _("The corpus server %s has no collection “%s”"), server->name, collection);
+  return found;
 }
 
 GPtrArray *

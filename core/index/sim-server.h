@@ -83,7 +83,8 @@ SimServerStatus *sim_server_get_status (SimServer  *server,
                                         GError    **error);
 void        sim_server_status_free   (SimServerStatus *status);
 
-/* Adds files and folders as sim_corpus_add() does, in batches of one
+/* Adds files and folders to @collection (NULL: "default"; made when it
+ * is not there) as sim_corpus_add() does, in batches of one
  * transaction each (sim-server-corpus.c: what identifies a document). A
  * batch the server refuses is rolled back and its files listed in the
  * failures; a lost connection ends the add with SIM_ERROR_SERVER, the
@@ -91,10 +92,18 @@ void        sim_server_status_free   (SimServerStatus *status);
  * account that may not add. */
 SimImportResult *sim_server_add      (SimServer          *server,
                                       const char *const  *paths,
+                                      const char         *collection,
                                       SimProgressFunc     progress,
                                       gpointer            user_data,
                                       GCancellable       *cancellable,
                                       GError            **error);
+/* Whether student accounts may read the texts of @collection (course
+ * readings, published sources): the server's row security follows it.
+ * SIM_ERROR_INVALID_ARGUMENT for a collection that does not exist. */
+gboolean         sim_server_set_students_read (SimServer    *server,
+                                               const char   *collection,
+                                               gboolean      readable,
+                                               GError      **error);
 /* The documents, in the order added: path is the name added under,
  * n_segments the windows. (element-type SimStoreDocument) (transfer full) */
 GPtrArray       *sim_server_list     (SimServer          *server,

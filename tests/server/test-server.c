@@ -334,13 +334,13 @@ test_add_stores_each_file_once (void **state)
   lone = sim_test_write_file (dir, "notes.txt", "A note of its own about granite quarries and copper mines.\n", -1);
   paths[1] = lone;
   df_before = df_total ();
-  first = sim_server_add (server, paths, NULL, NULL, NULL, &error);
+  first = sim_server_add (server, paths, NULL, NULL, NULL, NULL, &error);
   assert_null (error);
   df_after_first = df_total ();
   assert_int_equal (first->n_added, 6);
   assert_int_equal (first->n_failed, 0);
   assert_int_equal (n_documents (), before + 6);
-  again = sim_server_add (server, paths, NULL, NULL, NULL, &error);
+  again = sim_server_add (server, paths, NULL, NULL, NULL, NULL, &error);
   assert_int_equal (again->n_added, 0);
   assert_int_equal (again->n_unchanged, 6);
   assert_int_equal (n_documents (), before + 6);
@@ -384,7 +384,7 @@ test_reader_may_not_add (void **state)
   write_documents (dir, 3, 2);
   before = n_documents ();
   server = connect_as ("tom");
-  result = sim_server_add (server, paths, NULL, NULL, NULL, &error);
+  result = sim_server_add (server, paths, NULL, NULL, NULL, NULL, &error);
   assert_null (result);
   assert_true (g_error_matches (error, SIM_ERROR, SIM_ERROR_NOT_ALLOWED));
   assert_non_null (strstr (error->message, "may check the corpus"));
@@ -423,7 +423,7 @@ test_eight_writers_at_once (void **state)
           g_autofree char *uri = uri_for ("wendy");
           GError *error = NULL;
           SimServer *server = sim_server_connect (uri, &error);
-          SimImportResult *result = server ? sim_server_add (server, paths, NULL, NULL, NULL, &error) : NULL;
+          SimImportResult *result = server ? sim_server_add (server, paths, NULL, NULL, NULL, NULL, &error) : NULL;
 
           if (result == NULL || result->n_failed > 0)
             {
@@ -445,6 +445,63 @@ test_eight_writers_at_once (void **state)
   dupes = superuser ("SELECT count(*) FROM (SELECT name FROM simhound.documents GROUP BY name, content_hash"
                      " HAVING count(*) > 1) d");
   assert_string_equal (dupes, "0");
+  sim_test_remove_tree (dir);
+}
+
+
+/* Course readings added to a collection of their own: a student reads
+ * them only once an administrator marks the collection readable, never
+ * the essays beside them; a student cannot mark it. */
+static void
+test_students_read_marked_collections (void **state)
+{
+  g_autofree char *dir = sim_test_make_tmp_dir ();
+  g_autofree char *readings = g_build_filename (dir, "readings", NULL);
+  g_autofree char *essays = g_build_filename (dir, "essays", NULL);
+  g_autofree char *student_uri = uri_for ("alice");
+  g_autoptr(SimServer) writer = NULL;
+  g_autoptr(SimServer) owner = connect_as ("postgres");
+  g_autoptr(SimServer) student = NULL;
+  g_autoptr(SimImportResult) r1 = NULL;
+  g_autoptr(SimImportResult) r2 = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *reading_paths[] = { readings, NULL };
+  const char *essay_paths[] = { essays, NULL };
+  PGconn *conn;
+  PGresult *result;
+
+  ensure_roles ();
+  g_free (sim_test_write_file (readings, "tides.txt", "Spring tides follow the new and the full moon.\n", -1));
+  g_free (sim_test_write_file (essays, "mine.txt", "My essay says the moon pulls the sea twice a day.\n", -1));
+  writer = connect_as ("wendy");
+  r1 = sim_server_add (writer, reading_paths, "course-readings", NULL, NULL, NULL, &error);
+  assert_non_null (r1);
+  assert_int_equal (r1->n_added, 1);
+  r2 = sim_server_add (writer, essay_paths, NULL, NULL, NULL, NULL, &error);
+  assert_non_null (r2);
+
+  conn = PQconnectdb (student_uri);
+  result = PQexec (conn, "SELECT count(*) FROM simhound.texts WHERE body LIKE 'Spring tides%'");
+  assert_string_equal (PQgetvalue (result, 0, 0), "0");
+  PQclear (result);
+
+  student = connect_as ("alice");
+  assert_false (sim_server_set_students_read (student, "course-readings", TRUE, &error));
+  assert_true (g_error_matches (error, SIM_ERROR, SIM_ERROR_NOT_ALLOWED));
+  g_clear_error (&error);
+  assert_false (sim_server_set_students_read (owner, "no-such-collection", TRUE, &error));
+  assert_true (g_error_matches (error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT));
+  g_clear_error (&error);
+  assert_true (sim_server_set_students_read (owner, "course-readings", TRUE, &error));
+
+  result = PQexec (conn, "SELECT count(*) FROM simhound.texts WHERE body LIKE 'Spring tides%'");
+  assert_string_equal (PQgetvalue (result, 0, 0), "1");
+  PQclear (result);
+  result = PQexec (conn, "SELECT count(*) FROM simhound.texts WHERE body LIKE 'My essay%'");
+  assert_string_equal (PQgetvalue (result, 0, 0), "0");
+  PQclear (result);
+  PQfinish (conn);
+  assert_true (sim_server_set_students_read (owner, "course-readings", FALSE, &error));
   sim_test_remove_tree (dir);
 }
 
@@ -482,6 +539,7 @@ main (void)
     cmocka_unit_test (test_add_stores_each_file_once),
     cmocka_unit_test (test_reader_may_not_add),
     cmocka_unit_test (test_eight_writers_at_once),
+    cmocka_unit_test (test_students_read_marked_collections),
     cmocka_unit_test (test_unreachable_server_is_named),
   };
 
