@@ -505,6 +505,83 @@ test_students_read_marked_collections (void **state)
   sim_test_remove_tree (dir);
 }
 
+
+/* The connection lost in the middle of an add (the server ends the
+ * backend, as when it is stopped): the add says so, the batches before
+ * are kept, the open one is rolled back; running it again finishes the
+ * job, nothing twice. */
+static void
+test_add_survives_a_lost_connection (void **state)
+{
+  g_autofree char *dir = sim_test_make_tmp_dir ();
+  g_autofree char *class_dir = g_build_filename (dir, "big-class", NULL);
+  g_autofree char *dupes = NULL;
+  const char *paths[] = { class_dir, NULL };
+  gint64 before, during = 0;
+  int status = 0;
+  pid_t pid;
+
+  ensure_roles ();
+  /* Some 24 MB of files: three batches or more. */
+  {
+    g_autoptr(GRand) rand = g_rand_new_with_seed (7);
+
+    for (guint i = 0; i < 6000; i++)
+      {
+        g_autoptr(GString) text = g_string_new (NULL);
+        g_autofree char *name = g_strdup_printf ("e%04u.txt", i);
+
+        g_string_append_printf (text, "Essay number %u.", i);
+        while (text->len < 4000)
+          g_string_append_printf (text, " %s", words[g_rand_int_range (rand, 0, G_N_ELEMENTS (words))]);
+        g_string_append (text, ".\n");
+        g_free (sim_test_write_file (class_dir, name, text->str, -1));
+      }
+  }
+  before = n_documents ();
+  pid = fork ();
+  assert_true (pid >= 0);
+  if (pid == 0)
+    {
+      g_autofree char *uri = uri_for ("wendy");
+      GError *error = NULL;
+      SimServer *server = sim_server_connect (uri, &error);
+      SimImportResult *result = server ? sim_server_add (server, paths, NULL, NULL, NULL, NULL, &error) : NULL;
+
+      if (result != NULL)
+        _exit (3);   /* finished before the connection was ended */
+      _exit (g_error_matches (error, SIM_ERROR, SIM_ERROR_SERVER) && strstr (error->message, "Lost the connection")
+             ? 0 : 4);
+    }
+  /* When the first batch is in, end the writer's connection. */
+  for (guint i = 0; i < 3000 && during == 0; i++)
+    {
+      g_usleep (10000);
+      during = n_documents () - before;
+    }
+  assert_true (during > 0);
+  g_free (superuser ("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = 'wendy'"));
+  assert_int_equal (waitpid (pid, &status, 0), pid);
+  assert_true (WIFEXITED (status));
+  assert_int_equal (WEXITSTATUS (status), 0);
+  during = n_documents () - before;
+  assert_true (during > 0 && during < 6000);
+  {
+    g_autoptr(SimServer) server = connect_as ("wendy");
+    g_autoptr(GError) error = NULL;
+    g_autoptr(SimImportResult) again = sim_server_add (server, paths, NULL, NULL, NULL, NULL, &error);
+
+    assert_non_null (again);
+    assert_int_equal (again->n_added + again->n_unchanged, 6000);
+    assert_int_equal (again->n_unchanged, during);
+  }
+  assert_int_equal (n_documents (), before + 6000);
+  dupes = superuser ("SELECT count(*) FROM (SELECT 1 FROM simhound.documents GROUP BY name, content_hash"
+                     " HAVING count(*) > 1) d");
+  assert_string_equal (dupes, "0");
+  sim_test_remove_tree (dir);
+}
+
 /* A server that is not there: SIM_ERROR_SERVER naming it, never the password. */
 static void
 test_unreachable_server_is_named (void **state)
@@ -540,6 +617,7 @@ main (void)
     cmocka_unit_test (test_reader_may_not_add),
     cmocka_unit_test (test_eight_writers_at_once),
     cmocka_unit_test (test_students_read_marked_collections),
+    cmocka_unit_test (test_add_survives_a_lost_connection),
     cmocka_unit_test (test_unreachable_server_is_named),
   };
 
