@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later
  *
- * What sim-corpus.c (the writes) uses of sim-snapshot.c (the snapshot and
- * its index files). Not installed.
+ * What sim-corpus.c and sim-corpus-import.c (the writes) use of
+ * sim-snapshot.c (the snapshot and its index files), and of each other.
+ * Not installed.
  */
 #pragma once
 
@@ -25,4 +26,20 @@ GHashTable        *_sim_fresh_new         (void);
 void               _sim_fresh_put         (GHashTable             *table,
                                            const SimStoreDocument *doc,
                                            GBytes                 *packed);
+/* What sim-corpus-import.c (the writes of documents) uses of sim-corpus.c. */
+struct _SimCorpus {
+  SimStore          *store;
+  SimNormalizeFlags  flags;
+  SimCorpusSnapshot *snapshot;
+  GHashTable        *fresh;     /* Fresh windows of the last write, for the next snapshot */
+  gboolean           read_only;
+  gboolean           rebuilt;
+};
+
+/* Takes the snapshot of the store now, with the windows of the last write. */
+gboolean           _sim_corpus_reload_snapshot (SimCorpus          *corpus,
+                                                GError            **error);
+/* The store's "normalize" setting: "t2s" or "none". (transfer full) */
+char              *_sim_corpus_flags_string    (SimNormalizeFlags   flags);
+
 G_END_DECLS
