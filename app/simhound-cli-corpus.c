@@ -234,6 +234,15 @@ corpus_remove (int argc, char **argv)
   if (argc < 2)
     return cli_usage_error (context, _("corpus remove needs at least one id or path"));
 
+  if (sim_store_location_is_server (cli_resolve_store ()))
+    {
+      g_autoptr(SimServer) server = sim_server_connect (cli_resolve_store (), &error);
+
+      if (server == NULL || !sim_server_remove (server, (const char *const *) argv + 1, &n_removed, &error))
+        return cli_fail (error);
+      g_print (_("Removed %u documents\n"), n_removed);
+      return EXIT_OK;
+    }
   corpus = sim_corpus_open (cli_resolve_store (), FALSE, &error);
   if (corpus == NULL)
     return cli_fail (error);

@@ -27,6 +27,7 @@
 #include "sim-file-walk.h"
 #include "sim-parallel.h"
 #include "sim-server-private.h"
+#include "sim-window-codec.h"
 
 #define BATCH_FILES 4096
 #define BATCH_BYTES (8u << 20)   /* of files */
@@ -140,7 +141,7 @@ compare_u32 (gconstpointer a,
   return x < y ? -1 : x > y;
 }
 
-/* Adds one to the df count of each of @buckets (sorted in place): the
+/* Adds @delta (1 or -1) to the df count of each of @buckets (sorted in place): the
  * chunks they fall in are read locked, in chunk order (two batches at once
  * take their locks in one order), added to and written back in one
  * statement, each chunk packed as the local store packs its statistics
@@ -148,6 +149,7 @@ compare_u32 (gconstpointer a,
 static gboolean
 add_df (SimServer  *server,
         GArray     *buckets,
+        gint        delta,
         GError    **error)
 {
   static const char hex[] = "0123456789abcdef";
@@ -198,7 +200,9 @@ add_df (SimServer  *server,
 
       while (g_array_index (touched, guint32, t) != b / SIM_SERVER_DF_CHUNK)
         t++;
-      counts[(gsize) t * SIM_SERVER_DF_CHUNK + b % SIM_SERVER_DF_CHUNK]++;
+      guint32 *c = &counts[(gsize) t * SIM_SERVER_DF_CHUNK + b % SIM_SERVER_DF_CHUNK];
+
+      *c = delta > 0 ? *c + 1 : (*c > 0 ? *c - 1 : 0);
     }
   for (guint t = 0; t < touched->len; t++)
     {
@@ -301,7 +305,7 @@ send_batch (SimServer       *server,
       bytes += e->file.text_len;
     }
   PQclear (added);
-  if (buckets->len > 0 && !add_df (server, buckets, error))
+  if (buckets->len > 0 && !add_df (server, buckets, 1, error))
     goto fail;
   if (!_sim_server_run_command (server, "COMMIT", error))
     goto fail;
@@ -513,6 +517,110 @@ sim_server_set_students_read (SimServer   *server,
     g_set_error (error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT,
                  _("The corpus server %s has no collection “%s”"), server->name, collection);
   return found;
+}
+
+static gboolean
+is_number (const char *s)
+{
+  if (*s == '\0')
+    return FALSE;
+  for (; *s; s++)
+    if (!g_ascii_isdigit (*s))
+      return FALSE;
+  return TRUE;
+}
+
+/* The ids of the documents @ids_or_names name, or NULL and @error naming
+ * the first that names none. */
+static GArray *
+resolve (SimServer          *server,
+         const char *const  *ids_or_names,
+         GError            **error)
+{
+  g_autoptr(GArray) ids = g_array_new (FALSE, FALSE, sizeof (gint64));
+
+  for (guint i = 0; ids_or_names[i] != NULL; i++)
+    {
+      const char *params[] = { ids_or_names[i] };
+      PGresult *result = _sim_server_run (server,
+                                          is_number (ids_or_names[i])
+                                          ? "SELECT id FROM simhound.documents WHERE id = $1::bigint"
+                                          : "SELECT id FROM simhound.documents WHERE name = $1",
+                                          1, params, error);
+
+      if (result == NULL)
+        return NULL;
+      if (PQntuples (result) == 0)
+        {
+          PQclear (result);
+          g_set_error (error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT,
+                       _("No document %s on the corpus server %s: nothing was removed"), ids_or_names[i],
+                       server->name);
+          return NULL;
+        }
+      for (int r = 0; r < PQntuples (result); r++)
+        {
+          const gint64 id = g_ascii_strtoll (PQgetvalue (result, r, 0), NULL, 10);
+
+          g_array_append_val (ids, id);
+        }
+      PQclear (result);
+    }
+  return g_steal_pointer (&ids);
+}
+
+gboolean
+sim_server_remove (SimServer          *server,
+                   const char *const  *ids_or_names,
+                   guint              *out_n_removed,
+                   GError            **error)
+{
+  g_autoptr(SimFingerprinter) fp = sim_fingerprinter_new (SIM_NORMALIZE_FOLD_T2S);
+  g_autoptr(GArray) ids = NULL;
+  g_autoptr(GArray) buckets = g_array_new (FALSE, FALSE, sizeof (guint32));
+  g_autoptr(GString) list = g_string_new ("{");
+  const char *params[1];
+  PGresult *result;
+
+  *out_n_removed = 0;
+  if (!sim_server_check_schema (server, error) || !may_write (server, error) ||
+      !_sim_server_run_command (server, "BEGIN", error))
+    return FALSE;
+  if ((ids = resolve (server, ids_or_names, error)) == NULL)
+    goto fail;
+  for (guint i = 0; i < ids->len; i++)
+    g_string_append_printf (list, "%s%" G_GINT64_FORMAT, i ? "," : "", g_array_index (ids, gint64, i));
+  g_string_append_c (list, '}');
+  params[0] = list->str;
+  /* The statistics lose what each document's text added: its text
+   * fingerprinted again, as it was when added. */
+  result = _sim_server_run (server,
+                            "DELETE FROM simhound.documents d USING simhound.texts t"
+                            " WHERE d.id = ANY ($1::bigint[]) AND t.doc_id = d.id RETURNING t.body",
+                            1, params, error);
+  if (result == NULL)
+    goto fail;
+  for (int r = 0; r < PQntuples (result); r++)
+    {
+      const char *text = PQgetvalue (result, r, 0);
+      const gsize len = PQgetlength (result, r, 0);
+      g_autoptr(GArray) doc_buckets = _sim_distinct_buckets (fp, sim_fingerprinter_load (fp, text, len)->n);
+
+      g_array_append_vals (buckets, doc_buckets->data, doc_buckets->len);
+    }
+  *out_n_removed = PQntuples (result);
+  PQclear (result);
+  if (buckets->len > 0 && !add_df (server, buckets, -1, error))
+    goto fail;
+  if (!_sim_server_run_command (server, "COMMIT", error))
+    goto fail;
+  return TRUE;
+
+fail:
+  *out_n_removed = 0;
+  if (PQstatus (server->conn) == CONNECTION_OK)
+    _sim_server_run_command (server, "ROLLBACK", NULL);
+  return FALSE;
 }
 
 GPtrArray *

@@ -104,6 +104,14 @@ gboolean         sim_server_set_students_read (SimServer    *server,
                                                const char   *collection,
                                                gboolean      readable,
                                                GError      **error);
+/* Removes the documents given by id ("12") or by the name they were added
+ * under (every version of it), in one transaction, with what they added to
+ * the feature statistics. A name or id that names none is an error and
+ * nothing is removed. */
+gboolean         sim_server_remove   (SimServer          *server,
+                                      const char *const  *ids_or_names,
+                                      guint              *out_n_removed,
+                                      GError            **error);
 /* The documents, in the order added: path is the name added under,
  * n_segments the windows. (element-type SimStoreDocument) (transfer full) */
 GPtrArray       *sim_server_list     (SimServer          *server,

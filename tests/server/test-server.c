@@ -582,6 +582,58 @@ test_add_survives_a_lost_connection (void **state)
   sim_test_remove_tree (dir);
 }
 
+
+/* Removing by name or id, in one transaction: an unknown name removes
+ * nothing; removing what an add added gives the statistics back exactly. */
+static void
+test_remove_gives_back_the_statistics (void **state)
+{
+  g_autofree char *dir = sim_test_make_tmp_dir ();
+  g_autofree char *class_dir = g_build_filename (dir, "class-rm", NULL);
+  g_autoptr(SimServer) server = NULL;
+  g_autoptr(SimImportResult) added = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *id = NULL;
+  const char *paths[] = { class_dir, NULL };
+  const char *unknown[] = { "class-rm/essay-000.txt", "class-rm/no-such.txt", NULL };
+  const guint64 df_before = df_total ();
+  const gint64 before = n_documents ();
+  guint n = 0;
+
+  ensure_roles ();
+  server = connect_as ("wendy");
+  write_documents (class_dir, 4, 5);
+  added = sim_server_add (server, paths, NULL, NULL, NULL, NULL, &error);
+  assert_non_null (added);
+  assert_int_equal (added->n_added, 4);
+  assert_true (df_total () > df_before);
+
+  assert_false (sim_server_remove (server, unknown, &n, &error));
+  assert_true (g_error_matches (error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT));
+  assert_non_null (strstr (error->message, "no-such"));
+  assert_int_equal (n, 0);
+  assert_int_equal (n_documents (), before + 4);
+  g_clear_error (&error);
+
+  id = superuser ("SELECT id FROM simhound.documents WHERE name = 'class-rm/essay-001.txt'");
+  {
+    const char *some[] = { "class-rm/essay-000.txt", id, NULL };
+
+    assert_true (sim_server_remove (server, some, &n, &error));
+    assert_int_equal (n, 2);
+    assert_int_equal (n_documents (), before + 2);
+  }
+  {
+    const char *rest[] = { "class-rm/essay-002.txt", "class-rm/essay-003.txt", NULL };
+
+    assert_true (sim_server_remove (server, rest, &n, &error));
+    assert_int_equal (n, 2);
+  }
+  assert_int_equal (n_documents (), before);
+  assert_true (df_total () == df_before);
+  sim_test_remove_tree (dir);
+}
+
 /* A server that is not there: SIM_ERROR_SERVER naming it, never the password. */
 static void
 test_unreachable_server_is_named (void **state)
@@ -618,6 +670,7 @@ main (void)
     cmocka_unit_test (test_eight_writers_at_once),
     cmocka_unit_test (test_students_read_marked_collections),
     cmocka_unit_test (test_add_survives_a_lost_connection),
+    cmocka_unit_test (test_remove_gives_back_the_statistics),
     cmocka_unit_test (test_unreachable_server_is_named),
   };
 
