@@ -30,7 +30,7 @@
 #include "sim-window-codec.h"
 
 #define BATCH_FILES 4096
-#define BATCH_BYTES (8u << 20)   /* of files */
+#define BATCH_BYTES (4u << 20)   /* of files */
 
 typedef struct {
   char             *path;
@@ -43,6 +43,7 @@ typedef struct {
 typedef struct {
   Entry             *entries;
   guint              n;
+  guint              first;     /* of the files */
   gint               next;
   SimNormalizeFlags  flags;
 } PrepareJob;
@@ -132,45 +133,38 @@ copy_rows (SimServer  *server,
   return ok;
 }
 
-static int
-compare_u32 (gconstpointer a,
-             gconstpointer b)
-{
-  const guint32 x = *(const guint32 *) a, y = *(const guint32 *) b;
-
-  return x < y ? -1 : x > y;
-}
-
-/* Adds @delta (1 or -1) to the df count of each of @buckets (sorted in place): the
- * chunks they fall in are read locked, in chunk order (two batches at once
- * take their locks in one order), added to and written back in one
- * statement, each chunk packed as the local store packs its statistics
+/* Adds @delta (1 or -1) to the df count of each of @buckets: the chunks
+ * they fall in are read locked, in chunk order (two batches at once take
+ * their locks in one order), added to and written back in one statement,
+ * each chunk packed as the local store packs its statistics
  * (sim_store_pack_df(): a quarter of the bytes or less). */
 static gboolean
-add_df (SimServer  *server,
-        GArray     *buckets,
-        gint        delta,
-        GError    **error)
+add_df (SimServer    *server,
+        const GArray *buckets,
+        gint          delta,
+        GError      **error)
 {
   static const char hex[] = "0123456789abcdef";
   g_autoptr(GString) chunks = g_string_new ("{");
   g_autoptr(GString) rows = g_string_new (NULL);
   g_autoptr(GArray) touched = g_array_new (FALSE, FALSE, sizeof (guint32));
+  g_autofree guint32 *changes = g_new0 (guint32, SIM_DF_BUCKETS);
   g_autofree guint32 *counts = NULL;
   const char *params[1];
   PGresult *result;
 
-  g_array_sort (buckets, compare_u32);
+  /* How many of @buckets fall in each bucket: counted, not sorted (two
+   * million of them a batch). */
   for (guint i = 0; i < buckets->len; i++)
-    {
-      const guint32 chunk = g_array_index (buckets, guint32, i) / SIM_SERVER_DF_CHUNK;
-
-      if (touched->len == 0 || g_array_index (touched, guint32, touched->len - 1) != chunk)
+    changes[g_array_index (buckets, guint32, i) % SIM_DF_BUCKETS]++;
+  for (guint32 chunk = 0; chunk < SIM_DF_BUCKETS / SIM_SERVER_DF_CHUNK; chunk++)
+    for (guint k = 0; k < SIM_SERVER_DF_CHUNK; k++)
+      if (changes[chunk * SIM_SERVER_DF_CHUNK + k] != 0)
         {
           g_array_append_val (touched, chunk);
           g_string_append_printf (chunks, "%s%u", chunks->len > 1 ? "," : "", chunk);
+          break;
         }
-    }
   g_string_append_c (chunks, '}');
   /* The touched chunks' counts, in the order of touched. */
   counts = g_new0 (guint32, (gsize) touched->len * SIM_SERVER_DF_CHUNK);
@@ -194,15 +188,13 @@ add_df (SimServer  *server,
         memcpy (counts + (gsize) t * SIM_SERVER_DF_CHUNK, stored, SIM_SERVER_DF_CHUNK * sizeof (guint32));
     }
   PQclear (result);
-  for (guint i = 0, t = 0; i < buckets->len; i++)
+  for (guint t = 0; t < touched->len; t++)
     {
-      const guint32 b = g_array_index (buckets, guint32, i);
+      const guint32 *change = changes + (gsize) g_array_index (touched, guint32, t) * SIM_SERVER_DF_CHUNK;
+      guint32 *c = counts + (gsize) t * SIM_SERVER_DF_CHUNK;
 
-      while (g_array_index (touched, guint32, t) != b / SIM_SERVER_DF_CHUNK)
-        t++;
-      guint32 *c = &counts[(gsize) t * SIM_SERVER_DF_CHUNK + b % SIM_SERVER_DF_CHUNK];
-
-      *c = delta > 0 ? *c + 1 : (*c > 0 ? *c - 1 : 0);
+      for (guint k = 0; k < SIM_SERVER_DF_CHUNK; k++)
+        c[k] = delta > 0 ? c[k] + change[k] : (c[k] > change[k] ? c[k] - change[k] : 0);
     }
   for (guint t = 0; t < touched->len; t++)
     {
@@ -391,6 +383,73 @@ same_features (SimServer  *server,
   return FALSE;
 }
 
+/* The next batch of files from *@done on: up to BATCH_FILES files, or
+ * BATCH_BYTES of file; *@done moves past it. NULL when none is left. */
+static PrepareJob *
+batch_new (GPtrArray *files,
+           GPtrArray *names,
+           guint     *done)
+{
+  PrepareJob *job;
+  guint n = 0;
+  gsize bytes = 0;
+
+  while (*done + n < files->len && n < BATCH_FILES && bytes < BATCH_BYTES)
+    {
+      GStatBuf st;
+
+      if (g_stat (g_ptr_array_index (files, *done + n), &st) == 0)
+        bytes += st.st_size;
+      n++;
+    }
+  if (n == 0)
+    return NULL;
+  job = g_new0 (PrepareJob, 1);
+  job->entries = g_new0 (Entry, n);
+  job->n = n;
+  job->first = *done;
+  job->flags = SIM_NORMALIZE_FOLD_T2S;
+  for (guint i = 0; i < n; i++)
+    {
+      job->entries[i].path = g_strdup (g_ptr_array_index (files, *done + i));
+      job->entries[i].name = g_strdup (g_ptr_array_index (names, *done + i));
+    }
+  *done += n;
+  return job;
+}
+
+/* Reads and fingerprints a batch on every core (a GThreadFunc). */
+static gpointer
+prepare_batch (gpointer data)
+{
+  PrepareJob *job = data;
+
+  sim_parallel_run (MIN (sim_parallel_default_threads (), job->n), prepare_worker, job);
+  return NULL;
+}
+
+static void
+batch_free (PrepareJob *job)
+{
+  for (guint i = 0; i < job->n; i++)
+    entry_clear (&job->entries[i]);
+  g_free (job->entries);
+  g_free (job);
+}
+
+/* The first batch, read and fingerprinted. */
+static PrepareJob *
+next_batch (GPtrArray *files,
+            GPtrArray *names,
+            guint     *done)
+{
+  PrepareJob *job = batch_new (files, names, done);
+
+  if (job != NULL)
+    prepare_batch (job);
+  return job;
+}
+
 SimImportResult *
 sim_server_add (SimServer          *server,
                 const char *const  *paths,
@@ -432,66 +491,56 @@ sim_server_add (SimServer          *server,
   walk (paths, files, names, result->failures);
   result->n_failed = result->failures->len;
 
-  while (done < files->len)
-    {
-      g_autofree Entry *entries = NULL;
-      g_autoptr(GError) batch_error = NULL;
-      PrepareJob job = { 0 };
-      guint n = 0;
-      gsize bytes = 0;
+  /* Batch k + 1 is read and fingerprinted while batch k is sent. */
+  {
+    PrepareJob *ready = next_batch (files, names, &done);
 
-      if (g_cancellable_set_error_if_cancelled (cancellable, error))
-        return NULL;
-      /* A batch: up to BATCH_FILES files, or BATCH_BYTES of file. */
-      while (done + n < files->len && n < BATCH_FILES && bytes < BATCH_BYTES)
-        {
-          GStatBuf st;
+    while (ready != NULL)
+      {
+        g_autoptr(GError) batch_error = NULL;
+        GThread *ahead = NULL;
+        PrepareJob *job = ready;
+        gboolean lost;
 
-          if (g_stat (g_ptr_array_index (files, done + n), &st) == 0)
-            bytes += st.st_size;
-          n++;
-        }
-      entries = g_new0 (Entry, n);
-      for (guint i = 0; i < n; i++)
-        {
-          entries[i].path = g_strdup (g_ptr_array_index (files, done + i));
-          entries[i].name = g_strdup (g_ptr_array_index (names, done + i));
-        }
-      job.entries = entries;
-      job.n = n;
-      job.flags = SIM_NORMALIZE_FOLD_T2S;
-      sim_parallel_run (MIN (sim_parallel_default_threads (), n), prepare_worker, &job);
-          for (guint i = 0; i < n; i++)
-        if (entries[i].state == SIM_PREPARED_FAILED)
+        if (done < files->len)
           {
-            g_ptr_array_add (result->failures, g_strdup (entries[i].message));
-            result->n_failed++;
+            ready = batch_new (files, names, &done);
+            ahead = g_thread_new ("simhound-prepare", prepare_batch, ready);
           }
-      if (!send_batch (server, collection, entries, n, result, &batch_error))
-        {
-          if (g_error_matches (batch_error, SIM_ERROR, SIM_ERROR_SERVER))
+        else
+          ready = NULL;
+        for (guint i = 0; i < job->n; i++)
+          if (job->entries[i].state == SIM_PREPARED_FAILED)
             {
-              for (guint i = 0; i < n; i++)
-                entry_clear (&entries[i]);
-              g_propagate_error (error, g_steal_pointer (&batch_error));
-              return NULL;
+              g_ptr_array_add (result->failures, g_strdup (job->entries[i].message));
+              result->n_failed++;
             }
+        lost = g_cancellable_set_error_if_cancelled (cancellable, &batch_error) ||
+               (!send_batch (server, collection, job->entries, job->n, result, &batch_error) &&
+                g_error_matches (batch_error, SIM_ERROR, SIM_ERROR_SERVER));
+        if (!lost && batch_error != NULL)
           /* The batch is rolled back whole: its files are named, the rest goes on. */
-          for (guint i = 0; i < n; i++)
-            if (entries[i].state == SIM_PREPARED_NEW)
+          for (guint i = 0; i < job->n; i++)
+            if (job->entries[i].state == SIM_PREPARED_NEW)
               {
                 g_ptr_array_add (result->failures,
                                  g_strdup_printf (_("%s: not added, its batch was rolled back: %s"),
-                                                  entries[i].path, batch_error->message));
+                                                  job->entries[i].path, batch_error->message));
                 result->n_failed++;
               }
-        }
-      for (guint i = 0; i < n; i++)
-        entry_clear (&entries[i]);
-      done += n;
-      if (progress)
-        progress (done, files->len, g_ptr_array_index (files, done - 1), user_data);
-    }
+        if (progress && !lost)
+          progress (job->first + job->n, files->len, job->entries[job->n - 1].path, user_data);
+        batch_free (job);
+        if (ahead != NULL)
+          g_thread_join (ahead);
+        if (lost)
+          {
+            g_clear_pointer (&ready, batch_free);
+            g_propagate_error (error, g_steal_pointer (&batch_error));
+            return NULL;
+          }
+      }
+  }
   return g_steal_pointer (&result);
 }
 
