@@ -94,7 +94,7 @@ copy_escape (GString    *out,
       }
 }
 
-/* Sends @buffer as the rows of COPY @sql. */
+/* Sends @rows (COPY's text format) as the rows of COPY @sql. */
 static gboolean
 copy_rows (SimServer  *server,
            const char *sql,
@@ -106,9 +106,8 @@ copy_rows (SimServer  *server,
 
   if (PQresultStatus (result) != PGRES_COPY_IN)
     {
+      _sim_server_set_error (server, result, error);
       PQclear (result);
-      /* Run it again the ordinary way for the error it gives. */
-      PQclear (_sim_server_run (server, sql, 0, NULL, error));
       return FALSE;
     }
   PQclear (result);
@@ -117,14 +116,8 @@ copy_rows (SimServer  *server,
     {
       if (PQresultStatus (result) != PGRES_COMMAND_OK && ok)
         {
-          g_autofree char *message = g_strstrip (g_strdup (PQresultErrorMessage (result)));
-
           ok = FALSE;
-          if (PQstatus (server->conn) == CONNECTION_BAD)
-            _sim_server_set_lost (server, error, message);
-          else
-            g_set_error (error, SIM_ERROR, SIM_ERROR_STORE, _("The corpus server %s refused a statement: %s"),
-                         server->name, message);
+          _sim_server_set_error (server, result, error);
         }
       PQclear (result);
     }
@@ -169,9 +162,9 @@ add_df (SimServer    *server,
   /* The touched chunks' counts, in the order of touched. */
   counts = g_new0 (guint32, (gsize) touched->len * SIM_SERVER_DF_CHUNK);
   params[0] = chunks->str;
-  result = _sim_server_run_binary (server,
-                                   "SELECT chunk, counts FROM simhound.df WHERE chunk = ANY ($1::integer[])"
-                                   " ORDER BY chunk FOR UPDATE", 1, params, NULL, 1, error);
+  result = _sim_server_run_as (server,
+                               "SELECT chunk, counts FROM simhound.df WHERE chunk = ANY ($1::integer[])"
+                               " ORDER BY chunk FOR UPDATE", 1, params, 1, error);
   if (result == NULL)
     return FALSE;
   for (int r = 0, t = 0; r < PQntuples (result); r++)

@@ -24,17 +24,20 @@ PGresult *_sim_server_run         (SimServer          *server,
                                    int                 n_params,
                                    const char *const  *params,
                                    GError            **error);
-/* The same with @lengths (NULL: all text; else a parameter with a length
- * >= 0 is binary, -1 text) and the result in @result_format (1: binary). */
-PGresult *_sim_server_run_binary  (SimServer          *server,
+/* The same with the result in @result_format (1: binary). */
+PGresult *_sim_server_run_as      (SimServer          *server,
                                    const char         *sql,
                                    int                 n_params,
                                    const char *const  *params,
-                                   const int          *lengths,
                                    int                 result_format,
                                    GError            **error);
 gboolean  _sim_server_run_command (SimServer          *server,
                                    const char         *sql,
+                                   GError            **error);
+/* @result's failure (or the connection's, @result NULL) into @error, as
+ * _sim_server_run() reports it. */
+void      _sim_server_set_error   (SimServer          *server,
+                                   const PGresult     *result,
                                    GError            **error);
 /* SIM_ERROR_SERVER "Lost the connection to the corpus server NAME: …". */
 void      _sim_server_set_lost    (SimServer          *server,

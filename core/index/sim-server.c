@@ -107,39 +107,39 @@ _sim_server_run (SimServer          *server,
                  const char *const  *params,
                  GError            **error)
 {
-  return _sim_server_run_binary (server, sql, n_params, params, NULL, 0, error);
+  return _sim_server_run_as (server, sql, n_params, params, 0, error);
 }
 
 PGresult *
-_sim_server_run_binary (SimServer          *server,
-                        const char         *sql,
-                        int                 n_params,
-                        const char *const  *params,
-                        const int          *lengths,
-                        int                 result_format,
-                        GError            **error)
+_sim_server_run_as (SimServer          *server,
+                    const char         *sql,
+                    int                 n_params,
+                    const char *const  *params,
+                    int                 result_format,
+                    GError            **error)
 {
-  g_autofree int *formats = NULL;
-  PGresult *result;
+  PGresult *result = PQexecParams (server->conn, sql, n_params, NULL, params, NULL, NULL, result_format);
 
-  if (lengths != NULL)
-    {
-      formats = g_new (int, MAX (n_params, 1));
-      for (int i = 0; i < n_params; i++)
-        formats[i] = lengths[i] >= 0;
-    }
-  result = PQexecParams (server->conn, sql, n_params, NULL, params, lengths, formats, result_format);
-  const ExecStatusType status = result ? PQresultStatus (result) : PGRES_FATAL_ERROR;
+  if (result != NULL &&
+      (PQresultStatus (result) == PGRES_COMMAND_OK || PQresultStatus (result) == PGRES_TUPLES_OK))
+    return result;
+  _sim_server_set_error (server, result, error);
+  PQclear (result);
+  return NULL;
+}
+
+void
+_sim_server_set_error (SimServer       *server,
+                       const PGresult  *result,
+                       GError         **error)
+{
   const char *state;
   g_autofree char *message = NULL;
 
-  if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK)
-    return result;
   if (PQstatus (server->conn) == CONNECTION_BAD)
     {
-      PQclear (result);
       _sim_server_set_lost (server, error, _("no answer"));
-      return NULL;
+      return;
     }
   state = result ? PQresultErrorField (result, PG_DIAG_SQLSTATE) : NULL;
   message = g_strstrip (g_strdup (result ? PQresultErrorMessage (result) : PQerrorMessage (server->conn)));
@@ -149,8 +149,6 @@ _sim_server_run_binary (SimServer          *server,
   else
     g_set_error (error, SIM_ERROR, SIM_ERROR_STORE, _("The corpus server %s refused a statement: %s"),
                  server->name, message);
-  PQclear (result);
-  return NULL;
 }
 
 gboolean
