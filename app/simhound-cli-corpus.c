@@ -95,14 +95,18 @@ corpus_add (int argc, char **argv, gboolean rescan)
   if (collection != NULL && !sim_store_location_is_server (cli_resolve_store ()))
     return cli_usage_error (context, _("--collection is for a corpus server"));
   started = g_get_monotonic_time ();
-  if (!rescan && sim_store_location_is_server (cli_resolve_store ()))
+  if (sim_store_location_is_server (cli_resolve_store ()))
     {
       server = sim_server_connect (cli_resolve_store (), &error);
       if (server == NULL)
         return cli_fail (error);
       where = sim_server_get_name (server);
-      result = sim_server_add (server, (const char *const *) argv + 1, collection, on_import_progress, &progress,
-                               cli_cancellable, &error);
+      if (rescan)
+        result = sim_server_rescan (server, argv[1], collection, on_import_progress, &progress, cli_cancellable,
+                                    &error);
+      else
+        result = sim_server_add (server, (const char *const *) argv + 1, collection, on_import_progress,
+                                 &progress, cli_cancellable, &error);
     }
   else
     {

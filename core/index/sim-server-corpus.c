@@ -665,6 +665,85 @@ fail:
   return FALSE;
 }
 
+SimImportResult *
+sim_server_rescan (SimServer     *server,
+                   const char    *folder,
+                   const char    *collection,
+                   SimProgressFunc progress,
+                   gpointer       user_data,
+                   GCancellable  *cancellable,
+                   GError       **error)
+{
+  const char *paths[] = { folder, NULL };
+  g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) skipped = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GHashTable) current = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  g_autoptr(GPtrArray) gone = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(SimImportResult) result = NULL;
+  g_autofree char *root = g_canonicalize_filename (folder, NULL);
+  g_autofree char *base = g_path_get_basename (root);
+  g_autofree char *prefix = NULL;
+  const char *params[2];
+  PGresult *existing;
+
+  if (!g_file_test (folder, G_FILE_TEST_IS_DIR))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, _("%s is not a folder"), folder);
+      return NULL;
+    }
+  /* What the folder holds now: each name with its file's content hash. */
+  walk (paths, files, names, skipped);
+  for (guint i = 0; i < files->len; i++)
+    {
+      g_autofree char *data = NULL;
+      gsize len;
+
+      if (g_file_get_contents (g_ptr_array_index (files, i), &data, &len, NULL))
+        g_hash_table_insert (current, g_strdup (g_ptr_array_index (names, i)), sim_corpus_content_hash (data, len));
+    }
+  result = sim_server_add (server, paths, collection, progress, user_data, cancellable, error);
+  if (result == NULL)
+    return NULL;
+  /* Then what the server holds under the folder's name that the folder no
+   * longer does: files gone, and the versions before a change. */
+  prefix = g_strconcat (base, "/", NULL);
+  params[0] = prefix;
+  params[1] = collection ? collection : "default";
+  existing = _sim_server_run (server,
+                              "SELECT d.id, d.name, d.content_hash FROM simhound.documents d"
+                              " JOIN simhound.collections c ON c.id = d.collection_id"
+                              " WHERE left(d.name, length($1)) = $1 AND c.name = $2 ORDER BY d.id",
+                              2, params, error);
+  if (existing == NULL)
+    return NULL;
+  for (int r = 0; r < PQntuples (existing); r++)
+    {
+      const char *hash = g_hash_table_lookup (current, PQgetvalue (existing, r, 1));
+
+      if (hash == NULL || !g_str_equal (hash, PQgetvalue (existing, r, 2)))
+        {
+          g_ptr_array_add (gone, g_strdup (PQgetvalue (existing, r, 0)));
+          if (hash != NULL)
+            result->n_updated++;
+          else
+            result->n_removed++;
+        }
+    }
+  PQclear (existing);
+  /* A changed file: its new version counted as updated, not added. */
+  result->n_added -= MIN (result->n_added, result->n_updated);
+  if (gone->len > 0)
+    {
+      guint n_removed;
+
+      g_ptr_array_add (gone, NULL);
+      if (!sim_server_remove (server, (const char *const *) gone->pdata, &n_removed, error))
+        return NULL;
+    }
+  return g_steal_pointer (&result);
+}
+
 GPtrArray *
 sim_server_list (SimServer  *server,
                  GError    **error)

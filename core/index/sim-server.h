@@ -97,6 +97,20 @@ SimImportResult *sim_server_add      (SimServer          *server,
                                       gpointer            user_data,
                                       GCancellable       *cancellable,
                                       GError            **error);
+/* Brings the documents of @collection (NULL: "default") added from
+ * @folder (those whose name begins with the folder's own name: another
+ * desktop's folder of that name is the same folder) in step with it: files new or changed are added
+ * (sim_server_add(); a changed file's earlier version is then removed and
+ * the file counted as updated), documents whose file is gone are removed
+ * (n_removed). Two transactions or more: stopped in between, a second
+ * rescan finishes the job. */
+SimImportResult *sim_server_rescan   (SimServer          *server,
+                                      const char         *folder,
+                                      const char         *collection,
+                                      SimProgressFunc     progress,
+                                      gpointer            user_data,
+                                      GCancellable       *cancellable,
+                                      GError            **error);
 /* Whether student accounts may read the texts of @collection (course
  * readings, published sources): the server's row security follows it.
  * SIM_ERROR_INVALID_ARGUMENT for a collection that does not exist. */

@@ -15,6 +15,7 @@
 #include <libpq-fe.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <glib/gstdio.h>
 
 #include "sim-error.h"
 #include "sim-server.h"
@@ -634,6 +635,57 @@ test_remove_gives_back_the_statistics (void **state)
   sim_test_remove_tree (dir);
 }
 
+
+/* A folder rescanned: a new file added, a changed one updated (its earlier
+ * version gone), a deleted one removed, the rest unchanged. The same files
+ * added again to another collection are not stored twice. */
+static void
+test_rescan_follows_the_folder (void **state)
+{
+  g_autofree char *dir = sim_test_make_tmp_dir ();
+  g_autofree char *folder = g_build_filename (dir, "class-rescan", NULL);
+  g_autofree char *gone = NULL;
+  g_autofree char *changed = NULL;
+  g_autofree char *names = NULL;
+  g_autoptr(SimServer) server = NULL;
+  g_autoptr(SimImportResult) first = NULL;
+  g_autoptr(SimImportResult) other = NULL;
+  g_autoptr(SimImportResult) again = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *paths[] = { folder, NULL };
+
+  ensure_roles ();
+  server = connect_as ("wendy");
+  write_documents (folder, 3, 11);
+  first = sim_server_add (server, paths, NULL, NULL, NULL, NULL, &error);
+  assert_int_equal (first->n_added, 3);
+  other = sim_server_add (server, paths, "other-school", NULL, NULL, NULL, &error);
+  assert_int_equal (other->n_added, 0);   /* the same files: stored once */
+
+  gone = g_build_filename (folder, "essay-000.txt", NULL);
+  changed = g_build_filename (folder, "essay-001.txt", NULL);
+  assert_int_equal (g_unlink (gone), 0);
+  assert_true (g_file_set_contents (changed, "Essay 1 rewritten about the copper quarry and the meadow.\n", -1, NULL));
+  g_free (sim_test_write_file (folder, "essay-new.txt", "A new essay on lagoons, kelp and the fjord in winter.\n", -1));
+
+  again = sim_server_rescan (server, folder, NULL, NULL, NULL, NULL, &error);
+  assert_non_null (again);
+  assert_int_equal (again->n_added, 1);
+  assert_int_equal (again->n_updated, 1);
+  assert_int_equal (again->n_removed, 1);
+  assert_int_equal (again->n_unchanged, 1);
+  names = superuser ("SELECT string_agg(name, ',' ORDER BY name) FROM simhound.documents"
+                     " WHERE name LIKE 'class-rescan/%'");
+  assert_string_equal (names, "class-rescan/essay-001.txt,class-rescan/essay-002.txt,class-rescan/essay-new.txt");
+  {
+    g_autofree char *body = superuser ("SELECT body FROM simhound.texts t JOIN simhound.documents d ON d.id = t.doc_id"
+                                       " WHERE d.name = 'class-rescan/essay-001.txt'");
+
+    assert_true (g_str_has_prefix (body, "Essay 1 rewritten"));
+  }
+  sim_test_remove_tree (dir);
+}
+
 /* A server that is not there: SIM_ERROR_SERVER naming it, never the password. */
 static void
 test_unreachable_server_is_named (void **state)
@@ -671,6 +723,7 @@ main (void)
     cmocka_unit_test (test_students_read_marked_collections),
     cmocka_unit_test (test_add_survives_a_lost_connection),
     cmocka_unit_test (test_remove_gives_back_the_statistics),
+    cmocka_unit_test (test_rescan_follows_the_folder),
     cmocka_unit_test (test_unreachable_server_is_named),
   };
 
