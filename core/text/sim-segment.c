@@ -110,6 +110,41 @@ follows_abbreviation (const gunichar *cps,
 }
 
 /* "15.2." or "7.1." before @dot: a section number, not the end of a sentence. */
+/* Whether the "." at @i joins two sentences without a space: a word of two
+ * or more lower-case letters before it, a capitalised word after it
+ * ("adults.Our goal", "warning.REACH", as text pasted from web pages runs). */
+static gboolean
+runs_into_sentence (const gunichar *cps,
+                    gsize           i,
+                    gsize           n)
+{
+  gsize start = i;
+
+  static const char *const domains[] = { "com", "org", "net", "edu", "gov", "info", "io", "cn", "uk", "de" };
+  char next[8];
+  gsize len = 0;
+
+  if (i + 2 >= n || !g_unichar_isupper (cps[i + 1]) || !g_unichar_isalpha (cps[i + 2]))
+    return FALSE;
+  while (start > 0 && g_unichar_islower (cps[start - 1]))
+    start--;
+  if (i - start < 2 || !(start == 0 || is_space (cps[start - 1]) || is_closing (cps[start - 1])))
+    return FALSE;
+  /* "example.Com" is a name written with a capital. */
+  while (i + 1 + len < n && len < sizeof next - 1 && cps[i + 1 + len] < 0x80 && g_ascii_isalpha (cps[i + 1 + len]))
+    {
+      next[len] = g_ascii_tolower (cps[i + 1 + len]);
+      len++;
+    }
+  next[len] = '\0';
+  if (i + 1 + len < n && g_unichar_isalpha (cps[i + 1 + len]))
+    return TRUE;
+  for (guint k = 0; k < G_N_ELEMENTS (domains); k++)
+    if (g_str_equal (next, domains[k]))
+      return FALSE;
+  return TRUE;
+}
+
 static gboolean
 follows_section_number (const gunichar *cps,
                         gsize           dot)
@@ -303,7 +338,9 @@ split_sentences (Splitter *s)
 
           while (j < n && cps[j] == '.')
             j++;
-          if (j < n && !is_space (cps[j]) && !is_closing (cps[j]) && !is_cjk_char (cps[j]))
+          if (j == i + 1 && runs_into_sentence (cps, i, n))
+            ends = TRUE;  /* "adults.Our goal": a sentence run into the next */
+          else if (j < n && !is_space (cps[j]) && !is_closing (cps[j]) && !is_cjk_char (cps[j]))
             ends = FALSE; /* inside a token: 3.14, example.com, e.g. */
           else if (j == i + 1 && (follows_abbreviation (cps, i) || follows_section_number (cps, i)))
             ends = FALSE;

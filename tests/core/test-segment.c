@@ -63,6 +63,21 @@ test_sentences_english_abbreviations_and_decimals (void **state)
                           "It was J. R. R. Tolkien's!|Was it?|Yes... it was.|The U.S. team won.");
 }
 
+/* Text pasted from web pages runs sentences together without a space
+ * ("adults.Our goal"): they are two sentences; a token with a dot inside
+ * (a file name, a domain, an initialism, Mr.Smith) is not cut. */
+static void
+test_sentences_run_together_without_a_space (void **state)
+{
+  g_autofree char *s = split ("We teach adults.Our goal is to help. Mass notification for the community.REACH "
+                              "responds fast. Open index.html or node.js at example.Com with Mr.Smith in the U.S.A. today.",
+                              SIM_SEGMENT_SENTENCE, 0);
+
+  assert_string_equal (s, "We teach adults.|Our goal is to help.|Mass notification for the community.|"
+                          "REACH responds fast.|"
+                          "Open index.html or node.js at example.Com with Mr.Smith in the U.S.A. today.");
+}
+
 static void
 test_sentences_headings_paragraphs_and_wrapped_lines (void **state)
 {
@@ -167,6 +182,7 @@ main (void)
   const struct CMUnitTest tests[] = {
     cmocka_unit_test (test_sentences_chinese_terminators),
     cmocka_unit_test (test_sentences_english_abbreviations_and_decimals),
+    cmocka_unit_test (test_sentences_run_together_without_a_space),
     cmocka_unit_test (test_sentences_headings_paragraphs_and_wrapped_lines),
     cmocka_unit_test (test_sentences_do_not_end_at_short_hard_wrapped_lines),
     cmocka_unit_test (test_sentences_split_over_long_ones_at_a_clause),
