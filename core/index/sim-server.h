@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later
  *
  * A school's corpus server: a PostgreSQL database (through libpq) that
- * many desktops check against, and its schema. This file holds the
- * connection, the versioned schema and its roles; what a check reads and a
- * corpus writes goes through the corpus backend (issue 32, next steps).
+ * many desktops share. sim-server.c holds the connection, the versioned
+ * schema and its roles; sim-server-corpus.c adds, lists, rescans and
+ * removes documents. Checking against a server (its lookup table) is not
+ * built yet.
  *
  * Where a corpus is (sim_store_location_is_server()): a path names a local
- * store; a libpq connection string
- * names a server: a URI ("postgresql://user@host:port/db?sslmode=verify-full",
+ * store; a libpq connection string names a server: a URI
+ * ("postgresql://user@host:port/db?sslmode=verify-full",
  * "postgres://…") or key=value pairs ("service=simhound", "host=… dbname=…").
  * Passwords come the libpq ways (~/.pgpass, PGPASSWORD, a service file) and
  * never appear in a message: sim_server_get_name() is host, port and
