@@ -213,7 +213,6 @@ cli_check_command (int argc, char **argv)
   g_autoptr(GOptionContext) context = g_option_context_new (_("FILE|- — check an article"));
   g_autoptr(GOptionGroup) group = NULL;
   g_autoptr(GError) error = NULL;
-  g_autoptr(SimCorpus) corpus = NULL;
   g_autoptr(SimCorpusSnapshot) snapshot = NULL;
   SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
   gboolean json = FALSE, fast = FALSE, precise = FALSE;
@@ -287,16 +286,12 @@ cli_check_command (int argc, char **argv)
   if (!sim_check_options_validate (&options, &error))
     return cli_usage_error (context, error->message);
 
-  if (!cli_store_exists ())
-    return EXIT_ERROR;
   if (exclude_small < 0)
     return cli_usage_error (context, _("--exclude-small must not be negative"));
   if (template_path != NULL && (template_text = cli_load_input (template_path, NULL, NULL, NULL, &error)) == NULL)
     return cli_fail (error);
-  corpus = sim_corpus_open (cli_resolve_store (), sim_store_path_is_read_only (cli_resolve_store ()), &error);
-  if (corpus == NULL)
-    return cli_fail (error);
-  snapshot = sim_corpus_ref_snapshot (corpus);
+  if ((snapshot = cli_open_snapshot ()) == NULL)
+    return EXIT_ERROR;
   /* An excluded source is a document id or a stored path. */
   for (guint i = 0; exclude_sources && exclude_sources[i]; i++)
     {

@@ -90,15 +90,10 @@ cli_cross_command (int argc, char **argv)
    * largest sources. */
   if (with_corpus)
     {
-      g_autoptr(SimCorpus) corpus = NULL;
-      g_autoptr(SimCorpusSnapshot) snapshot = NULL;
+      g_autoptr(SimCorpusSnapshot) snapshot = cli_open_snapshot ();
 
-      if (!cli_store_exists ())
+      if (snapshot == NULL)
         return EXIT_ERROR;
-      corpus = sim_corpus_open (cli_resolve_store (), sim_store_path_is_read_only (cli_resolve_store ()), &error);
-      if (corpus == NULL)
-        return cli_fail (error);
-      snapshot = sim_corpus_ref_snapshot (corpus);
       corpus_reports = g_ptr_array_new_with_free_func ((GDestroyNotify) sim_report_unref);
       for (guint i = 0; i < texts->len; i++)
         {

@@ -39,6 +39,9 @@ const char *cli_resolve_store   (void);
 /* Whether there is a local store to read at the store location; else says
  * why (none there yet, or a corpus server) and FALSE. */
 gboolean    cli_store_exists    (void);
+/* The snapshot of the corpus at the store (a local store or a server) for
+ * checks; NULL, the failure said, when it cannot be opened. */
+SimCorpusSnapshot *cli_open_snapshot (void);
 gboolean    cli_parse_paper     (const char      *name,
                                  const char      *value,
                                  gpointer         data,

@@ -19,6 +19,7 @@
 #include <glib/gi18n.h>
 #include <glib/gstdio.h>
 
+#include "sim-server.h"
 #include "simhound-cli-private.h"
 #include "sim-check.h"
 #include "sim-compare.h"
@@ -127,6 +128,27 @@ cli_resolve_store (void)
   if (cli_store_path == NULL)
     cli_store_path = sim_corpus_dup_default_path ();
   return cli_store_path;
+}
+
+SimCorpusSnapshot *
+cli_open_snapshot (void)
+{
+  const char *store = cli_resolve_store ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SimCorpus) corpus = NULL;
+  SimCorpusSnapshot *snapshot;
+
+  if (sim_store_location_is_server (store))
+    snapshot = sim_server_snapshot_new (store, &error);
+  else if (!cli_store_exists ())
+    return NULL;
+  else if ((corpus = sim_corpus_open (store, sim_store_path_is_read_only (store), &error)) != NULL)
+    snapshot = sim_corpus_ref_snapshot (corpus);
+  else
+    snapshot = NULL;
+  if (snapshot == NULL)
+    cli_fail (error);
+  return snapshot;
 }
 
 gboolean

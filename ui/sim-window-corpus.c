@@ -67,7 +67,7 @@ _sim_window_load_corpus (SimWindow *self)
                               (sim_corpus_get_flags (corpus) & SIM_NORMALIZE_FOLD_T2S) != 0);
       g_signal_handlers_unblock_by_func (self->settings, _sim_window_on_fold_changed, self);
       gtk_stack_set_visible_child_name (self->stack,
-                                        sim_corpus_snapshot_get_n_docs (SNAPSHOT (self)) > 0 ? "main" : "empty");
+                                        sim_corpus_snapshot_get_n_documents (SNAPSHOT (self)) > 0 ? "main" : "empty");
     }
   _sim_window_update_actions (self);
 }

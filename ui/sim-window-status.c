@@ -79,7 +79,7 @@ _sim_window_set_busy (SimWindow  *self,
 void
 _sim_window_update_actions (SimWindow *self)
 {
-  const gboolean has_corpus = SNAPSHOT (self) != NULL && sim_corpus_snapshot_get_n_docs (SNAPSHOT (self)) > 0;
+  const gboolean has_corpus = SNAPSHOT (self) != NULL && sim_corpus_snapshot_get_n_documents (SNAPSHOT (self)) > 0;
   const gboolean has_text = gtk_text_buffer_get_char_count (gtk_text_view_get_buffer (self->editor)) > 0;
 
   /* Check says why it cannot run. */

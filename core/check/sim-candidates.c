@@ -18,7 +18,6 @@
  * report names, at least four. */
 #define FIRST_ROUND_MIN         4
 #define MIN_VOTE_SHARE          2   /* and each with at least 1/this of the best's votes */
-#define CHUNK                   256 /* windows per unit of lookup work */
 #define MAX_DISTINCT_CANDIDATES 256
 #define MAX_WINDOW_HITS         100 /* more hits than this: a boilerplate window, ignored */
 
@@ -38,23 +37,31 @@ lookup_worker (gpointer data)
 {
   Check *check = data;
   const guint n_chunks = check->chunk_hits->len;
+  const guint CHUNK = check->lookup_size;
 
   for (;;)
     {
       const gint c = g_atomic_int_add (&check->next, 1);
       g_autoptr(GArray) ids = g_array_new (FALSE, FALSE, sizeof (guint32));
       g_autoptr(GArray) kept = g_array_new (FALSE, FALSE, sizeof (guint32));
-      g_autofree guint32 *docs = NULL, *starts = NULL;
-      guint32 ends[CHUNK];
+      g_autofree guint32 *docs = NULL, *starts = NULL, *ends = NULL;
+      GError *error = NULL;
       GArray *hits;
       guint end;
 
-      if (c >= (gint) n_chunks || g_cancellable_is_cancelled (check->cancellable))
+      if (c >= (gint) n_chunks || g_cancellable_is_cancelled (check->cancellable) ||
+          g_atomic_pointer_get (&check->error) != NULL)
         break;
       hits = g_ptr_array_index (check->chunk_hits, c);
       end = MIN ((c + 1) * CHUNK, check->n_keys);
-      sim_corpus_snapshot_lookup (check->snapshot, check->keys + c * CHUNK, end - c * CHUNK,
-                                  check->options->max_distance, ids, ends);
+      ends = g_new (guint32, end - c * CHUNK);
+      if (!sim_corpus_snapshot_lookup (check->snapshot, check->keys + c * CHUNK, end - c * CHUNK,
+                                       check->options->max_distance, ids, ends, &error))
+        {
+          if (!g_atomic_pointer_compare_and_exchange (&check->error, NULL, error))
+            g_error_free (error);
+          break;
+        }
       /* A window found everywhere is boilerplate: it says nothing about
        * the source, and its hits are never kept (memory stays bounded by
        * MAX_WINDOW_HITS per distinct window). */
@@ -321,19 +328,27 @@ collect_keys (Check *check)
     }
 }
 
-void
-_sim_candidates_lookup (Check *check)
+gboolean
+_sim_candidates_lookup (Check   *check,
+                        GError **error)
 {
   guint n_chunks;
 
   collect_keys (check);
-  n_chunks = (check->n_keys + CHUNK - 1) / CHUNK;
+  check->lookup_size = sim_corpus_snapshot_get_lookup_size (check->snapshot);
+  n_chunks = check->n_keys == 0 ? 0 : (check->n_keys - 1) / check->lookup_size + 1;
   check->total += check->n_keys;
   check->chunk_hits = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
   for (guint c = 0; c < n_chunks; c++)
     g_ptr_array_add (check->chunk_hits, g_array_new (FALSE, FALSE, sizeof (Hit)));
   check->next = 0;
   sim_parallel_run (MIN (check->options->n_threads, MAX (n_chunks, 1)), lookup_worker, check);
+  if (check->error != NULL)
+    {
+      g_propagate_error (error, g_steal_pointer (&check->error));
+      return FALSE;
+    }
+  return TRUE;
 }
 
 void

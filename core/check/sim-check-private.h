@@ -104,6 +104,8 @@ typedef struct {
   guint64               *keys;          /* distinct SimHashes of the windows, sorted */
   guint                  n_keys;
   guint32               *window_keys;   /* each window's index into keys */
+  guint                  lookup_size;   /* keys a lookup carries (sim_corpus_snapshot_get_lookup_size()) */
+  GError                *error;         /* the first lookup's failure, atomic */
   GPtrArray             *chunk_hits;    /* GArray of Hit per chunk of keys */
   GArray                *hits;          /* Hit, ordered by key; none for a boilerplate key */
   guint                 *first_hit;     /* hits of key k: [first_hit[k], first_hit[k + 1]) */
@@ -134,7 +136,9 @@ typedef struct {
 /* sim-candidates.c */
 void      _sim_check_report_progress (Check            *check,
                                       guint             amount);
-void      _sim_candidates_lookup     (Check            *check);
+/* FALSE when the corpus could not be read (a server lost). */
+gboolean  _sim_candidates_lookup     (Check            *check,
+                                      GError          **error);
 /* Fills hits, first_hit, seg_cands and seg_more. */
 void      _sim_candidates_collect    (Check            *check);
 /* Source regions proposed for @seg by the windows overlapping it, most votes first. */
@@ -249,8 +253,10 @@ void      _sim_refine_finish         (Check            *check);
 void      _sim_refine_extend_neighbours (Check         *check);
 void      _sim_refine_project_to_windows (Check        *check);
 
-/* sim-rewording.c: fills check->seg_reworded (their documents are then loaded). */
-void      _sim_rewording_find        (Check            *check);
+/* sim-rewording.c: fills check->seg_reworded (their documents are then
+ * loaded); FALSE when the corpus could not be read. */
+gboolean  _sim_rewording_find        (Check            *check,
+                                      GError          **error);
 
 /* sim-passages.c: fills check->passages from the results of every segment
  * and the sentences proposed as their rewordings. */

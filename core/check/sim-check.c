@@ -226,7 +226,7 @@ build_report (Check *check)
 
   sim_check_options_fill_settings (o, sim_corpus_snapshot_get_flags (check->snapshot), &settings);
   settings.store = sim_corpus_snapshot_get_store_path (check->snapshot);
-  settings.n_documents = sim_corpus_snapshot_get_n_docs (check->snapshot);
+  settings.n_documents = sim_corpus_snapshot_get_n_documents (check->snapshot);
   settings.corpus_updated = sim_corpus_snapshot_get_updated_at (check->snapshot);
   settings.n_fingerprints = sim_corpus_snapshot_get_n_windows (check->snapshot);
   report = _sim_report_new (check->text, check->len, &settings);
@@ -472,8 +472,7 @@ check_run (SimCorpusSnapshot     *snapshot,
   sim_fingerprinter_windows (fp, SIM_QUERY_WINNOW_WEIGHT, check.windows);
   check.total = check.segments->len;  /* and the distinct windows, once counted */
 
-  _sim_candidates_lookup (&check);
-  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+  if (!_sim_candidates_lookup (&check, error) || g_cancellable_set_error_if_cancelled (cancellable, error))
     goto out;
   _sim_candidates_collect (&check);
   if (!_sim_source_cache_load (&check, error) || !_sim_source_cache_check_errors (&check, error) ||
@@ -490,8 +489,7 @@ check_run (SimCorpusSnapshot     *snapshot,
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     goto out;
   _sim_refine_extend_neighbours (&check);
-  _sim_rewording_find (&check);
-  if (!_sim_source_cache_load (&check, error) || !_sim_source_cache_check_errors (&check, error) ||
+  if (!_sim_rewording_find (&check, error) || !_sim_source_cache_load (&check, error) || !_sim_source_cache_check_errors (&check, error) ||
       g_cancellable_set_error_if_cancelled (cancellable, error))
     goto out;
   _sim_passages_find (&check);

@@ -58,10 +58,11 @@ compare_proposals (gconstpointer a,
   return x->start < y->start ? -1 : x->start > y->start;
 }
 
-void
-_sim_rewording_find (Check *check)
+gboolean
+_sim_rewording_find (Check   *check,
+                     GError **error)
 {
-  const guint n_docs = sim_corpus_snapshot_get_n_docs (check->snapshot);
+  guint n_docs;
   g_autoptr(GArray) seg_keys = g_array_new (FALSE, FALSE, sizeof (SegmentKey));
   g_autoptr(GArray) keys = g_array_new (FALSE, FALSE, sizeof (guint64));
   g_autoptr(GArray) distinct = g_array_new (FALSE, FALSE, sizeof (guint64));
@@ -87,7 +88,7 @@ _sim_rewording_find (Check *check)
         }
     }
   if (seg_keys->len == 0)
-    return;
+    return TRUE;
   g_array_sort (seg_keys, compare_segment_keys);
   for (guint i = 0; i < seg_keys->len; i++)
     if (distinct->len == 0 ||
@@ -95,11 +96,14 @@ _sim_rewording_find (Check *check)
       g_array_append_val (distinct, g_array_index (seg_keys, SegmentKey, i).key);
 
   ends = g_new (guint32, distinct->len);
-  sim_corpus_snapshot_lookup (check->snapshot, (const guint64 *) distinct->data, distinct->len,
-                              check->options->max_distance, ids, ends);
+  if (!sim_corpus_snapshot_lookup (check->snapshot, (const guint64 *) distinct->data, distinct->len,
+                                   check->options->max_distance, ids, ends, error))
+    return FALSE;
   docs = g_new (guint32, MAX (ids->len, 1));
   starts = g_new (guint32, MAX (ids->len, 1));
   sim_corpus_snapshot_get_places (check->snapshot, (const guint32 *) ids->data, ids->len, docs, starts);
+  /* After the lookup: a remote snapshot knows the documents it found. */
+  n_docs = sim_corpus_snapshot_get_n_docs (check->snapshot);
   /* Each segment holding a key, with each sentence the key names. */
   for (guint k = 0, i = 0, j = 0; k < distinct->len; k++)
     {
@@ -141,4 +145,5 @@ _sim_rewording_find (Check *check)
       if (cands->len > MAX_PROPOSED)
         g_array_set_size (cands, MAX_PROPOSED);
     }
+  return TRUE;
 }

@@ -224,13 +224,24 @@ gboolean           sim_corpus_snapshot_prepare_lookup (SimCorpusSnapshot       *
 /* sim_band_index_lookup_many() over the snapshot's fingerprints: the ids
  * of those within @max_distance of each of @fps (above 0, once
  * sim_corpus_snapshot_prepare_lookup() made it ready; the ids then follow
- * get_n_fps()). Any thread. */
-void               sim_corpus_snapshot_lookup         (SimCorpusSnapshot       *snapshot,
+ * get_n_fps()), for get_places(). Any thread. Fails only for a remote
+ * snapshot (its server lost, or @max_distance above 0), setting nothing. */
+gboolean           sim_corpus_snapshot_lookup         (SimCorpusSnapshot       *snapshot,
                                                        const guint64           *fps,
                                                        gsize                    n_fps,
                                                        guint                    max_distance,
                                                        GArray                  *out,
-                                                       guint32                 *out_ends);
+                                                       guint32                 *out_ends,
+                                                       GError                 **error);
+/* How many fingerprints a lookup should carry: a remote snapshot answers
+ * each lookup in a round trip, so one carries all. */
+gsize              sim_corpus_snapshot_get_lookup_size (const SimCorpusSnapshot *snapshot);
+/* Whether the snapshot reads a corpus server (sim-server.h) rather than
+ * a local store. A remote snapshot knows the documents its lookups found:
+ * get_n_docs() counts them (their indices), get_n_documents() the
+ * corpus's. */
+gboolean           sim_corpus_snapshot_is_remote      (const SimCorpusSnapshot *snapshot);
+guint              sim_corpus_snapshot_get_n_documents (const SimCorpusSnapshot *snapshot);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimCorpus, sim_corpus_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimCorpusSnapshot, sim_corpus_snapshot_unref)

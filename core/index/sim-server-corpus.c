@@ -94,38 +94,6 @@ copy_escape (GString    *out,
       }
 }
 
-/* Sends @rows (COPY's text format) as the rows of COPY @sql. */
-static gboolean
-copy_rows (SimServer  *server,
-           const char *sql,
-           GString    *rows,
-           GError    **error)
-{
-  PGresult *result = PQexec (server->conn, sql);
-  gboolean ok;
-
-  if (PQresultStatus (result) != PGRES_COPY_IN)
-    {
-      _sim_server_set_error (server, result, error);
-      PQclear (result);
-      return FALSE;
-    }
-  PQclear (result);
-  ok = PQputCopyData (server->conn, rows->str, (int) rows->len) == 1 && PQputCopyEnd (server->conn, NULL) == 1;
-  while ((result = PQgetResult (server->conn)) != NULL)
-    {
-      if (PQresultStatus (result) != PGRES_COMMAND_OK && ok)
-        {
-          ok = FALSE;
-          _sim_server_set_error (server, result, error);
-        }
-      PQclear (result);
-    }
-  if (!ok && error != NULL && *error == NULL)
-    _sim_server_set_lost (server, error, _("no answer"));
-  return ok;
-}
-
 /* Adds @delta (1 or -1) to the df count of each of @buckets: the chunks
  * they fall in are read locked, in chunk order (two batches at once take
  * their locks in one order), added to and written back in one statement,
@@ -137,7 +105,6 @@ add_df (SimServer    *server,
         gint          delta,
         GError      **error)
 {
-  static const char hex[] = "0123456789abcdef";
   g_autoptr(GString) chunks = g_string_new ("{");
   g_autoptr(GString) rows = g_string_new (NULL);
   g_autoptr(GArray) touched = g_array_new (FALSE, FALSE, sizeof (guint32));
@@ -194,19 +161,12 @@ add_df (SimServer    *server,
       g_autoptr(GBytes) packed = sim_store_pack_df (counts + (gsize) t * SIM_SERVER_DF_CHUNK, SIM_SERVER_DF_CHUNK);
       gsize len;
       const guint8 *p = g_bytes_get_data (packed, &len);
-      gsize at;
 
-      g_string_append_printf (rows, "%u\t\\\\x", g_array_index (touched, guint32, t));
-      at = rows->len;
-      g_string_set_size (rows, at + 2 * len);
-      for (gsize k = 0; k < len; k++)
-        {
-          rows->str[at + 2 * k] = hex[p[k] >> 4];
-          rows->str[at + 2 * k + 1] = hex[p[k] & 15];
-        }
+      g_string_append_printf (rows, "%u\t", g_array_index (touched, guint32, t));
+      _sim_server_append_bytea (rows, p, len);
       g_string_append_c (rows, '\n');
     }
-  if (!copy_rows (server, "COPY pg_temp.simhound_df_staging FROM STDIN", rows, error))
+  if (!_sim_server_copy (server, "COPY pg_temp.simhound_df_staging FROM STDIN", rows, error))
     return FALSE;
   result = _sim_server_run (server,
                             "INSERT INTO simhound.df (chunk, counts)"
@@ -231,6 +191,7 @@ send_batch (SimServer       *server,
 {
   g_autoptr(GString) rows = g_string_new (NULL);
   g_autoptr(GArray) buckets = g_array_new (FALSE, FALSE, sizeof (guint32));
+  g_autoptr(GArray) postings = g_array_new (FALSE, FALSE, sizeof (SimPosting));
   const char *params[2] = { collection, NULL };
   PGresult *added;
   guint n_sent = 0, n_added = 0;
@@ -257,16 +218,19 @@ send_batch (SimServer       *server,
     return TRUE;
 
   if (!_sim_server_run_command (server, "BEGIN", error) ||
-      !copy_rows (server, "COPY pg_temp.simhound_staging FROM STDIN", rows, error))
+      !_sim_server_copy (server, "COPY pg_temp.simhound_staging FROM STDIN", rows, error))
     goto fail;
   added = _sim_server_run (server,
                            "WITH new AS ("
                            "  INSERT INTO simhound.documents"
                            "    (content_hash, name, title, collection_id, n_chars, n_bytes, n_windows, modified_at)"
-                           "  SELECT DISTINCT ON (content_hash, name) content_hash, name, title,"
+                           "  SELECT content_hash, name, title,"
                            "    (SELECT id FROM simhound.collections WHERE name = $1), n_chars, n_bytes, n_windows,"
                            "    modified_at"
-                           "  FROM pg_temp.simhound_staging ORDER BY content_hash, name, seq"
+                           "  FROM (SELECT DISTINCT ON (content_hash, name) * FROM pg_temp.simhound_staging"
+                           "        ORDER BY content_hash, name, seq) first"
+                           /* Ids in the order the files were walked, as a local store gives them. */
+                           "  ORDER BY seq"
                            "  ON CONFLICT (content_hash, name) DO NOTHING"
                            "  RETURNING id, content_hash, name),"
                            " matched AS ("
@@ -280,17 +244,20 @@ send_batch (SimServer       *server,
   if (added == NULL)
     goto fail;
 
-  /* The feature statistics of the documents that are new. */
+  /* The feature statistics and the postings of the documents that are new. */
   for (int r = 0; r < PQntuples (added); r++)
     {
       const Entry *e = &entries[g_ascii_strtoull (PQgetvalue (added, r, 0), NULL, 10)];
 
       g_array_append_vals (buckets, e->file.buckets->data, e->file.buckets->len);
+      _sim_server_postings_of (e->file.packed, g_ascii_strtoll (PQgetvalue (added, r, 1), NULL, 10),
+                               e->file.doc->n_chars, postings);
       n_added++;
       bytes += e->file.text_len;
     }
   PQclear (added);
-  if (buckets->len > 0 && !add_df (server, buckets, 1, error))
+  if ((buckets->len > 0 && !add_df (server, buckets, 1, error)) ||
+      !_sim_server_postings_put (server, postings, error))
     goto fail;
   if (!_sim_server_run_command (server, "COMMIT", error))
     goto fail;
@@ -356,25 +323,6 @@ may_write (SimServer  *server,
 
 /* FALSE, naming both, when the server's fingerprints are not this
  * client's. */
-static gboolean
-same_features (SimServer  *server,
-               GError    **error)
-{
-  PGresult *result = _sim_server_run (server, "SELECT value FROM simhound.meta WHERE key = 'feature_version'",
-                                      0, NULL, error);
-  guint version;
-
-  if (result == NULL)
-    return FALSE;
-  version = PQntuples (result) == 1 ? (guint) g_ascii_strtoull (PQgetvalue (result, 0, 0), NULL, 10) : 0;
-  PQclear (result);
-  if (version == SIM_FEATURE_VERSION)
-    return TRUE;
-  g_set_error (error, SIM_ERROR, SIM_ERROR_STORE_TOO_NEW,
-               _("The corpus server %s keeps fingerprints of version %u; this Simhound makes version %u"),
-               server->name, version, SIM_FEATURE_VERSION);
-  return FALSE;
-}
 
 /* The next batch of files from *@done on: up to BATCH_FILES files, or
  * BATCH_BYTES of file; *@done moves past it. NULL when none is left. */
@@ -460,7 +408,7 @@ sim_server_add (SimServer          *server,
   g_return_val_if_fail (paths != NULL, NULL);
 
   result->failures = g_ptr_array_new_with_free_func (g_free);
-  if (!sim_server_check_schema (server, error) || !same_features (server, error) || !may_write (server, error) ||
+  if (!sim_server_check_schema (server, error) || !_sim_server_same_features (server, error) || !may_write (server, error) ||
       !_sim_server_run_command (server,
                                 "CREATE TEMP TABLE IF NOT EXISTS simhound_staging ("
                                 "  seq integer, content_hash text, name text, title text, n_chars bigint,"
@@ -511,6 +459,10 @@ sim_server_add (SimServer          *server,
         lost = g_cancellable_set_error_if_cancelled (cancellable, &batch_error) ||
                (!send_batch (server, collection, job->entries, job->n, result, &batch_error) &&
                 g_error_matches (batch_error, SIM_ERROR, SIM_ERROR_SERVER));
+        /* Runs of a like size are merged as they fill a tier: a failed
+         * merge leaves the runs as they were, and ends the add. */
+        if (!lost && batch_error == NULL)
+          lost = !_sim_server_postings_merge (server, &batch_error);
         if (!lost && batch_error != NULL)
           /* The batch is rolled back whole: its files are named, the rest goes on. */
           for (guint i = 0; i < job->n; i++)

@@ -83,8 +83,35 @@ static const char *const schema_v1[] = {
   "          WHERE d.id = texts.doc_id AND c.students_read))",
 };
 
-/* The steps from version N to N + 1, index N - 1: none yet. */
-static const char *const *const upgrades[] = { NULL };
+/* Version 2: the lookup table (sim-server-postings.c), and which
+ * documents it holds (a document from version 1 is indexed by
+ * sim_server_index_documents()). */
+static const char *const to_v2[] = {
+  "CREATE SEQUENCE IF NOT EXISTS simhound.run_ids",
+  "CREATE TABLE IF NOT EXISTS simhound.runs ("
+  "  run bigint PRIMARY KEY,"
+  "  bits smallint NOT NULL,"
+  "  n_postings bigint NOT NULL)",
+  "CREATE TABLE IF NOT EXISTS simhound.postings ("
+  "  run bigint NOT NULL,"
+  "  bucket integer NOT NULL,"
+  "  data bytea NOT NULL,"
+  "  PRIMARY KEY (run, bucket)) PARTITION BY HASH (bucket)",
+  "DO $$ BEGIN FOR i IN 0 .. " G_STRINGIFY (SIM_SERVER_PARTITIONS) " - 1 LOOP"
+  "  EXECUTE format ('CREATE TABLE IF NOT EXISTS simhound.postings_%s PARTITION OF simhound.postings"
+  "    FOR VALUES WITH (MODULUS " G_STRINGIFY (SIM_SERVER_PARTITIONS) ", REMAINDER %s)', i, i);"
+  "  EXECUTE format ('ALTER TABLE simhound.postings_%s ALTER COLUMN data SET STORAGE MAIN', i);"
+  "END LOOP; END $$",
+  "ALTER TABLE simhound.documents ADD COLUMN IF NOT EXISTS indexed boolean NOT NULL DEFAULT false",
+  "ALTER TABLE simhound.documents ALTER COLUMN indexed SET DEFAULT true",
+  "GRANT SELECT ON simhound.runs, simhound.postings TO simhound_student, simhound_reader",
+  "GRANT INSERT, UPDATE, DELETE ON simhound.runs, simhound.postings TO simhound_writer",
+  "GRANT USAGE ON ALL SEQUENCES IN SCHEMA simhound TO simhound_writer",
+  NULL,
+};
+
+/* The steps from version N to N + 1, index N - 1. */
+static const char *const *const upgrades[] = { to_v2 };
 
 void
 _sim_server_set_lost (SimServer  *server,
@@ -149,6 +176,76 @@ _sim_server_set_error (SimServer       *server,
   else
     g_set_error (error, SIM_ERROR, SIM_ERROR_STORE, _("The corpus server %s refused a statement: %s"),
                  server->name, message);
+}
+
+/* Sends @rows (COPY's text format) as the rows of COPY @sql. */
+gboolean
+_sim_server_copy (SimServer  *server,
+           const char *sql,
+           GString    *rows,
+           GError    **error)
+{
+  PGresult *result = PQexec (server->conn, sql);
+  gboolean ok;
+
+  if (PQresultStatus (result) != PGRES_COPY_IN)
+    {
+      _sim_server_set_error (server, result, error);
+      PQclear (result);
+      return FALSE;
+    }
+  PQclear (result);
+  ok = PQputCopyData (server->conn, rows->str, (int) rows->len) == 1 && PQputCopyEnd (server->conn, NULL) == 1;
+  while ((result = PQgetResult (server->conn)) != NULL)
+    {
+      if (PQresultStatus (result) != PGRES_COMMAND_OK && ok)
+        {
+          ok = FALSE;
+          _sim_server_set_error (server, result, error);
+        }
+      PQclear (result);
+    }
+  if (!ok && error != NULL && *error == NULL)
+    _sim_server_set_lost (server, error, _("no answer"));
+  return ok;
+}
+
+void
+_sim_server_append_bytea (GString      *rows,
+                          const guint8 *data,
+                          gsize         len)
+{
+  static const char hex[] = "0123456789abcdef";
+  gsize at;
+
+  g_string_append (rows, "\\\\x");
+  at = rows->len;
+  g_string_set_size (rows, at + 2 * len);
+  for (gsize k = 0; k < len; k++)
+    {
+      rows->str[at + 2 * k] = hex[data[k] >> 4];
+      rows->str[at + 2 * k + 1] = hex[data[k] & 15];
+    }
+}
+
+gboolean
+_sim_server_same_features (SimServer  *server,
+                           GError    **error)
+{
+  PGresult *result = _sim_server_run (server, "SELECT value FROM simhound.meta WHERE key = 'feature_version'",
+                                      0, NULL, error);
+  guint version;
+
+  if (result == NULL)
+    return FALSE;
+  version = PQntuples (result) == 1 ? (guint) g_ascii_strtoull (PQgetvalue (result, 0, 0), NULL, 10) : 0;
+  PQclear (result);
+  if (version == SIM_FEATURE_VERSION)
+    return TRUE;
+  g_set_error (error, SIM_ERROR, SIM_ERROR_STORE_TOO_NEW,
+               _("The corpus server %s keeps fingerprints of version %u; this Simhound makes version %u"),
+               server->name, version, SIM_FEATURE_VERSION);
+  return FALSE;
 }
 
 gboolean

@@ -3,8 +3,8 @@
  * A school's corpus server: a PostgreSQL database (through libpq) that
  * many desktops share. sim-server.c holds the connection, the versioned
  * schema and its roles; sim-server-corpus.c adds, lists, rescans and
- * removes documents. Checking against a server (its lookup table) is not
- * built yet.
+ * removes documents; sim-server-postings.c keeps the lookup table;
+ * sim-server-snapshot.c gives checks a snapshot of a server.
  *
  * Where a corpus is (sim_store_location_is_server()): a path names a local
  * store; a libpq connection string names a server: a URI
@@ -34,9 +34,10 @@
 
 G_BEGIN_DECLS
 
-#define SIM_SERVER_SCHEMA_VERSION    1
+#define SIM_SERVER_SCHEMA_VERSION    2
 #define SIM_SERVER_CONNECT_TIMEOUT   10     /* seconds */
 #define SIM_SERVER_STATEMENT_TIMEOUT 60000  /* milliseconds */
+#define SIM_SERVER_PARTITIONS        8      /* of the lookup table, by its key */
 #define SIM_SERVER_DF_CHUNK          4096   /* df counts a row, packed (sim_store_pack_df()) */
 
 typedef struct _SimServer SimServer;
@@ -131,6 +132,14 @@ gboolean         sim_server_remove   (SimServer          *server,
  * n_segments the windows. (element-type SimStoreDocument) (transfer full) */
 GPtrArray       *sim_server_list     (SimServer          *server,
                                       GError            **error);
+
+/* A snapshot of the corpus on the server @conninfo names, for checks
+ * (sim-server-snapshot.c): lookups, documents and texts are read from the
+ * server as the check needs them, each reader through a connection of its
+ * own. SIM_ERROR_SERVER when it cannot be reached; a check whose server
+ * is lost fails with it. Lookups compare equal fingerprints only. */
+SimCorpusSnapshot *sim_server_snapshot_new (const char *conninfo,
+                                            GError    **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimServer, sim_server_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimServerStatus, sim_server_status_free)

@@ -54,7 +54,37 @@ typedef struct {
   gint64  updated_at;
 } DocRow;
 
+/* A snapshot read from elsewhere than a local store (a corpus server,
+ * sim-server-snapshot.c): what it answers in place of the parts, the
+ * documents and the store. Any thread. */
+typedef struct {
+  guint               (*n_docs)     (const SimCorpusSnapshot *snapshot);
+  const SimCorpusDoc *(*get_doc)    (const SimCorpusSnapshot *snapshot,
+                                     guint                    index);
+  gboolean            (*lookup)     (SimCorpusSnapshot       *snapshot,
+                                     const guint64           *fps,
+                                     gsize                    n_fps,
+                                     GArray                  *out,
+                                     guint32                 *out_ends,
+                                     GError                 **error);
+  void                (*get_places) (const SimCorpusSnapshot *snapshot,
+                                     const guint32           *ids,
+                                     gsize                    n,
+                                     guint32                 *docs,
+                                     guint32                 *starts);
+  gboolean            (*read_texts) (const SimCorpusSnapshot *snapshot,
+                                     const guint             *indices,
+                                     guint                    n,
+                                     SimStoreText           **texts,
+                                     GError                 **error);
+  void                (*free)       (gpointer                 data);
+} SnapshotRemote;
+
 struct _SimCorpusSnapshot {
+  const SnapshotRemote *remote;  /* or NULL: a local store's */
+  gpointer           remote_data;
+  guint              n_documents; /* the corpus's documents, when remote */
+  gsize              n_windows;   /* and their windows */
   gint               ref_count;
   char              *store_path;
   SimNormalizeFlags  flags;

@@ -200,6 +200,8 @@ sim_corpus_snapshot_unref (SimCorpusSnapshot *snapshot)
 {
   if (snapshot == NULL || !g_atomic_int_dec_and_test (&snapshot->ref_count))
     return;
+  if (snapshot->remote != NULL)
+    snapshot->remote->free (snapshot->remote_data);
   for (guint k = 0; k < G_N_ELEMENTS (snapshot->bands); k++)
     sim_band_index_free (snapshot->bands[k]);
   g_mutex_clear (&snapshot->index_lock);
@@ -239,13 +241,33 @@ sim_corpus_snapshot_get_updated_at (const SimCorpusSnapshot *snapshot)
 guint
 sim_corpus_snapshot_get_n_docs (const SimCorpusSnapshot *snapshot)
 {
-  return snapshot->docs->len;
+  return snapshot->remote ? snapshot->remote->n_docs (snapshot) : snapshot->docs->len;
+}
+
+guint
+sim_corpus_snapshot_get_n_documents (const SimCorpusSnapshot *snapshot)
+{
+  return snapshot->remote ? snapshot->n_documents : snapshot->docs->len;
+}
+
+gboolean
+sim_corpus_snapshot_is_remote (const SimCorpusSnapshot *snapshot)
+{
+  return snapshot->remote != NULL;
+}
+
+gsize
+sim_corpus_snapshot_get_lookup_size (const SimCorpusSnapshot *snapshot)
+{
+  return snapshot->remote ? G_MAXUINT32 : 256;
 }
 
 const SimCorpusDoc *
 sim_corpus_snapshot_get_doc (const SimCorpusSnapshot *snapshot,
                              guint                    index)
 {
+  if (snapshot->remote)
+    return snapshot->remote->get_doc (snapshot, index);
   g_return_val_if_fail (index < snapshot->docs->len, NULL);
   return &g_array_index (snapshot->docs, SimCorpusDoc, index);
 }
@@ -261,6 +283,8 @@ sim_corpus_snapshot_get_n_windows (const SimCorpusSnapshot *snapshot)
 {
   gsize n = 0;
 
+  if (snapshot->remote)
+    return snapshot->n_windows;
   for (guint i = 0; i < snapshot->rows->len; i++)
     n += MAX (g_array_index (snapshot->rows, DocRow, i).n_windows, 0);
   return n;
@@ -310,7 +334,15 @@ sim_corpus_snapshot_get_places (const SimCorpusSnapshot *snapshot,
 {
   const gsize near_base = sim_corpus_snapshot_get_n_fps (snapshot);
   g_autoptr(GArray) runs = g_array_new (FALSE, FALSE, sizeof (PlacesRun));
-  GArray *reads[2] = { g_array_new (FALSE, FALSE, sizeof (SimRead)), g_array_new (FALSE, FALSE, sizeof (SimRead)) };
+  GArray *reads[2];
+
+  if (snapshot->remote)
+    {
+      snapshot->remote->get_places (snapshot, ids, n, docs, starts);
+      return;
+    }
+  reads[0] = g_array_new (FALSE, FALSE, sizeof (SimRead));
+  reads[1] = g_array_new (FALSE, FALSE, sizeof (SimRead));
 
   for (gsize i = 0; i < n; i++)
     {
@@ -417,6 +449,8 @@ sim_corpus_snapshot_read_texts (const SimCorpusSnapshot  *snapshot,
   memset (texts, 0, n * sizeof *texts);
   if (n == 0)
     return TRUE;
+  if (snapshot->remote)
+    return snapshot->remote->read_texts (snapshot, indices, n, texts, error);
   store = take_reader (snapshot, error);
   if (store == NULL)
     return FALSE;
@@ -479,13 +513,14 @@ sim_corpus_snapshot_get_weights (const SimCorpusSnapshot *snapshot)
   return snapshot->weights;
 }
 
-void
+gboolean
 sim_corpus_snapshot_lookup (SimCorpusSnapshot *snapshot,
                             const guint64     *fps,
                             gsize              n_fps,
                             guint              max_distance,
                             GArray            *out,
-                            guint32           *out_ends)
+                            guint32           *out_ends,
+                            GError           **error)
 {
   g_autoptr(GArray) delta = NULL;
   g_autofree guint32 *delta_ends = NULL;
@@ -493,7 +528,18 @@ sim_corpus_snapshot_lookup (SimCorpusSnapshot *snapshot,
   g_autofree guint32 *main_ends = NULL;
   const guint32 n0 = snapshot->parts[0].n_fps;
 
-  g_return_if_fail (max_distance <= SIM_BAND_INDEX_MAX_DISTANCE);
+  g_return_val_if_fail (max_distance <= SIM_BAND_INDEX_MAX_DISTANCE, FALSE);
+
+  if (snapshot->remote)
+    {
+      if (max_distance > 0)
+        {
+          g_set_error (error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT,
+                       _("A corpus server looks up equal window fingerprints only (--max-distance 0)"));
+          return FALSE;
+        }
+      return snapshot->remote->lookup (snapshot, fps, n_fps, out, out_ends, error);
+    }
 
   if (max_distance > 0)
     {
@@ -504,16 +550,16 @@ sim_corpus_snapshot_lookup (SimCorpusSnapshot *snapshot,
       g_mutex_lock (&snapshot->index_lock);
       band = snapshot->bands[MAX (max_distance, 3)];
       g_mutex_unlock (&snapshot->index_lock);
-      g_return_if_fail (band != NULL);
+      g_return_val_if_fail (band != NULL, FALSE);
       sim_band_index_lookup_many (band, fps, n_fps, max_distance, out, out_ends);
       for (guint j = from; j < out->len; j++)
         g_array_index (out, guint32, j) += near_base;
-      return;
+      return TRUE;
     }
   if (snapshot->n_parts == 1)
     {
       sim_band_index_lookup_many (snapshot->parts[0].index, fps, n_fps, 0, out, out_ends);
-      return;
+      return TRUE;
     }
   main_ids = g_array_new (FALSE, FALSE, sizeof (guint32));
   main_ends = g_new (guint32, MAX (n_fps, 1));
@@ -534,5 +580,6 @@ sim_corpus_snapshot_lookup (SimCorpusSnapshot *snapshot,
         }
       out_ends[i] = out->len;
     }
+  return TRUE;
 }
 

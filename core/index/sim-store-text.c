@@ -176,6 +176,27 @@ struct _SimStoreText {
   gboolean  whole_ok;   /* with them: every byte as it was written */
 };
 
+SimStoreText *
+sim_store_text_new_plain (const char *where,
+                          gint64      id,
+                          char       *text,
+                          gsize       len)
+{
+  SimStoreText *t = g_new0 (SimStoreText, 1);
+
+  t->store_path = g_strdup (where);
+  t->id = id;
+  t->n_pieces = 1;
+  t->raw = TRUE;
+  t->frames = (guint8 *) text;
+  t->packed_at = g_new0 (guint32, 2);
+  t->text_at = g_new0 (guint32, 2);
+  t->char_at = g_new0 (guint32, 2);
+  t->packed_at[1] = t->text_at[1] = (guint32) len;
+  t->char_at[1] = (guint32) sim_text_count_chars (text, len);
+  return t;
+}
+
 void
 sim_store_text_free (SimStoreText *text)
 {

@@ -177,6 +177,12 @@ typedef struct _SimStoreText SimStoreText;
 SimStoreText *sim_store_read_text        (SimStore           *store,
                                           gint64              id,
                                           GError            **error);
+/* A text read from elsewhere (a corpus server), whole and valid UTF-8 (of
+ * under 4 GiB): @text is transfer full; @where names it in messages. */
+SimStoreText *sim_store_text_new_plain   (const char         *where,
+                                          gint64              id,
+                                          char               *text,
+                                          gsize               len);
 guint32       sim_store_text_get_n_chars (const SimStoreText *text);
 /* (transfer full) The text of the pieces that hold code points [@lo, @hi)
  * (at least one piece, so never empty but for an empty text), NUL

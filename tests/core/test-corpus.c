@@ -1188,7 +1188,7 @@ looked_up (SimCorpusSnapshot *snapshot,
   GArray *places = g_array_new (FALSE, FALSE, sizeof (guint64));
   guint32 end;
 
-  sim_corpus_snapshot_lookup (snapshot, &query, 1, k, ids, &end);
+  assert_true (sim_corpus_snapshot_lookup (snapshot, &query, 1, k, ids, &end, NULL));
   assert_int_equal (end, ids->len);
   for (guint i = 0; i < ids->len; i++)
     {

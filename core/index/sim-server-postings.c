@@ -1,0 +1,572 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The corpus server's lookup table: where each window's fingerprint is.
+ *
+ * A row per window took 17 times the text (a tuple and an index entry for
+ * 8 bytes of data), a GIN index 9.6 times. So postings are packed: a batch
+ * writes its postings as one run, cut into rows of about ROW_POSTINGS by
+ * the high bits of the fingerprint (the run's bits: a larger run has more
+ * rows), each row its postings sorted and delta-coded (some 7 bytes a
+ * posting). A lookup asks every run for the rows of the article's keys in
+ * one statement. Runs of a like size are merged (tiers of MERGE_FANIN), so
+ * a corpus of N postings has O(log N) runs and each posting is written
+ * O(log N) times; a merge drops the postings of removed documents.
+ *
+ * Rows are keyed (run, bucket) and the table is hash-partitioned on the
+ * bucket, so its partitions can live on other servers.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <glib/gi18n-lib.h>
+
+#include "sim-band-index.h"
+#include "sim-error.h"
+#include "sim-server-private.h"
+#include "sim-window-codec.h"
+
+#define KEY_BITS        SIM_BAND_INDEX_FILE_BITS
+#define ROW_POSTINGS    64           /* postings a row holds, about */
+#define MERGE_BASE      (1u << 16)   /* postings of the smallest tier */
+#define MERGE_FANIN     4            /* runs of a tier that are merged into one */
+#define MERGE_CHUNK     (4u << 20)   /* postings a merge holds at once, about */
+#define MERGE_LOCK      "7437357121"
+
+void
+_sim_server_postings_of (GBytes *packed,
+                         gint64  doc,
+                         gint64  n_chars,
+                         GArray *postings)
+{
+  const gsize n = _sim_count_windows (packed);
+  const guint8 *p = g_bytes_get_data (packed, NULL);
+  gint64 start = 0;
+
+  if (n == G_MAXSIZE)
+    return;
+  for (gsize i = 0; i < n; i++)
+    {
+      SimPosting posting;
+
+      posting.key = _sim_next_window (&p, &start) & SIM_BAND_INDEX_FILE_MASK;
+      posting.doc = doc;
+      posting.start = (guint32) CLAMP (start, 0, MAX (n_chars, 0));
+      g_array_append_val (postings, posting);
+    }
+}
+
+static int
+compare_postings (gconstpointer a,
+                  gconstpointer b)
+{
+  const SimPosting *x = a, *y = b;
+
+  if (x->key != y->key)
+    return x->key < y->key ? -1 : 1;
+  if (x->doc != y->doc)
+    return x->doc < y->doc ? -1 : 1;
+  return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Bits of the bucket a run of @n postings cuts its rows by. */
+static guint
+run_bits (guint64 n)
+{
+  guint bits = 0;
+
+  while (bits < 30 && (n >> bits) > ROW_POSTINGS)
+    bits++;
+  return bits;
+}
+
+static inline guint32
+bucket_of (guint64 key,
+           guint   bits)
+{
+  return bits ? (guint32) (key >> (KEY_BITS - bits)) : 0;
+}
+
+static void
+put_varint (GByteArray *out,
+            guint64     v)
+{
+  guint8 b[10];
+  guint n = 0;
+
+  do
+    {
+      b[n] = (v & 0x7f) | (v >= 0x80 ? 0x80 : 0);
+      v >>= 7;
+      n++;
+    }
+  while (v != 0);
+  g_byte_array_append (out, b, n);
+}
+
+static gboolean
+get_varint (const guint8 **p,
+            const guint8  *end,
+            guint64       *out)
+{
+  guint64 v = 0;
+  guint shift = 0;
+
+  while (*p < end && shift < 64)
+    {
+      const guint8 b = *(*p)++;
+
+      v |= (guint64) (b & 0x7f) << shift;
+      if (!(b & 0x80))
+        {
+          *out = v;
+          return TRUE;
+        }
+      shift += 7;
+    }
+  return FALSE;
+}
+
+/* Calls @func on each posting of a row of a run of @bits; FALSE for a
+ * damaged row (what came before it was given). */
+static gboolean
+decode_row (const guint8 *data,
+            gsize         len,
+            guint32       bucket,
+            guint         bits,
+            void        (*func) (const SimPosting *posting, gpointer user_data),
+            gpointer      user_data)
+{
+  const guint8 *p = data, *end = data + len;
+  const guint64 high = bits ? (guint64) bucket << (KEY_BITS - bits) : 0;
+  guint64 rest = 0;
+
+  while (p < end)
+    {
+      guint64 delta, doc, start;
+      SimPosting posting;
+
+      if (!get_varint (&p, end, &delta) || !get_varint (&p, end, &doc) || !get_varint (&p, end, &start))
+        return FALSE;
+      rest += delta;
+      posting.key = (high | rest) & SIM_BAND_INDEX_FILE_MASK;
+      posting.doc = (gint64) doc;
+      posting.start = (guint32) MIN (start, G_MAXUINT32);
+      func (&posting, user_data);
+    }
+  return TRUE;
+}
+
+/* @postings (sorted) as rows of run @run of @bits, in COPY's text format. */
+static void
+encode_rows (const SimPosting *postings,
+             gsize             n,
+             gint64            run,
+             guint             bits,
+             GString          *rows)
+{
+  g_autoptr(GByteArray) data = g_byte_array_new ();
+  const guint64 rest_mask = (G_GUINT64_CONSTANT (1) << (KEY_BITS - bits)) - 1;
+
+  for (gsize i = 0; i < n;)
+    {
+      const guint32 bucket = bucket_of (postings[i].key, bits);
+      guint64 prev = 0;
+
+      g_byte_array_set_size (data, 0);
+      for (; i < n && bucket_of (postings[i].key, bits) == bucket; i++)
+        {
+          const guint64 rest = postings[i].key & rest_mask;
+
+          put_varint (data, rest - prev);
+          put_varint (data, (guint64) postings[i].doc);
+          put_varint (data, postings[i].start);
+          prev = rest;
+        }
+      g_string_append_printf (rows, "%" G_GINT64_FORMAT "\t%u\t", run, bucket);
+      _sim_server_append_bytea (rows, data->data, data->len);
+      g_string_append_c (rows, '\n');
+    }
+}
+
+static gint64
+next_run (SimServer *server,
+          GError   **error)
+{
+  PGresult *result = _sim_server_run (server, "SELECT nextval('simhound.run_ids')", 0, NULL, error);
+  gint64 run;
+
+  if (result == NULL)
+    return -1;
+  run = g_ascii_strtoll (PQgetvalue (result, 0, 0), NULL, 10);
+  PQclear (result);
+  return run;
+}
+
+static gboolean
+write_run_row (SimServer *server,
+               gint64     run,
+               guint      bits,
+               guint64    n,
+               GError   **error)
+{
+  g_autofree char *s_run = g_strdup_printf ("%" G_GINT64_FORMAT, run);
+  g_autofree char *s_bits = g_strdup_printf ("%u", bits);
+  g_autofree char *s_n = g_strdup_printf ("%" G_GUINT64_FORMAT, n);
+  const char *params[] = { s_run, s_bits, s_n };
+  PGresult *result = _sim_server_run (server, "INSERT INTO simhound.runs (run, bits, n_postings) VALUES ($1, $2, $3)",
+                                      3, params, error);
+
+  PQclear (result);
+  return result != NULL;
+}
+
+gboolean
+_sim_server_postings_put (SimServer *server,
+                          GArray    *postings,
+                          GError   **error)
+{
+  g_autoptr(GString) rows = g_string_new (NULL);
+  const guint bits = run_bits (postings->len);
+  gint64 run;
+
+  if (postings->len == 0)
+    return TRUE;
+  g_array_sort (postings, compare_postings);
+  if ((run = next_run (server, error)) < 0)
+    return FALSE;
+  encode_rows ((const SimPosting *) postings->data, postings->len, run, bits, rows);
+  return _sim_server_copy (server, "COPY simhound.postings (run, bucket, data) FROM STDIN", rows, error) &&
+         write_run_row (server, run, bits, postings->len, error);
+}
+
+static guint32
+be32 (const char *p)
+{
+  guint32 v;
+
+  memcpy (&v, p, 4);
+  return GUINT32_FROM_BE (v);
+}
+
+static gint64
+be64 (const char *p)
+{
+  guint64 v;
+
+  memcpy (&v, p, 8);
+  return (gint64) GUINT64_FROM_BE (v);
+}
+
+static guint
+be16 (const char *p)
+{
+  guint16 v;
+
+  memcpy (&v, p, 2);
+  return GUINT16_FROM_BE (v);
+}
+
+typedef struct {
+  const guint64 *keys;
+  gsize          n;
+  GArray        *out;
+} Match;
+
+static void
+match_posting (const SimPosting *posting,
+               gpointer          user_data)
+{
+  Match *m = user_data;
+  gsize lo = 0, hi = m->n;
+
+  while (lo < hi)
+    {
+      const gsize mid = (lo + hi) / 2;
+
+      if (m->keys[mid] < posting->key)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  if (lo < m->n && m->keys[lo] == posting->key)
+    {
+      SimPosting found = { lo, posting->doc, posting->start };
+
+      g_array_append_val (m->out, found);
+    }
+}
+
+/* The keys as a bigint[] literal. */
+static char *
+keys_literal (const guint64 *keys,
+              gsize          n)
+{
+  GString *s = g_string_sized_new (n * 14 + 2);
+
+  g_string_append_c (s, '{');
+  for (gsize i = 0; i < n; i++)
+    g_string_append_printf (s, i ? ",%" G_GUINT64_FORMAT : "%" G_GUINT64_FORMAT, keys[i]);
+  g_string_append_c (s, '}');
+  return g_string_free (s, FALSE);
+}
+
+gboolean
+_sim_server_postings_lookup (SimServer     *server,
+                             const guint64 *keys,
+                             gsize          n,
+                             GArray        *out,
+                             GError       **error)
+{
+  g_autofree char *literal = NULL;
+  const char *params[1];
+  Match m = { keys, n, out };
+  const guint from = out->len;
+  PGresult *result;
+
+  if (n == 0)
+    return TRUE;
+  params[0] = literal = keys_literal (keys, n);
+  /* Each run is asked for the buckets of the keys by its own bits: the
+   * rows come by their primary key, (run, bucket). */
+  result = _sim_server_run_as (server,
+                               "SELECT r.bits, p.bucket, p.data FROM simhound.runs r"
+                               " CROSS JOIN LATERAL (SELECT DISTINCT"
+                               "   CASE WHEN r.bits = 0 THEN 0 ELSE (k >> (40 - r.bits))::integer END AS b"
+                               "   FROM unnest ($1::bigint[]) k) kb"
+                               " JOIN simhound.postings p ON p.run = r.run AND p.bucket = kb.b",
+                               1, params, 1, error);
+  if (result == NULL)
+    return FALSE;
+  for (int r = 0; r < PQntuples (result); r++)
+    if (!decode_row ((const guint8 *) PQgetvalue (result, r, 2), PQgetlength (result, r, 2),
+                     be32 (PQgetvalue (result, r, 1)), be16 (PQgetvalue (result, r, 0)), match_posting, &m))
+      {
+        g_set_error (error, SIM_ERROR, SIM_ERROR_STORE_CORRUPT,
+                     _("The corpus server %s holds a damaged row of its lookup table"), sim_server_get_name (server));
+        PQclear (result);
+        return FALSE;
+      }
+  PQclear (result);
+  g_array_sort (out, compare_postings);
+  (void) from;
+  return TRUE;
+}
+
+/* ---------------------------------------------------------------- merges */
+
+typedef struct {
+  gint64  run;
+  guint   bits;
+  guint64 n;
+} Run;
+
+static guint
+tier_of (guint64 n)
+{
+  guint tier = 0;
+
+  for (n /= MERGE_BASE; n >= MERGE_FANIN; n /= MERGE_FANIN)
+    tier++;
+  return tier;
+}
+
+typedef struct {
+  const gint64 *live;    /* the documents there, sorted */
+  gsize         n_live;
+  GArray       *out;
+} Keep;
+
+static void
+keep_posting (const SimPosting *posting,
+              gpointer          user_data)
+{
+  Keep *k = user_data;
+  gsize lo = 0, hi = k->n_live;
+
+  while (lo < hi)
+    {
+      const gsize mid = (lo + hi) / 2;
+
+      if (k->live[mid] < posting->doc)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  if (lo < k->n_live && k->live[lo] == posting->doc)
+    g_array_append_val (k->out, *posting);
+}
+
+static char *
+runs_literal (const GArray *runs)
+{
+  GString *s = g_string_new ("{");
+
+  for (guint i = 0; i < runs->len; i++)
+    g_string_append_printf (s, i ? ",%" G_GINT64_FORMAT : "%" G_GINT64_FORMAT, g_array_index (runs, Run, i).run);
+  g_string_append_c (s, '}');
+  return g_string_free (s, FALSE);
+}
+
+/* Merges @runs into one, in the caller's transaction: chunk by chunk of
+ * the key space, each run's rows of it read, the postings of documents
+ * still there kept, written as rows of the new run. */
+static gboolean
+merge_runs (SimServer    *server,
+            const GArray *runs,
+            GError      **error)
+{
+  g_autofree char *literal = runs_literal (runs);
+  g_autoptr(GArray) live = g_array_new (FALSE, FALSE, sizeof (gint64));
+  g_autoptr(GArray) postings = g_array_new (FALSE, FALSE, sizeof (SimPosting));
+  guint64 total = 0, written = 0;
+  guint min_bits = 30, chunk_bits = 0, bits;
+  gint64 run;
+  PGresult *result;
+
+  for (guint i = 0; i < runs->len; i++)
+    {
+      total += g_array_index (runs, Run, i).n;
+      min_bits = MIN (min_bits, g_array_index (runs, Run, i).bits);
+    }
+  bits = run_bits (total);
+  while (chunk_bits < min_bits && (total >> chunk_bits) > MERGE_CHUNK)
+    chunk_bits++;
+  result = _sim_server_run_as (server, "SELECT id FROM simhound.documents ORDER BY id", 0, NULL, 1, error);
+  if (result == NULL)
+    return FALSE;
+  g_array_set_size (live, PQntuples (result));
+  for (int r = 0; r < PQntuples (result); r++)
+    g_array_index (live, gint64, r) = be64 (PQgetvalue (result, r, 0));
+  PQclear (result);
+  if ((run = next_run (server, error)) < 0)
+    return FALSE;
+
+  for (guint64 c = 0; c < (G_GUINT64_CONSTANT (1) << chunk_bits); c++)
+    {
+      g_autofree char *s_chunk = g_strdup_printf ("%" G_GUINT64_FORMAT, c);
+      g_autofree char *s_bits = g_strdup_printf ("%u", chunk_bits);
+      g_autoptr(GString) rows = g_string_new (NULL);
+      const char *params[] = { literal, s_chunk, s_bits };
+      Keep keep = { (const gint64 *) live->data, live->len, postings };
+
+      g_array_set_size (postings, 0);
+      result = _sim_server_run_as (server,
+                                   "SELECT r.bits, p.bucket, p.data FROM simhound.runs r"
+                                   " JOIN simhound.postings p ON p.run = r.run"
+                                   " WHERE r.run = ANY ($1::bigint[])"
+                                   "   AND p.bucket >= ($2::bigint << (r.bits - $3::integer))"
+                                   "   AND p.bucket < (($2::bigint + 1) << (r.bits - $3::integer))",
+                                   3, params, 1, error);
+      if (result == NULL)
+        return FALSE;
+      for (int r = 0; r < PQntuples (result); r++)
+        if (!decode_row ((const guint8 *) PQgetvalue (result, r, 2), PQgetlength (result, r, 2),
+                         be32 (PQgetvalue (result, r, 1)), be16 (PQgetvalue (result, r, 0)), keep_posting, &keep))
+          {
+            g_set_error (error, SIM_ERROR, SIM_ERROR_STORE_CORRUPT,
+                         _("The corpus server %s holds a damaged row of its lookup table"),
+                         sim_server_get_name (server));
+            PQclear (result);
+            return FALSE;
+          }
+      PQclear (result);
+      if (postings->len == 0)
+        continue;
+      g_array_sort (postings, compare_postings);
+      encode_rows ((const SimPosting *) postings->data, postings->len, run, bits, rows);
+      if (!_sim_server_copy (server, "COPY simhound.postings (run, bucket, data) FROM STDIN", rows, error))
+        return FALSE;
+      written += postings->len;
+    }
+  {
+    const char *params[] = { literal };
+
+    result = _sim_server_run (server, "DELETE FROM simhound.postings WHERE run = ANY ($1::bigint[])", 1, params, error);
+    if (result == NULL)
+      return FALSE;
+    PQclear (result);
+    result = _sim_server_run (server, "DELETE FROM simhound.runs WHERE run = ANY ($1::bigint[])", 1, params, error);
+    if (result == NULL)
+      return FALSE;
+    PQclear (result);
+  }
+  return written == 0 || write_run_row (server, run, bits, written, error);
+}
+
+/* The runs of the lowest tier that holds MERGE_FANIN or more, into @out. */
+static gboolean
+runs_to_merge (SimServer *server,
+               GArray    *out,
+               GError   **error)
+{
+  PGresult *result = _sim_server_run (server, "SELECT run, bits, n_postings FROM simhound.runs ORDER BY run",
+                                      0, NULL, error);
+  g_autoptr(GArray) all = NULL;
+  guint best = G_MAXUINT;
+
+  if (result == NULL)
+    return FALSE;
+  all = g_array_new (FALSE, FALSE, sizeof (Run));
+  for (int r = 0; r < PQntuples (result); r++)
+    {
+      Run run = { g_ascii_strtoll (PQgetvalue (result, r, 0), NULL, 10),
+                  (guint) g_ascii_strtoull (PQgetvalue (result, r, 1), NULL, 10),
+                  g_ascii_strtoull (PQgetvalue (result, r, 2), NULL, 10) };
+
+      g_array_append_val (all, run);
+    }
+  PQclear (result);
+  for (guint i = 0; i < all->len; i++)
+    {
+      const guint tier = tier_of (g_array_index (all, Run, i).n);
+      guint count = 0;
+
+      for (guint j = 0; j < all->len; j++)
+        count += tier_of (g_array_index (all, Run, j).n) == tier;
+      if (count >= MERGE_FANIN && tier < best)
+        best = tier;
+    }
+  g_array_set_size (out, 0);
+  for (guint i = 0; best != G_MAXUINT && i < all->len; i++)
+    if (tier_of (g_array_index (all, Run, i).n) == best)
+      g_array_append_val (out, g_array_index (all, Run, i));
+  return TRUE;
+}
+
+gboolean
+_sim_server_postings_merge (SimServer *server,
+                            GError   **error)
+{
+  g_autoptr(GArray) runs = g_array_new (FALSE, FALSE, sizeof (Run));
+
+  for (;;)
+    {
+      PGresult *result;
+      gboolean locked;
+
+      if (!_sim_server_run_command (server, "BEGIN", error))
+        return FALSE;
+      /* One client merges at a time; the others leave it to it. */
+      result = _sim_server_run (server, "SELECT pg_try_advisory_xact_lock(" MERGE_LOCK ")", 0, NULL, error);
+      if (result == NULL)
+        goto fail;
+      locked = g_str_equal (PQgetvalue (result, 0, 0), "t");
+      PQclear (result);
+      if (!locked || !runs_to_merge (server, runs, error))
+        {
+          if (!locked)
+            return _sim_server_run_command (server, "COMMIT", error);
+          goto fail;
+        }
+      if (runs->len == 0)
+        return _sim_server_run_command (server, "COMMIT", error);
+      if (!merge_runs (server, runs, error) || !_sim_server_run_command (server, "COMMIT", error))
+        goto fail;
+    }
+
+fail:
+  if (PQstatus (server->conn) == CONNECTION_OK)
+    _sim_server_run_command (server, "ROLLBACK", NULL);
+  return FALSE;
+}

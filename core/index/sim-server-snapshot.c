@@ -1,0 +1,467 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * A check against a corpus server: a snapshot whose lookups, documents
+ * and texts come from the server (sim-snapshot-private.h's
+ * SnapshotRemote), so that the check runs as against a local store.
+ *
+ * What a check costs the server, in round trips: opening (the schema,
+ * the settings, the counts, the feature statistics), then for each
+ * lookup one statement for the postings of all its keys
+ * (sim-server-postings.c) and one for the documents they name that the
+ * snapshot did not know, and one statement for each group of texts the
+ * check reads.
+ *
+ * The snapshot knows the documents its lookups found. A document's index
+ * is its server id less one, so the check orders documents (its ties) as
+ * it would a local store's, whose documents are in id order; indices
+ * between go to documents not found (get_doc() gives NULL). A document
+ * removed since is not found.
+ * Connections are kept for the snapshot's readers, one thread each.
+ */
+#include "config.h"
+
+#include <string.h>
+#include <glib/gi18n-lib.h>
+#include <xxhash.h>
+
+#include "sim-error.h"
+#include "sim-server-private.h"
+#include "sim-snapshot-private.h"
+
+#define DOC_CHUNK     1024u
+#define MAX_DOC_ID    (1u << 28) /* documents beyond are not found */
+#define DOC_CHUNKS    (MAX_DOC_ID / DOC_CHUNK)
+#define PLACE_CHUNK   65536u
+#define PLACE_CHUNKS  65536u     /* 4G places */
+#define MAX_IDLE      8
+
+typedef struct {
+  char          *conninfo;
+  char          *name;
+  GMutex         lock;        /* what follows */
+  GPtrArray     *idle;        /* SimServer */
+  GStringChunk  *strings;
+  SimCorpusDoc  *docs[DOC_CHUNKS];       /* by index; id 0: not found */
+  guint64       *places[PLACE_CHUNKS];   /* document index << 32 | start */
+  gint           n_docs;      /* the largest index found + 1, atomic for readers */
+  gint64         n_places;
+} Remote;
+
+static Remote *
+remote_of (const SimCorpusSnapshot *snapshot)
+{
+  return snapshot->remote_data;
+}
+
+static void
+remote_free (gpointer data)
+{
+  Remote *r = data;
+
+  g_ptr_array_unref (r->idle);
+  g_string_chunk_free (r->strings);
+  for (guint i = 0; i < DOC_CHUNKS; i++)
+    g_free (r->docs[i]);
+  for (guint i = 0; i < PLACE_CHUNKS && r->places[i] != NULL; i++)
+    g_free (r->places[i]);
+  g_mutex_clear (&r->lock);
+  g_free (r->conninfo);
+  g_free (r->name);
+  g_free (r);
+}
+
+static SimServer *
+take_server (Remote  *r,
+             GError **error)
+{
+  SimServer *server = NULL;
+
+  g_mutex_lock (&r->lock);
+  if (r->idle->len > 0)
+    server = g_ptr_array_steal_index_fast (r->idle, r->idle->len - 1);
+  g_mutex_unlock (&r->lock);
+  return server != NULL ? server : sim_server_connect (r->conninfo, error);
+}
+
+/* A connection that failed is not given back: it may be broken. */
+static void
+give_back (Remote    *r,
+           SimServer *server,
+           gboolean   ok)
+{
+  if (ok && PQstatus (server->conn) == CONNECTION_OK && PQtransactionStatus (server->conn) == PQTRANS_IDLE)
+    {
+      g_mutex_lock (&r->lock);
+      if (r->idle->len < MAX_IDLE)
+        g_ptr_array_add (r->idle, g_steal_pointer (&server));
+      g_mutex_unlock (&r->lock);
+    }
+  sim_server_free (server);
+}
+
+static guint
+remote_n_docs (const SimCorpusSnapshot *snapshot)
+{
+  return (guint) g_atomic_int_get (&remote_of (snapshot)->n_docs);
+}
+
+static const SimCorpusDoc *
+remote_get_doc (const SimCorpusSnapshot *snapshot,
+                guint                    index)
+{
+  Remote *r = remote_of (snapshot);
+  const SimCorpusDoc *chunk;
+
+  if (index >= (guint) g_atomic_int_get (&r->n_docs) ||
+      (chunk = g_atomic_pointer_get (&r->docs[index / DOC_CHUNK])) == NULL ||
+      chunk[index % DOC_CHUNK].id == 0)
+    return NULL;
+  return &chunk[index % DOC_CHUNK];
+}
+
+/* Under the lock. */
+static gboolean
+is_known (Remote *r,
+          gint64  id)
+{
+  return id > 0 && id <= MAX_DOC_ID && r->docs[(id - 1) / DOC_CHUNK] != NULL &&
+         r->docs[(id - 1) / DOC_CHUNK][(id - 1) % DOC_CHUNK].id == id;
+}
+
+static void
+remote_get_places (const SimCorpusSnapshot *snapshot,
+                   const guint32           *ids,
+                   gsize                    n,
+                   guint32                 *docs,
+                   guint32                 *starts)
+{
+  Remote *r = remote_of (snapshot);
+  gint64 n_places;
+
+  g_mutex_lock (&r->lock);
+  n_places = r->n_places;
+  g_mutex_unlock (&r->lock);
+  for (gsize i = 0; i < n; i++)
+    {
+      const guint64 place = ids[i] < n_places ? r->places[ids[i] / PLACE_CHUNK][ids[i] % PLACE_CHUNK] : G_MAXUINT64;
+
+      docs[i] = place >> 32;
+      starts[i] = (guint32) place;
+    }
+}
+
+static int
+compare_ids (gconstpointer a,
+             gconstpointer b)
+{
+  const gint64 x = *(const gint64 *) a, y = *(const gint64 *) b;
+
+  return x < y ? -1 : x > y;
+}
+
+static char *
+ids_literal (const gint64 *ids,
+             gsize         n)
+{
+  GString *s = g_string_new ("{");
+
+  for (gsize i = 0; i < n; i++)
+    g_string_append_printf (s, i ? ",%" G_GINT64_FORMAT : "%" G_GINT64_FORMAT, ids[i]);
+  g_string_append_c (s, '}');
+  return g_string_free (s, FALSE);
+}
+
+/* Gives the documents of @postings the snapshot does not know yet their
+ * indices, in id order; those gone from the server get none. */
+static gboolean
+learn_documents (Remote       *r,
+                 SimServer    *server,
+                 const GArray *postings,
+                 GError      **error)
+{
+  g_autoptr(GArray) ids = g_array_new (FALSE, FALSE, sizeof (gint64));
+  g_autofree char *literal = NULL;
+  const char *params[1];
+  PGresult *result;
+
+  g_mutex_lock (&r->lock);
+  for (guint i = 0; i < postings->len; i++)
+    {
+      const gint64 id = g_array_index (postings, SimPosting, i).doc;
+
+      if (!is_known (r, id) && id > 0 && id <= MAX_DOC_ID &&
+          (ids->len == 0 || g_array_index (ids, gint64, ids->len - 1) != id))
+        g_array_append_val (ids, id);
+    }
+  g_mutex_unlock (&r->lock);
+  if (ids->len == 0)
+    return TRUE;
+  g_array_sort (ids, compare_ids);
+  params[0] = literal = ids_literal ((const gint64 *) ids->data, ids->len);
+  result = _sim_server_run (server,
+                            "SELECT id, name, title, n_chars FROM simhound.documents"
+                            " WHERE id = ANY ($1::bigint[]) ORDER BY id", 1, params, error);
+  if (result == NULL)
+    return FALSE;
+  g_mutex_lock (&r->lock);
+  for (int row = 0; row < PQntuples (result); row++)
+    {
+      const gint64 id = g_ascii_strtoll (PQgetvalue (result, row, 0), NULL, 10);
+      const guint index = (guint) (id - 1);
+      SimCorpusDoc *doc;
+
+      if (id <= 0 || id > MAX_DOC_ID || is_known (r, id))
+        continue;
+      if (r->docs[index / DOC_CHUNK] == NULL)
+        g_atomic_pointer_set (&r->docs[index / DOC_CHUNK], g_new0 (SimCorpusDoc, DOC_CHUNK));
+      doc = &r->docs[index / DOC_CHUNK][index % DOC_CHUNK];
+      doc->path = g_string_chunk_insert (r->strings, PQgetvalue (result, row, 1));
+      doc->title = g_string_chunk_insert (r->strings, PQgetvalue (result, row, 2));
+      doc->n_chars = g_ascii_strtoll (PQgetvalue (result, row, 3), NULL, 10);
+      doc->id = id;
+      if ((gint) index >= r->n_docs)
+        g_atomic_int_set (&r->n_docs, (gint) index + 1);
+    }
+  g_mutex_unlock (&r->lock);
+  PQclear (result);
+  return TRUE;
+}
+
+static int
+compare_places (gconstpointer a,
+                gconstpointer b)
+{
+  const guint64 x = *(const guint64 *) a, y = *(const guint64 *) b;
+
+  return x < y ? -1 : x > y;
+}
+
+static int
+compare_masked (gconstpointer a,
+                gconstpointer b)
+{
+  const guint64 x = *(const guint64 *) a, y = *(const guint64 *) b;
+
+  return x < y ? -1 : x > y;
+}
+
+static gboolean
+remote_lookup (SimCorpusSnapshot *snapshot,
+               const guint64     *fps,
+               gsize              n_fps,
+               GArray            *out,
+               guint32           *out_ends,
+               GError           **error)
+{
+  Remote *r = remote_of (snapshot);
+  g_autoptr(GArray) keys = g_array_sized_new (FALSE, FALSE, sizeof (guint64), n_fps);
+  g_autoptr(GArray) postings = g_array_new (FALSE, FALSE, sizeof (SimPosting));
+  g_autoptr(GArray) places = g_array_new (FALSE, FALSE, sizeof (guint64));
+  g_autofree guint32 *first = NULL;   /* per key: its postings' start, and n_keys + 1 */
+  SimServer *server;
+  gboolean ok;
+
+  /* The keys the server compares: the low bits, sorted and distinct. */
+  for (gsize i = 0; i < n_fps; i++)
+    {
+      const guint64 key = fps[i] & SIM_BAND_INDEX_FILE_MASK;
+
+      g_array_append_val (keys, key);
+    }
+  g_array_sort (keys, compare_masked);
+  {
+    guint j = 0;
+
+    for (guint i = 0; i < keys->len; i++)
+      if (j == 0 || g_array_index (keys, guint64, i) != g_array_index (keys, guint64, j - 1))
+        g_array_index (keys, guint64, j++) = g_array_index (keys, guint64, i);
+    g_array_set_size (keys, j);
+  }
+
+  if ((server = take_server (r, error)) == NULL)
+    return FALSE;
+  ok = _sim_server_postings_lookup (server, (const guint64 *) keys->data, keys->len, postings, error) &&
+       learn_documents (r, server, postings, error);
+  give_back (r, server, ok);
+  if (!ok)
+    return FALSE;
+
+  first = g_new0 (guint32, keys->len + 1);
+  for (guint i = 0; i < postings->len; i++)
+    first[g_array_index (postings, SimPosting, i).key + 1]++;
+  for (guint k = 0; k < keys->len; k++)
+    first[k + 1] += first[k];
+
+  g_mutex_lock (&r->lock);
+  for (gsize i = 0; i < n_fps; i++)
+    {
+      const guint64 key = fps[i] & SIM_BAND_INDEX_FILE_MASK;
+      gsize lo = 0, hi = keys->len;
+
+      while (lo < hi)
+        {
+          const gsize mid = (lo + hi) / 2;
+
+          if (g_array_index (keys, guint64, mid) < key)
+            lo = mid + 1;
+          else
+            hi = mid;
+        }
+      /* A key's places in the order a local store gives them: by
+       * document, then start. */
+      g_array_set_size (places, 0);
+      for (guint32 p = first[lo]; lo < keys->len && p < first[lo + 1]; p++)
+        {
+          const SimPosting *posting = &g_array_index (postings, SimPosting, p);
+          const guint64 place = (guint64) (posting->doc - 1) << 32 | posting->start;
+
+          if (is_known (r, posting->doc))
+            g_array_append_val (places, place);
+        }
+      g_array_sort (places, compare_places);
+      for (guint p = 0; p < places->len && r->n_places < (gint64) PLACE_CHUNK * PLACE_CHUNKS; p++)
+        {
+          const guint32 id = (guint32) r->n_places++;
+
+          if (r->places[id / PLACE_CHUNK] == NULL)
+            r->places[id / PLACE_CHUNK] = g_new (guint64, PLACE_CHUNK);
+          r->places[id / PLACE_CHUNK][id % PLACE_CHUNK] = g_array_index (places, guint64, p);
+          g_array_append_val (out, id);
+        }
+      out_ends[i] = out->len;
+    }
+  g_mutex_unlock (&r->lock);
+  return TRUE;
+}
+
+static gboolean
+remote_read_texts (const SimCorpusSnapshot *snapshot,
+                   const guint             *indices,
+                   guint                    n,
+                   SimStoreText           **texts,
+                   GError                 **error)
+{
+  Remote *r = remote_of (snapshot);
+  g_autofree gint64 *ids = g_new (gint64, n);
+  g_autofree char *literal = NULL;
+  const char *params[1];
+  SimServer *server;
+  PGresult *result;
+
+  for (guint i = 0; i < n; i++)
+    ids[i] = remote_get_doc (snapshot, indices[i])->id;
+  params[0] = literal = ids_literal (ids, n);
+  if ((server = take_server (r, error)) == NULL)
+    return FALSE;
+  /* Row security leaves out the texts this account may not read: those
+   * documents then propose nothing, as one removed. */
+  result = _sim_server_run (server, "SELECT doc_id, body FROM simhound.texts WHERE doc_id = ANY ($1::bigint[])",
+                            1, params, error);
+  give_back (r, server, result != NULL);
+  if (result == NULL)
+    return FALSE;
+  for (int row = 0; row < PQntuples (result); row++)
+    {
+      const gint64 id = g_ascii_strtoll (PQgetvalue (result, row, 0), NULL, 10);
+      const gsize len = PQgetlength (result, row, 1);
+
+      for (guint i = 0; i < n; i++)
+        if (ids[i] == id && texts[i] == NULL)
+          texts[i] = sim_store_text_new_plain (r->name, id, g_memdup2 (PQgetvalue (result, row, 1), len + 1), len);
+    }
+  PQclear (result);
+  return TRUE;
+}
+
+static const SnapshotRemote server_remote = {
+  remote_n_docs,
+  remote_get_doc,
+  remote_lookup,
+  remote_get_places,
+  remote_read_texts,
+  remote_free,
+};
+
+/* The feature statistics, whole: SIM_DF_BUCKETS counts. */
+static guint32 *
+load_df (SimServer *server,
+         GError   **error)
+{
+  PGresult *result = _sim_server_run_as (server, "SELECT chunk, counts FROM simhound.df", 0, NULL, 1, error);
+  g_autofree guint32 *counts = NULL;
+
+  if (result == NULL)
+    return NULL;
+  counts = g_new0 (guint32, SIM_DF_BUCKETS);
+  for (int row = 0; row < PQntuples (result); row++)
+    {
+      guint32 chunk;
+      g_autofree guint32 *stored = NULL;
+
+      memcpy (&chunk, PQgetvalue (result, row, 0), 4);
+      chunk = GUINT32_FROM_BE (chunk);
+      stored = sim_store_unpack_df (PQgetvalue (result, row, 1), PQgetlength (result, row, 1), SIM_SERVER_DF_CHUNK);
+      if (stored == NULL || chunk >= SIM_DF_BUCKETS / SIM_SERVER_DF_CHUNK)
+        {
+          g_set_error (error, SIM_ERROR, SIM_ERROR_STORE_CORRUPT,
+                       _("The corpus server %s holds damaged feature statistics"), server->name);
+          PQclear (result);
+          return NULL;
+        }
+      memcpy (counts + (gsize) chunk * SIM_SERVER_DF_CHUNK, stored, SIM_SERVER_DF_CHUNK * sizeof (guint32));
+    }
+  PQclear (result);
+  return g_steal_pointer (&counts);
+}
+
+SimCorpusSnapshot *
+sim_server_snapshot_new (const char  *conninfo,
+                         GError     **error)
+{
+  g_autoptr(SimServer) server = sim_server_connect (conninfo, error);
+  SimCorpusSnapshot *snapshot;
+  SimNormalizeFlags flags = SIM_NORMALIZE_FOLD_T2S;
+  guint32 *counts;
+  PGresult *result;
+  Remote *r;
+  guint n_documents;
+  gsize n_windows;
+  gint64 updated_at;
+
+  if (server == NULL || !sim_server_check_schema (server, error) || !_sim_server_same_features (server, error))
+    return NULL;
+  result = _sim_server_run (server, "SELECT value FROM simhound.meta WHERE key = 'normalize'", 0, NULL, error);
+  if (result == NULL)
+    return NULL;
+  if (PQntuples (result) == 1 && g_str_equal (PQgetvalue (result, 0, 0), "none"))
+    flags = 0;
+  PQclear (result);
+  result = _sim_server_run (server,
+                            "SELECT count(*), coalesce(sum(n_windows), 0),"
+                            "  coalesce(extract(epoch FROM max(added_at))::bigint, 0)"
+                            " FROM simhound.documents", 0, NULL, error);
+  if (result == NULL)
+    return NULL;
+  n_documents = (guint) g_ascii_strtoull (PQgetvalue (result, 0, 0), NULL, 10);
+  n_windows = g_ascii_strtoull (PQgetvalue (result, 0, 1), NULL, 10);
+  updated_at = g_ascii_strtoll (PQgetvalue (result, 0, 2), NULL, 10);
+  PQclear (result);
+  if ((counts = load_df (server, error)) == NULL)
+    return NULL;
+
+  snapshot = _sim_snapshot_new (sim_server_get_name (server), flags);
+  snapshot->weights = sim_weights_new (counts, n_documents);
+  snapshot->n_documents = n_documents;
+  snapshot->n_windows = n_windows;
+  snapshot->updated_at = updated_at;
+  r = g_new0 (Remote, 1);
+  r->conninfo = g_strdup (conninfo);
+  r->name = g_strdup (sim_server_get_name (server));
+  g_mutex_init (&r->lock);
+  r->idle = g_ptr_array_new_with_free_func ((GDestroyNotify) sim_server_free);
+  r->strings = g_string_chunk_new (4096);
+  g_ptr_array_add (r->idle, g_steal_pointer (&server));
+  snapshot->remote = &server_remote;
+  snapshot->remote_data = r;
+  return snapshot;
+}
