@@ -17,6 +17,8 @@
 #include <unistd.h>
 #include <glib/gstdio.h>
 
+#include "sim-check.h"
+#include "sim-corpus.h"
 #include "sim-error.h"
 #include "sim-server.h"
 #include "sim-store.h"
@@ -204,7 +206,9 @@ test_newer_schema_is_refused (void **state)
   g_clear_error (&error);
   still = superuser ("SELECT value FROM simhound.meta WHERE key = 'schema_version'");
   assert_string_equal (still, newer);
-  g_free (superuser ("UPDATE simhound.meta SET value = '1' WHERE key = 'schema_version'"));
+  g_free (set);
+  set = g_strdup_printf ("UPDATE simhound.meta SET value = '%s' WHERE key = 'schema_version'", older);
+  g_free (superuser (set));
   assert_true (sim_server_check_schema (server, &error));
 }
 
@@ -709,6 +713,253 @@ test_unreachable_server_is_named (void **state)
   assert_false (sim_store_location_is_server ("/home/me/corpus.db"));
 }
 
+
+/* ------------------------------------------------ checks through a server */
+
+/* A database of its own on the test cluster, with the schema: the URI of
+ * it for @user. */
+static char *
+fresh_database (const char *name,
+                const char *user)
+{
+  g_autofree char *drop = g_strdup_printf ("DROP DATABASE IF EXISTS %s", name);
+  g_autofree char *create = g_strdup_printf ("CREATE DATABASE %s", name);
+  g_autofree char *owner = g_strdup_printf ("postgresql://postgres@%s:%s/%s", g_getenv ("SIMHOUND_TEST_PG_HOST"),
+                                            g_getenv ("SIMHOUND_TEST_PG_PORT"), name);
+  g_autoptr(SimServer) server = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_free (superuser (drop));
+  g_free (superuser (create));
+  server = sim_server_connect (owner, &error);
+  assert_non_null (server);
+  if (!sim_server_init (server, &error))
+    fail_msg ("init: %s", error->message);
+  return g_strdup_printf ("postgresql://%s@%s:%s/%s", user, g_getenv ("SIMHOUND_TEST_PG_HOST"),
+                          g_getenv ("SIMHOUND_TEST_PG_PORT"), name);
+}
+
+/* Runs @sql as the superuser in database @db; its first value, or NULL. */
+static char *
+superuser_in (const char *db,
+              const char *sql)
+{
+  g_autofree char *uri = g_strdup_printf ("postgresql://postgres@%s:%s/%s", g_getenv ("SIMHOUND_TEST_PG_HOST"),
+                                          g_getenv ("SIMHOUND_TEST_PG_PORT"), db);
+  PGconn *conn = PQconnectdb (uri);
+  PGresult *result;
+  char *value = NULL;
+
+  assert_int_equal (PQstatus (conn), CONNECTION_OK);
+  result = PQexec (conn, sql);
+  if (PQresultStatus (result) != PGRES_COMMAND_OK && PQresultStatus (result) != PGRES_TUPLES_OK)
+    fail_msg ("%s: %s", sql, PQresultErrorMessage (result));
+  if (PQresultStatus (result) == PGRES_TUPLES_OK && PQntuples (result) > 0)
+    value = g_strdup (PQgetvalue (result, 0, 0));
+  PQclear (result);
+  PQfinish (conn);
+  return value;
+}
+
+/* @report's JSON without what names the store (where it is, when it
+ * changed) and with each document's file name alone: a local store keeps
+ * the path, a server the name added under. */
+static char *
+comparable_json (SimReport *report)
+{
+  g_autofree char *json = sim_test_report_json (report, TRUE);
+  g_autoptr(GRegex) store = g_regex_new ("\"(store|updated)\" *: *\"[^\"]*\"", 0, 0, NULL);
+  g_autoptr(GRegex) document = g_regex_new ("\"document\" *: *\"[^\"]*/([^\"/]*)\"", 0, 0, NULL);
+  g_autofree char *a = g_regex_replace_literal (store, json, -1, 0, "", 0, NULL);
+
+  return g_regex_replace (document, a, -1, 0, "\"document\": \"\\1\"", 0, NULL);
+}
+
+static const char *const prose[] = {
+  "The lighthouse keeper wrote the weather into his log every morning at six.",
+  "Ships that passed the point at night steered by the lamp and by the bell on the reef.",
+  "When the lamp was electrified in 1931 the keeper's cottage was let to summer visitors.",
+  "Fishermen still call the rocks below the tower the Keeper's Teeth.",
+  "Salt marshes store carbon faster than any forest we measured on the estuary.",
+  "Their mud holds the roots of cordgrass, and the roots hold the mud in storms.",
+  "We cored the marsh at twelve sites along the river and dated each layer.",
+  "海边的灯塔建于清末，守塔人每天清晨记录天气和过往的船只。",
+  "后来灯塔改用电灯，守塔人的小屋便租给了夏天来的游客。",
+  "盐沼储存碳的速度比我们在河口测量的任何森林都快。",
+};
+
+/* The reference documents of the test: those of ../shared/eval-public
+ * when it is there (and its queries), else generated ones in
+ * @dir/refs, with articles made from them. Files are in five folders,
+ * added one after another, so that the server merges runs. */
+static void
+make_references (const char *dir,
+                 GPtrArray  *folders,
+                 GPtrArray  *articles)
+{
+  g_autoptr(GRand) rand = g_rand_new_with_seed (5);
+
+  for (guint f = 0; f < 5; f++)
+    g_ptr_array_add (folders, g_strdup_printf ("%s/refs/part%u", dir, f));
+  for (guint i = 0; i < 60; i++)
+    {
+      g_autoptr(GString) text = g_string_new (NULL);
+      g_autofree char *name = g_strdup_printf ("doc-%03u.txt", i);
+
+      for (guint s = 0; s < 8; s++)
+        {
+          if (g_rand_int_range (rand, 0, 3) == 0)
+            g_string_append_printf (text, "%s ", prose[g_rand_int_range (rand, 0, G_N_ELEMENTS (prose))]);
+          g_string_append_printf (text, "Part %u of document %u tells of the", s, i);
+          for (guint w = 0; w < 10; w++)
+            g_string_append_printf (text, " %s", words[g_rand_int_range (rand, 0, G_N_ELEMENTS (words))]);
+          g_string_append (text, ". ");
+        }
+      g_free (sim_test_write_file (g_ptr_array_index (folders, i % 5), name, text->str, -1));
+      /* An article from every fourth document: some of it copied, some edited, some its own. */
+      if (i % 4 == 0)
+        {
+          g_autoptr(GString) article = g_string_new ("An essay of my own on the coast. ");
+
+          g_string_append_len (article, text->str, MIN (text->len, 300));
+          g_string_append (article, " I think the estuary matters more than the harbour. ");
+          g_string_append (article, text->str + MIN (text->len, 400));
+          g_ptr_array_add (articles, g_string_free (g_steal_pointer (&article), FALSE));
+        }
+    }
+  if (sim_test_shared_dir () != NULL)
+    {
+      g_autofree char *queries = g_build_filename (sim_test_shared_dir (), "eval-public", "queries", NULL);
+      g_autofree char *refs = g_build_filename (sim_test_shared_dir (), "eval-public", "reference", NULL);
+
+      if (g_file_test (refs, G_FILE_TEST_IS_DIR))
+        g_ptr_array_add (folders, g_steal_pointer (&refs));
+      for (guint q = 1; g_file_test (queries, G_FILE_TEST_IS_DIR); q++)
+        {
+          g_autofree char *path = g_strdup_printf ("%s/q%05u.txt", queries, q);
+          char *text = NULL;
+
+          if (!g_file_get_contents (path, &text, NULL, NULL))
+            break;
+          g_ptr_array_add (articles, text);
+        }
+    }
+}
+
+/* The same documents added the same way to a local store and to a server
+ * (in parts, one removed after): every article's check gives the same
+ * report through either, the store's name and place aside. */
+static void
+test_check_is_the_same_as_a_local_store (void **state)
+{
+  g_autofree char *dir = sim_test_make_tmp_dir ();
+  g_autofree char *store_path = g_build_filename (dir, "local.db", NULL);
+  g_autofree char *uri = fresh_database ("same_answer", "postgres");
+  g_autoptr(GPtrArray) folders = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) articles = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(SimCorpus) corpus = NULL;
+  g_autoptr(SimServer) server = NULL;
+  g_autoptr(SimCorpusSnapshot) local = NULL;
+  g_autoptr(SimCorpusSnapshot) remote = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *runs = NULL;
+  g_autofree char *postings = NULL;
+  const char *removed[] = { "7", NULL };
+  SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
+  guint n_with_passages = 0, n_removed = 0;
+
+  make_references (dir, folders, articles);
+  corpus = sim_corpus_open (store_path, FALSE, &error);
+  assert_non_null (corpus);
+  server = sim_server_connect (uri, &error);
+  assert_non_null (server);
+  for (guint f = 0; f < folders->len; f++)
+    {
+      const char *paths[] = { g_ptr_array_index (folders, f), NULL };
+      g_autoptr(SimImportResult) a = sim_corpus_add (corpus, paths, NULL, NULL, NULL, &error);
+      g_autoptr(SimImportResult) b = NULL;
+
+      assert_non_null (a);
+      b = sim_server_add (server, paths, NULL, NULL, NULL, NULL, &error);
+      if (b == NULL)
+        fail_msg ("add: %s", error->message);
+      assert_int_equal (a->n_added, b->n_added);
+    }
+  assert_true (sim_corpus_remove (corpus, removed, &n_removed, &error));
+  assert_true (sim_server_remove (server, removed, &n_removed, &error));
+  /* Five adds of small runs: the server merged some of them. */
+  runs = superuser_in ("same_answer", "SELECT count(*) FROM simhound.runs");
+  assert_true (g_ascii_strtoull (runs, NULL, 10) < folders->len);
+  postings = superuser_in ("same_answer", "SELECT sum(n_postings) FROM simhound.runs");
+  assert_true (g_ascii_strtoull (postings, NULL, 10) > 0);
+
+  local = sim_corpus_ref_snapshot (corpus);
+  remote = sim_server_snapshot_new (uri, &error);
+  if (remote == NULL)
+    fail_msg ("snapshot: %s", error->message);
+  assert_true (sim_corpus_snapshot_is_remote (remote));
+  assert_int_equal (sim_corpus_snapshot_get_n_documents (remote), sim_corpus_snapshot_get_n_documents (local));
+  options.n_threads = 2;
+  for (guint i = 0; i < articles->len; i++)
+    {
+      const char *article = g_ptr_array_index (articles, i);
+      g_autoptr(SimReport) a = sim_check_run (local, article, strlen (article), &options, NULL, NULL, NULL, &error);
+      g_autoptr(SimReport) b = NULL;
+      g_autofree char *ja = NULL, *jb = NULL;
+
+      assert_non_null (a);
+      /* A snapshot a check, as the command line takes one: it knows only
+       * the documents this check's lookups found. */
+      g_clear_pointer (&remote, sim_corpus_snapshot_unref);
+      remote = sim_server_snapshot_new (uri, &error);
+      assert_non_null (remote);
+      b = sim_check_run (remote, article, strlen (article), &options, NULL, NULL, NULL, &error);
+      if (b == NULL)
+        fail_msg ("check through the server: %s", error->message);
+      ja = comparable_json (a);
+      jb = comparable_json (b);
+      if (strcmp (ja, jb) != 0)
+        fail_msg ("article %u differs:\n--- local\n%s\n--- server\n%s", i, ja, jb);
+      n_with_passages += sim_report_get_n_passages (a) > 0;
+    }
+  /* Not a vacuous equality: most articles reuse something. */
+  assert_true (n_with_passages * 2 > articles->len);
+  sim_test_remove_tree (dir);
+}
+
+/* The server gone after the snapshot was taken: the check fails naming
+ * it, and a snapshot of a server that cannot be reached is not made. */
+static void
+test_check_fails_when_the_server_is_lost (void **state)
+{
+  g_autofree char *dir = sim_test_make_tmp_dir ();
+  g_autofree char *uri = fresh_database ("lost_check", "wendy");
+  g_autofree char *folder = g_build_filename (dir, "lost", NULL);
+  const char *paths[] = { folder, NULL };
+  g_autoptr(SimServer) server = NULL;
+  g_autoptr(SimCorpusSnapshot) snapshot = NULL;
+  g_autoptr(SimImportResult) added = NULL;
+  g_autoptr(SimReport) report = NULL;
+  g_autoptr(GError) error = NULL;
+  SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
+
+  ensure_roles ();
+  write_documents (folder, 10, 3);
+  server = sim_server_connect (uri, &error);
+  assert_non_null (server);
+  added = sim_server_add (server, paths, NULL, NULL, NULL, NULL, &error);
+  if (added == NULL)
+    fail_msg ("add: %s", error->message);
+  snapshot = sim_server_snapshot_new (uri, &error);
+  assert_non_null (snapshot);
+  g_free (superuser ("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = 'lost_check'"));
+  report = sim_check_run (snapshot, ESSAY, strlen (ESSAY), &options, NULL, NULL, NULL, &error);
+  assert_null (report);
+  assert_true (g_error_matches (error, SIM_ERROR, SIM_ERROR_SERVER));
+  assert_non_null (strstr (error->message, "Lost the connection to the corpus server"));
+  sim_test_remove_tree (dir);
+}
+
 int
 main (void)
 {
@@ -725,6 +976,8 @@ main (void)
     cmocka_unit_test (test_remove_gives_back_the_statistics),
     cmocka_unit_test (test_rescan_follows_the_folder),
     cmocka_unit_test (test_unreachable_server_is_named),
+    cmocka_unit_test (test_check_is_the_same_as_a_local_store),
+    cmocka_unit_test (test_check_fails_when_the_server_is_lost),
   };
 
   if (g_getenv ("SIMHOUND_TEST_PG") == NULL)
