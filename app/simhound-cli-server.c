@@ -85,8 +85,17 @@ cli_server_command (int    argc,
     {
       const gboolean init = g_str_equal (argv[1], "init");
 
+      guint n_indexed = 0;
+
       if (!(init ? sim_server_init (server, &error) : sim_server_upgrade (server, &error)))
         return cli_fail (error);
+      /* Documents from before the lookup table (schema version 1) go into it. */
+      if (!init && !sim_server_index_documents (server, &n_indexed, &error))
+        return cli_fail (error);
+      if (n_indexed > 0)
+        g_print (ngettext ("%s: %u document put into the lookup table\n",
+                           "%s: %u documents put into the lookup table\n", n_indexed),
+                 sim_server_get_name (server), n_indexed);
       g_print (_("%s: schema version %u, roles simhound_writer, simhound_reader, simhound_student\n"),
                sim_server_get_name (server), SIM_SERVER_SCHEMA_VERSION);
       return EXIT_OK;

@@ -617,6 +617,69 @@ fail:
   return FALSE;
 }
 
+gboolean
+sim_server_index_documents (SimServer *server,
+                            guint     *out_n_indexed,
+                            GError   **error)
+{
+  g_autoptr(SimFingerprinter) fp = sim_fingerprinter_new (SIM_NORMALIZE_FOLD_T2S);
+
+  *out_n_indexed = 0;
+  if (!sim_server_check_schema (server, error) || !may_write (server, error))
+    return FALSE;
+  for (;;)
+    {
+      g_autoptr(GArray) postings = g_array_new (FALSE, FALSE, sizeof (SimPosting));
+      g_autoptr(GString) list = g_string_new ("{");
+      const char *params[1];
+      PGresult *result;
+      int n;
+
+      /* A batch of documents at a time, each batch one transaction. */
+      if (!_sim_server_run_command (server, "BEGIN", error))
+        return FALSE;
+      result = _sim_server_run (server,
+                                "SELECT d.id, d.n_chars, t.body FROM simhound.documents d"
+                                " JOIN simhound.texts t ON t.doc_id = d.id"
+                                " WHERE NOT d.indexed ORDER BY d.id LIMIT 256 FOR UPDATE OF d", 0, NULL, error);
+      if (result == NULL)
+        goto fail;
+      n = PQntuples (result);
+      for (int r = 0; r < n; r++)
+        {
+          const gint64 id = g_ascii_strtoll (PQgetvalue (result, r, 0), NULL, 10);
+          g_autoptr(GBytes) packed = _sim_pack_windows (fp, PQgetvalue (result, r, 2), PQgetlength (result, r, 2),
+                                                        NULL, NULL);
+
+          _sim_server_postings_of (packed, id, g_ascii_strtoll (PQgetvalue (result, r, 1), NULL, 10), postings);
+          g_string_append_printf (list, "%s%" G_GINT64_FORMAT, r ? "," : "", id);
+        }
+      PQclear (result);
+      g_string_append_c (list, '}');
+      params[0] = list->str;
+      if (n > 0)
+        {
+          result = _sim_server_run (server, "UPDATE simhound.documents SET indexed = true WHERE id = ANY ($1::bigint[])",
+                                    1, params, error);
+          if (result == NULL)
+            goto fail;
+          PQclear (result);
+        }
+      if (!_sim_server_postings_put (server, postings, error) ||
+          !_sim_server_run_command (server, "COMMIT", error) ||
+          !_sim_server_postings_merge (server, error))
+        goto fail;
+      *out_n_indexed += n;
+      if (n == 0)
+        return TRUE;
+    }
+
+fail:
+  if (PQstatus (server->conn) == CONNECTION_OK)
+    _sim_server_run_command (server, "ROLLBACK", NULL);
+  return FALSE;
+}
+
 SimImportResult *
 sim_server_rescan (SimServer     *server,
                    const char    *folder,

@@ -128,6 +128,13 @@ gboolean         sim_server_remove   (SimServer          *server,
                                       const char *const  *ids_or_names,
                                       guint              *out_n_removed,
                                       GError            **error);
+/* Puts the documents the lookup table does not hold yet (those of a
+ * server upgraded from schema version 1) into it, from their stored
+ * texts, a batch a transaction; how many in @out_n_indexed. Stopped, a
+ * second call finishes the job. */
+gboolean         sim_server_index_documents (SimServer   *server,
+                                             guint       *out_n_indexed,
+                                             GError     **error);
 /* The documents, in the order added: path is the name added under,
  * n_segments the windows. (element-type SimStoreDocument) (transfer full) */
 GPtrArray       *sim_server_list     (SimServer          *server,

@@ -960,6 +960,53 @@ test_check_fails_when_the_server_is_lost (void **state)
   sim_test_remove_tree (dir);
 }
 
+
+/* A server upgraded from schema version 1 holds documents without
+ * postings: indexing them from their texts makes them found. */
+static void
+test_upgrade_indexes_documents (void **state)
+{
+  g_autofree char *dir = sim_test_make_tmp_dir ();
+  g_autofree char *uri = fresh_database ("upgraded", "postgres");
+  g_autofree char *folder = g_build_filename (dir, "old", NULL);
+  g_autofree char *doc = NULL;
+  g_autofree char *doc_path = NULL;
+  const char *paths[] = { folder, NULL };
+  g_autoptr(SimServer) server = NULL;
+  g_autoptr(SimImportResult) added = NULL;
+  g_autoptr(GError) error = NULL;
+  SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
+  guint n = 0;
+
+  write_documents (folder, 12, 9);
+  doc_path = g_build_filename (folder, "essay-004.txt", NULL);
+  assert_true (g_file_get_contents (doc_path, &doc, NULL, NULL));
+  server = sim_server_connect (uri, &error);
+  added = sim_server_add (server, paths, NULL, NULL, NULL, NULL, &error);
+  assert_non_null (added);
+  /* What version 1 left. */
+  g_free (superuser_in ("upgraded", "DELETE FROM simhound.postings"));
+  g_free (superuser_in ("upgraded", "DELETE FROM simhound.runs"));
+  g_free (superuser_in ("upgraded", "UPDATE simhound.documents SET indexed = false"));
+  for (guint pass = 0; pass < 2; pass++)
+    {
+      g_autoptr(SimCorpusSnapshot) snapshot = sim_server_snapshot_new (uri, &error);
+      g_autoptr(SimReport) report = sim_check_run (snapshot, doc, strlen (doc), &options, NULL, NULL, NULL, &error);
+
+      assert_non_null (report);
+      /* Not found before, found whole after. */
+      assert_int_equal (sim_report_get_n_passages (report), pass);
+      if (pass == 0)
+        {
+          assert_true (sim_server_index_documents (server, &n, &error));
+          assert_int_equal (n, 12);
+          assert_true (sim_server_index_documents (server, &n, &error));
+          assert_int_equal (n, 0);
+        }
+    }
+  sim_test_remove_tree (dir);
+}
+
 int
 main (void)
 {
@@ -978,6 +1025,7 @@ main (void)
     cmocka_unit_test (test_unreachable_server_is_named),
     cmocka_unit_test (test_check_is_the_same_as_a_local_store),
     cmocka_unit_test (test_check_fails_when_the_server_is_lost),
+    cmocka_unit_test (test_upgrade_indexes_documents),
   };
 
   if (g_getenv ("SIMHOUND_TEST_PG") == NULL)
