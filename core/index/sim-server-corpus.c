@@ -31,6 +31,7 @@
 
 #define BATCH_FILES 4096
 #define BATCH_BYTES (4u << 20)   /* of files */
+#define MERGE_EVERY 32           /* batches */
 
 typedef struct {
   char             *path;
@@ -435,6 +436,7 @@ sim_server_add (SimServer          *server,
   /* Batch k + 1 is read and fingerprinted while batch k is sent. */
   {
     PrepareJob *ready = next_batch (files, names, &done);
+    guint n_batches = 0;
 
     while (ready != NULL)
       {
@@ -459,9 +461,11 @@ sim_server_add (SimServer          *server,
         lost = g_cancellable_set_error_if_cancelled (cancellable, &batch_error) ||
                (!send_batch (server, collection, job->entries, job->n, result, &batch_error) &&
                 g_error_matches (batch_error, SIM_ERROR, SIM_ERROR_SERVER));
-        /* Runs of a like size are merged as they fill a tier: a failed
-         * merge leaves the runs as they were, and ends the add. */
-        if (!lost && batch_error == NULL)
+        /* Runs of a like size are merged when the add ends, and every
+         * MERGE_EVERY batches of a long one (each batch's run merged as it
+         * came was written again three times over on an add of 24 MB): a
+         * failed merge leaves the runs as they were, and ends the add. */
+        if (!lost && batch_error == NULL && (++n_batches % MERGE_EVERY == 0 || ready == NULL))
           lost = !_sim_server_postings_merge (server, &batch_error);
         if (!lost && batch_error != NULL)
           /* The batch is rolled back whole: its files are named, the rest goes on. */
