@@ -358,9 +358,10 @@ sim_corpus_open (const char  *path,
       g_autofree char *shown = sim_store_location_redact (path);
 
       g_set_error (error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT,
-                   _("%s is a corpus server: this version sets one up and adds documents to it "
-                     "(simhound-cli server, corpus add, corpus list), but checks and the other corpus "
-                     "commands still use a store on this computer"), shown);
+                   _("%s is a corpus server: this version sets one up (simhound-cli server), adds, "
+                     "lists, rescans and removes its documents, and checks against it (check, "
+                     "cross --with-corpus); the app and the other corpus commands still use a store "
+                     "on this computer"), shown);
       return NULL;
     }
   corpus->read_only = read_only;
