@@ -17,7 +17,7 @@ BUILD_PACKAGES=(build-essential meson ninja-build pkg-config gettext python3
   libcairo2-dev libpango1.0-dev fonts-noto-cjk poppler-utils
   libpoppler-glib-dev libxml2-dev libarchive-dev libcmark-gfm-dev libcmark-gfm-extensions-dev
   libgtk-4-dev libadwaita-1-dev xvfb xauth locales desktop-file-utils appstream
-  libpq-dev postgresql-15)
+  libpq-dev postgresql-15 libsecret-1-dev gnome-keyring dbus-daemon)
 DEMO_PACKAGES=(debian-reference-en debian-reference-zh-cn fortunes-zh bible-kjv bible-kjv-text)
 
 say() { printf '\033[1m== %s\033[0m\n' "$*" >&2; }

@@ -11,6 +11,8 @@
 #include "sim-error.h"
 #include "sim-exclude.h"
 #include "sim-paths.h"
+#include "sim-keyring.h"
+#include "sim-server.h"
 #include "sim-session.h"
 #include "sim-report-json.h"
 #include "sim-export-dialog.h"
@@ -29,13 +31,94 @@
 /* ------------------------------------------------------------- corpus */
 
 
+static void
+server_opened (GObject      *source,
+               GAsyncResult *result,
+               gpointer      user_data)
+{
+  SimWindow *self = SIM_WINDOW (source);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SimCorpusSnapshot) snapshot = g_task_propagate_pointer (G_TASK (result), &error);
+  const gboolean check_after = GPOINTER_TO_INT (g_object_get_data (G_OBJECT (result), "check"));
+
+  _sim_window_set_busy (self, FALSE, NULL);
+  if (snapshot == NULL)
+    {
+      /* The text and any report stay; Check tries again. */
+      _sim_window_show_error (self, _("The corpus server cannot be reached"), error);
+      _sim_window_update_actions (self);
+      return;
+    }
+  {
+    g_autofree char *count = g_strdup_printf ("%'u", sim_corpus_snapshot_get_n_documents (snapshot));
+    g_autofree char *text = g_strdup_printf (_("Checks go to the corpus server %s: %s documents. Documents are "
+                                               "added to it with simhound-cli."),
+                                             sim_corpus_snapshot_get_store_path (snapshot), count);
+
+    gtk_label_set_text (self->read_only_label, text);
+  }
+  sim_session_set_snapshot (self->session, snapshot);
+  gtk_stack_set_visible_child_name (self->stack, "main");
+  _sim_window_update_actions (self);
+  if (check_after)
+    sim_window_check (self);
+}
+
+static void
+open_server_thread (GTask        *task,
+                    gpointer      source_object,
+                    gpointer      task_data,
+                    GCancellable *cancellable)
+{
+  GError *error = NULL;
+  g_autofree char *password = sim_keyring_lookup (task_data);
+  SimCorpusSnapshot *snapshot = sim_server_snapshot_new_with_password (task_data, password, &error);
+
+  if (password != NULL)
+    memset (password, 0, strlen (password));
+
+  if (snapshot == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, snapshot, (GDestroyNotify) sim_corpus_snapshot_unref);
+}
+
+/* A corpus server: its snapshot is made on a thread (connecting may take
+ * up to the connect timeout); @check_after checks the text once it is. */
+void
+_sim_window_open_server (SimWindow *self,
+                         gboolean   check_after)
+{
+  g_autoptr(GTask) task = g_task_new (self, NULL, server_opened, NULL);
+  g_autofree char *shown = sim_store_location_redact (self->store_path);
+  g_autofree char *text = g_strdup_printf (_("Checks go to the corpus server %s."), shown);
+
+  self->read_only = TRUE;
+  gtk_label_set_text (self->read_only_label, text);
+  gtk_widget_set_visible (GTK_WIDGET (self->read_only_label), TRUE);
+  sim_session_set_snapshot (self->session, NULL);
+  gtk_stack_set_visible_child_name (self->stack, "main");
+  g_task_set_task_data (task, g_strdup (self->store_path), g_free);
+  g_object_set_data (G_OBJECT (task), "check", GINT_TO_POINTER (check_after));
+  _sim_window_set_busy (self, TRUE, _("Connecting to the corpus server…"));
+  gtk_progress_bar_pulse (self->progress_bar);
+  g_task_run_in_thread (task, open_server_thread);
+}
+
 /* Opens the store (creating it if needed) and shows the main page or the
- * empty state. Opening maps the index files: fast. */
+ * empty state. Opening maps the index files: fast. A corpus server is
+ * opened on a thread. */
 void
 _sim_window_load_corpus (SimWindow *self)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(SimCorpus) corpus = NULL;
+
+  if (sim_store_location_is_server (self->store_path))
+    {
+      _sim_window_open_server (self, FALSE);
+      return;
+    }
 
   /* A store this user may not write (a teacher's shared corpus, a
    * read-only disk) is still checked against; only its edits are off. */

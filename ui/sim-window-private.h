@@ -90,6 +90,10 @@ gboolean  _sim_window_scroll_to_comparison (GtkWidget *widget,
 
 /* sim-window-corpus.c */
 void      _sim_window_load_corpus (SimWindow *self);
+/* Makes the snapshot of the corpus server at self->store_path on a thread,
+ * then checks the text when @check_after. */
+void      _sim_window_open_server (SimWindow *self,
+                                   gboolean   check_after);
 void      _sim_window_repair_corpus_action (GtkWidget *widget,
                                             const char *action_name,
                                             GVariant *parameter);

@@ -79,13 +79,17 @@ _sim_window_set_busy (SimWindow  *self,
 void
 _sim_window_update_actions (SimWindow *self)
 {
-  const gboolean has_corpus = SNAPSHOT (self) != NULL && sim_corpus_snapshot_get_n_documents (SNAPSHOT (self)) > 0;
+  /* A server not reached yet: Check tries to reach it. */
+  const gboolean unreached = SNAPSHOT (self) == NULL && sim_store_location_is_server (self->store_path);
+  const gboolean has_corpus = unreached ||
+                              (SNAPSHOT (self) != NULL && sim_corpus_snapshot_get_n_documents (SNAPSHOT (self)) > 0);
   const gboolean has_text = gtk_text_buffer_get_char_count (gtk_text_view_get_buffer (self->editor)) > 0;
 
   /* Check says why it cannot run. */
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.check", has_corpus && has_text && !self->busy);
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->check_button),
-                               !has_corpus ? _("Add documents to the reference corpus first")
+                               unreached ? _("Connect to the corpus server and check the text")
+                               : !has_corpus ? _("Add documents to the reference corpus first")
                                : !has_text ? _("Paste or open a text to check first")
                                            : _("Check the text against the corpus (Ctrl+Return)"));
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.cancel-check", self->busy);
@@ -95,9 +99,13 @@ _sim_window_update_actions (SimWindow *self)
                                  sim_session_get_view (self->session) != NULL && !self->busy);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.add-documents", !self->busy && !self->read_only);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.repair-corpus",
-                                 !self->busy && !self->read_only && g_file_test (self->store_path, G_FILE_TEST_EXISTS));
+                                 !self->busy && !self->read_only && !sim_store_location_is_server (self->store_path) &&
+                                 g_file_test (self->store_path, G_FILE_TEST_EXISTS));
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.add-files", !self->busy && !self->read_only);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.use-demo", !self->busy && !self->read_only);
+  /* A server's documents are managed with simhound-cli for now. */
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.manage-corpus",
+                                 !sim_store_location_is_server (self->store_path));
 }
 
 /* Folded, a chosen flag shows its comparison at the top of the results,

@@ -88,6 +88,12 @@ sim_window_check (SimWindow *self)
   GtkTextIter start, end;
 
   g_return_if_fail (SIM_IS_WINDOW (self));
+  if (!self->busy && SNAPSHOT (self) == NULL && sim_store_location_is_server (self->store_path))
+    {
+      /* The server could not be reached before: try again, then check. */
+      _sim_window_open_server (self, TRUE);
+      return;
+    }
   if (self->busy || SNAPSHOT (self) == NULL)
     return;
   gtk_text_buffer_get_bounds (buffer, &start, &end);
@@ -375,6 +381,24 @@ use_demo_action (GtkWidget  *widget,
       return;
     }
   sim_window_add_documents (self, paths);
+}
+
+/* The preference names another corpus (this computer's or a server):
+ * checks go there from now on. */
+static void
+on_store_changed (GSettings  *settings,
+                  const char *key,
+                  SimWindow  *self)
+{
+  g_autofree char *store = g_settings_get_string (settings, key);
+  g_autofree char *path = *store ? g_steal_pointer (&store) : sim_corpus_dup_default_path ();
+
+  if (g_str_equal (path, self->store_path) || self->busy)
+    return;
+  g_free (self->store_path);
+  self->store_path = g_steal_pointer (&path);
+  gtk_widget_set_visible (GTK_WIDGET (self->read_only_label), FALSE);
+  _sim_window_load_corpus (self);
 }
 
 static void
@@ -744,6 +768,7 @@ sim_window_init (SimWindow *self)
   g_settings_bind (self->settings, "exclude-small", self->exclude_small_spin, "value", G_SETTINGS_BIND_DEFAULT);
   g_signal_connect (self->settings, "changed::exclude-small", G_CALLBACK (_sim_window_on_exclusions_changed), self);
   g_signal_connect (self->settings, "changed::fold-traditional", G_CALLBACK (_sim_window_on_fold_changed), self);
+  g_signal_connect (self->settings, "changed::store", G_CALLBACK (on_store_changed), self);
 
   buffer = gtk_text_view_get_buffer (self->editor);
   g_signal_connect (buffer, "changed", G_CALLBACK (_sim_window_on_text_changed), self);

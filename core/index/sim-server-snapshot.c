@@ -37,6 +37,7 @@
 
 typedef struct {
   char          *conninfo;
+  char          *password;    /* or NULL: the libpq ways */
   char          *name;
   GMutex         lock;        /* what follows */
   GPtrArray     *idle;        /* SimServer */
@@ -65,6 +66,9 @@ remote_free (gpointer data)
   for (guint i = 0; i < PLACE_CHUNKS && r->places[i] != NULL; i++)
     g_free (r->places[i]);
   g_mutex_clear (&r->lock);
+  if (r->password != NULL)
+    memset (r->password, 0, strlen (r->password));
+  g_free (r->password);
   g_free (r->conninfo);
   g_free (r->name);
   g_free (r);
@@ -76,9 +80,10 @@ remote_free (gpointer data)
  * worse as it grows), and JIT is off (40 ms of compiling a lookup). */
 static SimServer *
 connect_for_reading (const char *conninfo,
+                     const char *password,
                      GError    **error)
 {
-  SimServer *server = sim_server_connect (conninfo, error);
+  SimServer *server = sim_server_connect_with_password (conninfo, password, error);
 
   if (server != NULL &&
       !_sim_server_run_command (server, "SELECT set_config ('jit', 'off', false),"
@@ -98,7 +103,7 @@ take_server (Remote  *r,
   if (r->idle->len > 0)
     server = g_ptr_array_steal_index_fast (r->idle, r->idle->len - 1);
   g_mutex_unlock (&r->lock);
-  return server != NULL ? server : connect_for_reading (r->conninfo, error);
+  return server != NULL ? server : connect_for_reading (r->conninfo, r->password, error);
 }
 
 /* A connection that failed is not given back: it may be broken. */
@@ -436,7 +441,41 @@ SimCorpusSnapshot *
 sim_server_snapshot_new (const char  *conninfo,
                          GError     **error)
 {
-  g_autoptr(SimServer) server = connect_for_reading (conninfo, error);
+  return sim_server_snapshot_new_with_password (conninfo, NULL, error);
+}
+
+gboolean
+sim_server_test_connection (const char  *conninfo,
+                            const char  *password,
+                            char       **out_summary,
+                            GError     **error)
+{
+  g_autoptr(SimServer) server = connect_for_reading (conninfo, password, error);
+  g_autoptr(SimServerStatus) status = NULL;
+  g_autofree char *count = NULL;
+  const char *may;
+
+  if (server == NULL || !_sim_server_same_features (server, error) ||
+      (status = sim_server_get_status (server, error)) == NULL)
+    return FALSE;
+  count = g_strdup_printf ("%'" G_GINT64_FORMAT, status->n_documents);
+  may = g_str_equal (status->role, "owner") || g_str_equal (status->role, "writer")
+        ? _("this account may check and add documents")
+        : g_str_equal (status->role, "reader") ? _("this account may check, with the sources' text")
+        : g_str_equal (status->role, "student") ? _("this account may check an own essay")
+        : _("this account has none of the Simhound roles");
+  *out_summary = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s: %s document; %s", "%s: %s documents; %s",
+                                               (gulong) MIN (status->n_documents, G_MAXULONG)),
+                                  sim_server_get_name (server), count, may);
+  return TRUE;
+}
+
+SimCorpusSnapshot *
+sim_server_snapshot_new_with_password (const char  *conninfo,
+                                       const char  *password,
+                                       GError     **error)
+{
+  g_autoptr(SimServer) server = connect_for_reading (conninfo, password, error);
   SimCorpusSnapshot *snapshot;
   SimNormalizeFlags flags = SIM_NORMALIZE_FOLD_T2S;
   guint32 *counts;
@@ -474,6 +513,7 @@ sim_server_snapshot_new (const char  *conninfo,
   snapshot->updated_at = updated_at;
   r = g_new0 (Remote, 1);
   r->conninfo = g_strdup (conninfo);
+  r->password = g_strdup (password);
   r->name = g_strdup (sim_server_get_name (server));
   g_mutex_init (&r->lock);
   r->idle = g_ptr_array_new_with_free_func ((GDestroyNotify) sim_server_free);

@@ -277,9 +277,17 @@ SimServer *
 sim_server_connect (const char  *conninfo,
                     GError     **error)
 {
-  const char *const keys[] = { "connect_timeout", "application_name", "dbname", NULL };
+  return sim_server_connect_with_password (conninfo, NULL, error);
+}
+
+SimServer *
+sim_server_connect_with_password (const char  *conninfo,
+                                  const char  *password,
+                                  GError     **error)
+{
+  const char *const keys[] = { "connect_timeout", "application_name", "dbname", password ? "password" : NULL, NULL };
   g_autofree char *timeout = g_strdup_printf ("%d", SIM_SERVER_CONNECT_TIMEOUT);
-  const char *const values[] = { timeout, "simhound", conninfo, NULL };
+  const char *const values[] = { timeout, "simhound", conninfo, password, NULL };
   g_autoptr(SimServer) server = g_new0 (SimServer, 1);
   g_autofree char *set_timeout = g_strdup_printf ("SET statement_timeout = %d", SIM_SERVER_STATEMENT_TIMEOUT);
 

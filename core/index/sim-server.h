@@ -46,6 +46,11 @@ typedef struct _SimServer SimServer;
  * it cannot be reached (the message names the server, never a password). */
 SimServer  *sim_server_connect       (const char  *conninfo,
                                       GError     **error);
+/* The same with @password (or NULL: the libpq ways), given apart from the
+ * connection string as a keyring gives it. */
+SimServer  *sim_server_connect_with_password (const char  *conninfo,
+                                              const char  *password,
+                                              GError     **error);
 void        sim_server_free          (SimServer   *server);
 /* "host:port/database": what a report and a message may name. */
 const char *sim_server_get_name      (SimServer   *server);
@@ -147,6 +152,18 @@ GPtrArray       *sim_server_list     (SimServer          *server,
  * is lost fails with it. Lookups compare equal fingerprints only. */
 SimCorpusSnapshot *sim_server_snapshot_new (const char *conninfo,
                                             GError    **error);
+/* The same with @password (NULL: the libpq ways), kept in memory for the
+ * snapshot's connections. */
+SimCorpusSnapshot *sim_server_snapshot_new_with_password (const char *conninfo,
+                                                          const char *password,
+                                                          GError    **error);
+/* Connects as a check would and says what it found, in words, into
+ * @out_summary ("127.0.0.1:5432/simhound: 1,204 documents; this account
+ * may check (reader)"). Fails as sim_server_snapshot_new() would. */
+gboolean           sim_server_test_connection (const char *conninfo,
+                                               const char *password,
+                                               char      **out_summary,
+                                               GError    **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimServer, sim_server_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimServerStatus, sim_server_status_free)
