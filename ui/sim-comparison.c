@@ -251,17 +251,17 @@ dup_source_text (SimCorpusSnapshot *snapshot,
 
   if (snapshot == NULL)
     return NULL;
-  for (guint i = 0; i < sim_corpus_snapshot_get_n_docs (snapshot); i++)
-    if (sim_corpus_snapshot_get_doc (snapshot, i)->id == doc_id)
-      {
-        char *text = NULL;
-        gsize len = 0;
+  {
+    guint i;
+    char *text = NULL;
+    gsize len = 0;
 
-        if (!sim_corpus_snapshot_dup_texts (snapshot, &i, 1, &text, &len, &error))
-          g_warning ("The source's text could not be read: %s", error->message);
-        return text;
-      }
-  return NULL;
+    if (!sim_corpus_snapshot_find_doc (snapshot, doc_id, &i))
+      return NULL;
+    if (!sim_corpus_snapshot_dup_texts (snapshot, &i, 1, &text, &len, &error))
+      g_warning ("The source's text could not be read: %s", error->message);
+    return text;
+  }
 }
 
 static void

@@ -171,6 +171,11 @@ guint              sim_corpus_snapshot_get_n_docs     (const SimCorpusSnapshot *
 gint64             sim_corpus_snapshot_get_updated_at (const SimCorpusSnapshot *snapshot);
 const SimCorpusDoc *sim_corpus_snapshot_get_doc       (const SimCorpusSnapshot *snapshot,
                                                        guint                    index);
+/* The index (into get_doc) of the document with @id, when the snapshot
+ * knows it. */
+gboolean           sim_corpus_snapshot_find_doc       (const SimCorpusSnapshot *snapshot,
+                                                       gint64                   id,
+                                                       guint                   *out_index);
 /* Ids of fingerprints: [0, n_fps). Those of documents removed or changed
  * since the index file was written are among them, and have no place. */
 gsize              sim_corpus_snapshot_get_n_fps      (const SimCorpusSnapshot *snapshot);

@@ -262,6 +262,48 @@ sim_corpus_snapshot_get_lookup_size (const SimCorpusSnapshot *snapshot)
   return snapshot->remote ? G_MAXUINT32 : 256;
 }
 
+gboolean
+sim_corpus_snapshot_find_doc (const SimCorpusSnapshot *snapshot,
+                              gint64                   id,
+                              guint                   *out_index)
+{
+  guint lo = 0, hi;
+
+  if (snapshot->remote)
+    {
+      /* A remote document's index is its id less one. */
+      const SimCorpusDoc *doc = id > 0 && id <= G_MAXUINT ? sim_corpus_snapshot_get_doc (snapshot, (guint) (id - 1))
+                                                         : NULL;
+
+      *out_index = (guint) (id - 1);
+      return doc != NULL && doc->id == id;
+    }
+  /* A local store's documents are in id order (the store lists them so). */
+  hi = snapshot->docs->len;
+  while (lo < hi)
+    {
+      const guint mid = lo + (hi - lo) / 2;
+
+      if (g_array_index (snapshot->docs, SimCorpusDoc, mid).id < id)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  if (lo < snapshot->docs->len && g_array_index (snapshot->docs, SimCorpusDoc, lo).id == id)
+    {
+      *out_index = lo;
+      return TRUE;
+    }
+  /* Should the order not hold (a list read from an index file), look at all. */
+  for (guint i = 0; i < snapshot->docs->len; i++)
+    if (g_array_index (snapshot->docs, SimCorpusDoc, i).id == id)
+      {
+        *out_index = i;
+        return TRUE;
+      }
+  return FALSE;
+}
+
 const SimCorpusDoc *
 sim_corpus_snapshot_get_doc (const SimCorpusSnapshot *snapshot,
                              guint                    index)

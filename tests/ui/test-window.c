@@ -51,6 +51,12 @@ check_finished (gpointer data)
 }
 
 static gboolean
+window_idle (gpointer data)
+{
+  return !sim_window_is_busy (data);
+}
+
+static gboolean
 mapped (gpointer data)
 {
   return gtk_widget_get_mapped (data) && gtk_widget_get_width (data) > 0;
@@ -1489,6 +1495,8 @@ screenshot (const char *out,
   gtk_window_present (GTK_WINDOW (window));
   sim_test_spin_until (mapped, window, 10);
   sim_window_set_text (window, text);
+  /* A corpus server is opened on a thread first. */
+  sim_test_spin_until (window_idle, window, 30);
   sim_window_check (window);
   sim_test_spin_until (check_finished, window, 120);
   /* --narrow: the text coloured, as a small screen shows it first;
