@@ -19,7 +19,7 @@
 #define FIRST_ROUND_MIN         4
 #define MIN_VOTE_SHARE          2   /* and each with at least 1/this of the best's votes */
 #define MAX_DISTINCT_CANDIDATES 256
-#define MAX_WINDOW_HITS         100 /* more hits than this: a boilerplate window, ignored */
+#define MAX_WINDOW_HITS         SIM_CORPUS_LOOKUP_MAX_HITS /* more hits than this: a boilerplate window, ignored */
 
 void
 _sim_check_report_progress (Check *check,

@@ -21,6 +21,7 @@
 #define QUERY_RAREST    6
 #define QUERY_MAX_WORDS 40  /* longer segments are not one reworded short sentence */
 #define MAX_KEY_HITS    24  /* a key in more sentences than this says nothing */
+G_STATIC_ASSERT (MAX_KEY_HITS <= SIM_CORPUS_LOOKUP_MAX_HITS);
 #define MAX_PROPOSED    3   /* stored sentences proposed per segment, most keys shared first */
 
 typedef struct {

