@@ -14,12 +14,13 @@
 static int
 usage (void)
 {
-  g_printerr ("%s", _("Usage: simhound-cli server init|status|upgrade URI\n"
+  g_printerr ("%s", _("Usage: simhound-cli server init|status|upgrade|compact URI\n"
                       "       simhound-cli server collection NAME --students-read on|off URI\n"
                       "  init     install the schema and the roles simhound_writer, simhound_reader,\n"
                       "           simhound_student (again: changes nothing)\n"
                       "  status   schema version, documents, text and table sizes, this account's role\n"
                       "  upgrade  move an older schema on to this Simhound's\n"
+                      "  compact  merge the lookup table's runs into one: faster checks (a quiet hour's job)\n"
                       "  collection  whether student accounts may read a collection's texts\n"));
   return EXIT_USAGE;
 }
@@ -77,10 +78,17 @@ cli_server_command (int    argc,
       return EXIT_OK;
     }
   if (argc != 3 || !(g_str_equal (argv[1], "init") || g_str_equal (argv[1], "status") ||
-                     g_str_equal (argv[1], "upgrade")))
+                     g_str_equal (argv[1], "upgrade") || g_str_equal (argv[1], "compact")))
     return usage ();
   if ((server = sim_server_connect (argv[2], &error)) == NULL)
     return cli_fail (error);
+  if (g_str_equal (argv[1], "compact"))
+    {
+      if (!sim_server_compact (server, &error))
+        return cli_fail (error);
+      g_print (_("%s: the lookup table is one run\n"), sim_server_get_name (server));
+      return EXIT_OK;
+    }
   if (g_str_equal (argv[1], "init") || g_str_equal (argv[1], "upgrade"))
     {
       const gboolean init = g_str_equal (argv[1], "init");

@@ -231,6 +231,7 @@ typedef struct {
   gint    next;         /* atomic: the next chunk */
   GMutex  lock;
   GError *error;        /* the first store error, under lock */
+  gboolean read;        /* the texts are read already: normalise them */
 } LoadJob;
 
 static void
@@ -249,9 +250,12 @@ load_worker (gpointer data)
       GError *error = NULL;
 
       for (guint k = 0; k < n; k++)
-        docs[k] = g_array_index (check->doc_order, guint, first + k);
+        {
+          docs[k] = g_array_index (check->doc_order, guint, first + k);
+          texts[k] = job->read ? g_array_index (check->docs, DocCache, first + k).stored : NULL;
+        }
       /* A document removed since the snapshot was taken has no text: it simply proposes nothing. */
-      if (!sim_corpus_snapshot_read_texts (check->snapshot, docs, n, texts, &error))
+      if (!job->read && !sim_corpus_snapshot_read_texts (check->snapshot, docs, n, texts, &error))
         {
           g_mutex_lock (&job->lock);
           if (job->error == NULL)
@@ -276,7 +280,7 @@ gboolean
 _sim_source_cache_load (Check   *check,
                         GError **error)
 {
-  LoadJob job = { check, check->n_loaded, 0, { 0 }, NULL };
+  LoadJob job = { check, check->n_loaded, 0, { 0 }, NULL, FALSE };
   guint n;
 
   register_docs (check);
@@ -284,6 +288,19 @@ _sim_source_cache_load (Check   *check,
   check->n_loaded = check->docs->len;
   if (n == 0)
     return TRUE;
+  /* A server answers each read in a round trip: all in one, then each
+   * normalised on the workers. */
+  if (sim_corpus_snapshot_is_remote (check->snapshot))
+    {
+      g_autofree SimStoreText **texts = g_new0 (SimStoreText *, n);
+
+      if (!sim_corpus_snapshot_read_texts (check->snapshot, (const guint *) check->doc_order->data + job.first, n,
+                                           texts, error))
+        return FALSE;
+      for (guint k = 0; k < n; k++)
+        g_array_index (check->docs, DocCache, job.first + k).stored = texts[k];
+      job.read = TRUE;
+    }
   g_mutex_init (&job.lock);
   sim_parallel_run (MIN (check->options->n_threads, (n + LOAD_CHUNK - 1) / LOAD_CHUNK), load_worker, &job);
   g_mutex_clear (&job.lock);

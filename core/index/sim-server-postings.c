@@ -630,9 +630,11 @@ merge_runs (SimServer    *server,
   return written == 0 || write_run_row (server, run, bits, written, error);
 }
 
-/* The runs of the lowest tier that holds MERGE_FANIN or more, into @out. */
+/* The runs of the lowest tier that holds MERGE_FANIN or more, or with
+ * @every every run when there are two or more, into @out. */
 static gboolean
 runs_to_merge (SimServer *server,
+               gboolean   every,
                GArray    *out,
                GError   **error)
 {
@@ -664,15 +666,40 @@ runs_to_merge (SimServer *server,
         best = tier;
     }
   g_array_set_size (out, 0);
+  if (every && all->len > 1)
+    {
+      g_array_append_vals (out, all->data, all->len);
+      return TRUE;
+    }
   for (guint i = 0; best != G_MAXUINT && i < all->len; i++)
     if (tier_of (g_array_index (all, Run, i).n) == best)
       g_array_append_val (out, g_array_index (all, Run, i));
   return TRUE;
 }
 
+static gboolean
+merge (SimServer *server,
+       gboolean   all,
+       GError   **error);
+
 gboolean
 _sim_server_postings_merge (SimServer *server,
                             GError   **error)
+{
+  return merge (server, FALSE, error);
+}
+
+gboolean
+sim_server_compact (SimServer *server,
+                    GError   **error)
+{
+  return sim_server_check_schema (server, error) && merge (server, TRUE, error);
+}
+
+static gboolean
+merge (SimServer *server,
+       gboolean   all,
+       GError   **error)
 {
   g_autoptr(GArray) runs = g_array_new (FALSE, FALSE, sizeof (Run));
 
@@ -689,7 +716,7 @@ _sim_server_postings_merge (SimServer *server,
         goto fail;
       locked = g_str_equal (PQgetvalue (result, 0, 0), "t");
       PQclear (result);
-      if (!locked || !runs_to_merge (server, runs, error))
+      if (!locked || !runs_to_merge (server, all, runs, error))
         {
           if (!locked)
             return _sim_server_run_command (server, "COMMIT", error);
