@@ -642,6 +642,7 @@ runs_to_merge (SimServer *server,
                                       0, NULL, error);
   g_autoptr(GArray) all = NULL;
   guint best = G_MAXUINT;
+  guint64 merged = 0;
 
   if (result == NULL)
     return FALSE;
@@ -673,6 +674,15 @@ runs_to_merge (SimServer *server,
     }
   for (guint i = 0; best != G_MAXUINT && i < all->len; i++)
     if (tier_of (g_array_index (all, Run, i).n) == best)
+      {
+        g_array_append_val (out, g_array_index (all, Run, i));
+        merged += g_array_index (all, Run, i).n;
+      }
+  /* With them every other run no larger than what they make, which the
+   * next merge would take: one writing instead of two (an add of 24 MB
+   * merged twice, 3.5 s of its 8.4). */
+  for (guint i = 0; best != G_MAXUINT && i < all->len; i++)
+    if (tier_of (g_array_index (all, Run, i).n) != best && g_array_index (all, Run, i).n <= merged)
       g_array_append_val (out, g_array_index (all, Run, i));
   return TRUE;
 }
