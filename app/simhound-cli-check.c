@@ -293,6 +293,11 @@ cli_check_command (int argc, char **argv)
   if ((snapshot = cli_open_snapshot ()) == NULL)
     return EXIT_ERROR;
   /* An excluded source is a document id or a stored path. */
+  if (exclude_sources != NULL && sim_corpus_snapshot_is_remote (snapshot))
+    {
+      g_printerr (_("simhound-cli: --exclude-source needs a store on this computer for now, not a corpus server\n"));
+      return EXIT_ERROR;
+    }
   for (guint i = 0; exclude_sources && exclude_sources[i]; i++)
     {
       const char *arg = exclude_sources[i];

@@ -131,6 +131,26 @@ _sim_server_set_lost (SimServer  *server,
 /* Runs @sql; the result when it succeeded (command or rows), else NULL and
  * @error: SIM_ERROR_SERVER when the connection is gone, SIM_ERROR_NOT_ALLOWED
  * when the account may not, SIM_ERROR_STORE otherwise. */
+/* With SIMHOUND_SERVER_TRACE set, each statement's time and rows (or
+ * bytes sent) on stderr: where a check or an add waits. */
+static void
+trace (gint64      since,
+       gsize       rows,
+       const char *sql)
+{
+  static gsize once;
+  static gboolean on;
+
+  if (g_once_init_enter (&once))
+    {
+      on = g_getenv ("SIMHOUND_SERVER_TRACE") != NULL;
+      g_once_init_leave (&once, 1);
+    }
+  if (on)
+    g_printerr ("simhound: server %.1f ms, %" G_GSIZE_FORMAT " rows or bytes: %.60s\n",
+                (g_get_monotonic_time () - since) / 1000.0, rows, sql);
+}
+
 PGresult *
 _sim_server_run (SimServer          *server,
                  const char         *sql,
@@ -149,9 +169,10 @@ _sim_server_run_as (SimServer          *server,
                     int                 result_format,
                     GError            **error)
 {
-  gint64 t0 = g_get_monotonic_time ();
+  const gint64 t0 = g_get_monotonic_time ();
   PGresult *result = PQexecParams (server->conn, sql, n_params, NULL, params, NULL, NULL, result_format);
-  if (g_getenv ("SIMHOUND_TRACE")) g_printerr ("TRACE %.1f ms %d rows: %.60s\n", (g_get_monotonic_time () - t0) / 1000.0, PQntuples (result), sql);
+
+  trace (t0, result ? PQntuples (result) : 0, sql);
 
   if (result != NULL &&
       (PQresultStatus (result) == PGRES_COMMAND_OK || PQresultStatus (result) == PGRES_TUPLES_OK))
@@ -191,7 +212,7 @@ _sim_server_copy (SimServer  *server,
            GString    *rows,
            GError    **error)
 {
-  gint64 t0 = g_get_monotonic_time ();
+  const gint64 t0 = g_get_monotonic_time ();
   PGresult *result = PQexec (server->conn, sql);
   gboolean ok;
 
@@ -214,7 +235,7 @@ _sim_server_copy (SimServer  *server,
     }
   if (!ok && error != NULL && *error == NULL)
     _sim_server_set_lost (server, error, _("no answer"));
-  if (g_getenv ("SIMHOUND_TRACE")) g_printerr ("TRACE %.1f ms %d rows: %.60s\n", (g_get_monotonic_time () - t0) / 1000.0, (int) rows->len, sql);
+  trace (t0, rows->len, sql);
   return ok;
 }
 

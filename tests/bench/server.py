@@ -13,7 +13,8 @@ tables and indexes against the text. Then, on the last run's server and store,
 from three files of TEXTS, the rest the files' neighbours' words in another
 order), one process each: p50, p99 and peak memory; and --clients processes
 checking at once, --checks / 2 articles each: checks a second in all, and
-errors. Client and server share this machine.
+errors; then the same through the server after `server compact`. Client
+and server share this machine.
 """
 import argparse
 import os
@@ -126,6 +127,12 @@ def main():
                     walls, mem = checks(a.cli, where, paths)
                     rate, errors = at_once(a.cli, where, paths[:max(1, a.checks // 2)], a.clients)
                     check_rows.append((store_name, walls, mem, rate, errors))
+                # The lookup table merged into one run, as an administrator would at a quiet hour.
+                compact_wall = timed([a.cli, "server", "compact", uri])[0]
+                checks(a.cli, uri, paths[:2])
+                walls, mem = checks(a.cli, uri, paths)
+                rate, errors = at_once(a.cli, uri, paths[:max(1, a.checks // 2)], a.clients)
+                check_rows.append((f"server after `server compact` ({compact_wall:.0f} s)", walls, mem, rate, errors))
         finally:
             shutil.rmtree(tmp)
     cpu = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
