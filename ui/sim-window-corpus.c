@@ -61,7 +61,10 @@ server_opened (GObject      *source,
   gtk_stack_set_visible_child_name (self->stack, "main");
   _sim_window_update_actions (self);
   if (check_after)
-    sim_window_check (self);
+    {
+      self->server_fresh = TRUE;
+      sim_window_check (self);
+    }
 }
 
 static void

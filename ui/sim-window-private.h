@@ -69,6 +69,7 @@ struct _SimWindow {
   gboolean           previews_valid; /* the text is still the one being checked */
   gboolean           busy;
   gboolean           read_only;   /* the store may be read, not changed */
+  gboolean           server_fresh; /* a server's snapshot just made for the check that follows */
 };
 
 /* The report of the text, even when stale, or NULL. */

@@ -88,12 +88,15 @@ sim_window_check (SimWindow *self)
   GtkTextIter start, end;
 
   g_return_if_fail (SIM_IS_WINDOW (self));
-  if (!self->busy && SNAPSHOT (self) == NULL && sim_store_location_is_server (self->store_path))
+  if (!self->busy && !self->server_fresh && sim_store_location_is_server (self->store_path))
     {
-      /* The server could not be reached before: try again, then check. */
+      /* Each check against a server takes a snapshot of its own: the
+       * server's counts as they are now (others add), and the documents
+       * and places its lookups learn go with it. Unreachable, this says so. */
       _sim_window_open_server (self, TRUE);
       return;
     }
+  self->server_fresh = FALSE;
   if (self->busy || SNAPSHOT (self) == NULL)
     return;
   gtk_text_buffer_get_bounds (buffer, &start, &end);

@@ -16,7 +16,9 @@
  * it would a local store's, whose documents are in id order; indices
  * between go to documents not found (get_doc() gives NULL). A document
  * removed since is not found.
- * Connections are kept for the snapshot's readers, one thread each.
+ * Connections are kept for the snapshot's readers, one thread each. The
+ * places a lookup finds are kept with the snapshot for get_places(): a
+ * snapshot is meant for a check, or a few (the app takes one a check).
  */
 #include "config.h"
 
@@ -384,7 +386,11 @@ remote_read_texts (const SimCorpusSnapshot *snapshot,
   PGresult *result;
 
   for (guint i = 0; i < n; i++)
-    ids[i] = remote_get_doc (snapshot, indices[i])->id;
+    {
+      const SimCorpusDoc *doc = remote_get_doc (snapshot, indices[i]);
+
+      ids[i] = doc ? doc->id : 0;
+    }
   params[0] = literal = ids_literal (ids, n);
   if ((server = take_server (r, error)) == NULL)
     return FALSE;
