@@ -527,7 +527,8 @@ test_add_survives_a_lost_connection (void **state)
   pid_t pid;
 
   ensure_roles ();
-  /* Some 24 MB of files: three batches or more. */
+  /* Some 24 MB of files: six batches of 4 MB. */
+  g_setenv ("SIMHOUND_SERVER_BATCH_BYTES", "4194304", TRUE);
   {
     g_autoptr(GRand) rand = g_rand_new_with_seed (7);
 
