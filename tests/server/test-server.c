@@ -925,6 +925,46 @@ test_check_is_the_same_as_a_local_store (void **state)
     }
   /* Not a vacuous equality: most articles reuse something. */
   assert_true (n_with_passages * 2 > articles->len);
+
+  /* Compacted into one run, the server still answers the same. */
+  assert_true (sim_server_compact (server, &error));
+  g_free (runs);
+  runs = superuser_in ("same_answer", "SELECT count(*) FROM simhound.runs");
+  assert_string_equal (runs, "1");
+  for (guint i = 0; i < MIN (articles->len, 20); i++)
+    {
+      const char *article = g_ptr_array_index (articles, i);
+      g_autoptr(SimReport) a = sim_check_run (local, article, strlen (article), &options, NULL, NULL, NULL, &error);
+      g_autoptr(SimReport) b = NULL;
+      g_autofree char *ja = NULL, *jb = NULL;
+
+      g_clear_pointer (&remote, sim_corpus_snapshot_unref);
+      remote = sim_server_snapshot_new (uri, &error);
+      assert_non_null (remote);
+      b = sim_check_run (remote, article, strlen (article), &options, NULL, NULL, NULL, &error);
+      assert_non_null (b);
+      ja = comparable_json (a);
+      jb = comparable_json (b);
+      if (strcmp (ja, jb) != 0)
+        fail_msg ("article %u differs after compact", i);
+    }
+
+  /* A damaged row of the lookup table: the check says so, and reads
+   * nothing out of bounds. */
+  g_free (superuser_in ("same_answer", "UPDATE simhound.postings SET data = '\\xffffffff'"));
+  {
+    const char *article = g_ptr_array_index (articles, 0);
+    g_autoptr(SimReport) b = NULL;
+
+    g_clear_pointer (&remote, sim_corpus_snapshot_unref);
+    remote = sim_server_snapshot_new (uri, &error);
+    assert_non_null (remote);
+    b = sim_check_run (remote, article, strlen (article), &options, NULL, NULL, NULL, &error);
+    assert_null (b);
+    assert_true (g_error_matches (error, SIM_ERROR, SIM_ERROR_STORE_CORRUPT));
+    assert_non_null (strstr (error->message, "damaged row of its lookup table"));
+    g_clear_error (&error);
+  }
   sim_test_remove_tree (dir);
 }
 
