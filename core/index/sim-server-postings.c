@@ -415,7 +415,6 @@ _sim_server_postings_lookup (SimServer     *server,
   g_autofree char *literal = NULL;
   const char *params[1];
   Match m = { keys, n, out, 0, TRUE };
-  const guint from = out->len;
   PGresult *result;
 
   if (n == 0)
@@ -445,7 +444,6 @@ _sim_server_postings_lookup (SimServer     *server,
       }
   PQclear (result);
   sort_postings (out);
-  (void) from;
   return TRUE;
 }
 

@@ -263,17 +263,8 @@ learn_documents (Remote       *r,
 }
 
 static int
-compare_places (gconstpointer a,
-                gconstpointer b)
-{
-  const guint64 x = *(const guint64 *) a, y = *(const guint64 *) b;
-
-  return x < y ? -1 : x > y;
-}
-
-static int
-compare_masked (gconstpointer a,
-                gconstpointer b)
+compare_u64 (gconstpointer a,
+             gconstpointer b)
 {
   const guint64 x = *(const guint64 *) a, y = *(const guint64 *) b;
 
@@ -303,7 +294,7 @@ remote_lookup (SimCorpusSnapshot *snapshot,
 
       g_array_append_val (keys, key);
     }
-  g_array_sort (keys, compare_masked);
+  g_array_sort (keys, compare_u64);
   {
     guint j = 0;
 
@@ -355,7 +346,7 @@ remote_lookup (SimCorpusSnapshot *snapshot,
           if (boilerplate || is_known (r, posting->doc))
             g_array_append_val (places, place);
         }
-      g_array_sort (places, compare_places);
+      g_array_sort (places, compare_u64);
       for (guint p = 0; p < places->len && r->n_places < (gint64) PLACE_CHUNK * PLACE_CHUNKS; p++)
         {
           const guint32 id = (guint32) r->n_places++;
