@@ -553,17 +553,6 @@ sim_corpus_add (SimCorpus          *corpus,
   return g_steal_pointer (&result);
 }
 
-static gboolean
-is_number (const char *s)
-{
-  if (*s == '\0')
-    return FALSE;
-  for (; *s; s++)
-    if (!g_ascii_isdigit (*s))
-      return FALSE;
-  return TRUE;
-}
-
 gboolean
 sim_corpus_remove (SimCorpus          *corpus,
                    const char *const  *ids_or_paths,
@@ -603,7 +592,7 @@ sim_corpus_remove (SimCorpus          *corpus,
     {
       const char *arg = ids_or_paths[i];
       g_autofree char *abs = g_canonicalize_filename (arg, NULL);
-      const gint64 arg_id = is_number (arg) ? g_ascii_strtoll (arg, NULL, 10) : -1;
+      const gint64 arg_id = sim_store_is_document_id (arg) ? g_ascii_strtoll (arg, NULL, 10) : -1;
       const SimStoreDocument *doc = NULL;
       gboolean found = FALSE;
 
@@ -617,7 +606,7 @@ sim_corpus_remove (SimCorpus          *corpus,
         g_array_append_val (ids, doc->id);
       found = doc != NULL;
       /* A folder removes every document under it. */
-      if (!found && !is_number (arg))
+      if (!found && !sim_store_is_document_id (arg))
         {
           g_autofree char *prefix = g_str_has_suffix (abs, "/") ? g_strdup (abs) : g_strconcat (abs, "/", NULL);
 

@@ -2,14 +2,18 @@
  *
  * What the corpus server's files share: the connection (sim-server.c) and
  * the statements that run on it; sim-server-postings.c the lookup table
- * (uses sim-server.c); sim-server-corpus.c adds and lists documents
- * (uses both); sim-server-snapshot.c checks read a server through a
- * snapshot (uses all three).
+ * and its rows (uses sim-server.c); sim-server-merge.c merges its runs;
+ * sim-server-corpus.c adds documents (uses those before);
+ * sim-server-documents.c removes, rescans, lists and indexes them (uses
+ * those before); sim-server-snapshot.c gives checks a snapshot of a server
+ * (uses sim-server.c and sim-server-postings.c).
  */
 #pragma once
 
+#include <string.h>
 #include <libpq-fe.h>
 
+#include "sim-band-index.h"
 #include "sim-server.h"
 
 struct _SimServer {
@@ -54,6 +58,12 @@ void      _sim_server_append_bytea (GString           *rows,
  * (SIM_FEATURE_VERSION): SIM_ERROR_STORE_TOO_NEW naming both if not. */
 gboolean  _sim_server_same_features (SimServer        *server,
                                      GError          **error);
+/* FALSE, with SIM_ERROR_NOT_ALLOWED, when this account may not add. */
+gboolean  _sim_server_may_write   (SimServer          *server,
+                                   GError            **error);
+/* @values as a bigint[] literal ("{1,2,3}") for a parameter. (transfer full) */
+char     *_sim_server_array_literal (const gint64     *values,
+                                     gsize             n);
 /* SIM_ERROR_SERVER "Lost the connection to the corpus server NAME: …". */
 void      _sim_server_set_lost    (SimServer          *server,
                                    GError            **error,
@@ -70,6 +80,77 @@ typedef struct {
   guint32 start;
 } SimPosting;
 
+/* The rows of a run, for sim-server-postings.c and sim-server-merge.c: a
+ * posting's key has SIM_POSTING_KEY_BITS; a run of @bits cuts its rows by
+ * the key's high @bits (the bucket); a row is its postings sorted, each
+ * the key's other bits as a delta, the document and the start as varints. */
+#define SIM_POSTING_KEY_BITS SIM_BAND_INDEX_FILE_BITS
+#define SIM_POSTING_COPY_SQL "COPY simhound.postings (run, bucket, data) FROM STDIN (FORMAT binary)"
+
+static inline gboolean
+_sim_posting_less (const SimPosting *x,
+              const SimPosting *y)
+{
+  return x->key != y->key ? x->key < y->key : x->doc != y->doc ? x->doc < y->doc : x->start < y->start;
+}
+
+int       _sim_posting_compare     (gconstpointer       a,
+                                    gconstpointer       b);
+/* Bits of the bucket a run of @n postings cuts its rows by. */
+guint     _sim_posting_run_bits    (guint64             n);
+/* Calls @func on each posting of a row; FALSE for a damaged row. */
+gboolean  _sim_posting_decode_row  (const guint8       *data,
+                                    gsize               len,
+                                    guint32             bucket,
+                                    guint               bits,
+                                    void              (*func) (const SimPosting *posting, gpointer user_data),
+                                    gpointer            user_data);
+/* @postings (sorted) as rows of run @run of @bits, COPY's binary format,
+ * between copy_header() and copy_trailer(). */
+void      _sim_posting_copy_header (GString            *rows);
+void      _sim_posting_encode_rows (const SimPosting   *postings,
+                                    gsize               n,
+                                    gint64              run,
+                                    guint               bits,
+                                    GString            *rows);
+void      _sim_posting_copy_trailer (GString           *rows);
+/* A new run's id, and its row in simhound.runs. */
+gint64    _sim_posting_next_run    (SimServer          *server,
+                                    GError            **error);
+gboolean  _sim_posting_write_run   (SimServer          *server,
+                                    gint64              run,
+                                    guint               bits,
+                                    guint64             n,
+                                    GError            **error);
+
+/* Big-endian values of a binary result. */
+static inline guint
+_sim_be16 (const char *p)
+{
+  guint16 v;
+
+  memcpy (&v, p, 2);
+  return GUINT16_FROM_BE (v);
+}
+
+static inline guint32
+_sim_be32 (const char *p)
+{
+  guint32 v;
+
+  memcpy (&v, p, 4);
+  return GUINT32_FROM_BE (v);
+}
+
+static inline gint64
+_sim_be64 (const char *p)
+{
+  guint64 v;
+
+  memcpy (&v, p, 8);
+  return (gint64) GUINT64_FROM_BE (v);
+}
+
 /* The postings of a document's packed windows (sim-window-codec.h). */
 void      _sim_server_postings_of (GBytes             *packed,
                                    gint64              doc,
@@ -80,10 +161,6 @@ void      _sim_server_postings_of (GBytes             *packed,
 gboolean  _sim_server_postings_put (SimServer         *server,
                                     GArray            *postings,
                                     GError           **error);
-/* Merges runs of a like size (sim-server-postings.c: the tiers), each
- * merge one transaction; nothing when another client is merging. */
-gboolean  _sim_server_postings_merge (SimServer       *server,
-                                      GError         **error);
 /* The postings of each of @keys (@n, sorted, distinct, masked) in one
  * statement, appended to @out with key the index into @keys, in key
  * order. Documents removed since may be among them. */
@@ -92,3 +169,25 @@ gboolean  _sim_server_postings_lookup (SimServer      *server,
                                        gsize           n,
                                        GArray         *out,
                                        GError        **error);
+
+/* ------------------------------------------------------- sim-server-merge.c */
+
+/* Merges runs of a like size (sim-server-merge.c: the tiers), each merge
+ * one transaction; nothing when another client is merging. */
+gboolean  _sim_server_postings_merge (SimServer       *server,
+                                      GError         **error);
+
+/* ------------------------------------------------------ sim-server-corpus.c */
+
+/* Adds @delta (1 or -1) to the df count of each of @buckets, in the
+ * caller's transaction. */
+gboolean  _sim_server_add_df      (SimServer          *server,
+                                   const GArray       *buckets,
+                                   gint                delta,
+                                   GError            **error);
+/* The files of @paths (folders walked) into @files, with the names they
+ * are added under into @names; what cannot be read into @failures. */
+void      _sim_server_walk        (const char *const  *paths,
+                                   GPtrArray          *files,
+                                   GPtrArray          *names,
+                                   GPtrArray          *failures);

@@ -184,18 +184,6 @@ compare_ids (gconstpointer a,
   return x < y ? -1 : x > y;
 }
 
-static char *
-ids_literal (const gint64 *ids,
-             gsize         n)
-{
-  GString *s = g_string_new ("{");
-
-  for (gsize i = 0; i < n; i++)
-    g_string_append_printf (s, i ? ",%" G_GINT64_FORMAT : "%" G_GINT64_FORMAT, ids[i]);
-  g_string_append_c (s, '}');
-  return g_string_free (s, FALSE);
-}
-
 /* Gives the documents of @postings the snapshot does not know yet their
  * indices, in id order; those gone from the server get none. A key's
  * postings beyond SIM_CORPUS_LOOKUP_MAX_HITS are boilerplate to a check:
@@ -232,7 +220,7 @@ learn_documents (Remote       *r,
   if (ids->len == 0)
     return TRUE;
   g_array_sort (ids, compare_ids);
-  params[0] = literal = ids_literal ((const gint64 *) ids->data, ids->len);
+  params[0] = literal = _sim_server_array_literal ((const gint64 *) ids->data, ids->len);
   result = _sim_server_run (server,
                             "SELECT id, name, title, n_chars FROM simhound.documents"
                             " WHERE id = ANY ($1::bigint[]) ORDER BY id", 1, params, error);
@@ -382,7 +370,7 @@ remote_read_texts (const SimCorpusSnapshot *snapshot,
 
       ids[i] = doc ? doc->id : 0;
     }
-  params[0] = literal = ids_literal (ids, n);
+  params[0] = literal = _sim_server_array_literal (ids, n);
   if ((server = take_server (r, error)) == NULL)
     return FALSE;
   /* Row security leaves out the texts this account may not read: those

@@ -278,6 +278,37 @@ _sim_server_same_features (SimServer  *server,
 }
 
 gboolean
+_sim_server_may_write (SimServer  *server,
+                       GError    **error)
+{
+  PGresult *result = _sim_server_run (server, "SELECT has_table_privilege('simhound.documents', 'INSERT')",
+                                      0, NULL, error);
+  gboolean yes;
+
+  if (result == NULL)
+    return FALSE;
+  yes = g_str_equal (PQgetvalue (result, 0, 0), "t");
+  PQclear (result);
+  if (!yes)
+    g_set_error (error, SIM_ERROR, SIM_ERROR_NOT_ALLOWED,
+                 _("%s: this account may check the corpus but not change it"), server->name);
+  return yes;
+}
+
+char *
+_sim_server_array_literal (const gint64 *values,
+                           gsize         n)
+{
+  GString *s = g_string_sized_new (n * 8 + 2);
+
+  g_string_append_c (s, '{');
+  for (gsize i = 0; i < n; i++)
+    g_string_append_printf (s, i ? ",%" G_GINT64_FORMAT : "%" G_GINT64_FORMAT, values[i]);
+  g_string_append_c (s, '}');
+  return g_string_free (s, FALSE);
+}
+
+gboolean
 _sim_server_run_command (SimServer  *server,
              const char *sql,
              GError    **error)

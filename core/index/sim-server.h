@@ -2,8 +2,9 @@
  *
  * A school's corpus server: a PostgreSQL database (through libpq) that
  * many desktops share. sim-server.c holds the connection, the versioned
- * schema and its roles; sim-server-corpus.c adds, lists, rescans and
- * removes documents; sim-server-postings.c keeps the lookup table;
+ * schema and its roles; sim-server-postings.c and sim-server-merge.c keep
+ * the lookup table; sim-server-corpus.c adds documents and
+ * sim-server-documents.c lists, rescans and removes them;
  * sim-server-snapshot.c gives checks a snapshot of a server.
  *
  * Where a corpus is (sim_store_location_is_server()): a path names a local
@@ -133,7 +134,7 @@ gboolean         sim_server_remove   (SimServer          *server,
                                       const char *const  *ids_or_names,
                                       guint              *out_n_removed,
                                       GError            **error);
-/* Merges every run of the lookup table into one (sim-server-postings.c):
+/* Merges every run of the lookup table into one (sim-server-merge.c):
  * a check then asks one run instead of a few, which at 1 GB roughly
  * halved its wait. For a quiet hour; one transaction a run of the merge,
  * nothing when another client is merging. */

@@ -138,6 +138,17 @@ read_user_version (SimStore *store,
 }
 
 gboolean
+sim_store_is_document_id (const char *s)
+{
+  if (*s == '\0')
+    return FALSE;
+  for (; *s; s++)
+    if (!g_ascii_isdigit (*s))
+      return FALSE;
+  return TRUE;
+}
+
+gboolean
 sim_store_location_is_server (const char *location)
 {
   if (location == NULL)

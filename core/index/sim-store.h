@@ -41,6 +41,9 @@ SimStore *sim_store_open        (const char        *path,
                                  gboolean           read_only,
                                  GError           **error);
 void      sim_store_free        (SimStore          *store);
+/* Whether @s names a document by its id ("12") rather than by a path
+ * or name: digits alone. */
+gboolean  sim_store_is_document_id     (const char *s);
 /* Whether a corpus location (--store, $SIMHOUND_STORE, the app's
  * preference) names a corpus server, a libpq connection string
  * ("postgresql://…", "postgres://…", "service=…", "host=… dbname=…"),

@@ -34,11 +34,14 @@ uri_for (const char *user)
                           g_getenv ("SIMHOUND_TEST_PG_PORT"));
 }
 
-/* Runs @sql as the superuser; its first value, or NULL. */
+/* Runs @sql as the superuser in database @db; its first value, or NULL. */
 static char *
-superuser (const char *sql)
+superuser_in (const char *db,
+              const char *sql)
 {
-  PGconn *conn = PQconnectdb (g_getenv ("SIMHOUND_TEST_PG"));
+  g_autofree char *uri = g_strdup_printf ("postgresql://postgres@%s:%s/%s", g_getenv ("SIMHOUND_TEST_PG_HOST"),
+                                          g_getenv ("SIMHOUND_TEST_PG_PORT"), db);
+  PGconn *conn = PQconnectdb (uri);
   PGresult *result;
   char *value = NULL;
 
@@ -52,6 +55,14 @@ superuser (const char *sql)
   PQfinish (conn);
   return value;
 }
+
+/* The same in the cluster's database "postgres". */
+static char *
+superuser (const char *sql)
+{
+  return superuser_in ("postgres", sql);
+}
+
 
 static SimServer *
 connect_as (const char *user)
@@ -740,27 +751,6 @@ fresh_database (const char *name,
                           g_getenv ("SIMHOUND_TEST_PG_PORT"), name);
 }
 
-/* Runs @sql as the superuser in database @db; its first value, or NULL. */
-static char *
-superuser_in (const char *db,
-              const char *sql)
-{
-  g_autofree char *uri = g_strdup_printf ("postgresql://postgres@%s:%s/%s", g_getenv ("SIMHOUND_TEST_PG_HOST"),
-                                          g_getenv ("SIMHOUND_TEST_PG_PORT"), db);
-  PGconn *conn = PQconnectdb (uri);
-  PGresult *result;
-  char *value = NULL;
-
-  assert_int_equal (PQstatus (conn), CONNECTION_OK);
-  result = PQexec (conn, sql);
-  if (PQresultStatus (result) != PGRES_COMMAND_OK && PQresultStatus (result) != PGRES_TUPLES_OK)
-    fail_msg ("%s: %s", sql, PQresultErrorMessage (result));
-  if (PQresultStatus (result) == PGRES_TUPLES_OK && PQntuples (result) > 0)
-    value = g_strdup (PQgetvalue (result, 0, 0));
-  PQclear (result);
-  PQfinish (conn);
-  return value;
-}
 
 /* @report's JSON without what names the store (where it is, when it
  * changed) and with each document's file name alone: a local store keeps
