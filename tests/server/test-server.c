@@ -837,6 +837,42 @@ make_references (const char *dir,
     }
 }
 
+/* Checks the first @n @articles through @local and through the server at
+ * @uri, and fails unless their reports are the same; how many found
+ * passages. Each check through the server takes a snapshot of its own, as
+ * the command line does: it knows only the documents its lookups found. */
+static guint
+check_both (SimCorpusSnapshot     *local,
+            const char            *uri,
+            GPtrArray             *articles,
+            guint                  n,
+            const SimCheckOptions *options)
+{
+  guint n_with_passages = 0;
+
+  for (guint i = 0; i < n; i++)
+    {
+      const char *article = g_ptr_array_index (articles, i);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(SimReport) a = sim_check_run (local, article, strlen (article), options, NULL, NULL, NULL, &error);
+      g_autoptr(SimCorpusSnapshot) remote = sim_server_snapshot_new (uri, &error);
+      g_autoptr(SimReport) b = NULL;
+      g_autofree char *ja = NULL, *jb = NULL;
+
+      assert_non_null (a);
+      assert_non_null (remote);
+      b = sim_check_run (remote, article, strlen (article), options, NULL, NULL, NULL, &error);
+      if (b == NULL)
+        fail_msg ("check through the server: %s", error->message);
+      ja = comparable_json (a);
+      jb = comparable_json (b);
+      if (strcmp (ja, jb) != 0)
+        fail_msg ("article %u differs:\n--- local\n%s\n--- server\n%s", i, ja, jb);
+      n_with_passages += sim_report_get_n_passages (a) > 0;
+    }
+  return n_with_passages;
+}
+
 /* The same documents added the same way to a local store and to a server
  * (in parts, one removed after): every article's check gives the same
  * report through either, the store's name and place aside. */
@@ -891,28 +927,7 @@ test_check_is_the_same_as_a_local_store (void **state)
   assert_true (sim_corpus_snapshot_is_remote (remote));
   assert_int_equal (sim_corpus_snapshot_get_n_documents (remote), sim_corpus_snapshot_get_n_documents (local));
   options.n_threads = 2;
-  for (guint i = 0; i < articles->len; i++)
-    {
-      const char *article = g_ptr_array_index (articles, i);
-      g_autoptr(SimReport) a = sim_check_run (local, article, strlen (article), &options, NULL, NULL, NULL, &error);
-      g_autoptr(SimReport) b = NULL;
-      g_autofree char *ja = NULL, *jb = NULL;
-
-      assert_non_null (a);
-      /* A snapshot a check, as the command line takes one: it knows only
-       * the documents this check's lookups found. */
-      g_clear_pointer (&remote, sim_corpus_snapshot_unref);
-      remote = sim_server_snapshot_new (uri, &error);
-      assert_non_null (remote);
-      b = sim_check_run (remote, article, strlen (article), &options, NULL, NULL, NULL, &error);
-      if (b == NULL)
-        fail_msg ("check through the server: %s", error->message);
-      ja = comparable_json (a);
-      jb = comparable_json (b);
-      if (strcmp (ja, jb) != 0)
-        fail_msg ("article %u differs:\n--- local\n%s\n--- server\n%s", i, ja, jb);
-      n_with_passages += sim_report_get_n_passages (a) > 0;
-    }
+  n_with_passages = check_both (local, uri, articles, articles->len, &options);
   /* Not a vacuous equality: most articles reuse something. */
   assert_true (n_with_passages * 2 > articles->len);
 
@@ -921,23 +936,7 @@ test_check_is_the_same_as_a_local_store (void **state)
   g_free (runs);
   runs = superuser_in ("same_answer", "SELECT count(*) FROM simhound.runs");
   assert_string_equal (runs, "1");
-  for (guint i = 0; i < MIN (articles->len, 20); i++)
-    {
-      const char *article = g_ptr_array_index (articles, i);
-      g_autoptr(SimReport) a = sim_check_run (local, article, strlen (article), &options, NULL, NULL, NULL, &error);
-      g_autoptr(SimReport) b = NULL;
-      g_autofree char *ja = NULL, *jb = NULL;
-
-      g_clear_pointer (&remote, sim_corpus_snapshot_unref);
-      remote = sim_server_snapshot_new (uri, &error);
-      assert_non_null (remote);
-      b = sim_check_run (remote, article, strlen (article), &options, NULL, NULL, NULL, &error);
-      assert_non_null (b);
-      ja = comparable_json (a);
-      jb = comparable_json (b);
-      if (strcmp (ja, jb) != 0)
-        fail_msg ("article %u differs after compact", i);
-    }
+  check_both (local, uri, articles, MIN (articles->len, 20), &options);
 
   /* A damaged row of the lookup table: the check says so, and reads
    * nothing out of bounds. */
