@@ -29,6 +29,8 @@
 
 G_BEGIN_DECLS
 
+#define NO_DISTANCE 64  /* of a match whose source span's SimHash is not known */
+
 typedef struct {
   guint32 key;     /* distinct window SimHash (check->keys) */
   guint32 doc;     /* where the stored fingerprint found for it is: snapshot document index */

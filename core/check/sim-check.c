@@ -11,7 +11,6 @@
 #include "sim-parallel.h"
 #include "sim-check-private.h"
 
-#define NO_DISTANCE    64
 #define TIE_SIMILARITY 0.05f  /* matches this close are as good as each other */
 /* A passage is copied word for word where this share of its segments' characters
  * is high on its own (sentence comparison), not only through the passage. */
@@ -239,7 +238,7 @@ build_report (Check *check)
 
       p.start = cp->alignment.a_start;
       p.end = cp->alignment.a_end;
-      p.source = _sim_report_add_source (report, doc->id, doc->path, doc->title);
+      p.source = _sim_report_add_source (report, doc->id, doc->path, doc->title, doc->text_withheld);
       p.source_start = cp->alignment.b_start;
       p.source_end = cp->alignment.b_end;
       p.similarity = cp->alignment.similarity;
@@ -323,6 +322,18 @@ build_report (Check *check)
           guint32 start = v->start, end = v->end;
           SimMatch m = { 0 };
 
+          if (doc->text_withheld)
+            {
+              /* Matched by keys: where, and how much, but no text. */
+              m.source = _sim_report_add_source (report, doc->id, doc->path, doc->title, TRUE);
+              m.start = start;
+              m.end = MAX (end, start + 1);
+              m.similarity = v->similarity;
+              m.distance = v->distance;
+              m.excerpt = g_strdup ("");
+              g_array_append_val (matches, m);
+              continue;
+            }
           if (!_sim_source_cache_cover (cache, v->start > SIM_TEXT_WORD_REACH ? v->start - SIM_TEXT_WORD_REACH : 0,
                                         v->end + SIM_TEXT_WORD_REACH))
             continue;
@@ -349,7 +360,7 @@ build_report (Check *check)
               end++;
             }
 
-          m.source = _sim_report_add_source (report, doc->id, doc->path, doc->title);
+          m.source = _sim_report_add_source (report, doc->id, doc->path, doc->title, doc->text_withheld);
           m.start = start;
           m.end = end;
           m.similarity = v->similarity;

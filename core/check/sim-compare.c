@@ -141,7 +141,7 @@ compare_report (const Side            *sa,
   settings.n_documents = 1;
   report = _sim_report_new (sa->text, sa->len, &settings);
   title = g_path_get_basename (b_name);
-  source = _sim_report_add_source (report, 1, b_name, title);
+  source = _sim_report_add_source (report, 1, b_name, title, FALSE);
 
   for (guint i = 0; i < found->len; i++)
     {

@@ -209,6 +209,157 @@ _sim_verify_load (Check            *check,
   s->stamp = 0;
 }
 
+/* The matched part of the segment: the run of its features with most weight
+ * found in the source (those stamped), with gaps of at most QUERY_GAP units. */
+static void
+segment_run (Check            *check,
+             const SimSegment *seg,
+             Scratch          *s,
+             Verified         *out)
+{
+  float run_matched = 0, best_matched = -1;
+  guint run_evidence = 0, best_evidence = 0, total_evidence = 0;
+  guint32 run_first = 0, run_last = 0, q_first = 0, q_last = 0;
+  gboolean in_run = FALSE;
+
+  for (guint i = 0; i <= s->qocc->len; i++)
+    {
+      const QOccurrence *o = i < s->qocc->len ? &g_array_index (s->qocc, QOccurrence, i) : NULL;
+      const gboolean hit = o != NULL && g_array_index (s->stamps, guint32, o->q) == s->stamp;
+
+      if (o != NULL && hit)
+        total_evidence += o->script_weight;
+      if (in_run && (o == NULL || (o->pos - run_last) * o->script_weight > QUERY_GAP_WEIGHT))
+        {
+          if (run_matched > best_matched)
+            {
+              best_matched = run_matched;
+              best_evidence = run_evidence;
+              q_first = run_first;
+              q_last = run_last;
+            }
+          in_run = FALSE;
+        }
+      if (o == NULL)
+        break;
+      if (hit)
+        {
+          if (!in_run)
+            {
+              in_run = TRUE;
+              run_first = o->pos;
+              run_matched = 0;
+              run_evidence = 0;
+            }
+          run_evidence += o->script_weight;
+          run_matched += o->weight;
+          run_last = o->pos;
+        }
+    }
+  out->q_start = q_first + 1 - MIN (q_first + 1 - seg->unit_start, sim_fingerprint_shingle (check->units, q_first));
+  out->q_end = q_last + 1;
+  out->matched = MAX (best_matched, 0);
+  out->evidence = best_evidence;
+  out->total_evidence = total_evidence;
+  {
+    float inside = 0;
+
+    for (guint i = 0; i < s->qocc->len; i++)
+      {
+        const QOccurrence *o = &g_array_index (s->qocc, QOccurrence, i);
+
+        if (o->pos >= q_first && o->pos <= q_last)
+          inside += o->weight;
+      }
+    out->run_containment = inside > 0 ? out->matched / inside : 0;
+  }
+}
+
+/* _sim_verify() against a document whose text the account may not read
+ * (SimCorpusDoc.text_withheld): a feature of the segment counts as found
+ * when a window over it has a stored twin in the region, so the share
+ * found estimates the containment from the keys both share. The source
+ * span is where those twins are, and no distance is known. */
+static gboolean
+verify_by_keys (Check            *check,
+                const SimSegment *seg,
+                Scratch          *s,
+                guint             doc,
+                gint64            start,
+                gint64            end,
+                Verified         *out)
+{
+  const SimUnits *units = check->units;
+  guint lo = 0, hi = check->windows->len;
+  gint64 span_first = G_MAXINT64, span_last = -1;
+  float matched = 0;
+
+  if (check->hits == NULL || s->q_weight <= 0)
+    return FALSE;
+  if (++s->stamp == 0)
+    {
+      memset (s->stamps->data, 0, s->stamps->len * sizeof (guint32));
+      s->stamp = 1;
+    }
+  /* Windows are ordered by both ends: the first ending inside the segment. */
+  while (lo < hi)
+    {
+      const guint mid = lo + (hi - lo) / 2;
+
+      if (g_array_index (check->windows, SimAnchor, mid).unit_end <= seg->unit_start)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  for (guint w = lo, o = 0; w < check->windows->len; w++)
+    {
+      const SimAnchor *win = &g_array_index (check->windows, SimAnchor, w);
+      const guint32 k = check->window_keys[w];
+      const guint32 ua = MAX (win->unit_start, seg->unit_start), ub = MIN (win->unit_end, seg->unit_end);
+      const gint64 q_start = units->src_start[win->unit_start];
+      gboolean twin = FALSE;
+
+      if (win->unit_start >= seg->unit_end)
+        break;
+      for (guint h = check->first_hit[k]; h < check->first_hit[k + 1]; h++)
+        {
+          const Hit *hit = &g_array_index (check->hits, Hit, h);
+
+          if (hit->doc == doc && hit->start >= start && hit->start < end)
+            {
+              /* The part of the window inside the segment, where the twin is. */
+              span_first = MIN (span_first, hit->start + (units->src_start[ua] - q_start));
+              span_last = MAX (span_last, hit->start + (sim_units_get_end (units, ub - 1) - q_start));
+              twin = TRUE;
+            }
+        }
+      if (!twin)
+        continue;
+      while (o < s->qocc->len && g_array_index (s->qocc, QOccurrence, o).pos < ua)
+        o++;
+      for (guint i = o; i < s->qocc->len && g_array_index (s->qocc, QOccurrence, i).pos < ub; i++)
+        {
+          const guint q = g_array_index (s->qocc, QOccurrence, i).q;
+
+          if (g_array_index (s->stamps, guint32, q) != s->stamp)
+            {
+              g_array_index (s->stamps, guint32, q) = s->stamp;
+              matched += g_array_index (s->q, QFeature, q).weight;
+            }
+        }
+    }
+  if (span_last < 0 || matched <= 0)
+    return FALSE;
+  segment_run (check, seg, s, out);
+  out->doc = doc;
+  out->sentence = FALSE;
+  out->similarity = MIN (1.0f, matched / s->q_weight);
+  out->distance = NO_DISTANCE;
+  out->start = (guint32) CLAMP (span_first, 0, G_MAXUINT32);
+  out->end = (guint32) CLAMP (span_last, out->start + 1, G_MAXUINT32);
+  return TRUE;
+}
+
 /* Compares the loaded segment features with a source region: the share of
  * the segment found there, the matched part of the source, and the matched
  * part of the segment (the densest run of shared features on either side). */
@@ -231,6 +382,10 @@ _sim_verify (Check            *check,
   guint32 span_first, span_last;
   guint n_region = 0;
 
+  if (doc < sim_corpus_snapshot_get_n_docs (check->snapshot) &&
+      sim_corpus_snapshot_get_doc (check->snapshot, doc) != NULL &&
+      sim_corpus_snapshot_get_doc (check->snapshot, doc)->text_withheld)
+    return verify_by_keys (check, seg, s, doc, MAX (start, 0), end, out);
   if (cache == NULL || !cache->loaded || s->q_weight <= 0)
     return FALSE;
   start = MAX (start, 0);
@@ -312,73 +467,7 @@ _sim_verify (Check            *check,
   span_first = g_array_index (s->positions, Aligned, best_lo).pos;
   span_first = span_first + 1 - MIN (span_first + 1 - ua, sim_fingerprint_shingle (du, span_first));
 
-  /* The matched part of the segment: the run of its features with most weight
-   * found in the region, with gaps of at most QUERY_GAP units. */
-  {
-    float run_matched = 0, run_total = 0, best_matched = -1, best_total = 0;
-    guint run_evidence = 0, best_evidence = 0, total_evidence = 0;
-    guint32 run_first = 0, run_last = 0, q_first = 0, q_last = 0;
-    gboolean in_run = FALSE;
-
-    for (guint i = 0; i <= s->qocc->len; i++)
-      {
-        const QOccurrence *o = i < s->qocc->len ? &g_array_index (s->qocc, QOccurrence, i) : NULL;
-        const gboolean hit = o != NULL && g_array_index (s->stamps, guint32, o->q) == s->stamp;
-
-        if (o != NULL && hit)
-          total_evidence += o->script_weight;
-        if (in_run && (o == NULL || (o->pos - run_last) * o->script_weight > QUERY_GAP_WEIGHT))
-          {
-            if (run_matched > best_matched)
-              {
-                best_matched = run_matched;
-                best_total = run_total;
-                best_evidence = run_evidence;
-                q_first = run_first;
-                q_last = run_last;
-              }
-            in_run = FALSE;
-          }
-        if (o == NULL)
-          break;
-        if (hit)
-          {
-            if (!in_run)
-              {
-                in_run = TRUE;
-                run_first = o->pos;
-                run_matched = run_total = 0;
-                run_evidence = 0;
-              }
-            run_evidence += o->script_weight;
-            /* Unmatched features between matched ones count against the run. */
-            run_total += o->weight;
-            run_matched += o->weight;
-            run_last = o->pos;
-          }
-        else if (in_run)
-          run_total += o->weight;
-      }
-    /* Trailing unmatched features after the run's last hit were counted: remove them. */
-    out->q_start = q_first + 1 - MIN (q_first + 1 - seg->unit_start, sim_fingerprint_shingle (check->units, q_first));
-    out->q_end = q_last + 1;
-    out->matched = MAX (best_matched, 0);
-    out->evidence = best_evidence;
-    out->total_evidence = total_evidence;
-    {
-      float inside = 0;
-
-      for (guint i = 0; i < s->qocc->len; i++)
-        {
-          const QOccurrence *o = &g_array_index (s->qocc, QOccurrence, i);
-
-          if (o->pos >= q_first && o->pos <= q_last)
-            inside += o->weight;
-        }
-      out->run_containment = inside > 0 ? out->matched / inside : 0;
-    }
-    (void) best_total;
-  }
+  segment_run (check, seg, s, out);
 
   out->doc = doc;
   out->sentence = FALSE;

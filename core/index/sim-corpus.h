@@ -32,6 +32,9 @@ typedef struct {
   const char *path;
   const char *title;
   gint64      n_chars;
+  /* Its text is kept from this account (a corpus server's student): a
+   * check matches it by the keys both share, and shows no source text. */
+  gboolean    text_withheld;
 } SimCorpusDoc;
 
 /* Called on the thread that runs the operation. @what is a path or NULL. */

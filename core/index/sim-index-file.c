@@ -275,6 +275,7 @@ _sim_snapshot_load_list (SimCorpusSnapshot *snapshot,
       doc->path = (const char *) list + at;
       doc->title = (const char *) list + at + e.path_len + 1;
       doc->n_chars = e.n_chars;
+      doc->text_withheld = FALSE;
       row->key = e.row;
       row->n_windows = e.n_windows;
       row->updated_at = e.updated_at;

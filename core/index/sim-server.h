@@ -35,11 +35,14 @@
 
 G_BEGIN_DECLS
 
-#define SIM_SERVER_SCHEMA_VERSION    2
+#define SIM_SERVER_SCHEMA_VERSION    3
 #define SIM_SERVER_CONNECT_TIMEOUT   10     /* seconds */
 #define SIM_SERVER_STATEMENT_TIMEOUT 60000  /* milliseconds */
 #define SIM_SERVER_PARTITIONS        8      /* of the lookup table, by its key */
 #define SIM_SERVER_DF_CHUNK          4096   /* df counts a row, packed (sim_store_pack_df()) */
+/* Keys a student's lookups may carry a day, by default: a check of a
+ * 10,000-character essay carries about 4,000 (its windows and sentences). */
+#define SIM_SERVER_STUDENT_KEYS_PER_DAY 1000000
 
 typedef struct _SimServer SimServer;
 

@@ -167,7 +167,7 @@ _sim_snapshot_add_doc (SimCorpusSnapshot *snapshot,
                        gint64             updated_at,
                        const DocRow      *row)
 {
-  SimCorpusDoc doc;
+  SimCorpusDoc doc = { 0 };
 
   doc.id = id;
   doc.path = g_string_chunk_insert_len (snapshot->strings, path, path_len);

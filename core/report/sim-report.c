@@ -213,7 +213,8 @@ guint
 _sim_report_add_source (SimReport  *report,
                         gint64      doc_id,
                         const char *path,
-                        const char *title)
+                        const char *title,
+                        gboolean    text_withheld)
 {
   SimReportSource source = { 0 };
 
@@ -224,6 +225,7 @@ _sim_report_add_source (SimReport  *report,
   source.path = g_strdup (path);
   source.display_path = g_filename_display_name (path);
   source.title = g_utf8_make_valid (title, -1);
+  source.text_withheld = text_withheld;
   g_array_append_val (report->sources, source);
   return report->sources->len - 1;
 }

@@ -61,6 +61,7 @@ typedef struct {
   char    *path;          /* as stored: the file name's bytes */
   char    *display_path;  /* the same as valid UTF-8 (g_filename_display_name), for JSON, HTML, PDF */
   char    *title;         /* valid UTF-8 */
+  gboolean text_withheld; /* its text is kept from the account that checked: matched by keys, no excerpt */
   guint    n_segments;  /* flagged segments whose best match is this source, */
   guint32  n_chars;     /* article characters in those segments and */
   float    share;       /* n_chars / the article's characters in segments: before
@@ -207,7 +208,8 @@ SimReport  *_sim_report_new               (const char              *text,
 guint       _sim_report_add_source        (SimReport       *report,
                                            gint64           doc_id,
                                            const char      *path,
-                                           const char      *title);
+                                           const char      *title,
+                                           gboolean         text_withheld);
 /* Appends a segment and its matches (best first; excerpts are taken). */
 void        _sim_report_add_segment       (SimReport        *report,
                                            const SimReportSegment *segment,

@@ -272,7 +272,7 @@ test_report_joins_neighbouring_passages_of_one_source (void **state)
   for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
     {
       g_autoptr(SimReport) report = _sim_report_new (text, sizeof text - 1, &settings);
-      const guint source = _sim_report_add_source (report, 1, "/corpus/source.txt", "source");
+      const guint source = _sim_report_add_source (report, 1, "/corpus/source.txt", "source", FALSE);
       SimPassage first = { 0, 39, source, 200, 230, 0.6f, SIM_LEVEL_MEDIUM, 0, 0 };
       SimPassage second = { cases[c].start, cases[c].end, source, cases[c].source_start, cases[c].source_end,
                             0.6f, SIM_LEVEL_MEDIUM, 0, 0 };

@@ -867,7 +867,15 @@ check_both (SimCorpusSnapshot     *local,
       ja = comparable_json (a);
       jb = comparable_json (b);
       if (strcmp (ja, jb) != 0)
-        fail_msg ("article %u differs:\n--- local\n%s\n--- server\n%s", i, ja, jb);
+        {
+          /* Whole, for diff: a message this long is cut. */
+          g_autofree char *pa = g_build_filename (g_get_tmp_dir (), "simhound-local.json", NULL);
+          g_autofree char *pb = g_build_filename (g_get_tmp_dir (), "simhound-server.json", NULL);
+
+          g_file_set_contents (pa, ja, -1, NULL);
+          g_file_set_contents (pb, jb, -1, NULL);
+          fail_msg ("article %u differs: diff %s %s", i, pa, pb);
+        }
       n_with_passages += sim_report_get_n_passages (a) > 0;
     }
   return n_with_passages;
