@@ -80,7 +80,7 @@ print_report (const SimReportView *view,
       src = sim_report_get_source (report, m->source);
       seg_text = sim_report_dup_text (report, seg->start, seg->end);
       seg_line = cli_one_line (seg_text, 160);
-      src_line = cli_one_line (m->excerpt, 160);
+      src_line = cli_one_line (src->text_withheld ? sim_report_source_withheld_note () : m->excerpt, 160);
       src_path = cli_for_terminal (src->path);
       excluded = sim_report_view_is_segment_excluded (view, i);
       g_print ("\n[%u] %s %.0f%% %s(%s%s%s %u, %s %u–%u)%s\n    %s%s%s\n    %s← %s%s\n    %s%s%s\n",

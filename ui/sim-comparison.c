@@ -271,7 +271,8 @@ render (SimComparison *self)
   const SimMatch *m = sim_report_get_match (self->report, seg->first_match + self->match);
   const SimReportSource *src = sim_report_get_source (self->report, m->source);
   const char *article = sim_report_get_text (self->report);
-  g_autofree char *source = dup_source_text (self->snapshot, src->doc_id);
+  g_autofree char *source = src->text_withheld ? g_strdup (sim_report_source_withheld_note ())
+                                               : dup_source_text (self->snapshot, src->doc_id);
   g_autofree char *a_passage = NULL, *b_passage = NULL, *title = NULL, *said = NULL;
   g_autoptr(GArray) ops = NULL;
   guint32 as, ae, bs, be, acs, ace, bcs, bce;
@@ -280,7 +281,13 @@ render (SimComparison *self)
   const SimNormalizeFlags flags = self->snapshot ? sim_corpus_snapshot_get_flags (self->snapshot) : 0;
 
   choose_spans (self->report, seg, m, &as, &ae, &bs, &be);
-  if (source == NULL || (guint64) g_utf8_strlen (source, -1) < be)
+  if (src->text_withheld)
+    {
+      /* Matched by keys: the note in the source's place, nothing to compare. */
+      bs = 0;
+      be = 0;
+    }
+  else if (source == NULL || (guint64) g_utf8_strlen (source, -1) < be)
     {
       /* The document is gone from the store: the excerpt the report kept. */
       g_clear_pointer (&source, g_free);
@@ -296,10 +303,13 @@ render (SimComparison *self)
 
     b_passage = g_strndup (p, g_utf8_offset_to_pointer (p, be - bs) - p);
   }
-  ops = sim_diff_texts (a_passage, b_passage, flags, &stats);
+  ops = src->text_withheld ? g_array_new (FALSE, FALSE, sizeof (SimDiffOp))
+                           : sim_diff_texts (a_passage, b_passage, flags, &stats);
 
   fill (self->article, article, acs, ace, as, ae);
   fill (self->source, source, bcs, bce, bs, be);
+  if (src->text_withheld)
+    tag_span (self->article, same, as - acs, ae - acs);
   for (guint i = 0; i < ops->len; i++)
     {
       const SimDiffOp *op = &g_array_index (ops, SimDiffOp, i);
@@ -321,8 +331,13 @@ render (SimComparison *self)
   {
     const gint run = self->match == 0 ? sim_report_view_find_run (self->view, self->segment) : -1;
 
-    said = sim_diff_describe (&stats, run >= 0 ? sim_report_view_get_run (self->view, run)->similarity
-                                               : m->similarity);
+    const float similarity = run >= 0 ? sim_report_view_get_run (self->view, run)->similarity : m->similarity;
+
+    said = src->text_withheld
+             ? g_strdup_printf (_("About %.0f%% of this passage is in the source, judged by the fingerprints "
+                                  "both share; the corpus server keeps the source’s text from this account."),
+                                100 * similarity)
+             : sim_diff_describe (&stats, similarity);
   }
   gtk_label_set_text (self->summary, said);
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->summary), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, said, -1);
@@ -334,7 +349,7 @@ render (SimComparison *self)
   g_free (self->source_text);
   self->source_text = g_steal_pointer (&source);
   gtk_widget_set_visible (self->details, TRUE);
-  gtk_widget_set_sensitive (GTK_WIDGET (self->open), TRUE);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->open), !src->text_withheld);
 }
 
 static void

@@ -235,6 +235,14 @@ gboolean  _sim_verify                (Check            *check,
                                       Verified         *out);
 int       _sim_verified_compare      (gconstpointer     a,
                                       gconstpointer     b);
+/* Whether a window inside @seg has a stored twin in document @doc starting
+ * in [@lo, @hi): the segment shares a stretch of wording with it there,
+ * as far as the keys tell (a source whose text is withheld). */
+gboolean  _sim_verify_shares_keys    (Check            *check,
+                                      const SimSegment *seg,
+                                      guint             doc,
+                                      gint64            lo,
+                                      gint64            hi);
 
 /* sim-refine.c */
 /* The level of a segment with its results, best first. */

@@ -226,6 +226,100 @@ align_target (Job    *job,
   sim_units_clear (&units);
 }
 
+/* The Verified of @doc among @results, or NULL. */
+static const Verified *
+result_of (GArray *results,
+           guint   doc)
+{
+  for (guint r = 0; r < results->len; r++)
+    if (g_array_index (results, Verified, r).doc == doc)
+      return &g_array_index (results, Verified, r);
+  return NULL;
+}
+
+/* Ends @chain (segments [first, last] of the article): a passage when it
+ * grew from two seeds or more, its similarity the length-weighted mean of
+ * its segments' similarity to the source, those between seeds included. */
+static void
+end_chain (Check        *check,
+           Target       *t,
+           gint          first,
+           gint          last,
+           guint         n_seeds,
+           guint32       b_lo,
+           guint32       b_hi)
+{
+  const SimSegment *segs = (const SimSegment *) check->segments->data;
+  double weighted = 0, total = 0;
+  CheckPassage p = { { 0 }, t->doc };
+
+  if (n_seeds < 2)
+    return;
+  for (gint s = first; s <= last; s++)
+    {
+      const Verified *v = result_of (g_ptr_array_index (check->results, s), t->doc);
+
+      weighted += (v ? v->similarity : 0) * (segs[s].end - segs[s].start);
+      total += segs[s].end - segs[s].start;
+    }
+  p.alignment.a_start = segs[first].start;
+  p.alignment.a_end = segs[last].end;
+  p.alignment.b_start = b_lo;
+  p.alignment.b_end = b_hi;
+  p.alignment.similarity = p.alignment.cosine = total > 0 ? (float) (weighted / total) : 0;
+  p.alignment.n_seeds = n_seeds;
+  g_array_append_val (t->found, p);
+}
+
+/* A source whose text this account may not read (text_withheld) is not
+ * aligned: its passages are chains of the segments it matches by keys at
+ * the medium level, in the article's order and going on in the source,
+ * at most SIM_ALIGN_MAX_GAP segments apart (what the aligner bridges). */
+static void
+chain_target (Job    *job,
+              Target *t)
+{
+  Check *check = job->check;
+  const float seed = check->options->medium_threshold;
+  gint first = -1, last = -1;
+  guint n_seeds = 0;
+  guint32 b_lo = 0, b_hi = 0, b_last = 0;
+
+  t->found = g_array_new (FALSE, FALSE, sizeof (CheckPassage));
+  for (guint s = 0; s < check->results->len; s++)
+    {
+      const Verified *v = result_of (g_ptr_array_index (check->results, s), t->doc);
+      const SimSegment *seg = &g_array_index (check->segments, SimSegment, s);
+
+      if (v == NULL || v->similarity < seed)
+        continue;
+      /* Goes on in the source: not before the last seed's match (a
+       * sentence's length of slack), nor further past the chain than the
+       * article has gone. */
+      if (last >= 0 && (gint) s - last - 1 <= SIM_ALIGN_MAX_GAP &&
+          (gint64) v->start + (seg->end - seg->start) >= b_last &&
+          v->start <= (gint64) b_hi + 2 * (seg->end - g_array_index (check->segments, SimSegment, first).start))
+        {
+          n_seeds++;
+          b_lo = MIN (b_lo, v->start);
+          b_hi = MAX (b_hi, v->end);
+        }
+      else
+        {
+          if (first >= 0)
+            end_chain (check, t, first, last, n_seeds, b_lo, b_hi);
+          first = s;
+          n_seeds = 1;
+          b_lo = v->start;
+          b_hi = v->end;
+        }
+      last = s;
+      b_last = v->start;
+    }
+  if (first >= 0)
+    end_chain (check, t, first, last, n_seeds, b_lo, b_hi);
+}
+
 static void
 align_worker (gpointer data)
 {
@@ -241,6 +335,8 @@ align_worker (gpointer data)
       t = &g_array_index (job->targets, Target, i);
       if (t->skipped)
         t->found = g_array_new (FALSE, FALSE, sizeof (CheckPassage));
+      else if (sim_corpus_snapshot_get_doc (job->check->snapshot, t->doc)->text_withheld)
+        chain_target (job, t);
       else
         align_target (job, t);
     }
@@ -508,6 +604,9 @@ _sim_passages_supports (Check              *check,
   tokenize_segment (check, seg, own);
   if (own->len < SIM_SUPPORT_IN_ORDER)
     return TRUE;   /* too short to judge */
+  if (sim_corpus_snapshot_get_doc (check->snapshot, cp->doc)->text_withheld)
+    /* A window's worth of words (more than a run) found there by its key. */
+    return _sim_verify_shares_keys (check, seg, cp->doc, near_lo, near_hi);
   if (cache == NULL || !cache->loaded || near_hi <= near_lo ||
       !_sim_source_cache_region (check, cache, near_lo, near_hi, &region))
     {

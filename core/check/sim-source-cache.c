@@ -409,7 +409,7 @@ _sim_source_cache_is_sentence (DocCache *cache,
   gsize len;
   const char *a, *b;
 
-  if (cache->stored == NULL || start >= end || end > cache->n_chars)
+  if (cache == NULL || cache->stored == NULL || start >= end || end > cache->n_chars)
     return FALSE;
   hi = MIN (cache->n_chars, end + EDGE);
   text = sim_store_text_dup_range (cache->stored, lo, hi, &first, &len, NULL);

@@ -275,11 +275,71 @@ segment_run (Check            *check,
   }
 }
 
+/* The first window of the article ending inside @seg (windows are ordered
+ * by both ends). */
+static guint
+first_window (Check            *check,
+              const SimSegment *seg)
+{
+  guint lo = 0, hi = check->windows->len;
+
+  while (lo < hi)
+    {
+      const guint mid = lo + (hi - lo) / 2;
+
+      if (g_array_index (check->windows, SimAnchor, mid).unit_end <= seg->unit_start)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
+}
+
+gboolean
+_sim_verify_shares_keys (Check            *check,
+                         const SimSegment *seg,
+                         guint             doc,
+                         gint64            lo,
+                         gint64            hi)
+{
+  if (check->hits == NULL)
+    return FALSE;
+  for (guint w = first_window (check, seg); w < check->windows->len; w++)
+    {
+      const SimAnchor *win = &g_array_index (check->windows, SimAnchor, w);
+      const guint32 k = check->window_keys[w];
+
+      if (win->unit_end > seg->unit_end)
+        break;
+      if (win->unit_start < seg->unit_start)
+        continue;
+      for (guint h = check->first_hit[k]; h < check->first_hit[k + 1]; h++)
+        {
+          const Hit *hit = &g_array_index (check->hits, Hit, h);
+
+          if (hit->doc == doc && hit->start >= lo && hit->start < hi)
+            return TRUE;
+        }
+    }
+  return FALSE;
+}
+
 /* _sim_verify() against a document whose text the account may not read
  * (SimCorpusDoc.text_withheld): a feature of the segment counts as found
- * when a window over it has a stored twin in the region, so the share
- * found estimates the containment from the keys both share. The source
- * span is where those twins are, and no distance is known. */
+ * where a window over it has a stored twin in the region, so the share
+ * found estimates the containment from the keys both share. An edited
+ * word leaves no twin for the windows over it: a gap between twins
+ * narrower than a window, on about the same diagonal, counts as found
+ * too, and so does the stretch between the segment's edge and a twin
+ * less than a window from it (the windows across a sentence's edge hold
+ * the neighbour's words, which differ). The source span is where the
+ * twins are; no distance is known. */
+typedef struct {
+  guint32 ua, ub;    /* units of the segment the twin window covers */
+  gint64  diag;      /* its place in the source less its place in the article, code points */
+  guint32 width;     /* the window's units */
+} Covered;
+
 static gboolean
 verify_by_keys (Check            *check,
                 const SimSegment *seg,
@@ -290,33 +350,20 @@ verify_by_keys (Check            *check,
                 Verified         *out)
 {
   const SimUnits *units = check->units;
-  guint lo = 0, hi = check->windows->len;
+  g_autoptr(GArray) covered = g_array_new (FALSE, FALSE, sizeof (Covered));
   gint64 span_first = G_MAXINT64, span_last = -1;
   float matched = 0;
+  guint o = 0;
 
   if (check->hits == NULL || s->q_weight <= 0)
     return FALSE;
-  if (++s->stamp == 0)
-    {
-      memset (s->stamps->data, 0, s->stamps->len * sizeof (guint32));
-      s->stamp = 1;
-    }
-  /* Windows are ordered by both ends: the first ending inside the segment. */
-  while (lo < hi)
-    {
-      const guint mid = lo + (hi - lo) / 2;
-
-      if (g_array_index (check->windows, SimAnchor, mid).unit_end <= seg->unit_start)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-  for (guint w = lo, o = 0; w < check->windows->len; w++)
+  for (guint w = first_window (check, seg); w < check->windows->len; w++)
     {
       const SimAnchor *win = &g_array_index (check->windows, SimAnchor, w);
       const guint32 k = check->window_keys[w];
-      const guint32 ua = MAX (win->unit_start, seg->unit_start), ub = MIN (win->unit_end, seg->unit_end);
       const gint64 q_start = units->src_start[win->unit_start];
+      Covered c = { MAX (win->unit_start, seg->unit_start), MIN (win->unit_end, seg->unit_end), 0,
+                    win->unit_end - win->unit_start };
       gboolean twin = FALSE;
 
       if (win->unit_start >= seg->unit_end)
@@ -327,19 +374,56 @@ verify_by_keys (Check            *check,
 
           if (hit->doc == doc && hit->start >= start && hit->start < end)
             {
-              /* The part of the window inside the segment, where the twin is. */
-              span_first = MIN (span_first, hit->start + (units->src_start[ua] - q_start));
-              span_last = MAX (span_last, hit->start + (sim_units_get_end (units, ub - 1) - q_start));
+              span_first = MIN (span_first, hit->start + (units->src_start[c.ua] - q_start));
+              span_last = MAX (span_last, hit->start + (sim_units_get_end (units, c.ub - 1) - q_start));
+              c.diag = (gint64) hit->start - q_start;
               twin = TRUE;
             }
         }
-      if (!twin)
-        continue;
-      while (o < s->qocc->len && g_array_index (s->qocc, QOccurrence, o).pos < ua)
+      if (twin)
+        g_array_append_val (covered, c);
+    }
+  if (covered->len == 0)
+    return FALSE;
+
+  /* Bridge narrow gaps between twins on about one diagonal, and reach the
+   * edges near them. */
+  {
+    Covered *c = (Covered *) covered->data;
+    guint n = 0;
+
+    for (guint i = 1; i < covered->len; i++)
+      {
+        const gint64 gap = (gint64) c[i].ua - c[n].ub;
+        const gint64 shift = ABS (c[i].diag - c[n].diag);
+
+        if (gap < (gint64) MIN (c[i].width, c[n].width) &&
+            shift <= MAX (8, units->src_start[c[i].ua] - units->src_start[MIN (c[n].ub, c[i].ua)]))
+          c[n].ub = MAX (c[n].ub, c[i].ub);
+        else
+          c[++n] = c[i];
+      }
+    g_array_set_size (covered, n + 1);
+    if (c[0].ua - seg->unit_start < c[0].width)
+      c[0].ua = seg->unit_start;
+    if (seg->unit_end - c[n].ub < c[n].width)
+      c[n].ub = seg->unit_end;
+  }
+
+  if (++s->stamp == 0)
+    {
+      memset (s->stamps->data, 0, s->stamps->len * sizeof (guint32));
+      s->stamp = 1;
+    }
+  for (guint i = 0; i < covered->len; i++)
+    {
+      const Covered *c = &g_array_index (covered, Covered, i);
+
+      while (o < s->qocc->len && g_array_index (s->qocc, QOccurrence, o).pos < c->ua)
         o++;
-      for (guint i = o; i < s->qocc->len && g_array_index (s->qocc, QOccurrence, i).pos < ub; i++)
+      for (; o < s->qocc->len && g_array_index (s->qocc, QOccurrence, o).pos < c->ub; o++)
         {
-          const guint q = g_array_index (s->qocc, QOccurrence, i).q;
+          const guint q = g_array_index (s->qocc, QOccurrence, o).q;
 
           if (g_array_index (s->stamps, guint32, q) != s->stamp)
             {
@@ -348,7 +432,7 @@ verify_by_keys (Check            *check,
             }
         }
     }
-  if (span_last < 0 || matched <= 0)
+  if (matched <= 0)
     return FALSE;
   segment_run (check, seg, s, out);
   out->doc = doc;

@@ -173,6 +173,13 @@ _sim_export_listed_passages (const SimReportView *view)
       /* ... and together they are nearly all of it. */
       l.identical = l.identical && words->len > 0 && n_source_words * 10 >= words->len * 9;
       l.source_text = with_ellipses (source_text->str);
+      if (sim_report_get_source (report, p->source)->text_withheld)
+        {
+          /* Matched by keys: the corpus server keeps the text from this account. */
+          l.identical = FALSE;
+          g_free (l.source_text);
+          l.source_text = g_strdup (sim_report_source_withheld_note ());
+        }
       l.pieces = passage_pieces (view, p);
       g_array_append_val (listed, l);
     }

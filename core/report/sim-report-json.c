@@ -272,6 +272,8 @@ report_to_json (const SimReportView *view,
       member_string (b, "document", src->display_path);
       member_int (b, "doc_id", src->doc_id);
       member_string (b, "title", src->title);
+      /* false: a server kept its text from the account that checked. */
+      member_boolean (b, "text_available", !src->text_withheld);
       member_int (b, "segments", share->n_segments);
       member_int (b, "characters", share->n_chars);
       member_double (b, "share", round3 (share->share));
@@ -563,6 +565,8 @@ sim_report_from_saved_json (const char  *data,
       src.display_path = g_strdup (string_member (&r, so, "document"));
       src.path = g_strdup (src.display_path);
       src.title = g_strdup (string_member (&r, so, "title"));
+      src.text_withheld = json_object_has_member (so, "text_available") &&
+                          !json_object_get_boolean_member (so, "text_available");
       src.n_segments = int_member (&r, so, "segments", 0, G_MAXUINT);
       src.n_chars = int_member (&r, so, "characters", 0, report->n_chars);
       src.share = double_member (&r, so, "share");

@@ -209,6 +209,12 @@ sim_report_find_segment (const SimReport *report,
   return -1;
 }
 
+const char *
+sim_report_source_withheld_note (void)
+{
+  return _("Source text not available to this account");
+}
+
 guint
 _sim_report_add_source (SimReport  *report,
                         gint64      doc_id,

@@ -201,6 +201,10 @@ char       *sim_suspicious_dup_description (const SimSuspicious *suspicious);
 void        sim_report_add_suspicious     (SimReport           *report,
                                            const SimSuspicious *suspicious);
 
+/* What every view shows in place of the text of a source a corpus server
+ * keeps from the account that checked (SimReportSource.text_withheld). */
+const char *sim_report_source_withheld_note (void);
+
 /* For the checker only: building a report. */
 SimReport  *_sim_report_new               (const char              *text,
                                            gsize                    len,

@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
 
 #include "sim-check.h"
 #include "sim-corpus.h"
@@ -779,6 +780,42 @@ static const char *const prose[] = {
   "盐沼储存碳的速度比我们在河口测量的任何森林都快。",
 };
 
+/* The stretches of eval-public's query @q labelled copied (exact, light
+ * or medium reuse; heavy paraphrase is meaning, not wording), as
+ * [start, end) code points. */
+static GArray *
+copied_spans (guint q)
+{
+  g_autofree char *path = g_build_filename (sim_test_shared_dir (), "eval-public", "truth.jsonl", NULL);
+  g_autofree char *query = g_strdup_printf ("queries/q%05u.txt", q);
+  g_autofree char *contents = NULL;
+  g_auto(GStrv) lines = NULL;
+  GArray *spans = g_array_new (FALSE, FALSE, sizeof (guint32));
+
+  if (!g_file_get_contents (path, &contents, NULL, NULL))
+    return spans;
+  lines = g_strsplit (contents, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      g_autoptr(JsonParser) parser = json_parser_new ();
+      JsonObject *o;
+      const char *klass;
+
+      if (!g_str_has_prefix (lines[i], "{") || !json_parser_load_from_data (parser, lines[i], -1, NULL))
+        continue;
+      o = json_node_get_object (json_parser_get_root (parser));
+      klass = json_object_get_string_member_with_default (o, "class", "");
+      if (g_str_equal (json_object_get_string_member_with_default (o, "query", ""), query) &&
+          (g_str_equal (klass, "exact") || g_str_equal (klass, "light") || g_str_equal (klass, "medium")))
+        {
+          const guint32 span[2] = { json_object_get_int_member (o, "q_start"), json_object_get_int_member (o, "q_end") };
+
+          g_array_append_vals (spans, span, 2);
+        }
+    }
+  return spans;
+}
+
 /* The reference documents of the test: those of ../shared/eval-public
  * when it is there (and its queries), else generated ones in
  * @dir/refs, with articles made from them. Files are in five folders,
@@ -786,7 +823,8 @@ static const char *const prose[] = {
 static void
 make_references (const char *dir,
                  GPtrArray  *folders,
-                 GPtrArray  *articles)
+                 GPtrArray  *articles,
+                 GPtrArray  *copied)
 {
   g_autoptr(GRand) rand = g_rand_new_with_seed (5);
 
@@ -811,11 +849,18 @@ make_references (const char *dir,
       if (i % 4 == 0)
         {
           g_autoptr(GString) article = g_string_new ("An essay of my own on the coast. ");
+          guint32 spans[4];
 
+          spans[0] = g_utf8_strlen (article->str, -1);
           g_string_append_len (article, text->str, MIN (text->len, 300));
+          spans[1] = g_utf8_strlen (article->str, -1);
           g_string_append (article, " I think the estuary matters more than the harbour. ");
+          spans[2] = g_utf8_strlen (article->str, -1);
           g_string_append (article, text->str + MIN (text->len, 400));
+          spans[3] = g_utf8_strlen (article->str, -1);
           g_ptr_array_add (articles, g_string_free (g_steal_pointer (&article), FALSE));
+          if (copied != NULL)
+            g_ptr_array_add (copied, g_array_append_vals (g_array_new (FALSE, FALSE, sizeof (guint32)), spans, 4));
         }
     }
   if (sim_test_shared_dir () != NULL)
@@ -833,6 +878,8 @@ make_references (const char *dir,
           if (!g_file_get_contents (path, &text, NULL, NULL))
             break;
           g_ptr_array_add (articles, text);
+          if (copied != NULL)
+            g_ptr_array_add (copied, copied_spans (q));
         }
     }
 }
@@ -903,7 +950,7 @@ test_check_is_the_same_as_a_local_store (void **state)
   SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
   guint n_with_passages = 0, n_removed = 0;
 
-  make_references (dir, folders, articles);
+  make_references (dir, folders, articles, NULL);
   corpus = sim_corpus_open (store_path, FALSE, &error);
   assert_non_null (corpus);
   server = sim_server_connect (uri, &error);
@@ -961,6 +1008,179 @@ test_check_is_the_same_as_a_local_store (void **state)
     assert_true (g_error_matches (error, SIM_ERROR, SIM_ERROR_STORE_CORRUPT));
     assert_non_null (strstr (error->message, "damaged row of its lookup table"));
     g_clear_error (&error);
+  }
+  sim_test_remove_tree (dir);
+}
+
+/* Marks each character of @report's flagged segments in @marks with @bit. */
+static void
+mark_flagged (SimReport *report,
+              guint8    *marks,
+              guint8     bit)
+{
+  for (guint i = 0; i < sim_report_get_n_segments (report); i++)
+    {
+      const SimReportSegment *seg = sim_report_get_segment (report, i);
+
+      if (sim_report_segment_is_flagged (seg))
+        for (guint32 c = seg->start; c < seg->end; c++)
+          marks[c] |= bit;
+    }
+}
+
+/* A student reads no essay's text, through a check either: its check
+ * matches them by the keys both share, names them without text, and flags
+ * the same stretches of each article as a teacher's check, within a few
+ * percent of the characters. A collection marked readable by students
+ * shows its text. The lookups a student may make a day are bounded by the
+ * server. */
+static void
+test_student_check_flags_what_a_teacher_flags (void **state)
+{
+  g_autofree char *dir = sim_test_make_tmp_dir ();
+  g_autofree char *owner_uri = fresh_database ("student_check", "postgres");
+  g_autofree char *teacher_uri = g_strdup_printf ("postgresql://tom@%s:%s/student_check",
+                                                  g_getenv ("SIMHOUND_TEST_PG_HOST"), g_getenv ("SIMHOUND_TEST_PG_PORT"));
+  g_autofree char *student_uri = g_strdup_printf ("postgresql://alice@%s:%s/student_check",
+                                                  g_getenv ("SIMHOUND_TEST_PG_HOST"), g_getenv ("SIMHOUND_TEST_PG_PORT"));
+  g_autofree char *readings = g_build_filename (dir, "readings", NULL);
+  g_autoptr(GPtrArray) folders = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) articles = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(SimServer) owner = NULL;
+  g_autoptr(GPtrArray) copied = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+  g_autoptr(GError) error = NULL;
+  SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
+  guint64 copied_chars = 0, teacher_copied = 0, student_copied = 0, apart = 0, teacher_own = 0, student_own = 0;
+  guint n_withheld = 0;
+
+  ensure_roles ();
+  make_references (dir, folders, articles, copied);
+  owner = sim_server_connect (owner_uri, &error);
+  assert_non_null (owner);
+  for (guint f = 0; f < folders->len; f++)
+    {
+      const char *paths[] = { g_ptr_array_index (folders, f), NULL };
+      g_autoptr(SimImportResult) added = sim_server_add (owner, paths, NULL, NULL, NULL, NULL, &error);
+
+      if (added == NULL)
+        fail_msg ("add: %s", error->message);
+    }
+  options.n_threads = 2;
+  for (guint i = 0; i < articles->len; i++)
+    {
+      const char *article = g_ptr_array_index (articles, i);
+      g_autoptr(SimCorpusSnapshot) teacher = sim_server_snapshot_new (teacher_uri, &error);
+      g_autoptr(SimCorpusSnapshot) student = sim_server_snapshot_new (student_uri, &error);
+      g_autoptr(SimReport) a = NULL;
+      g_autoptr(SimReport) b = NULL;
+
+      assert_non_null (teacher);
+      assert_non_null (student);
+      a = sim_check_run (teacher, article, strlen (article), &options, NULL, NULL, NULL, &error);
+      b = sim_check_run (student, article, strlen (article), &options, NULL, NULL, NULL, &error);
+      if (a == NULL || b == NULL)
+        fail_msg ("check: %s", error->message);
+      {
+        const guint32 n_chars = sim_report_get_n_chars (a);
+        g_autofree guint8 *marks = g_new0 (guint8, n_chars + 1);
+        const GArray *spans = g_ptr_array_index (copied, i);
+
+        /* 1: the teacher flags it, 2: the student, 4: it was copied. */
+        mark_flagged (a, marks, 1);
+        mark_flagged (b, marks, 2);
+        for (guint k = 0; k + 1 < spans->len; k += 2)
+          for (guint32 c = g_array_index (spans, guint32, k); c < MIN (g_array_index (spans, guint32, k + 1), n_chars); c++)
+            marks[c] |= 4;
+        for (guint32 c = 0; c < n_chars; c++)
+          {
+            copied_chars += (marks[c] & 4) != 0;
+            teacher_copied += (marks[c] & 5) == 5;
+            student_copied += (marks[c] & 6) == 6;
+            apart += (marks[c] & 4) && ((marks[c] & 1) != 0) != ((marks[c] & 2) != 0);
+            teacher_own += (marks[c] & 5) == 1;
+            student_own += (marks[c] & 6) == 2;
+          }
+      }
+      /* The teacher reads every source; the student none, and is shown no
+       * excerpt of one. */
+      for (guint s = 0; s < sim_report_get_n_sources (a); s++)
+        assert_false (sim_report_get_source (a, s)->text_withheld);
+      for (guint s = 0; s < sim_report_get_n_sources (b); s++)
+        assert_true (sim_report_get_source (b, s)->text_withheld);
+      for (guint m = 0; m < sim_report_get_n_segments (b); m++)
+        {
+          const SimReportSegment *seg = sim_report_get_segment (b, m);
+
+          for (guint k = 0; k < seg->n_matches; k++)
+            assert_string_equal (sim_report_get_match (b, seg->first_match + k)->excerpt, "");
+        }
+      n_withheld += sim_report_get_n_sources (b) > 0;
+    }
+  g_print ("student check, %u articles: of %" G_GUINT64_FORMAT " characters copied, the teacher flags %"
+           G_GUINT64_FORMAT ", the student %" G_GUINT64_FORMAT ", one of them alone %" G_GUINT64_FORMAT
+           "; of the rest the teacher flags %" G_GUINT64_FORMAT ", the student %" G_GUINT64_FORMAT "\n",
+           articles->len, copied_chars, teacher_copied, student_copied, apart, teacher_own, student_own);
+  assert_true (n_withheld * 2 > articles->len);
+  assert_true (teacher_copied * 2 > copied_chars);
+  /* The same copied stretches, within a few percent; and no more of the
+   * writers' own text flagged than a teacher's check flags, a little aside. */
+  assert_true (apart * 100 <= teacher_copied * 5);
+  assert_true (student_own * 100 <= teacher_own * 110 + copied_chars);
+
+  /* Course readings students may read: their text is in the student's report. */
+  {
+    const char *paths[] = { readings, NULL };
+    g_autofree char *article = g_strconcat ("My summary. ", READING, NULL);
+    g_autoptr(SimImportResult) added = NULL;
+    g_autoptr(SimCorpusSnapshot) student = NULL;
+    g_autoptr(SimReport) report = NULL;
+    g_autofree char *json = NULL;
+
+    g_free (sim_test_write_file (readings, "tides.txt", READING, -1));
+    added = sim_server_add (owner, paths, "course-readings", NULL, NULL, NULL, &error);
+    assert_non_null (added);
+    assert_true (sim_server_set_students_read (owner, "course-readings", TRUE, &error));
+    student = sim_server_snapshot_new (student_uri, &error);
+    report = sim_check_run (student, article, strlen (article), &options, NULL, NULL, NULL, &error);
+    assert_non_null (report);
+    assert_true (sim_report_get_n_sources (report) >= 1);
+    assert_false (sim_report_get_source (report, 0)->text_withheld);
+    json = sim_test_report_json (report, TRUE);
+    assert_non_null (strstr (json, "\"text_available\" : true"));
+  }
+
+  /* The lookups of a day, bounded: the student's next check is refused,
+   * saying why; the teacher's is not counted. */
+  g_free (superuser_in ("student_check", "UPDATE simhound.meta SET value = '100' WHERE key = 'student_keys_per_day'"));
+  {
+    const char *article = g_ptr_array_index (articles, 0);
+    g_autoptr(SimCorpusSnapshot) student = sim_server_snapshot_new (student_uri, &error);
+    g_autoptr(SimCorpusSnapshot) teacher = sim_server_snapshot_new (teacher_uri, &error);
+    g_autoptr(SimReport) refused = NULL;
+    g_autoptr(SimReport) report = NULL;
+    g_autofree char *counted = NULL;
+
+    assert_non_null (student);
+    refused = sim_check_run (student, article, strlen (article), &options, NULL, NULL, NULL, &error);
+    assert_null (refused);
+    assert_true (g_error_matches (error, SIM_ERROR, SIM_ERROR_NOT_ALLOWED));
+    assert_non_null (strstr (error->message, "lookups it may make today"));
+    g_clear_error (&error);
+    report = sim_check_run (teacher, article, strlen (article), &options, NULL, NULL, NULL, &error);
+    assert_non_null (report);
+    counted = superuser_in ("student_check", "SELECT string_agg (account, ',') FROM simhound.lookups");
+    assert_string_equal (counted, "alice");
+  }
+
+  /* The lookup table itself is not the student's to read. */
+  {
+    PGconn *conn = PQconnectdb (student_uri);
+    PGresult *result = PQexec (conn, "SELECT count(*) FROM simhound.postings");
+
+    assert_int_equal (PQresultStatus (result), PGRES_FATAL_ERROR);
+    assert_string_equal (PQresultErrorField (result, PG_DIAG_SQLSTATE), "42501");
+    PQclear (result);
+    PQfinish (conn);
   }
   sim_test_remove_tree (dir);
 }
@@ -1057,6 +1277,7 @@ main (void)
     cmocka_unit_test (test_reader_may_not_add),
     cmocka_unit_test (test_eight_writers_at_once),
     cmocka_unit_test (test_students_read_marked_collections),
+    cmocka_unit_test (test_student_check_flags_what_a_teacher_flags),
     cmocka_unit_test (test_add_survives_a_lost_connection),
     cmocka_unit_test (test_remove_gives_back_the_statistics),
     cmocka_unit_test (test_rescan_follows_the_folder),
