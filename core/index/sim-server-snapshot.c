@@ -222,9 +222,7 @@ learn_documents (Remote       *r,
   g_array_sort (ids, compare_ids);
   params[0] = literal = _sim_server_array_literal ((const gint64 *) ids->data, ids->len);
   result = _sim_server_run (server,
-                            "SELECT d.id, d.name, d.title, d.n_chars,"
-                            "  NOT EXISTS (SELECT FROM simhound.texts t WHERE t.doc_id = d.id)"
-                            " FROM simhound.documents d WHERE d.id = ANY ($1::bigint[]) ORDER BY d.id",
+                            "SELECT id, name, title, n_chars, text_withheld FROM simhound.documents_of ($1::bigint[])",
                             1, params, error);
   if (result == NULL)
     return FALSE;
@@ -243,7 +241,6 @@ learn_documents (Remote       *r,
       doc->path = g_string_chunk_insert (r->strings, PQgetvalue (result, row, 1));
       doc->title = g_string_chunk_insert (r->strings, PQgetvalue (result, row, 2));
       doc->n_chars = g_ascii_strtoll (PQgetvalue (result, row, 3), NULL, 10);
-      /* Row security hides the texts this account may not read. */
       doc->text_withheld = g_str_equal (PQgetvalue (result, row, 4), "t");
       doc->id = id;
       if ((gint) index >= r->n_docs)

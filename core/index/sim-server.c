@@ -115,7 +115,8 @@ static const char *const to_v2[] = {
 };
 
 /* Version 3: lookups go through simhound.lookup(), the one way a
- * student reads the lookup table: the rows of the keys it brings, never
+ * student reads the lookup table, and the documents they name through
+ * simhound.documents_of(): the rows of the keys it brings, never
  * the table (pg_dump as a student dumps none of it), and no more keys a
  * day than simhound.meta's student_keys_per_day (counted per login role
  * in simhound.lookups): what bounds rebuilding a stored essay by chaining
@@ -155,6 +156,24 @@ static const char *const to_v3[] = {
   "REVOKE ALL ON FUNCTION simhound.lookup (bigint[]) FROM PUBLIC",
   "GRANT EXECUTE ON FUNCTION simhound.lookup (bigint[]) TO simhound_student, simhound_reader",
   "REVOKE SELECT ON simhound.runs, simhound.postings FROM simhound_student",
+  /* A document's title is often its first line: a student is given the
+   * name it was added under instead, but for collections it may read.
+   * The documents a check found come through documents_of(), with
+   * whether their text is kept from the caller (as the texts' row
+   * security decides it). */
+  "CREATE OR REPLACE FUNCTION simhound.documents_of (ids bigint[])"
+  "  RETURNS TABLE (id bigint, name text, title text, n_chars bigint, text_withheld boolean)"
+  "  LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $f$"
+  "  SELECT d.id, d.name, CASE WHEN r.readable THEN d.title ELSE d.name END, d.n_chars, NOT r.readable"
+  "  FROM simhound.documents d JOIN simhound.collections c ON c.id = d.collection_id,"
+  "    LATERAL (SELECT c.students_read OR pg_has_role (session_user, 'simhound_reader', 'USAGE')"
+  "               OR NOT pg_has_role (session_user, 'simhound_student', 'USAGE') AS readable) r"
+  "  WHERE d.id = ANY (ids) ORDER BY d.id $f$",
+  "REVOKE ALL ON FUNCTION simhound.documents_of (bigint[]) FROM PUBLIC",
+  "GRANT EXECUTE ON FUNCTION simhound.documents_of (bigint[]) TO simhound_student, simhound_reader",
+  "REVOKE SELECT ON simhound.documents FROM simhound_student",
+  "GRANT SELECT (id, content_hash, name, collection_id, n_chars, n_bytes, n_windows, modified_at, added_at, indexed)"
+  "  ON simhound.documents TO simhound_student",
   NULL,
 };
 

@@ -41,8 +41,10 @@ G_BEGIN_DECLS
 #define SIM_SERVER_PARTITIONS        8      /* of the lookup table, by its key */
 #define SIM_SERVER_DF_CHUNK          4096   /* df counts a row, packed (sim_store_pack_df()) */
 /* Keys a student's lookups may carry a day, by default: a check of a
- * 10,000-character essay carries about 4,000 (its windows and sentences). */
-#define SIM_SERVER_STUDENT_KEYS_PER_DAY 1000000
+ * 10,000-character essay carries about 4,000 (English) to 9,000 (Chinese),
+ * so 50 and 22 such checks; rebuilding a stored essay by guessing costs
+ * far more (README, "What a student account can learn"). */
+#define SIM_SERVER_STUDENT_KEYS_PER_DAY 200000
 
 typedef struct _SimServer SimServer;
 

@@ -312,6 +312,16 @@ test_roles_are_enforced_by_the_server (void **state)
   result = PQexec (conn, "UPDATE simhound.collections SET students_read = true");
   assert_int_equal (PQresultStatus (result), PGRES_FATAL_ERROR);
   PQclear (result);
+  /* Nor a title (often the first line), but through documents_of(): the
+   * name added under, and the reading's own. */
+  result = PQexec (conn, "SELECT title FROM simhound.documents");
+  assert_int_equal (PQresultStatus (result), PGRES_FATAL_ERROR);
+  assert_string_equal (PQresultErrorField (result, PG_DIAG_SQLSTATE), "42501");
+  PQclear (result);
+  result = PQexec (conn, "SELECT string_agg (title, '|' ORDER BY title) FROM simhound.documents_of"
+                         " (ARRAY (SELECT id FROM simhound.documents WHERE name IN ('essay.txt', 'tides.txt')))");
+  assert_string_equal (PQgetvalue (result, 0, 0), "Tides|essay.txt");
+  PQclear (result);
   PQfinish (conn);
 
   /* pg_dump as the student yields no essay text (it refuses, or dumps what

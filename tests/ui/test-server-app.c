@@ -15,7 +15,9 @@
 #include <cmocka.h>
 #include <gtk/gtk.h>
 #include <adwaita.h>
+#include <libpq-fe.h>
 
+#include "sim-comparison-test.h"
 #include "sim-keyring.h"
 #include "sim-preferences.h"
 #include "sim-server.h"
@@ -202,12 +204,71 @@ test_window_checks_through_the_server (void **state)
   gtk_window_destroy (GTK_WINDOW (lost));
 }
 
+/* A student's window: the essay a classmate handed in is matched by keys,
+ * named with its title, and its text shown nowhere. */
+static void
+test_student_sees_where_not_what (void **state)
+{
+  g_autofree char *owner = server_uri (NULL);
+  g_autofree char *uri = g_strdup_printf ("postgresql://pupil@%s:%s/postgres", g_getenv ("SIMHOUND_TEST_PG_HOST"),
+                                          g_getenv ("SIMHOUND_TEST_PG_PORT"));
+  SimWindow *window;
+  SimReport *report;
+  gint flagged = -1;
+
+  {
+    PGconn *conn = PQconnectdb (owner);
+    PGresult *result = PQexec (conn, "DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'pupil') THEN"
+                                     "  CREATE ROLE pupil LOGIN IN ROLE simhound_student; END IF; END $$");
+
+    assert_int_equal (PQresultStatus (result), PGRES_COMMAND_OK);
+    PQclear (result);
+    PQfinish (conn);
+  }
+  window = sim_window_new (NULL, uri);
+  gtk_window_present (GTK_WINDOW (window));
+  sim_test_spin_until (not_busy, window, 30);
+  gtk_text_buffer_set_text (sim_window_get_buffer (window), OWN COPIED, -1);
+  sim_window_check (window);
+  sim_test_spin_until (check_finished, window, 60);
+  report = sim_window_get_report (window);
+  assert_true (sim_report_get_n_sources (report) >= 1);
+  assert_true (sim_report_get_source (report, 0)->text_withheld);
+  for (guint i = 0; i < sim_report_get_n_segments (report) && flagged < 0; i++)
+    if (sim_report_segment_is_flagged (sim_report_get_segment (report, i)))
+      flagged = i;
+  assert_true (flagged >= 0);
+  sim_window_select_segment (window, flagged);
+  {
+    SimComparison *cmp = SIM_COMPARISON (sim_window_get_comparison (window));
+    GtkTextBuffer *src = sim_comparison_get_source (cmp);
+    GtkTextIter a, b;
+    g_autofree char *shown = NULL;
+
+    gtk_text_buffer_get_bounds (src, &a, &b);
+    shown = gtk_text_buffer_get_text (src, &a, &b, FALSE);
+    assert_string_equal (shown, sim_report_source_withheld_note ());
+    assert_non_null (strstr (sim_comparison_get_summary (cmp), "fingerprints both share"));
+    /* Named as it was added: its title is its first line. */
+    assert_non_null (strstr (sim_comparison_get_title (cmp), "keeper.txt"));
+    assert_null (strstr (sim_comparison_get_title (cmp), "log"));
+  }
+  if (g_getenv ("SIMHOUND_SCREENSHOT_DIR") != NULL)
+    {
+      g_autofree char *png = g_build_filename (g_getenv ("SIMHOUND_SCREENSHOT_DIR"), "window-student.png", NULL);
+
+      assert_int_equal (sim_test_ui_save_png (GTK_WIDGET (window), png), 0);
+    }
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test (test_preference_and_test_connection),
     cmocka_unit_test (test_window_checks_through_the_server),
+    cmocka_unit_test (test_student_sees_where_not_what),
   };
 
   if (g_getenv ("SIMHOUND_TEST_PG") == NULL)
