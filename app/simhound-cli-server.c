@@ -15,9 +15,11 @@ static int
 usage (void)
 {
   g_printerr ("%s", _("Usage: simhound-cli server init|status|upgrade|compact URI\n"
+                      "       simhound-cli server init URI --shard URI --shard URI…\n"
                       "       simhound-cli server collection NAME --students-read on|off URI\n"
                       "  init     install the schema and the roles simhound_writer, simhound_reader,\n"
-                      "           simhound_student (again: changes nothing)\n"
+                      "           simhound_student (again: changes nothing); with --shard, the lookup\n"
+                      "           table's partitions on those servers (postgres_fdw), before any add\n"
                       "  status   schema version, documents, text and table sizes, this account's role\n"
                       "  upgrade  move an older schema on to this Simhound's\n"
                       "  compact  merge the lookup table's runs into one: faster checks (a quiet hour's job)\n"
@@ -75,6 +77,27 @@ cli_server_command (int    argc,
       g_print (g_str_equal (argv[4], "on") ? _("%s: students may read the texts of the collection “%s”\n")
                                            : _("%s: students may not read the texts of the collection “%s”\n"),
                sim_server_get_name (server), argv[2]);
+      return EXIT_OK;
+    }
+  if (argc >= 5 && g_str_equal (argv[1], "init"))
+    {
+      /* init URI --shard URI --shard URI… */
+      g_autoptr(GPtrArray) shards = g_ptr_array_new ();
+
+      for (int i = 3; i < argc; i += 2)
+        {
+          if (i + 1 >= argc || !g_str_equal (argv[i], "--shard"))
+            return usage ();
+          g_ptr_array_add (shards, argv[i + 1]);
+        }
+      g_ptr_array_add (shards, NULL);
+      if ((server = sim_server_connect (argv[2], &error)) == NULL || !sim_server_init (server, &error) ||
+          !sim_server_shard (server, (const char *const *) shards->pdata, &error))
+        return cli_fail (error);
+      g_print (ngettext ("%s: schema version %u, the lookup table on %u shard server (postgres_fdw)\n",
+                         "%s: schema version %u, the lookup table on %u shard servers (postgres_fdw)\n",
+                         shards->len - 1),
+               sim_server_get_name (server), SIM_SERVER_SCHEMA_VERSION, shards->len - 1);
       return EXIT_OK;
     }
   if (argc != 3 || !(g_str_equal (argv[1], "init") || g_str_equal (argv[1], "status") ||

@@ -21,6 +21,56 @@ struct _SimServer {
   char   *name;
 };
 
+/* ------------------------------------------------------ layouts
+ * Where the lookup table lives, and the SQL that differs for it: on this
+ * server (its partitions local tables), on other servers (its partitions
+ * postgres_fdw foreign tables, sim_server_shard()) or distributed by
+ * Citus (sim_server_distribute(), sim-server-layout.c). A check reads the
+ * table through simhound.lookup(keys) alike in each; what differs is how
+ * that function asks for the rows. */
+
+/* simhound.lookup() around @body: a student's keys counted against
+ * student_keys_per_day first (sim-server.c, version 3). */
+#define SIM_SERVER_LOOKUP_FUNCTION(body) \
+  "CREATE OR REPLACE FUNCTION simhound.lookup (keys bigint[])" \
+  "  RETURNS TABLE (bits smallint, bucket integer, data bytea)" \
+  "  LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $f$" \
+  " DECLARE used bigint; buckets integer[];" \
+  " BEGIN" \
+  "  IF pg_has_role (session_user, 'simhound_student', 'USAGE')" \
+  "     AND NOT pg_has_role (session_user, 'simhound_reader', 'USAGE') THEN" \
+  "    INSERT INTO simhound.lookups AS l VALUES (session_user, current_date, coalesce (cardinality (keys), 0))" \
+  "      ON CONFLICT (account, day) DO UPDATE SET n_keys = l.n_keys + excluded.n_keys RETURNING l.n_keys INTO used;" \
+  "    IF used > (SELECT value::bigint FROM simhound.meta WHERE key = 'student_keys_per_day') THEN" \
+  "      RAISE EXCEPTION 'simhound: the lookups this account may make today are used up'" \
+  "        USING ERRCODE = 'configuration_limit_exceeded';" \
+  "    END IF;" \
+  "  END IF;" \
+  body \
+  " END $f$"
+
+/* On one server: each run asked for the buckets of the keys by its own
+ * bits, the rows by their primary key (run, bucket) in its order (a
+ * seventh faster than in any order at 1 GB; bucket = ANY was 2.3 times
+ * slower). */
+#define SIM_SERVER_LOOKUP_BY_PAIRS \
+  "  RETURN QUERY SELECT q.bits, p.bucket, p.data FROM" \
+  "    (SELECT DISTINCT r.run, r.bits," \
+  "       CASE WHEN r.bits = 0 THEN 0 ELSE (k >> (40 - r.bits))::integer END AS b" \
+  "     FROM simhound.runs r, unnest (keys) k ORDER BY 1, 3) q" \
+  "    JOIN simhound.postings p ON p.run = q.run AND p.bucket = q.b;"
+
+/* Spread over servers: every bucket any run asks for, in one array, so
+ * each partition (a foreign table, a Citus shard) gets one query with
+ * its buckets instead of a round trip a key. A run may send rows of
+ * buckets another run asked for: their postings are real, and the
+ * client keeps those of its keys. */
+#define SIM_SERVER_LOOKUP_BY_BUCKETS \
+  "  buckets := ARRAY (SELECT DISTINCT CASE WHEN r.bits = 0 THEN 0 ELSE (k >> (40 - r.bits))::integer END" \
+  "                    FROM simhound.runs r, unnest (keys) k);" \
+  "  RETURN QUERY SELECT r.bits, p.bucket, p.data FROM simhound.postings p" \
+  "    JOIN simhound.runs r ON r.run = p.run WHERE p.bucket = ANY (buckets);"
+
 /* Runs @sql with @n_params text @params; the result when it succeeded
  * (command or rows), else NULL and @error: SIM_ERROR_SERVER when the
  * connection is gone, SIM_ERROR_NOT_ALLOWED when the account may not,

@@ -130,29 +130,7 @@ static const char *const to_v3[] = {
   "  PRIMARY KEY (account, day))",
   "INSERT INTO simhound.meta (key, value) VALUES ('student_keys_per_day', '" G_STRINGIFY (SIM_SERVER_STUDENT_KEYS_PER_DAY) "')"
   "  ON CONFLICT (key) DO NOTHING",
-  "CREATE OR REPLACE FUNCTION simhound.lookup (keys bigint[])"
-  "  RETURNS TABLE (bits smallint, bucket integer, data bytea)"
-  "  LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $f$"
-  " DECLARE used bigint;"
-  " BEGIN"
-  "  IF pg_has_role (session_user, 'simhound_student', 'USAGE')"
-  "     AND NOT pg_has_role (session_user, 'simhound_reader', 'USAGE') THEN"
-  "    INSERT INTO simhound.lookups AS l VALUES (session_user, current_date, coalesce (cardinality (keys), 0))"
-  "      ON CONFLICT (account, day) DO UPDATE SET n_keys = l.n_keys + excluded.n_keys RETURNING l.n_keys INTO used;"
-  "    IF used > (SELECT value::bigint FROM simhound.meta WHERE key = 'student_keys_per_day') THEN"
-  "      RAISE EXCEPTION 'simhound: the lookups this account may make today are used up'"
-  "        USING ERRCODE = 'configuration_limit_exceeded';"
-  "    END IF;"
-  "  END IF;"
-  /* Each run is asked for the buckets of the keys by its own bits: the
-   * rows come by their primary key, (run, bucket), asked for in its
-   * order (a seventh faster than in any order at 1 GB). */
-  "  RETURN QUERY SELECT q.bits, p.bucket, p.data FROM"
-  "    (SELECT DISTINCT r.run, r.bits,"
-  "       CASE WHEN r.bits = 0 THEN 0 ELSE (k >> (40 - r.bits))::integer END AS b"
-  "     FROM simhound.runs r, unnest (keys) k ORDER BY 1, 3) q"
-  "    JOIN simhound.postings p ON p.run = q.run AND p.bucket = q.b;"
-  " END $f$",
+  SIM_SERVER_LOOKUP_FUNCTION (SIM_SERVER_LOOKUP_BY_PAIRS),
   "REVOKE ALL ON FUNCTION simhound.lookup (bigint[]) FROM PUBLIC",
   "GRANT EXECUTE ON FUNCTION simhound.lookup (bigint[]) TO simhound_student, simhound_reader",
   "REVOKE SELECT ON simhound.runs, simhound.postings FROM simhound_student",

@@ -65,6 +65,16 @@ const char *sim_server_get_name      (SimServer   *server);
  * they are there (idempotent). Refuses a newer schema. */
 gboolean    sim_server_init          (SimServer   *server,
                                       GError     **error);
+/* Puts the lookup table's partitions on the servers @shards name (libpq
+ * connection strings, NULL-terminated), as postgres_fdw foreign tables:
+ * partition i on shard i mod n, where a table of its own is made. Only an
+ * empty corpus is spread (SIM_ERROR_INVALID_ARGUMENT otherwise); spreading
+ * one again over the same shards changes nothing. Needs the postgres_fdw
+ * extension on this server, and a superuser when a shard's connection
+ * string has no password. */
+gboolean    sim_server_shard         (SimServer          *server,
+                                      const char *const  *shards,
+                                      GError            **error);
 /* Moves an older schema on to SIM_SERVER_SCHEMA_VERSION. */
 gboolean    sim_server_upgrade       (SimServer   *server,
                                       GError     **error);

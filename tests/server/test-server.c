@@ -1195,6 +1195,94 @@ test_student_check_flags_what_a_teacher_flags (void **state)
   sim_test_remove_tree (dir);
 }
 
+/* The lookup table's partitions on two other servers (postgres_fdw): the
+ * same documents added the same way give every article the same report
+ * as a local store, before and after a document is removed and the runs
+ * are merged into one; the rows are on the shards, none here. */
+static void
+test_two_shards_answer_as_one_server (void **state)
+{
+  g_autofree char *dir = sim_test_make_tmp_dir ();
+  g_autofree char *store_path = g_build_filename (dir, "local.db", NULL);
+  g_autofree char *uri = fresh_database ("sharded", "postgres");
+  const char *shards[] = { g_getenv ("SIMHOUND_TEST_PG_2"), g_getenv ("SIMHOUND_TEST_PG_3"), NULL };
+  g_autoptr(GPtrArray) folders = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) articles = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(SimCorpus) corpus = NULL;
+  g_autoptr(SimServer) server = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *removed[] = { "7", NULL };
+  SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
+  guint n_removed = 0, n_with_passages;
+
+  assert_non_null (shards[0]);
+  assert_non_null (shards[1]);
+  make_references (dir, folders, articles, NULL);
+  corpus = sim_corpus_open (store_path, FALSE, &error);
+  assert_non_null (corpus);
+  server = sim_server_connect (uri, &error);
+  assert_non_null (server);
+  if (!sim_server_shard (server, shards, &error))
+    fail_msg ("shard: %s", error->message);
+  /* Again: the same layout, nothing else changes. */
+  if (!sim_server_shard (server, shards, &error))
+    fail_msg ("shard again: %s", error->message);
+  for (guint f = 0; f < folders->len; f++)
+    {
+      const char *paths[] = { g_ptr_array_index (folders, f), NULL };
+      g_autoptr(SimImportResult) a = sim_corpus_add (corpus, paths, NULL, NULL, NULL, &error);
+      g_autoptr(SimImportResult) b = NULL;
+
+      assert_non_null (a);
+      b = sim_server_add (server, paths, NULL, NULL, NULL, NULL, &error);
+      if (b == NULL)
+        fail_msg ("add: %s", error->message);
+      assert_int_equal (a->n_added, b->n_added);
+    }
+  /* Spread once filled: refused, nothing changed. */
+  assert_false (sim_server_shard (server, shards, &error));
+  assert_true (g_error_matches (error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT));
+  g_clear_error (&error);
+
+  /* The rows are on the shards: partition 0 on the first, 1 on the second. */
+  {
+    PGconn *first = PQconnectdb (shards[0]), *second = PQconnectdb (shards[1]);
+    PGresult *a = PQexec (first, "SELECT count(*) FROM simhound.postings_0");
+    PGresult *b = PQexec (second, "SELECT count(*) FROM simhound.postings_1");
+    g_autofree char *local = superuser_in ("sharded", "SELECT count(*) FROM pg_class c"
+                                                      " JOIN pg_namespace n ON n.oid = c.relnamespace"
+                                                      " WHERE n.nspname = 'simhound' AND c.relname LIKE 'postings_%'"
+                                                      "   AND c.relkind = 'r'");
+
+    assert_int_equal (PQresultStatus (a), PGRES_TUPLES_OK);
+    assert_int_equal (PQresultStatus (b), PGRES_TUPLES_OK);
+    assert_true (g_ascii_strtoull (PQgetvalue (a, 0, 0), NULL, 10) > 0);
+    assert_true (g_ascii_strtoull (PQgetvalue (b, 0, 0), NULL, 10) > 0);
+    assert_string_equal (local, "0");
+    PQclear (a);
+    PQclear (b);
+    PQfinish (first);
+    PQfinish (second);
+  }
+
+  options.n_threads = 2;
+  {
+    g_autoptr(SimCorpusSnapshot) local = sim_corpus_ref_snapshot (corpus);
+
+    n_with_passages = check_both (local, uri, articles, articles->len, &options);
+    assert_true (n_with_passages * 2 > articles->len);
+  }
+  assert_true (sim_corpus_remove (corpus, removed, &n_removed, &error));
+  assert_true (sim_server_remove (server, removed, &n_removed, &error));
+  assert_true (sim_server_compact (server, &error));
+  {
+    g_autoptr(SimCorpusSnapshot) local = sim_corpus_ref_snapshot (corpus);
+
+    check_both (local, uri, articles, MIN (articles->len, 40), &options);
+  }
+  sim_test_remove_tree (dir);
+}
+
 /* The server gone after the snapshot was taken: the check fails naming
  * it, and a snapshot of a server that cannot be reached is not made. */
 static void
@@ -1288,6 +1376,7 @@ main (void)
     cmocka_unit_test (test_eight_writers_at_once),
     cmocka_unit_test (test_students_read_marked_collections),
     cmocka_unit_test (test_student_check_flags_what_a_teacher_flags),
+    cmocka_unit_test (test_two_shards_answer_as_one_server),
     cmocka_unit_test (test_add_survives_a_lost_connection),
     cmocka_unit_test (test_remove_gives_back_the_statistics),
     cmocka_unit_test (test_rescan_follows_the_folder),
