@@ -6,9 +6,11 @@
  * Both only move an empty table: a corpus is laid out before it is filled.
  *
  * postgres_fdw: partition i of the SIM_SERVER_PARTITIONS lives on shard
- * i mod n as simhound.postings_i, a table with its own primary key (a
- * partitioned table with foreign partitions can have no unique index, so
- * the coordinator's table loses its own). The coordinator reaches each
+ * i mod n as simhound.postings_i, a table with its own primary key,
+ * bucket first for the lookup's bucket = ANY (a partitioned table with
+ * foreign partitions can have no unique index, so the coordinator's table
+ * loses its own). The foreign servers fetch 10,000 rows at a time (100 by
+ * default) and scan the partitions at once (async_capable). The coordinator reaches each
  * shard as one account for everyone (a user mapping for PUBLIC): who may
  * read and write is decided on the coordinator, whose roles and functions
  * stay as they are. Writes go through the coordinator (COPY routes rows to
@@ -99,7 +101,7 @@ prepare_shard (const char *uri,
                                                 "  run bigint NOT NULL,"
                                                 "  bucket integer NOT NULL,"
                                                 "  data bytea NOT NULL,"
-                                                "  PRIMARY KEY (run, bucket))", i);
+                                                "  PRIMARY KEY (bucket, run))", i);
       g_autofree char *storage = g_strdup_printf ("ALTER TABLE simhound.postings_%u ALTER COLUMN data SET STORAGE MAIN", i);
 
       if (!_sim_server_run_command (server, table, error) || !_sim_server_run_command (server, storage, error))
@@ -121,7 +123,8 @@ reach_shard (SimServer  *server,
   g_autofree char *drop = g_strdup_printf ("DROP SERVER IF EXISTS simhound_shard_%u CASCADE", k);
   g_autofree char *create = NULL, *mapping = NULL;
   g_autofree char *create_sql = g_strdup_printf ("CREATE SERVER simhound_shard_%u FOREIGN DATA WRAPPER postgres_fdw"
-                                                 " OPTIONS (host %%s, port %%s, dbname %%s)", k);
+                                                 " OPTIONS (host %%s, port %%s, dbname %%s,"
+                                                 "  fetch_size '10000', async_capable 'true')", k);
   g_autofree char *mapping_sql = NULL;
 
   if (options == NULL)

@@ -61,10 +61,11 @@ struct _SimServer {
   "    JOIN simhound.postings p ON p.run = q.run AND p.bucket = q.b;"
 
 /* Spread over servers: every bucket any run asks for, in one array, so
- * each partition (a foreign table, a Citus shard) gets one query with
- * its buckets instead of a round trip a key. A run may send rows of
- * buckets another run asked for: their postings are real, and the
- * client keeps those of its keys. */
+ * each partition (a foreign table, a Citus shard) gets one query with its
+ * buckets instead of a round trip a key (the shards key their tables by
+ * bucket first). A run may send rows of buckets another run asked for:
+ * their postings are real, and the client keeps those of its keys.
+ * Sending the (run, bucket) pairs too, to filter there, was slower. */
 #define SIM_SERVER_LOOKUP_BY_BUCKETS \
   "  buckets := ARRAY (SELECT DISTINCT CASE WHEN r.bits = 0 THEN 0 ELSE (k >> (40 - r.bits))::integer END" \
   "                    FROM simhound.runs r, unnest (keys) k);" \
