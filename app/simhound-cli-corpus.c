@@ -12,7 +12,7 @@
 #include <glib/gstdio.h>
 
 #include "simhound-cli-private.h"
-#include "sim-server.h"
+#include "sim-backend.h"
 #include "sim-check.h"
 #include "sim-compare.h"
 #include "sim-corpus.h"
@@ -68,8 +68,7 @@ corpus_add (int argc, char **argv, gboolean rescan)
   g_autoptr(GOptionContext) context = g_option_context_new (rescan ? _("FOLDER — import what is new or changed in a folder, remove what is gone")
                                                                    : _("PATH… — add files and folders"));
   g_autoptr(GError) error = NULL;
-  g_autoptr(SimCorpus) corpus = NULL;
-  g_autoptr(SimServer) server = NULL;
+  g_autoptr(SimBackend) backend = NULL;
   g_autoptr(SimImportResult) result = NULL;
   const char *where = NULL;
   gboolean quiet = FALSE;
@@ -95,31 +94,15 @@ corpus_add (int argc, char **argv, gboolean rescan)
   if (collection != NULL && !sim_store_location_is_server (cli_resolve_store ()))
     return cli_usage_error (context, _("--collection is for a corpus server"));
   started = g_get_monotonic_time ();
-  if (sim_store_location_is_server (cli_resolve_store ()))
-    {
-      server = sim_server_connect (cli_resolve_store (), &error);
-      if (server == NULL)
-        return cli_fail (error);
-      where = sim_server_get_name (server);
-      if (rescan)
-        result = sim_server_rescan (server, argv[1], collection, on_import_progress, &progress, cli_cancellable,
-                                    &error);
-      else
-        result = sim_server_add (server, (const char *const *) argv + 1, collection, on_import_progress,
-                                 &progress, cli_cancellable, &error);
-    }
-  else
-    {
-      if ((corpus = sim_corpus_open (cli_resolve_store (), FALSE, &error)) == NULL)
-        return cli_fail (error);
-      sim_store_set_busy_func (sim_corpus_get_store (corpus), on_store_busy, NULL);
-      where = sim_corpus_get_path (corpus);
-      if (rescan)
-        result = sim_corpus_rescan (corpus, argv[1], on_import_progress, &progress, cli_cancellable, &error);
-      else
-        result = sim_corpus_add (corpus, (const char *const *) argv + 1, on_import_progress, &progress,
-                                 cli_cancellable, &error);
-    }
+  if ((backend = sim_backend_open (cli_resolve_store (), NULL, FALSE, &error)) == NULL)
+    return cli_fail (error);
+  if (sim_backend_get_corpus (backend) != NULL)
+    sim_store_set_busy_func (sim_corpus_get_store (sim_backend_get_corpus (backend)), on_store_busy, NULL);
+  where = sim_backend_get_name (backend);
+  result = rescan ? sim_backend_rescan (backend, argv[1], collection, on_import_progress, &progress, cli_cancellable,
+                                        &error)
+                  : sim_backend_add (backend, (const char *const *) argv + 1, collection, on_import_progress, &progress,
+                                     cli_cancellable, &error);
   if (progress.tty)
     g_printerr ("\r\033[K");
   if (result == NULL)
@@ -171,8 +154,7 @@ corpus_list (int argc, char **argv)
 {
   g_autoptr(GOptionContext) context = g_option_context_new (_("— list the documents of the corpus"));
   g_autoptr(GError) error = NULL;
-  g_autoptr(SimCorpus) corpus = NULL;
-  g_autoptr(SimServer) server = NULL;
+  g_autoptr(SimBackend) backend = NULL;
   g_autoptr(GPtrArray) docs = NULL;
   const char *where = NULL;
   gint64 n_bytes = 0, n_segments = 0, last = 0;
@@ -183,22 +165,14 @@ corpus_list (int argc, char **argv)
   if (argc > 1)
     return cli_usage_error (context, _("corpus list takes no arguments"));
 
-  if (sim_store_location_is_server (cli_resolve_store ()))
-    {
-      server = sim_server_connect (cli_resolve_store (), &error);
-      if (server == NULL || (docs = sim_server_list (server, &error)) == NULL)
-        return cli_fail (error);
-      where = sim_server_get_name (server);
-    }
   /* Listing never creates a store, and reads one it may not write. */
-  else if (!cli_store_exists ())
+  if (!sim_store_location_is_server (cli_resolve_store ()) && !cli_store_exists ())
     return EXIT_ERROR;
-  else if ((corpus = sim_corpus_open (cli_resolve_store (), sim_store_path_is_read_only (cli_resolve_store ()),
-                                      &error)) == NULL ||
-           (docs = sim_corpus_list (corpus, &error)) == NULL)
+  if ((backend = sim_backend_open (cli_resolve_store (), NULL, sim_store_path_is_read_only (cli_resolve_store ()),
+                                   &error)) == NULL ||
+      (docs = sim_backend_list (backend, &error)) == NULL)
     return cli_fail (error);
-  else
-    where = sim_corpus_get_path (corpus);
+  where = sim_backend_get_name (backend);
   if (docs->len > 0)
     g_print ("%6s  %9s  %10s  %-16s  %s\n", _("ID"), _("Segments"), _("Size"), _("Updated"), _("Path"));
   for (guint i = 0; i < docs->len; i++)
@@ -229,7 +203,7 @@ corpus_remove (int argc, char **argv)
 {
   g_autoptr(GOptionContext) context = g_option_context_new (_("ID|PATH… — remove documents"));
   g_autoptr(GError) error = NULL;
-  g_autoptr(SimCorpus) corpus = NULL;
+  g_autoptr(SimBackend) backend = NULL;
   guint n_removed = 0;
 
   g_option_context_add_main_entries (context, cli_store_entries, GETTEXT_PACKAGE);
@@ -238,20 +212,11 @@ corpus_remove (int argc, char **argv)
   if (argc < 2)
     return cli_usage_error (context, _("corpus remove needs at least one id or path"));
 
-  if (sim_store_location_is_server (cli_resolve_store ()))
-    {
-      g_autoptr(SimServer) server = sim_server_connect (cli_resolve_store (), &error);
-
-      if (server == NULL || !sim_server_remove (server, (const char *const *) argv + 1, &n_removed, &error))
-        return cli_fail (error);
-      g_print (_("Removed %u documents\n"), n_removed);
-      return EXIT_OK;
-    }
-  corpus = sim_corpus_open (cli_resolve_store (), FALSE, &error);
-  if (corpus == NULL)
+  if ((backend = sim_backend_open (cli_resolve_store (), NULL, FALSE, &error)) == NULL)
     return cli_fail (error);
-  sim_store_set_busy_func (sim_corpus_get_store (corpus), on_store_busy, NULL);
-  if (!sim_corpus_remove (corpus, (const char *const *) argv + 1, &n_removed, &error))
+  if (sim_backend_get_corpus (backend) != NULL)
+    sim_store_set_busy_func (sim_corpus_get_store (sim_backend_get_corpus (backend)), on_store_busy, NULL);
+  if (!sim_backend_remove (backend, (const char *const *) argv + 1, &n_removed, &error))
     return cli_fail (error);
   g_print (_("Removed %u documents\n"), n_removed);
   return EXIT_OK;

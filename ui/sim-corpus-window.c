@@ -6,7 +6,9 @@
 
 #include "sim-corpus.h"
 #include "sim-document-row.h"
+#include "sim-backend.h"
 #include "sim-corpus-window.h"
+#include "sim-keyring.h"
 
 /* Documents hidden behind one Undo toast, until they are removed for good or
  * brought back. Shared by the window, the toast's handlers and the removal
@@ -33,10 +35,15 @@ struct _SimCorpusWindow {
   GtkLabel          *summary_label;
   GtkButton         *add_button;
   GtkButton         *add_files_button;
+  GtkButton         *rescan_button;
+  GtkButton         *remove_button;
 
   /* owned */
-  char              *store_path;
+  char              *store_path;  /* a path or a corpus server's connection string */
+  char              *shown_name;  /* what may be shown of it: no password */
   gboolean           read_only;  /* list only: the store may not be changed */
+  guint              listing;    /* the latest reload of a server's list */
+  gboolean           loading;    /* and it is being read */
   char              *error;      /* why the store cannot be read, or NULL */
   GPtrArray         *documents;  /* SimDocumentRow: every document of the store */
   GPtrArray         *keys;       /* casefolded "title\npath" of each, for the search */
@@ -295,14 +302,17 @@ update_summary (SimCorpusWindow *self)
                                          "%u documents in %u folders, %s, %lld segments", self->n_shown),
                             self->n_shown, n_folders, size, (long long) n_segments);
   if (self->error != NULL)
-    summary = g_strdup_printf (_("The store %s cannot be read: %s"), self->store_path, self->error);
+    summary = g_strdup_printf (_("The store %s cannot be read: %s"), self->shown_name, self->error);
   else if (self->search != NULL)
-    summary = g_strdup_printf (_("%s match the search — stored in %s"), counts, self->store_path);
+    summary = g_strdup_printf (_("%s match the search — stored in %s"), counts, self->shown_name);
+  else if (self->read_only && sim_store_location_is_server (self->store_path))
+    summary = g_strdup_printf (_("%s — on the corpus server %s; this account may check against them, not add or "
+                                 "remove documents"), counts, self->shown_name);
   else if (self->read_only)
     summary = g_strdup_printf (_("%s — stored in %s, which is read-only: documents cannot be added or removed"),
-                               counts, self->store_path);
+                               counts, self->shown_name);
   else
-    summary = g_strdup_printf (_("%s — stored in %s"), counts, self->store_path);
+    summary = g_strdup_printf (_("%s — stored in %s"), counts, self->shown_name);
   gtk_label_set_text (self->summary_label, summary);
 }
 
@@ -362,19 +372,14 @@ rebuild (SimCorpusWindow *self)
   update_actions (self);
 }
 
-void
-sim_corpus_window_reload (SimCorpusWindow *self)
+/* Shows @docs (or @error) as the store's documents. */
+static void
+populate (SimCorpusWindow *self,
+          GPtrArray       *docs,
+          const GError    *error)
 {
-  g_autoptr(GError) error = NULL;
-  g_autoptr(SimStore) store = NULL;
-  g_autoptr(GPtrArray) docs = NULL;
-
   g_ptr_array_set_size (self->documents, 0);
   g_ptr_array_set_size (self->keys, 0);
-  if (g_file_test (self->store_path, G_FILE_TEST_EXISTS))
-    store = sim_store_open (self->store_path, TRUE, &error);
-  if (store != NULL)
-    docs = sim_store_list (store, &error);
   for (guint i = 0; docs != NULL && i < docs->len; i++)
     {
       SimStoreDocument *doc = g_ptr_array_index (docs, i);
@@ -388,6 +393,76 @@ sim_corpus_window_reload (SimCorpusWindow *self)
   if (error != NULL)
     self->error = g_strdup (error->message);
   rebuild (self);
+}
+
+/* A corpus server's list, read on a thread (sim_backend_list()). */
+static void
+list_thread (GTask        *task,
+             gpointer      source_object,
+             gpointer      task_data,
+             GCancellable *cancellable)
+{
+  GError *error = NULL;
+  g_autofree char *password = sim_keyring_lookup (task_data);
+  g_autoptr(SimBackend) backend = sim_backend_open (task_data, password, TRUE, &error);
+  GPtrArray *docs = backend ? sim_backend_list (backend, &error) : NULL;
+
+  if (password != NULL)
+    memset (password, 0, strlen (password));
+  if (docs == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, docs, (GDestroyNotify) g_ptr_array_unref);
+}
+
+static void
+on_listed (GObject      *source,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  SimCorpusWindow *self = SIM_CORPUS_WINDOW (source);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) docs = g_task_propagate_pointer (G_TASK (result), &error);
+
+  /* A later reload's answer is the one to show. */
+  if (gtk_widget_in_destruction (GTK_WIDGET (self)) ||
+      GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (result), "listing")) != self->listing)
+    return;
+  self->loading = FALSE;
+  populate (self, docs, error);
+}
+
+void
+sim_corpus_window_reload (SimCorpusWindow *self)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SimStore) store = NULL;
+  g_autoptr(GPtrArray) docs = NULL;
+
+  if (sim_store_location_is_server (self->store_path))
+    {
+      g_autoptr(GTask) task = g_task_new (self, NULL, on_listed, NULL);
+
+      g_task_set_task_data (task, g_strdup (self->store_path), g_free);
+      g_object_set_data (G_OBJECT (task), "listing", GUINT_TO_POINTER (++self->listing));
+      self->loading = TRUE;
+      g_task_run_in_thread (task, list_thread);
+      return;
+    }
+  /* A local store's list, read here: it is quick, and opening the store
+   * read-only makes none where there is none. */
+  if (g_file_test (self->store_path, G_FILE_TEST_EXISTS))
+    store = sim_store_open (self->store_path, TRUE, &error);
+  if (store != NULL)
+    docs = sim_store_list (store, &error);
+  populate (self, docs, error);
+}
+
+/* Whether a server's list is still being read. */
+gboolean
+sim_corpus_window_is_loading (SimCorpusWindow *self)
+{
+  return self->loading;
 }
 
 guint
@@ -542,10 +617,13 @@ removal_thread (GTask        *task,
 {
   RemovalBatch *batch = task_data;
   GError *error = NULL;
-  g_autoptr(SimCorpus) corpus = sim_corpus_open (batch->store_path, FALSE, &error);
+  g_autofree char *password = sim_keyring_lookup (batch->store_path);
+  g_autoptr(SimBackend) backend = sim_backend_open (batch->store_path, password, FALSE, &error);
   guint n_removed = 0;
 
-  if (corpus == NULL || !sim_corpus_remove (corpus, (const char *const *) batch->ids, &n_removed, &error))
+  if (password != NULL)
+    memset (password, 0, strlen (password));
+  if (backend == NULL || !sim_backend_remove (backend, (const char *const *) batch->ids, &n_removed, &error))
     g_task_return_error (task, error);
   else
     g_task_return_int (task, n_removed);
@@ -919,6 +997,7 @@ sim_corpus_window_finalize (GObject *object)
   SimCorpusWindow *self = SIM_CORPUS_WINDOW (object);
 
   g_free (self->store_path);
+  g_free (self->shown_name);
   g_free (self->error);
   g_free (self->search);
   g_hash_table_unref (self->pending);
@@ -947,6 +1026,8 @@ sim_corpus_window_class_init (SimCorpusWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SimCorpusWindow, summary_label);
   gtk_widget_class_bind_template_child (widget_class, SimCorpusWindow, add_button);
   gtk_widget_class_bind_template_child (widget_class, SimCorpusWindow, add_files_button);
+  gtk_widget_class_bind_template_child (widget_class, SimCorpusWindow, rescan_button);
+  gtk_widget_class_bind_template_child (widget_class, SimCorpusWindow, remove_button);
   gtk_widget_class_bind_template_callback (widget_class, on_add_clicked);
   gtk_widget_class_bind_template_callback (widget_class, on_add_files_clicked);
   gtk_widget_class_bind_template_callback (widget_class, on_search_changed);
@@ -1002,9 +1083,14 @@ sim_corpus_window_new (GtkWindow  *parent,
   SimCorpusWindow *self = g_object_new (SIM_TYPE_CORPUS_WINDOW, "transient-for", parent, NULL);
 
   self->store_path = g_strdup (store_path);
+  self->shown_name = sim_store_location_redact (store_path);
   self->read_only = read_only;
-  gtk_widget_set_sensitive (GTK_WIDGET (self->add_button), !read_only);
-  gtk_widget_set_sensitive (GTK_WIDGET (self->add_files_button), !read_only);
+  /* An account or a store that may not change the corpus sees no Add,
+   * Re-scan or Remove. */
+  gtk_widget_set_visible (GTK_WIDGET (self->add_button), !read_only);
+  gtk_widget_set_visible (GTK_WIDGET (self->add_files_button), !read_only);
+  gtk_widget_set_visible (GTK_WIDGET (self->rescan_button), !read_only);
+  gtk_widget_set_visible (GTK_WIDGET (self->remove_button), !read_only);
   sim_corpus_window_reload (self);
   return GTK_WIDGET (self);
 }

@@ -33,6 +33,8 @@ GtkWidget *sim_corpus_window_new     (GtkWindow  *parent,
                                       gboolean    read_only);
 /* Reads the document list again (after an import). */
 void       sim_corpus_window_reload  (SimCorpusWindow *self);
+/* Whether a corpus server's list is still being read (on a thread). */
+gboolean   sim_corpus_window_is_loading      (SimCorpusWindow *self);
 /* Documents listed (matching the search, not waiting to be removed). */
 guint      sim_corpus_window_get_n_documents (SimCorpusWindow *self);
 guint      sim_corpus_window_get_n_folders   (SimCorpusWindow *self);

@@ -6,6 +6,7 @@
 #include <glib/gi18n.h>
 
 #include "sim-article-view.h"
+#include "sim-backend.h"
 #include "sim-check.h"
 #include "sim-corpus.h"
 #include "sim-error.h"
@@ -31,6 +32,18 @@
 /* ------------------------------------------------------------- corpus */
 
 
+typedef struct {
+  SimCorpusSnapshot *snapshot;
+  gboolean           may_write;
+} ServerOpened;
+
+static void
+server_opened_free (ServerOpened *opened)
+{
+  g_clear_pointer (&opened->snapshot, sim_corpus_snapshot_unref);
+  g_free (opened);
+}
+
 static void
 server_opened (GObject      *source,
                GAsyncResult *result,
@@ -38,26 +51,32 @@ server_opened (GObject      *source,
 {
   SimWindow *self = SIM_WINDOW (source);
   g_autoptr(GError) error = NULL;
-  g_autoptr(SimCorpusSnapshot) snapshot = g_task_propagate_pointer (G_TASK (result), &error);
+  ServerOpened *opened = g_task_propagate_pointer (G_TASK (result), &error);
   const gboolean check_after = GPOINTER_TO_INT (g_object_get_data (G_OBJECT (result), "check"));
 
   _sim_window_set_busy (self, FALSE, NULL);
-  if (snapshot == NULL)
+  if (opened == NULL)
     {
       /* The text and any report stay; Check tries again. */
       _sim_window_show_error (self, _("The corpus server cannot be reached"), error);
       _sim_window_update_actions (self);
       return;
     }
+  /* What this account may do decides the corpus manager's Add and Remove. */
+  self->read_only = !opened->may_write;
   {
-    g_autofree char *count = g_strdup_printf ("%'u", sim_corpus_snapshot_get_n_documents (snapshot));
-    g_autofree char *text = g_strdup_printf (_("Checks go to the corpus server %s: %s documents. Documents are "
-                                               "added to it with simhound-cli."),
-                                             sim_corpus_snapshot_get_store_path (snapshot), count);
+    g_autofree char *count = g_strdup_printf ("%'u", sim_corpus_snapshot_get_n_documents (opened->snapshot));
+    g_autofree char *text = opened->may_write
+      ? g_strdup_printf (_("Checks go to the corpus server %s: %s documents."),
+                         sim_corpus_snapshot_get_store_path (opened->snapshot), count)
+      : g_strdup_printf (_("Checks go to the corpus server %s: %s documents. This account may check against "
+                           "them, not add or remove documents."),
+                         sim_corpus_snapshot_get_store_path (opened->snapshot), count);
 
     gtk_label_set_text (self->read_only_label, text);
   }
-  sim_session_set_snapshot (self->session, snapshot);
+  sim_session_set_snapshot (self->session, opened->snapshot);
+  server_opened_free (opened);
   gtk_stack_set_visible_child_name (self->stack, "main");
   _sim_window_update_actions (self);
   if (check_after)
@@ -75,15 +94,23 @@ open_server_thread (GTask        *task,
 {
   GError *error = NULL;
   g_autofree char *password = sim_keyring_lookup (task_data);
-  SimCorpusSnapshot *snapshot = sim_server_snapshot_new_with_password (task_data, password, &error);
+  g_autoptr(SimBackend) backend = sim_backend_open (task_data, password, FALSE, &error);
+  ServerOpened *opened = g_new0 (ServerOpened, 1);
 
   if (password != NULL)
     memset (password, 0, strlen (password));
-
-  if (snapshot == NULL)
-    g_task_return_error (task, error);
+  if (backend != NULL)
+    {
+      opened->may_write = sim_backend_may_write (backend);
+      opened->snapshot = sim_backend_snapshot (backend, &error);
+    }
+  if (opened->snapshot == NULL)
+    {
+      server_opened_free (opened);
+      g_task_return_error (task, error);
+    }
   else
-    g_task_return_pointer (task, snapshot, (GDestroyNotify) sim_corpus_snapshot_unref);
+    g_task_return_pointer (task, opened, (GDestroyNotify) server_opened_free);
 }
 
 /* A corpus server: its snapshot is made on a thread (connecting may take
@@ -211,17 +238,21 @@ import_thread (GTask        *task,
 {
   ImportJob *job = task_data;
   GError *error = NULL;
-  /* This thread's own corpus and connection. */
-  g_autoptr(SimCorpus) corpus = sim_corpus_open (job->store_path, FALSE, &error);
+  g_autofree char *password = sim_keyring_lookup (job->store_path);
+  /* This thread's own corpus and connection, a store's or a server's. */
+  g_autoptr(SimBackend) backend = sim_backend_open (job->store_path, password, FALSE, &error);
   SimImportResult *result = NULL;
 
+  if (password != NULL)
+    memset (password, 0, strlen (password));
   job->cancellable = cancellable;
-  if (corpus != NULL)
+  if (backend != NULL)
     {
-      sim_store_set_busy_func (sim_corpus_get_store (corpus), import_busy, job);
+      if (sim_backend_get_corpus (backend) != NULL)
+        sim_store_set_busy_func (sim_corpus_get_store (sim_backend_get_corpus (backend)), import_busy, job);
       result = job->rescan
-        ? sim_corpus_rescan (corpus, job->paths[0], import_progress, job, cancellable, &error)
-        : sim_corpus_add (corpus, (const char *const *) job->paths, import_progress, job, cancellable, &error);
+        ? sim_backend_rescan (backend, job->paths[0], NULL, import_progress, job, cancellable, &error)
+        : sim_backend_add (backend, (const char *const *) job->paths, NULL, import_progress, job, cancellable, &error);
     }
   if (result == NULL)
     g_task_return_error (task, error);

@@ -102,10 +102,8 @@ _sim_window_update_actions (SimWindow *self)
                                  !self->busy && !self->read_only && !sim_store_location_is_server (self->store_path) &&
                                  g_file_test (self->store_path, G_FILE_TEST_EXISTS));
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.add-files", !self->busy && !self->read_only);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.use-demo", !self->busy && !self->read_only);
-  /* A server's documents are managed with simhound-cli for now. */
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.manage-corpus",
-                                 !sim_store_location_is_server (self->store_path));
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.use-demo",
+                                 !self->busy && !self->read_only && !sim_store_location_is_server (self->store_path));
 }
 
 /* Folded, a chosen flag shows its comparison at the top of the results,

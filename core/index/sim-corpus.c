@@ -358,10 +358,8 @@ sim_corpus_open (const char  *path,
       g_autofree char *shown = sim_store_location_redact (path);
 
       g_set_error (error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT,
-                   _("%s is a corpus server: this version sets one up (simhound-cli server), adds, "
-                     "lists, rescans and removes its documents, and checks against it (check, "
-                     "cross --with-corpus); the app and the other corpus commands still use a store "
-                     "on this computer"), shown);
+                   _("%s is a corpus server: this works on a store on this computer (a server's "
+                     "settings are its administrator's: simhound-cli server)"), shown);
       return NULL;
     }
   corpus->read_only = read_only;

@@ -170,7 +170,11 @@ _sim_server_add_df (SimServer    *server,
       _sim_server_append_bytea (rows, p, len);
       g_string_append_c (rows, '\n');
     }
-  if (!_sim_server_copy (server, "COPY pg_temp.simhound_df_staging FROM STDIN", rows, error))
+  /* Made here: a removal on a connection of its own meets none. */
+  if (!_sim_server_run_command (server,
+                                "CREATE TEMP TABLE IF NOT EXISTS simhound_df_staging (chunk integer, counts bytea)"
+                                " ON COMMIT DELETE ROWS", error) ||
+      !_sim_server_copy (server, "COPY pg_temp.simhound_df_staging FROM STDIN", rows, error))
     return FALSE;
   result = _sim_server_run (server,
                             "INSERT INTO simhound.df (chunk, counts)"
@@ -398,9 +402,6 @@ sim_server_add (SimServer          *server,
                                 "CREATE TEMP TABLE IF NOT EXISTS simhound_staging ("
                                 "  seq integer, content_hash text, name text, title text, n_chars bigint,"
                                 "  n_bytes bigint, n_windows integer, modified_at bigint, body text)"
-                                " ON COMMIT DELETE ROWS", error) ||
-      !_sim_server_run_command (server,
-                                "CREATE TEMP TABLE IF NOT EXISTS simhound_df_staging (chunk integer, counts bytea)"
                                 " ON COMMIT DELETE ROWS", error))
     return NULL;
   if (collection == NULL)

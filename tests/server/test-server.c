@@ -18,6 +18,7 @@
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 
+#include "sim-backend.h"
 #include "sim-check.h"
 #include "sim-corpus.h"
 #include "sim-error.h"
@@ -1283,6 +1284,128 @@ test_two_shards_answer_as_one_server (void **state)
   sim_test_remove_tree (dir);
 }
 
+static int
+compare_names (gconstpointer a,
+               gconstpointer b)
+{
+  return strcmp (*(const char *const *) a, *(const char *const *) b);
+}
+
+/* The contract every corpus backend keeps, run on @location: what each
+ * step did, as a log to compare with another backend's (documents by file
+ * name, reports without the store's name). */
+static char *
+run_contract (const char *location,
+              const char *folder)
+{
+  g_autoptr(GString) log = g_string_new (NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SimBackend) backend = sim_backend_open (location, NULL, FALSE, &error);
+  g_autoptr(SimImportResult) first = NULL, again = NULL, rescanned = NULL;
+  g_autofree char *changed = g_build_filename (folder, "essay-001.txt", NULL);
+  g_autofree char *gone = g_build_filename (folder, "essay-002.txt", NULL);
+  const char *paths[] = { folder, NULL };
+  guint n_removed = 0;
+
+  assert_non_null (backend);
+  assert_true (sim_backend_may_write (backend));
+  write_documents (folder, 6, 11);
+  first = sim_backend_add (backend, paths, NULL, NULL, NULL, NULL, &error);
+  assert_non_null (first);
+  again = sim_backend_add (backend, paths, NULL, NULL, NULL, NULL, &error);
+  assert_non_null (again);
+  g_string_append_printf (log, "add %u/%u, again %u unchanged\n", first->n_added, first->n_failed, again->n_unchanged);
+
+  /* One changed, one gone, one new: a re-scan brings the corpus in step. */
+  g_free (sim_test_write_file (folder, "essay-001.txt", "Changed: the harbour lantern burned all winter long.\n", -1));
+  assert_int_equal (g_unlink (gone), 0);
+  g_free (sim_test_write_file (folder, "essay-new.txt", "A new essay on granite quarries and their dust.\n", -1));
+  rescanned = sim_backend_rescan (backend, folder, NULL, NULL, NULL, NULL, &error);
+  if (rescanned == NULL)
+    fail_msg ("rescan on %s: %s", location, error->message);
+  g_string_append_printf (log, "rescan +%u ~%u -%u =%u\n", rescanned->n_added, rescanned->n_updated,
+                          rescanned->n_removed, rescanned->n_unchanged);
+
+  /* Removed by id through a connection of its own (a fresh one met no
+   * staging table once). */
+  {
+    g_autoptr(SimBackend) other = sim_backend_open (location, NULL, FALSE, &error);
+    g_autoptr(GPtrArray) docs = sim_backend_list (other, &error);
+    g_autofree char *id = NULL;
+    const char *ids[2] = { NULL, NULL };
+
+    assert_non_null (docs);
+    for (guint i = 0; i < docs->len && id == NULL; i++)
+      if (g_str_has_suffix (((SimStoreDocument *) g_ptr_array_index (docs, i))->path, "essay-003.txt"))
+        id = g_strdup_printf ("%" G_GINT64_FORMAT, ((SimStoreDocument *) g_ptr_array_index (docs, i))->id);
+    assert_non_null (id);
+    ids[0] = id;
+    assert_true (sim_backend_remove (other, ids, &n_removed, &error));
+    g_string_append_printf (log, "removed %u\n", n_removed);
+  }
+  /* What is left, by file name. */
+  {
+    g_autoptr(GPtrArray) docs = sim_backend_list (backend, &error);
+    g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+
+    assert_non_null (docs);
+    for (guint i = 0; i < docs->len; i++)
+      g_ptr_array_add (names, g_path_get_basename (((SimStoreDocument *) g_ptr_array_index (docs, i))->path));
+    g_ptr_array_sort (names, compare_names);
+    g_string_append (log, "list");
+    for (guint i = 0; i < names->len; i++)
+      g_string_append_printf (log, " %s", (const char *) g_ptr_array_index (names, i));
+    g_string_append_c (log, '\n');
+  }
+  /* And a check against it. */
+  {
+    g_autoptr(SimCorpusSnapshot) snapshot = sim_backend_snapshot (backend, &error);
+    g_autofree char *body = NULL;
+    g_autofree char *article = NULL;
+    g_autofree char *one = g_build_filename (folder, "essay-004.txt", NULL);
+    g_autoptr(SimReport) report = NULL;
+    SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
+    g_autofree char *json = NULL;
+
+    assert_non_null (snapshot);
+    assert_true (g_file_get_contents (one, &body, NULL, NULL));
+    article = g_strconcat ("My own opening line about the sea. ", body, NULL);
+    report = sim_check_run (snapshot, article, strlen (article), &options, NULL, NULL, NULL, &error);
+    assert_non_null (report);
+    assert_true (sim_report_get_n_passages (report) >= 1);
+    json = comparable_json (report);
+    g_string_append (log, json);
+  }
+  return g_string_free (g_steal_pointer (&log), FALSE);
+}
+
+/* One contract, both backends: the same steps give the same results on
+ * a local store and on a server. */
+static void
+test_backends_keep_one_contract (void **state)
+{
+  g_autofree char *dir = sim_test_make_tmp_dir ();
+  g_autofree char *store = g_build_filename (dir, "local.db", NULL);
+  g_autofree char *local_folder = g_build_filename (dir, "local", "class", NULL);
+  g_autofree char *server_folder = g_build_filename (dir, "server", "class", NULL);
+  g_autofree char *uri = fresh_database ("contract", "postgres");
+  g_autofree char *local = run_contract (store, local_folder);
+  g_autofree char *remote = run_contract (uri, server_folder);
+
+  assert_non_null (strstr (local, "add 6/0, again 6 unchanged\nrescan +1 ~1 -1 =4\nremoved 1\n"));
+  assert_non_null (strstr (local, "list essay-000.txt essay-001.txt essay-004.txt essay-005.txt essay-new.txt\n"));
+  if (strcmp (local, remote) != 0)
+    {
+      g_autofree char *pa = g_build_filename (g_get_tmp_dir (), "simhound-contract-local.txt", NULL);
+      g_autofree char *pb = g_build_filename (g_get_tmp_dir (), "simhound-contract-server.txt", NULL);
+
+      g_file_set_contents (pa, local, -1, NULL);
+      g_file_set_contents (pb, remote, -1, NULL);
+      fail_msg ("the backends differ: diff %s %s", pa, pb);
+    }
+  sim_test_remove_tree (dir);
+}
+
 /* The server gone after the snapshot was taken: the check fails naming
  * it, and a snapshot of a server that cannot be reached is not made. */
 static void
@@ -1377,6 +1500,7 @@ main (void)
     cmocka_unit_test (test_students_read_marked_collections),
     cmocka_unit_test (test_student_check_flags_what_a_teacher_flags),
     cmocka_unit_test (test_two_shards_answer_as_one_server),
+    cmocka_unit_test (test_backends_keep_one_contract),
     cmocka_unit_test (test_add_survives_a_lost_connection),
     cmocka_unit_test (test_remove_gives_back_the_statistics),
     cmocka_unit_test (test_rescan_follows_the_folder),

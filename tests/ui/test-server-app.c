@@ -18,6 +18,8 @@
 #include <libpq-fe.h>
 
 #include "sim-comparison-test.h"
+#include "sim-corpus-window.h"
+#include "sim-document-row.h"
 #include "sim-keyring.h"
 #include "sim-preferences.h"
 #include "sim-server.h"
@@ -262,6 +264,132 @@ test_student_sees_where_not_what (void **state)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+static gint64
+server_documents (void)
+{
+  g_autofree char *uri = server_uri (NULL);
+  PGconn *conn = PQconnectdb (uri);
+  PGresult *result = PQexec (conn, "SELECT count(*) FROM simhound.documents");
+  const gint64 n = g_ascii_strtoll (PQgetvalue (result, 0, 0), NULL, 10);
+
+  PQclear (result);
+  PQfinish (conn);
+  return n;
+}
+
+static void
+superuser_command (const char *sql)
+{
+  g_autofree char *uri = server_uri (NULL);
+  PGconn *conn = PQconnectdb (uri);
+  PGresult *result = PQexec (conn, sql);
+
+  assert_int_equal (PQresultStatus (result), PGRES_COMMAND_OK);
+  PQclear (result);
+  PQfinish (conn);
+}
+
+static gboolean
+listed (gpointer data)
+{
+  return !sim_corpus_window_is_loading (data);
+}
+
+static gboolean
+not_removing (gpointer data)
+{
+  return !sim_corpus_window_is_removing (data);
+}
+
+static gboolean
+server_has_two (gpointer data)
+{
+  return server_documents () == 2;
+}
+
+/* The corpus manager works against a server as against a store: a
+ * writer lists, adds (through the window's import) and removes; a
+ * reader's list has no Add, Re-scan or Remove. */
+static void
+test_corpus_manager_against_the_server (void **state)
+{
+  g_autofree char *writer_uri = server_uri (NULL);
+  g_autofree char *reader_uri = g_strdup_printf ("postgresql://teacher@%s:%s/postgres",
+                                                 g_getenv ("SIMHOUND_TEST_PG_HOST"), g_getenv ("SIMHOUND_TEST_PG_PORT"));
+  g_autofree char *folder = g_build_filename (dir, "harbour-notes", NULL);
+  const char *paths[] = { folder, NULL };
+  SimWindow *window = sim_window_new (NULL, writer_uri);
+  SimCorpusWindow *cw;
+
+  superuser_command ("DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'teacher') THEN"
+                     "  CREATE ROLE teacher LOGIN IN ROLE simhound_reader; END IF; END $$");
+  assert_int_equal (server_documents (), 2);
+  gtk_window_present (GTK_WINDOW (window));
+  sim_test_spin_until (not_busy, window, 30);
+  assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.manage-corpus", NULL));
+  cw = SIM_CORPUS_WINDOW (sim_window_get_corpus_window (window));
+  assert_non_null (cw);
+  sim_test_spin_until (listed, cw, 30);
+  assert_int_equal (sim_corpus_window_get_n_documents (cw), 2);
+  assert_true (gtk_widget_get_visible (sim_test_ui_find_actionable (gtk_window_get_titlebar (GTK_WINDOW (cw)),
+                                                                     "corpus.remove")));
+
+  /* Added through the window's import: on the server, and in the list. */
+  g_free (sim_test_write_file (folder, "spring.txt", "The spring tides flooded the quay twice in April.\n", -1));
+  sim_window_add_documents (window, paths);
+  assert_true (sim_window_is_busy (window));
+  sim_test_spin_until (not_busy, window, 60);
+  assert_int_equal (server_documents (), 3);
+  sim_test_spin_until (listed, cw, 30);
+  assert_int_equal (sim_corpus_window_get_n_documents (cw), 3);
+
+  /* Removed from the list, then from the server. */
+  {
+    GtkSelectionModel *selection = sim_corpus_window_get_selection (cw);
+    gboolean found = FALSE;
+
+    for (guint i = 0; i < g_list_model_get_n_items (G_LIST_MODEL (selection)) && !found; i++)
+      {
+        g_autoptr(GtkTreeListRow) row = g_list_model_get_item (G_LIST_MODEL (selection), i);
+        g_autoptr(GObject) item = gtk_tree_list_row_get_item (row);
+
+        if (SIM_IS_FOLDER_ROW (item) && g_str_has_suffix (sim_folder_row_get_path (SIM_FOLDER_ROW (item)), "harbour-notes"))
+          found = gtk_selection_model_select_item (selection, i, TRUE);
+      }
+    assert_true (found);
+  }
+  gtk_widget_activate_action (GTK_WIDGET (cw), "corpus.remove", NULL);
+  assert_int_equal (sim_corpus_window_get_n_documents (cw), 2);
+  sim_corpus_window_commit_removals (cw);
+  sim_test_spin_until (not_removing, cw, 30);
+  sim_test_spin_until (server_has_two, NULL, 30);
+  assert_int_equal (server_documents (), 2);
+  gtk_window_destroy (GTK_WINDOW (window));
+
+  /* A reader: checks, lists, changes nothing. */
+  window = sim_window_new (NULL, reader_uri);
+  gtk_window_present (GTK_WINDOW (window));
+  sim_test_spin_until (not_busy, window, 30);
+  assert_non_null (strstr (sim_window_get_read_only_message (window), "not add or remove"));
+  assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.manage-corpus", NULL));
+  cw = SIM_CORPUS_WINDOW (sim_window_get_corpus_window (window));
+  sim_test_spin_until (listed, cw, 30);
+  assert_int_equal (sim_corpus_window_get_n_documents (cw), 2);
+  assert_false (gtk_widget_get_visible (sim_test_ui_find_actionable (gtk_window_get_titlebar (GTK_WINDOW (cw)),
+                                                                      "corpus.remove")));
+  assert_false (gtk_widget_is_sensitive (sim_test_ui_find_actionable (gtk_window_get_titlebar (GTK_WINDOW (cw)),
+                                                                       "corpus.remove")) &&
+                gtk_widget_get_visible (sim_test_ui_find_actionable (gtk_window_get_titlebar (GTK_WINDOW (cw)),
+                                                                     "corpus.remove")));
+  if (g_getenv ("SIMHOUND_SCREENSHOT_DIR") != NULL)
+    {
+      g_autofree char *png = g_build_filename (g_getenv ("SIMHOUND_SCREENSHOT_DIR"), "corpus-server-reader.png", NULL);
+
+      assert_int_equal (sim_test_ui_save_png (GTK_WIDGET (cw), png), 0);
+    }
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (void)
 {
@@ -269,6 +397,7 @@ main (void)
     cmocka_unit_test (test_preference_and_test_connection),
     cmocka_unit_test (test_window_checks_through_the_server),
     cmocka_unit_test (test_student_sees_where_not_what),
+    cmocka_unit_test (test_corpus_manager_against_the_server),
   };
 
   if (g_getenv ("SIMHOUND_TEST_PG") == NULL)
