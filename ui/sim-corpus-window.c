@@ -410,9 +410,13 @@ list_thread (GTask        *task,
   if (password != NULL)
     memset (password, 0, strlen (password));
   if (docs == NULL)
-    g_task_return_error (task, error);
-  else
-    g_task_return_pointer (task, docs, (GDestroyNotify) g_ptr_array_unref);
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+  /* The server as a message names it: host:port/database. */
+  g_object_set_data_full (G_OBJECT (task), "name", g_strdup (sim_backend_get_name (backend)), g_free);
+  g_task_return_pointer (task, docs, (GDestroyNotify) g_ptr_array_unref);
 }
 
 static void
@@ -429,6 +433,11 @@ on_listed (GObject      *source,
       GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (result), "listing")) != self->listing)
     return;
   self->loading = FALSE;
+  if (g_object_get_data (G_OBJECT (result), "name") != NULL)
+    {
+      g_free (self->shown_name);
+      self->shown_name = g_strdup (g_object_get_data (G_OBJECT (result), "name"));
+    }
   populate (self, docs, error);
 }
 

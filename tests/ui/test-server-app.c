@@ -241,6 +241,13 @@ test_student_sees_where_not_what (void **state)
       flagged = i;
   assert_true (flagged >= 0);
   sim_window_select_segment (window, flagged);
+  /* For a look at it, in any language (before the English assertions). */
+  if (g_getenv ("SIMHOUND_SCREENSHOT_DIR") != NULL)
+    {
+      g_autofree char *png = g_build_filename (g_getenv ("SIMHOUND_SCREENSHOT_DIR"), "window-student.png", NULL);
+
+      assert_int_equal (sim_test_ui_save_png (GTK_WIDGET (window), png), 0);
+    }
   {
     SimComparison *cmp = SIM_COMPARISON (sim_window_get_comparison (window));
     GtkTextBuffer *src = sim_comparison_get_source (cmp);
@@ -255,12 +262,6 @@ test_student_sees_where_not_what (void **state)
     assert_non_null (strstr (sim_comparison_get_title (cmp), "keeper.txt"));
     assert_null (strstr (sim_comparison_get_title (cmp), "log"));
   }
-  if (g_getenv ("SIMHOUND_SCREENSHOT_DIR") != NULL)
-    {
-      g_autofree char *png = g_build_filename (g_getenv ("SIMHOUND_SCREENSHOT_DIR"), "window-student.png", NULL);
-
-      assert_int_equal (sim_test_ui_save_png (GTK_WIDGET (window), png), 0);
-    }
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
@@ -370,23 +371,19 @@ test_corpus_manager_against_the_server (void **state)
   window = sim_window_new (NULL, reader_uri);
   gtk_window_present (GTK_WINDOW (window));
   sim_test_spin_until (not_busy, window, 30);
-  assert_non_null (strstr (sim_window_get_read_only_message (window), "not add or remove"));
   assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.manage-corpus", NULL));
   cw = SIM_CORPUS_WINDOW (sim_window_get_corpus_window (window));
   sim_test_spin_until (listed, cw, 30);
-  assert_int_equal (sim_corpus_window_get_n_documents (cw), 2);
-  assert_false (gtk_widget_get_visible (sim_test_ui_find_actionable (gtk_window_get_titlebar (GTK_WINDOW (cw)),
-                                                                      "corpus.remove")));
-  assert_false (gtk_widget_is_sensitive (sim_test_ui_find_actionable (gtk_window_get_titlebar (GTK_WINDOW (cw)),
-                                                                       "corpus.remove")) &&
-                gtk_widget_get_visible (sim_test_ui_find_actionable (gtk_window_get_titlebar (GTK_WINDOW (cw)),
-                                                                     "corpus.remove")));
   if (g_getenv ("SIMHOUND_SCREENSHOT_DIR") != NULL)
     {
       g_autofree char *png = g_build_filename (g_getenv ("SIMHOUND_SCREENSHOT_DIR"), "corpus-server-reader.png", NULL);
 
       assert_int_equal (sim_test_ui_save_png (GTK_WIDGET (cw), png), 0);
     }
+  assert_non_null (strstr (sim_window_get_read_only_message (window), "not add or remove"));
+  assert_int_equal (sim_corpus_window_get_n_documents (cw), 2);
+  assert_false (gtk_widget_get_visible (sim_test_ui_find_actionable (gtk_window_get_titlebar (GTK_WINDOW (cw)),
+                                                                      "corpus.remove")));
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
