@@ -12,6 +12,7 @@
 #include <glib/gstdio.h>
 
 #include "simhound-cli-private.h"
+#include "sim-backend.h"
 #include "sim-check.h"
 #include "sim-compare.h"
 #include "sim-corpus.h"
@@ -292,38 +293,19 @@ cli_check_command (int argc, char **argv)
     return cli_fail (error);
   if ((snapshot = cli_open_snapshot ()) == NULL)
     return EXIT_ERROR;
-  /* An excluded source is a document id or a stored path. */
-  if (exclude_sources != NULL && sim_corpus_snapshot_is_remote (snapshot))
+  /* An excluded source is a document id or a stored path (a server's name). */
+  if (exclude_sources != NULL)
     {
-      g_printerr (_("simhound-cli: --exclude-source needs a store on this computer for now, not a corpus server\n"));
-      return EXIT_ERROR;
-    }
-  for (guint i = 0; exclude_sources && exclude_sources[i]; i++)
-    {
-      const char *arg = exclude_sources[i];
-      g_autofree char *abs = g_canonicalize_filename (arg, NULL);
-      char *end = NULL;
-      const gint64 id = g_ascii_strtoll (arg, &end, 10);
-      gboolean found = FALSE;
+      g_autoptr(SimBackend) backend = sim_backend_open (cli_resolve_store (), NULL, TRUE, &error);
+      g_autoptr(GArray) found = backend ? sim_backend_find_documents (backend, (const char *const *) exclude_sources,
+                                                                      &error) : NULL;
 
-      for (guint d = 0; d < sim_corpus_snapshot_get_n_docs (snapshot); d++)
+      if (found == NULL)
         {
-          const SimCorpusDoc *doc = sim_corpus_snapshot_get_doc (snapshot, d);
-
-          if ((end != arg && *end == '\0' && doc->id == id) || g_str_equal (doc->path, abs))
-            {
-              g_array_append_val (source_ids, doc->id);
-              found = TRUE;
-            }
-        }
-      if (!found)
-        {
-          g_autofree char *shown = cli_for_terminal (arg);
-
-          g_printerr (_("simhound-cli: --exclude-source %s: no such document in the corpus "
-                        "(“simhound-cli corpus list” shows ids and paths)\n"), shown);
+          g_printerr ("simhound-cli: --exclude-source: %s\n", error->message);
           return EXIT_ERROR;
         }
+      g_array_append_vals (source_ids, found->data, found->len);
     }
   exclusions.quotes = exclude_quotes;
   exclusions.references = exclude_references;

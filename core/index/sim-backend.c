@@ -135,6 +135,44 @@ sim_backend_rescan (SimBackend         *backend,
                          : sim_corpus_rescan (backend->corpus, folder, progress, user_data, cancellable, error);
 }
 
+GArray *
+sim_backend_find_documents (SimBackend         *backend,
+                            const char *const  *ids_or_paths,
+                            GError            **error)
+{
+  g_autoptr(GArray) ids = NULL;
+  g_autoptr(SimCorpusSnapshot) snapshot = NULL;
+
+  if (backend->server != NULL)
+    return sim_server_find_documents (backend->server, ids_or_paths, error);
+  ids = g_array_new (FALSE, FALSE, sizeof (gint64));
+  snapshot = sim_corpus_ref_snapshot (backend->corpus);
+  for (guint i = 0; ids_or_paths[i] != NULL; i++)
+    {
+      const char *arg = ids_or_paths[i];
+      g_autofree char *abs = g_canonicalize_filename (arg, NULL);
+      const gboolean is_id = sim_store_is_document_id (arg);
+      const gint64 id = is_id ? g_ascii_strtoll (arg, NULL, 10) : 0;
+      const guint before = ids->len;
+
+      for (guint d = 0; d < sim_corpus_snapshot_get_n_docs (snapshot); d++)
+        {
+          const SimCorpusDoc *doc = sim_corpus_snapshot_get_doc (snapshot, d);
+
+          if ((is_id && doc->id == id) || g_str_equal (doc->path, abs))
+            g_array_append_val (ids, doc->id);
+        }
+      if (ids->len == before)
+        {
+          g_set_error (error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT,
+                       _("%s: no such document in the corpus %s (“simhound-cli corpus list” shows ids and paths)"), arg,
+                       sim_corpus_get_path (backend->corpus));
+          return NULL;
+        }
+    }
+  return g_steal_pointer (&ids);
+}
+
 gboolean
 sim_backend_remove (SimBackend         *backend,
                     const char *const  *ids,

@@ -57,6 +57,13 @@ SimImportResult   *sim_backend_rescan        (SimBackend         *backend,
                                               gpointer            user_data,
                                               GCancellable       *cancellable,
                                               GError            **error);
+/* The ids (gint64) of the documents @ids_or_paths name: an id, or the
+ * path a document was added under (a local store's, made absolute; a
+ * server's name). NULL and SIM_ERROR_INVALID_ARGUMENT naming the first
+ * that names none. */
+GArray            *sim_backend_find_documents (SimBackend        *backend,
+                                               const char *const *ids_or_paths,
+                                               GError           **error);
 /* Removes documents by id or by the path (name) they were added under. */
 gboolean           sim_backend_remove        (SimBackend         *backend,
                                               const char *const  *ids,

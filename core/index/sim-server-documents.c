@@ -40,12 +40,10 @@ sim_server_set_students_read (SimServer   *server,
   return found;
 }
 
-/* The ids of the documents @ids_or_names name, or NULL and @error naming
- * the first that names none. */
-static GArray *
-resolve (SimServer          *server,
-         const char *const  *ids_or_names,
-         GError            **error)
+GArray *
+sim_server_find_documents (SimServer          *server,
+                           const char *const  *ids_or_names,
+                           GError            **error)
 {
   g_autoptr(GArray) ids = g_array_new (FALSE, FALSE, sizeof (gint64));
 
@@ -64,8 +62,8 @@ resolve (SimServer          *server,
         {
           PQclear (result);
           g_set_error (error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT,
-                       _("No document %s on the corpus server %s: nothing was removed"), ids_or_names[i],
-                       server->name);
+                       _("%s: no such document on the corpus server %s (“simhound-cli corpus list” shows ids and names)"),
+                       ids_or_names[i], server->name);
           return NULL;
         }
       for (int r = 0; r < PQntuples (result); r++)
@@ -96,7 +94,7 @@ sim_server_remove (SimServer          *server,
   if (!sim_server_check_schema (server, error) || !_sim_server_may_write (server, error) ||
       !_sim_server_run_command (server, "BEGIN", error))
     return FALSE;
-  if ((ids = resolve (server, ids_or_names, error)) == NULL)
+  if ((ids = sim_server_find_documents (server, ids_or_names, error)) == NULL)
     goto fail;
   params[0] = list = _sim_server_array_literal ((const gint64 *) ids->data, ids->len);
   /* The statistics lose what each document's text added: its text

@@ -162,6 +162,12 @@ gboolean         sim_server_compact  (SimServer          *server,
 gboolean         sim_server_index_documents (SimServer   *server,
                                              guint       *out_n_indexed,
                                              GError     **error);
+/* The ids (gint64) of the documents @ids_or_names name (an id, or the name
+ * a document was added under: every version of it), or NULL and
+ * SIM_ERROR_INVALID_ARGUMENT naming the first that names none. */
+GArray          *sim_server_find_documents (SimServer         *server,
+                                            const char *const *ids_or_names,
+                                            GError           **error);
 /* The documents, in the order added: path is the name added under,
  * n_segments the windows. (element-type SimStoreDocument) (transfer full) */
 GPtrArray       *sim_server_list     (SimServer          *server,

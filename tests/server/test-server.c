@@ -1340,6 +1340,18 @@ run_contract (const char *location,
         id = g_strdup_printf ("%" G_GINT64_FORMAT, ((SimStoreDocument *) g_ptr_array_index (docs, i))->id);
     assert_non_null (id);
     ids[0] = id;
+    /* Found by id, as --exclude-source finds it; a name that names none is said. */
+    {
+      g_autoptr(GArray) found = sim_backend_find_documents (other, ids, &error);
+      const char *none[] = { "no-such-essay.txt", NULL };
+
+      assert_non_null (found);
+      assert_int_equal (found->len, 1);
+      assert_int_equal (g_array_index (found, gint64, 0), g_ascii_strtoll (id, NULL, 10));
+      assert_null (sim_backend_find_documents (other, none, &error));
+      assert_non_null (strstr (error->message, "no such document"));
+      g_clear_error (&error);
+    }
     assert_true (sim_backend_remove (other, ids, &n_removed, &error));
     g_string_append_printf (log, "removed %u\n", n_removed);
   }
