@@ -107,6 +107,21 @@ void      _sim_server_append_bytea (GString           *rows,
                                     gsize              len);
 /* Whether the server's fingerprints are this client's version
  * (SIM_FEATURE_VERSION): SIM_ERROR_STORE_TOO_NEW naming both if not. */
+/* sim_server_connect_with_password() with @settings ("-c name=value …",
+ * or NULL) for the connection's session besides the statement timeout. */
+SimServer *_sim_server_connect_with_options (const char *conninfo,
+                                             const char *password,
+                                             const char *settings,
+                                             GError    **error);
+/* Whether this client can use schema @version / fingerprints of
+ * @version: the errors of sim_server_check_schema() and
+ * _sim_server_same_features(), from versions read elsewhere. */
+gboolean  _sim_server_usable_schema (SimServer        *server,
+                                     guint             version,
+                                     GError          **error);
+gboolean  _sim_server_usable_features (SimServer      *server,
+                                       guint           version,
+                                       GError        **error);
 gboolean  _sim_server_same_features (SimServer        *server,
                                      GError          **error);
 /* FALSE, with SIM_ERROR_NOT_ALLOWED, when this account may not add. */

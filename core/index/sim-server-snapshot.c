@@ -85,14 +85,8 @@ connect_for_reading (const char *conninfo,
                      const char *password,
                      GError    **error)
 {
-  SimServer *server = sim_server_connect_with_password (conninfo, password, error);
-
-  if (server != NULL &&
-      !_sim_server_run_command (server, "SELECT set_config ('jit', 'off', false),"
-                                "  set_config ('enable_mergejoin', 'off', false),"
-                                "  set_config ('enable_hashjoin', 'off', false)", error))
-    g_clear_pointer (&server, sim_server_free);
-  return server;
+  return _sim_server_connect_with_options (conninfo, password,
+                                          "-c jit=off -c enable_mergejoin=off -c enable_hashjoin=off", error);
 }
 
 static SimServer *
@@ -484,23 +478,39 @@ sim_server_snapshot_new_with_password (const char  *conninfo,
   gsize n_windows;
   gint64 updated_at;
 
-  if (server == NULL || !sim_server_check_schema (server, error) || !_sim_server_same_features (server, error))
+  if (server == NULL)
     return NULL;
-  result = _sim_server_run (server, "SELECT value FROM simhound.meta WHERE key = 'normalize'", 0, NULL, error);
-  if (result == NULL)
-    return NULL;
-  if (PQntuples (result) == 1 && g_str_equal (PQgetvalue (result, 0, 0), "none"))
+  /* The versions, the settings and the counts in one round trip; a server
+   * without the schema fails it, and is then told apart. */
+  {
+    g_autoptr(GError) local_error = NULL;
+
+    result = _sim_server_run (server,
+                              "SELECT (SELECT value FROM simhound.meta WHERE key = 'schema_version'),"
+                              "  (SELECT value FROM simhound.meta WHERE key = 'feature_version'),"
+                              "  (SELECT value FROM simhound.meta WHERE key = 'normalize'),"
+                              "  count(*), coalesce(sum(n_windows), 0),"
+                              "  coalesce(extract(epoch FROM max(added_at))::bigint, 0)"
+                              " FROM simhound.documents", 0, NULL, &local_error);
+    if (result == NULL)
+      {
+        if (!g_error_matches (local_error, SIM_ERROR, SIM_ERROR_SERVER) && !sim_server_check_schema (server, error))
+          return NULL;
+        g_propagate_error (error, g_steal_pointer (&local_error));
+        return NULL;
+      }
+  }
+  if (!_sim_server_usable_schema (server, (guint) g_ascii_strtoull (PQgetvalue (result, 0, 0), NULL, 10), error) ||
+      !_sim_server_usable_features (server, (guint) g_ascii_strtoull (PQgetvalue (result, 0, 1), NULL, 10), error))
+    {
+      PQclear (result);
+      return NULL;
+    }
+  if (g_str_equal (PQgetvalue (result, 0, 2), "none"))
     flags = 0;
-  PQclear (result);
-  result = _sim_server_run (server,
-                            "SELECT count(*), coalesce(sum(n_windows), 0),"
-                            "  coalesce(extract(epoch FROM max(added_at))::bigint, 0)"
-                            " FROM simhound.documents", 0, NULL, error);
-  if (result == NULL)
-    return NULL;
-  n_documents = (guint) g_ascii_strtoull (PQgetvalue (result, 0, 0), NULL, 10);
-  n_windows = g_ascii_strtoull (PQgetvalue (result, 0, 1), NULL, 10);
-  updated_at = g_ascii_strtoll (PQgetvalue (result, 0, 2), NULL, 10);
+  n_documents = (guint) g_ascii_strtoull (PQgetvalue (result, 0, 3), NULL, 10);
+  n_windows = g_ascii_strtoull (PQgetvalue (result, 0, 4), NULL, 10);
+  updated_at = g_ascii_strtoll (PQgetvalue (result, 0, 5), NULL, 10);
   PQclear (result);
   if ((counts = load_df (server, error)) == NULL)
     return NULL;

@@ -314,6 +314,14 @@ _sim_server_same_features (SimServer  *server,
     return FALSE;
   version = PQntuples (result) == 1 ? (guint) g_ascii_strtoull (PQgetvalue (result, 0, 0), NULL, 10) : 0;
   PQclear (result);
+  return _sim_server_usable_features (server, version, error);
+}
+
+gboolean
+_sim_server_usable_features (SimServer  *server,
+                             guint       version,
+                             GError    **error)
+{
   if (version == SIM_FEATURE_VERSION)
     return TRUE;
   g_set_error (error, SIM_ERROR, SIM_ERROR_STORE_TOO_NEW,
@@ -382,11 +390,24 @@ sim_server_connect_with_password (const char  *conninfo,
                                   const char  *password,
                                   GError     **error)
 {
-  const char *const keys[] = { "connect_timeout", "application_name", "dbname", password ? "password" : NULL, NULL };
+  return _sim_server_connect_with_options (conninfo, password, NULL, error);
+}
+
+SimServer *
+_sim_server_connect_with_options (const char  *conninfo,
+                                  const char  *password,
+                                  const char  *settings,
+                                  GError     **error)
+{
+  /* The statement timeout (and @settings) go with the connection, not in
+   * a round trip of their own. */
+  g_autofree char *options = g_strdup_printf ("-c statement_timeout=%d%s%s", SIM_SERVER_STATEMENT_TIMEOUT,
+                                              settings ? " " : "", settings ? settings : "");
+  const char *const keys[] = { "connect_timeout", "application_name", "options", "dbname",
+                               password ? "password" : NULL, NULL };
   g_autofree char *timeout = g_strdup_printf ("%d", SIM_SERVER_CONNECT_TIMEOUT);
-  const char *const values[] = { timeout, "simhound", conninfo, password, NULL };
+  const char *const values[] = { timeout, "simhound", options, conninfo, password, NULL };
   g_autoptr(SimServer) server = g_new0 (SimServer, 1);
-  g_autofree char *set_timeout = g_strdup_printf ("SET statement_timeout = %d", SIM_SERVER_STATEMENT_TIMEOUT);
 
   g_return_val_if_fail (conninfo != NULL, NULL);
 
@@ -411,8 +432,6 @@ sim_server_connect_with_password (const char  *conninfo,
     }
   /* "policy … does not exist, skipping" and the like are for a DBA's psql. */
   PQsetNoticeProcessor (server->conn, ignore_notice, NULL);
-  if (!_sim_server_run_command (server, set_timeout, error))
-    return NULL;
   return g_steal_pointer (&server);
 }
 
@@ -476,7 +495,15 @@ sim_server_check_schema (SimServer *server,
 {
   guint version;
 
-  if (!sim_server_get_version (server, &version, error) || !refuse_newer (server, version, error))
+  return sim_server_get_version (server, &version, error) && _sim_server_usable_schema (server, version, error);
+}
+
+gboolean
+_sim_server_usable_schema (SimServer *server,
+                           guint      version,
+                           GError   **error)
+{
+  if (!refuse_newer (server, version, error))
     return FALSE;
   if (version == 0)
     {

@@ -23,6 +23,7 @@
 #include "sim-corpus.h"
 #include "sim-error.h"
 #include "sim-server.h"
+#include "sim-server-private.h"
 #include "sim-store.h"
 #include "sim-test-util.h"
 
@@ -712,6 +713,28 @@ test_rescan_follows_the_folder (void **state)
     assert_true (g_str_has_prefix (body, "Essay 1 rewritten"));
   }
   sim_test_remove_tree (dir);
+}
+
+/* Every statement is bounded: the timeout goes with the connection (no
+ * round trip of its own), and a connection string's own options win. */
+static void
+test_statements_are_bounded (void **state)
+{
+  g_autoptr(SimServer) server = connect_as ("postgres");
+  g_autoptr(GError) error = NULL;
+  g_autofree char *own = g_strdup_printf ("%s?options=-c%%20statement_timeout%%3D5000", g_getenv ("SIMHOUND_TEST_PG"));
+  g_autoptr(SimServer) custom = NULL;
+  PGresult *result = _sim_server_run (server, "SHOW statement_timeout", 0, NULL, &error);
+
+  assert_non_null (result);
+  assert_string_equal (PQgetvalue (result, 0, 0), "1min");
+  PQclear (result);
+  custom = sim_server_connect (own, &error);
+  assert_non_null (custom);
+  result = _sim_server_run (custom, "SHOW statement_timeout", 0, NULL, &error);
+  assert_non_null (result);
+  assert_string_equal (PQgetvalue (result, 0, 0), "5s");
+  PQclear (result);
 }
 
 /* A server that is not there: SIM_ERROR_SERVER naming it, never the password. */
@@ -1513,6 +1536,7 @@ main (void)
     cmocka_unit_test (test_student_check_flags_what_a_teacher_flags),
     cmocka_unit_test (test_two_shards_answer_as_one_server),
     cmocka_unit_test (test_backends_keep_one_contract),
+    cmocka_unit_test (test_statements_are_bounded),
     cmocka_unit_test (test_add_survives_a_lost_connection),
     cmocka_unit_test (test_remove_gives_back_the_statistics),
     cmocka_unit_test (test_rescan_follows_the_folder),
