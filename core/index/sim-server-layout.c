@@ -10,7 +10,9 @@
  * bucket first for the lookup's bucket = ANY (a partitioned table with
  * foreign partitions can have no unique index, so the coordinator's table
  * loses its own). The foreign servers fetch 10,000 rows at a time (100 by
- * default) and scan the partitions at once (async_capable). The coordinator reaches each
+ * default), scan the partitions at once (async_capable) and take inserts
+ * 1,000 rows at a time (batch_size: _sim_posting_write_rows() inserts,
+ * since COPY into a foreign partition goes a row at a time). The coordinator reaches each
  * shard as one account for everyone (a user mapping for PUBLIC): who may
  * read and write is decided on the coordinator, whose roles and functions
  * stay as they are. Writes go through the coordinator (COPY routes rows to
@@ -124,7 +126,7 @@ reach_shard (SimServer  *server,
   g_autofree char *create = NULL, *mapping = NULL;
   g_autofree char *create_sql = g_strdup_printf ("CREATE SERVER simhound_shard_%u FOREIGN DATA WRAPPER postgres_fdw"
                                                  " OPTIONS (host %%s, port %%s, dbname %%s,"
-                                                 "  fetch_size '10000', async_capable 'true')", k);
+                                                 "  fetch_size '10000', async_capable 'true', batch_size '1000')", k);
   g_autofree char *mapping_sql = NULL;
 
   if (options == NULL)

@@ -172,7 +172,7 @@ merge_runs (SimServer    *server,
       _sim_posting_copy_header (rows);
       _sim_posting_encode_rows ((const SimPosting *) postings->data, postings->len, run, bits, rows);
       _sim_posting_copy_trailer (rows);
-      if (!_sim_server_copy (server, SIM_POSTING_COPY_SQL, rows, error))
+      if (!_sim_posting_write_rows (server, rows, error))
         return FALSE;
       written += postings->len;
     }

@@ -287,6 +287,20 @@ _sim_posting_write_run (SimServer *server,
 }
 
 gboolean
+_sim_posting_write_rows (SimServer  *server,
+                         GString    *rows,
+                         GError    **error)
+{
+  return _sim_server_run_command (server,
+                                  "CREATE TEMP TABLE IF NOT EXISTS simhound_postings_staging"
+                                  " (run bigint, bucket integer, data bytea) ON COMMIT DELETE ROWS", error) &&
+         _sim_server_copy (server, "COPY pg_temp.simhound_postings_staging FROM STDIN (FORMAT binary)", rows, error) &&
+         _sim_server_run_command (server, "INSERT INTO simhound.postings (run, bucket, data)"
+                                          " SELECT run, bucket, data FROM pg_temp.simhound_postings_staging", error) &&
+         _sim_server_run_command (server, "TRUNCATE pg_temp.simhound_postings_staging", error);
+}
+
+gboolean
 _sim_server_postings_put (SimServer *server,
                           GArray    *postings,
                           GError   **error)
@@ -303,7 +317,7 @@ _sim_server_postings_put (SimServer *server,
   _sim_posting_copy_header (rows);
   _sim_posting_encode_rows ((const SimPosting *) postings->data, postings->len, run, bits, rows);
   _sim_posting_copy_trailer (rows);
-  return _sim_server_copy (server, SIM_POSTING_COPY_SQL, rows, error) &&
+  return _sim_posting_write_rows (server, rows, error) &&
          _sim_posting_write_run (server, run, bits, postings->len, error);
 }
 

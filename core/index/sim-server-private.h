@@ -151,7 +151,13 @@ typedef struct {
  * the key's high @bits (the bucket); a row is its postings sorted, each
  * the key's other bits as a delta, the document and the start as varints. */
 #define SIM_POSTING_KEY_BITS SIM_BAND_INDEX_FILE_BITS
-#define SIM_POSTING_COPY_SQL "COPY simhound.postings (run, bucket, data) FROM STDIN (FORMAT binary)"
+/* Writes @rows (COPY's binary format, _sim_posting_encode_rows()) into
+ * the lookup table: through a staging table and INSERT … SELECT, which
+ * postgres_fdw sends to a shard in batches where COPY sends a row at a
+ * time (sim-server-layout.c). */
+gboolean  _sim_posting_write_rows    (SimServer        *server,
+                                      GString          *rows,
+                                      GError          **error);
 
 static inline gboolean
 _sim_posting_less (const SimPosting *x,
