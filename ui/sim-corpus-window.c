@@ -297,10 +297,15 @@ update_summary (SimCorpusWindow *self)
       n_segments += sim_folder_row_get_n_segments (folder);
     }
   size = g_format_size (n_bytes);
-  /* TRANSLATORS: "12 documents in 3 folders, 1.2 MB, 3400 segments" */
-  counts = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u document in %u folders, %s, %lld segments",
-                                         "%u documents in %u folders, %s, %lld segments", self->n_shown),
-                            self->n_shown, n_folders, size, (long long) n_segments);
+  {
+    g_autofree char *docs = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u document", "%u documents",
+                                                          self->n_shown), self->n_shown);
+    g_autofree char *folders = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u folder", "%u folders", n_folders),
+                                                n_folders);
+
+    /* TRANSLATORS: "12 documents in 3 folders, 1.2 MB, 3400 segments" */
+    counts = g_strdup_printf (_("%s in %s, %s, %lld segments"), docs, folders, size, (long long) n_segments);
+  }
   if (self->error != NULL)
     summary = g_strdup_printf (_("The store %s cannot be read: %s"), self->shown_name, self->error);
   else if (self->search != NULL)
