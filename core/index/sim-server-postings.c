@@ -291,6 +291,21 @@ _sim_posting_write_rows (SimServer  *server,
                          GString    *rows,
                          GError    **error)
 {
+  if (server->spread < 0)
+    {
+      PGresult *result = _sim_server_run (server, "SELECT EXISTS (SELECT FROM simhound.meta"
+                                                  "  WHERE key = 'layout' AND value LIKE 'postgres_fdw%')",
+                                          0, NULL, error);
+
+      if (result == NULL)
+        return FALSE;
+      server->spread = g_str_equal (PQgetvalue (result, 0, 0), "t");
+      PQclear (result);
+    }
+  /* One server needs no staging copy: COPY straight in. */
+  if (!server->spread)
+    return _sim_server_copy (server, "COPY simhound.postings (run, bucket, data) FROM STDIN (FORMAT binary)",
+                             rows, error);
   return _sim_server_run_command (server,
                                   "CREATE TEMP TABLE IF NOT EXISTS simhound_postings_staging"
                                   " (run bigint, bucket integer, data bytea) ON COMMIT DELETE ROWS", error) &&

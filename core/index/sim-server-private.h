@@ -19,6 +19,7 @@
 struct _SimServer {
   PGconn *conn;
   char   *name;
+  gint    spread;  /* whether the lookup table is on other servers: -1 not asked yet */
 };
 
 /* ------------------------------------------------------ layouts
@@ -152,9 +153,9 @@ typedef struct {
  * the key's other bits as a delta, the document and the start as varints. */
 #define SIM_POSTING_KEY_BITS SIM_BAND_INDEX_FILE_BITS
 /* Writes @rows (COPY's binary format, _sim_posting_encode_rows()) into
- * the lookup table: through a staging table and INSERT … SELECT, which
- * postgres_fdw sends to a shard in batches where COPY sends a row at a
- * time (sim-server-layout.c). */
+ * the lookup table: by COPY on one server; spread over shards, through a
+ * staging table and INSERT … SELECT, which postgres_fdw sends to a shard
+ * in batches where COPY sends a row at a time (sim-server-layout.c). */
 gboolean  _sim_posting_write_rows    (SimServer        *server,
                                       GString          *rows,
                                       GError          **error);

@@ -409,6 +409,8 @@ _sim_server_connect_with_options (const char  *conninfo,
   const char *const values[] = { timeout, "simhound", options, conninfo, password, NULL };
   g_autoptr(SimServer) server = g_new0 (SimServer, 1);
 
+  server->spread = -1;
+
   g_return_val_if_fail (conninfo != NULL, NULL);
 
   /* Parameters after the expanded dbname override it; those before it
