@@ -16,10 +16,12 @@ usage (void)
 {
   g_printerr ("%s", _("Usage: simhound-cli server init|status|upgrade|compact URI\n"
                       "       simhound-cli server init URI --shard URI --shard URI…\n"
+                      "       simhound-cli server init URI --citus\n"
                       "       simhound-cli server collection NAME --students-read on|off URI\n"
                       "  init     install the schema and the roles simhound_writer, simhound_reader,\n"
                       "           simhound_student (again: changes nothing); with --shard, the lookup\n"
-                      "           table's partitions on those servers (postgres_fdw), before any add\n"
+                      "           table's partitions on those servers (postgres_fdw), before any add;\n"
+                      "           with --citus, the tables distributed by Citus (on its coordinator)\n"
                       "  status   schema version, documents, text and table sizes, this account's role\n"
                       "  upgrade  move an older schema on to this Simhound's\n"
                       "  compact  merge the lookup table's runs into one: faster checks (a quiet hour's job)\n"
@@ -77,6 +79,15 @@ cli_server_command (int    argc,
       g_print (g_str_equal (argv[4], "on") ? _("%s: students may read the texts of the collection “%s”\n")
                                            : _("%s: students may not read the texts of the collection “%s”\n"),
                sim_server_get_name (server), argv[2]);
+      return EXIT_OK;
+    }
+  if (argc == 4 && g_str_equal (argv[1], "init") && g_str_equal (argv[3], "--citus"))
+    {
+      if ((server = sim_server_connect (argv[2], &error)) == NULL || !sim_server_init (server, &error) ||
+          !sim_server_distribute (server, &error))
+        return cli_fail (error);
+      g_print (_("%s: schema version %u, its tables distributed by Citus\n"), sim_server_get_name (server),
+               SIM_SERVER_SCHEMA_VERSION);
       return EXIT_OK;
     }
   if (argc >= 5 && g_str_equal (argv[1], "init"))

@@ -2,8 +2,10 @@
  *
  * Where the lookup table lives (sim-server-private.h, "layouts"): spread
  * over other PostgreSQL servers as postgres_fdw foreign tables
- * (sim_server_shard()), or distributed by Citus (sim_server_distribute()).
- * Both only move an empty table: a corpus is laid out before it is filled.
+ * (sim_server_shard()), or distributed by Citus (sim_server_distribute():
+ * Citus is not packaged for Debian 12, so that path is not run here; what
+ * is tested is its refusal on a server without Citus). Both only move an
+ * empty table: a corpus is laid out before it is filled.
  *
  * postgres_fdw: partition i of the SIM_SERVER_PARTITIONS lives on shard
  * i mod n as simhound.postings_i, a table with its own primary key,
@@ -218,6 +220,67 @@ sim_server_shard (SimServer          *server,
         !_sim_server_run_command (server, layout, error))
       goto fail;
   }
+  return _sim_server_run_command (server, "COMMIT", error);
+
+fail:
+  if (PQstatus (server->conn) == CONNECTION_OK)
+    _sim_server_run_command (server, "ROLLBACK", NULL);
+  return FALSE;
+}
+
+/* Citus: the small tables are reference tables (on every node), the texts
+ * distributed by document (their foreign key to a reference table is
+ * allowed; the documents' unique key, content and name, holds no document
+ * id, so the documents cannot be distributed by it), the lookup table by
+ * its bucket, already in its only unique key. In this order: a table is
+ * distributed after those it refers to. */
+static const char *const citus_layout[] = {
+  "SELECT create_reference_table ('simhound.meta')",
+  "SELECT create_reference_table ('simhound.collections')",
+  "SELECT create_reference_table ('simhound.documents')",
+  "SELECT create_reference_table ('simhound.df')",
+  "SELECT create_reference_table ('simhound.runs')",
+  "SELECT create_reference_table ('simhound.lookups')",
+  "SELECT create_distributed_table ('simhound.texts', 'doc_id')",
+  "SELECT create_distributed_table ('simhound.postings', 'bucket')",
+  SIM_SERVER_LOOKUP_FUNCTION (SIM_SERVER_LOOKUP_BY_BUCKETS),
+  "INSERT INTO simhound.meta (key, value) VALUES ('layout', 'citus')"
+  " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+};
+
+gboolean
+sim_server_distribute (SimServer  *server,
+                       GError    **error)
+{
+  PGresult *result;
+  gboolean has_citus, done;
+
+  if (!sim_server_check_schema (server, error))
+    return FALSE;
+  result = _sim_server_run (server, "SELECT EXISTS (SELECT FROM pg_extension WHERE extname = 'citus'),"
+                                    "  EXISTS (SELECT FROM simhound.meta WHERE key = 'layout' AND value = 'citus')",
+                            0, NULL, error);
+  if (result == NULL)
+    return FALSE;
+  has_citus = g_str_equal (PQgetvalue (result, 0, 0), "t");
+  done = g_str_equal (PQgetvalue (result, 0, 1), "t");
+  PQclear (result);
+  if (!has_citus)
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT,
+                   _("The corpus server %s has no Citus: run “CREATE EXTENSION citus” on a Citus coordinator "
+                     "and add its workers (citus_add_node) first"), server->name);
+      return FALSE;
+    }
+  if (done)
+    return TRUE;
+  if (!_sim_server_run_command (server, "BEGIN", error))
+    return FALSE;
+  if (!_sim_server_run_command (server, "SELECT pg_advisory_xact_lock(7437357120)", error) || !is_empty (server, error))
+    goto fail;
+  for (guint i = 0; i < G_N_ELEMENTS (citus_layout); i++)
+    if (!_sim_server_run_command (server, citus_layout[i], error))
+      goto fail;
   return _sim_server_run_command (server, "COMMIT", error);
 
 fail:

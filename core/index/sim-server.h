@@ -75,6 +75,13 @@ gboolean    sim_server_init          (SimServer   *server,
 gboolean    sim_server_shard         (SimServer          *server,
                                       const char *const  *shards,
                                       GError            **error);
+/* Makes the tables of an empty corpus Citus tables, on a Citus coordinator
+ * (CREATE EXTENSION citus, workers added): the lookup table and the texts
+ * distributed (by bucket, by document), the rest reference tables. Again:
+ * nothing changes. SIM_ERROR_INVALID_ARGUMENT without Citus or with
+ * documents. Not run in CI (Citus is not packaged for Debian 12). */
+gboolean    sim_server_distribute    (SimServer          *server,
+                                      GError            **error);
 /* Moves an older schema on to SIM_SERVER_SCHEMA_VERSION. */
 gboolean    sim_server_upgrade       (SimServer   *server,
                                       GError     **error);

@@ -1219,6 +1219,24 @@ test_student_check_flags_what_a_teacher_flags (void **state)
   sim_test_remove_tree (dir);
 }
 
+/* Citus is not packaged for Debian 12: what runs here is the refusal on
+ * a server without it, naming what to do, with nothing changed. */
+static void
+test_citus_is_asked_for (void **state)
+{
+  g_autofree char *uri = fresh_database ("citus_less", "postgres");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SimServer) server = sim_server_connect (uri, &error);
+  g_autofree char *layout = NULL;
+
+  assert_non_null (server);
+  assert_false (sim_server_distribute (server, &error));
+  assert_true (g_error_matches (error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT));
+  assert_non_null (strstr (error->message, "CREATE EXTENSION citus"));
+  layout = superuser_in ("citus_less", "SELECT count(*) FROM simhound.meta WHERE key = 'layout'");
+  assert_string_equal (layout, "0");
+}
+
 /* The lookup table's partitions on two other servers (postgres_fdw): the
  * same documents added the same way give every article the same report
  * as a local store, before and after a document is removed and the runs
@@ -1537,6 +1555,7 @@ main (void)
     cmocka_unit_test (test_two_shards_answer_as_one_server),
     cmocka_unit_test (test_backends_keep_one_contract),
     cmocka_unit_test (test_statements_are_bounded),
+    cmocka_unit_test (test_citus_is_asked_for),
     cmocka_unit_test (test_add_survives_a_lost_connection),
     cmocka_unit_test (test_remove_gives_back_the_statistics),
     cmocka_unit_test (test_rescan_follows_the_folder),
