@@ -68,24 +68,58 @@ with_literals (SimServer         *server,
   return g_string_free (out, FALSE);
 }
 
-/* Whether the lookup table holds nothing yet: only an empty one is moved. */
+/* Commits the layout's transaction when @ok, else rolls it back. */
 static gboolean
-is_empty (SimServer  *server,
-          GError    **error)
+finish_layout (SimServer  *server,
+               gboolean    ok,
+               GError    **error)
 {
-  PGresult *result = _sim_server_run (server, "SELECT NOT EXISTS (SELECT FROM simhound.runs)"
-                                              "   AND NOT EXISTS (SELECT FROM simhound.postings)", 0, NULL, error);
-  gboolean empty;
+  if (ok)
+    return _sim_server_run_command (server, "COMMIT", error);
+  if (PQstatus (server->conn) == CONNECTION_OK)
+    _sim_server_run_command (server, "ROLLBACK", NULL);
+  return FALSE;
+}
+
+/* The first value of @sql, a boolean, into @out. */
+static gboolean
+ask (SimServer   *server,
+     const char  *sql,
+     gboolean    *out,
+     GError     **error)
+{
+  PGresult *result = _sim_server_run (server, sql, 0, NULL, error);
 
   if (result == NULL)
     return FALSE;
-  empty = g_str_equal (PQgetvalue (result, 0, 0), "t");
+  *out = g_str_equal (PQgetvalue (result, 0, 0), "t");
   PQclear (result);
+  return TRUE;
+}
+
+/* Opens the transaction that lays a corpus out, holding the lock every
+ * schema change takes, once the lookup table is known to hold nothing
+ * yet: only an empty one is moved. */
+static gboolean
+begin_layout (SimServer  *server,
+              GError    **error)
+{
+  gboolean empty = FALSE;
+
+  if (!_sim_server_run_command (server, "BEGIN", error))
+    return FALSE;
+  if (!_sim_server_run_command (server, "SELECT pg_advisory_xact_lock(7437357120)", error) ||
+      !ask (server, "SELECT NOT EXISTS (SELECT FROM simhound.runs) AND NOT EXISTS (SELECT FROM simhound.postings)",
+            &empty, error))
+    return finish_layout (server, FALSE, error);
   if (!empty)
-    g_set_error (error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT,
-                 _("The corpus server %s holds documents already: spread a new, empty corpus over servers, "
-                   "then add the documents to it"), server->name);
-  return empty;
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT,
+                   _("The corpus server %s holds documents already: spread a new, empty corpus over servers, "
+                     "then add the documents to it"), server->name);
+      return finish_layout (server, FALSE, error);
+    }
+  return TRUE;
 }
 
 /* On a shard: the schema and the partitions it keeps (idempotent). */
@@ -180,11 +214,9 @@ sim_server_shard (SimServer          *server,
   for (guint k = 0; k < n_shards; k++)
     if (!prepare_shard (shards[k], k, n_shards, error))
       return FALSE;
-  if (!_sim_server_run_command (server, "BEGIN", error))
+  if (!begin_layout (server, error))
     return FALSE;
-  if (!_sim_server_run_command (server, "SELECT pg_advisory_xact_lock(7437357120)", error) ||
-      !is_empty (server, error) ||
-      !_sim_server_run_command (server, "CREATE EXTENSION IF NOT EXISTS postgres_fdw", error))
+  if (!_sim_server_run_command (server, "CREATE EXTENSION IF NOT EXISTS postgres_fdw", error))
     goto fail;
   for (guint k = 0; k < n_shards; k++)
     if (!reach_shard (server, k, shards[k], error))
@@ -220,12 +252,10 @@ sim_server_shard (SimServer          *server,
         !_sim_server_run_command (server, layout, error))
       goto fail;
   }
-  return _sim_server_run_command (server, "COMMIT", error);
+  return finish_layout (server, TRUE, error);
 
 fail:
-  if (PQstatus (server->conn) == CONNECTION_OK)
-    _sim_server_run_command (server, "ROLLBACK", NULL);
-  return FALSE;
+  return finish_layout (server, FALSE, error);
 }
 
 /* Citus: the small tables are reference tables (on every node), the texts
@@ -252,19 +282,12 @@ gboolean
 sim_server_distribute (SimServer  *server,
                        GError    **error)
 {
-  PGresult *result;
-  gboolean has_citus, done;
+  gboolean has_citus = FALSE, done = FALSE;
 
-  if (!sim_server_check_schema (server, error))
+  if (!sim_server_check_schema (server, error) ||
+      !ask (server, "SELECT EXISTS (SELECT FROM pg_extension WHERE extname = 'citus')", &has_citus, error) ||
+      !ask (server, "SELECT EXISTS (SELECT FROM simhound.meta WHERE key = 'layout' AND value = 'citus')", &done, error))
     return FALSE;
-  result = _sim_server_run (server, "SELECT EXISTS (SELECT FROM pg_extension WHERE extname = 'citus'),"
-                                    "  EXISTS (SELECT FROM simhound.meta WHERE key = 'layout' AND value = 'citus')",
-                            0, NULL, error);
-  if (result == NULL)
-    return FALSE;
-  has_citus = g_str_equal (PQgetvalue (result, 0, 0), "t");
-  done = g_str_equal (PQgetvalue (result, 0, 1), "t");
-  PQclear (result);
   if (!has_citus)
     {
       g_set_error (error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT,
@@ -274,17 +297,13 @@ sim_server_distribute (SimServer  *server,
     }
   if (done)
     return TRUE;
-  if (!_sim_server_run_command (server, "BEGIN", error))
+  if (!begin_layout (server, error))
     return FALSE;
-  if (!_sim_server_run_command (server, "SELECT pg_advisory_xact_lock(7437357120)", error) || !is_empty (server, error))
-    goto fail;
   for (guint i = 0; i < G_N_ELEMENTS (citus_layout); i++)
     if (!_sim_server_run_command (server, citus_layout[i], error))
       goto fail;
-  return _sim_server_run_command (server, "COMMIT", error);
+  return finish_layout (server, TRUE, error);
 
 fail:
-  if (PQstatus (server->conn) == CONNECTION_OK)
-    _sim_server_run_command (server, "ROLLBACK", NULL);
-  return FALSE;
+  return finish_layout (server, FALSE, error);
 }
