@@ -408,12 +408,9 @@ list_thread (GTask        *task,
              GCancellable *cancellable)
 {
   GError *error = NULL;
-  g_autofree char *password = sim_keyring_lookup (task_data);
-  g_autoptr(SimBackend) backend = sim_backend_open (task_data, password, TRUE, &error);
+  g_autoptr(SimBackend) backend = sim_keyring_open_backend (task_data, TRUE, &error);
   GPtrArray *docs = backend ? sim_backend_list (backend, &error) : NULL;
 
-  if (password != NULL)
-    memset (password, 0, strlen (password));
   if (docs == NULL)
     {
       g_task_return_error (task, error);
@@ -631,12 +628,9 @@ removal_thread (GTask        *task,
 {
   RemovalBatch *batch = task_data;
   GError *error = NULL;
-  g_autofree char *password = sim_keyring_lookup (batch->store_path);
-  g_autoptr(SimBackend) backend = sim_backend_open (batch->store_path, password, FALSE, &error);
+  g_autoptr(SimBackend) backend = sim_keyring_open_backend (batch->store_path, FALSE, &error);
   guint n_removed = 0;
 
-  if (password != NULL)
-    memset (password, 0, strlen (password));
   if (backend == NULL || !sim_backend_remove (backend, (const char *const *) batch->ids, &n_removed, &error))
     g_task_return_error (task, error);
   else

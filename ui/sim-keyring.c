@@ -57,3 +57,16 @@ sim_keyring_store (const char  *location,
     }
   return TRUE;
 }
+
+SimBackend *
+sim_keyring_open_backend (const char  *location,
+                          gboolean     read_only,
+                          GError     **error)
+{
+  g_autofree char *password = sim_keyring_lookup (location);
+  SimBackend *backend = sim_backend_open (location, password, read_only, error);
+
+  if (password != NULL)
+    memset (password, 0, strlen (password));
+  return backend;
+}

@@ -10,6 +10,8 @@
 
 #include <glib.h>
 
+#include "sim-backend.h"
+
 G_BEGIN_DECLS
 
 /* The password kept for @location, or NULL (none, or no keyring). (transfer full) */
@@ -19,5 +21,11 @@ char     *sim_keyring_lookup (const char  *location);
 gboolean  sim_keyring_store  (const char  *location,
                               const char  *password,
                               GError     **error);
+
+/* sim_backend_open() of @location with the password kept for it, the
+ * password wiped from memory once it is used. Blocking. */
+SimBackend *sim_keyring_open_backend (const char  *location,
+                                      gboolean     read_only,
+                                      GError     **error);
 
 G_END_DECLS

@@ -93,12 +93,9 @@ open_server_thread (GTask        *task,
                     GCancellable *cancellable)
 {
   GError *error = NULL;
-  g_autofree char *password = sim_keyring_lookup (task_data);
-  g_autoptr(SimBackend) backend = sim_backend_open (task_data, password, FALSE, &error);
+  g_autoptr(SimBackend) backend = sim_keyring_open_backend (task_data, FALSE, &error);
   ServerOpened *opened = g_new0 (ServerOpened, 1);
 
-  if (password != NULL)
-    memset (password, 0, strlen (password));
   if (backend != NULL)
     {
       opened->may_write = sim_backend_may_write (backend);
@@ -238,13 +235,10 @@ import_thread (GTask        *task,
 {
   ImportJob *job = task_data;
   GError *error = NULL;
-  g_autofree char *password = sim_keyring_lookup (job->store_path);
   /* This thread's own corpus and connection, a store's or a server's. */
-  g_autoptr(SimBackend) backend = sim_backend_open (job->store_path, password, FALSE, &error);
+  g_autoptr(SimBackend) backend = sim_keyring_open_backend (job->store_path, FALSE, &error);
   SimImportResult *result = NULL;
 
-  if (password != NULL)
-    memset (password, 0, strlen (password));
   job->cancellable = cancellable;
   if (backend != NULL)
     {

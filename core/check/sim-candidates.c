@@ -165,6 +165,25 @@ add_candidate (GArray    *cands,
     }
 }
 
+guint
+_sim_candidates_first_window (Check            *check,
+                              const SimSegment *seg)
+{
+  guint lo = 0, hi = check->windows->len;
+
+  /* Windows are ordered by both ends. */
+  while (lo < hi)
+    {
+      const guint mid = lo + (hi - lo) / 2;
+
+      if (g_array_index (check->windows, SimAnchor, mid).unit_end <= seg->unit_start)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
+}
+
 /* At most MAX_CANDIDATES, none with under 1/MIN_VOTE_SHARE of the best's votes. */
 void
 _sim_candidates_for (Check            *check,
@@ -173,22 +192,11 @@ _sim_candidates_for (Check            *check,
 {
   const guint n_docs = sim_corpus_snapshot_get_n_docs (check->snapshot);
   const gint64 slack = _sim_candidates_slack (seg);
-  guint lo = 0, hi = check->windows->len;
   g_autofree DocChains *chains = g_new (DocChains, 1);
 
   memset (chains->first, 0, sizeof chains->first);
   g_array_set_size (cands, 0);
-  /* Windows are ordered by both ends: find the first ending inside the segment. */
-  while (lo < hi)
-    {
-      guint mid = lo + (hi - lo) / 2;
-
-      if (g_array_index (check->windows, SimAnchor, mid).unit_end <= seg->unit_start)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-  for (guint w = lo; w < check->windows->len; w++)
+  for (guint w = _sim_candidates_first_window (check, seg); w < check->windows->len; w++)
     {
       const SimAnchor *win = &g_array_index (check->windows, SimAnchor, w);
       const gint64 q_start = check->units->src_start[win->unit_start];

@@ -143,6 +143,9 @@ gboolean  _sim_candidates_lookup     (Check            *check,
                                       GError          **error);
 /* Fills hits, first_hit, seg_cands and seg_more. */
 void      _sim_candidates_collect    (Check            *check);
+/* The first of the article's windows that ends inside @seg. */
+guint     _sim_candidates_first_window (Check          *check,
+                                        const SimSegment *seg);
 /* Source regions proposed for @seg by the windows overlapping it, most votes first. */
 void      _sim_candidates_for        (Check            *check,
                                       const SimSegment *seg,

@@ -275,26 +275,6 @@ segment_run (Check            *check,
   }
 }
 
-/* The first window of the article ending inside @seg (windows are ordered
- * by both ends). */
-static guint
-first_window (Check            *check,
-              const SimSegment *seg)
-{
-  guint lo = 0, hi = check->windows->len;
-
-  while (lo < hi)
-    {
-      const guint mid = lo + (hi - lo) / 2;
-
-      if (g_array_index (check->windows, SimAnchor, mid).unit_end <= seg->unit_start)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-  return lo;
-}
-
 gboolean
 _sim_verify_shares_keys (Check            *check,
                          const SimSegment *seg,
@@ -304,7 +284,7 @@ _sim_verify_shares_keys (Check            *check,
 {
   if (check->hits == NULL)
     return FALSE;
-  for (guint w = first_window (check, seg); w < check->windows->len; w++)
+  for (guint w = _sim_candidates_first_window (check, seg); w < check->windows->len; w++)
     {
       const SimAnchor *win = &g_array_index (check->windows, SimAnchor, w);
       const guint32 k = check->window_keys[w];
@@ -357,7 +337,7 @@ verify_by_keys (Check            *check,
 
   if (check->hits == NULL || s->q_weight <= 0)
     return FALSE;
-  for (guint w = first_window (check, seg); w < check->windows->len; w++)
+  for (guint w = _sim_candidates_first_window (check, seg); w < check->windows->len; w++)
     {
       const SimAnchor *win = &g_array_index (check->windows, SimAnchor, w);
       const guint32 k = check->window_keys[w];

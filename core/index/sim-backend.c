@@ -12,6 +12,7 @@
 #include "sim-corpus-private.h"
 #include "sim-error.h"
 #include "sim-server.h"
+#include "sim-server-private.h"
 
 struct _SimBackend {
   SimCorpus *corpus;     /* or */
@@ -31,14 +32,21 @@ sim_backend_open (const char  *location,
 
   if (sim_store_location_is_server (location))
     {
-      g_autoptr(SimServerStatus) status = NULL;
+      g_autoptr(GError) refused = NULL;
 
+      /* The schema and whether this account may write: not the status's
+       * counts and sizes, which grow with the corpus. */
       if ((backend->server = sim_server_connect_with_password (location, password, error)) == NULL ||
-          (status = sim_server_get_status (backend->server, error)) == NULL)
+          !sim_server_check_schema (backend->server, error))
         return NULL;
       backend->conninfo = g_strdup (location);
       backend->password = g_strdup (password);
-      backend->may_write = !read_only && (g_str_equal (status->role, "writer") || g_str_equal (status->role, "owner"));
+      backend->may_write = !read_only && _sim_server_may_write (backend->server, &refused);
+      if (refused != NULL && !g_error_matches (refused, SIM_ERROR, SIM_ERROR_NOT_ALLOWED))
+        {
+          g_propagate_error (error, g_steal_pointer (&refused));
+          return NULL;
+        }
     }
   else
     {
