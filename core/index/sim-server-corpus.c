@@ -50,6 +50,10 @@ typedef struct {
   guint              first;     /* of the files */
   gint               next;
   SimNormalizeFlags  flags;
+  /* Made while the batch before is sent (prepare_batch()): */
+  GString           *rows;      /* the new entries as staging rows (COPY's text format) */
+  guint              n_sent;
+  GArray            *postings;  /* theirs, sorted, each doc the entry's index until sent */
 } PrepareJob;
 
 static void
@@ -186,47 +190,67 @@ _sim_server_add_df (SimServer    *server,
   return TRUE;
 }
 
-/* Sends the prepared entries [@first, @first + @n) in one transaction;
- * counts what was added in @result. FALSE with @error when the batch
- * failed (rolled back). */
-static gboolean
-send_batch (SimServer       *server,
-            const char      *collection,
-            Entry           *entries,
-            guint            n,
-            SimImportResult *result,
-            GError         **error)
+/* The new entries of @job as staging rows, and their postings sorted
+ * with each entry's index for its document: ids are given in the
+ * entries' order (send_batch()), so the order stands when the index
+ * becomes the id, and the sort runs beside the batch before's sending. */
+static void
+make_rows (PrepareJob *job)
 {
-  g_autoptr(GString) rows = g_string_new (NULL);
-  g_autoptr(GArray) buckets = g_array_new (FALSE, FALSE, sizeof (guint32));
-  g_autoptr(GArray) postings = g_array_new (FALSE, FALSE, sizeof (SimPosting));
-  const char *params[2] = { collection, NULL };
-  PGresult *added;
-  guint n_sent = 0, n_added = 0;
-  guint64 bytes = 0;
+  gsize n_postings = 0;
 
-  for (guint i = 0; i < n; i++)
+  job->rows = g_string_new (NULL);
+  for (guint i = 0; i < job->n; i++)
+    if (job->entries[i].state == SIM_PREPARED_NEW)
+      n_postings += MIN (_sim_count_windows (job->entries[i].file.packed), G_MAXUINT32);
+  job->postings = g_array_sized_new (FALSE, FALSE, sizeof (SimPosting), (guint) MIN (n_postings, G_MAXUINT32));
+  for (guint i = 0; i < job->n; i++)
     {
-      const Entry *e = &entries[i];
+      const Entry *e = &job->entries[i];
       const SimStoreDocument *doc = e->file.doc;
 
       if (e->state != SIM_PREPARED_NEW)
         continue;
-      n_sent++;
-      g_string_append_printf (rows, "%u\t%s\t", i, doc->content_hash);
-      copy_escape (rows, e->name);
-      g_string_append_c (rows, '\t');
-      copy_escape (rows, doc->title);
-      g_string_append_printf (rows, "\t%" G_GINT64_FORMAT "\t%" G_GINT64_FORMAT "\t%" G_GINT64_FORMAT "\t%" G_GINT64_FORMAT "\t",
+      job->n_sent++;
+      g_string_append_printf (job->rows, "%u\t%s\t", i, doc->content_hash);
+      copy_escape (job->rows, e->name);
+      g_string_append_c (job->rows, '\t');
+      copy_escape (job->rows, doc->title);
+      g_string_append_printf (job->rows, "\t%" G_GINT64_FORMAT "\t%" G_GINT64_FORMAT "\t%" G_GINT64_FORMAT "\t%" G_GINT64_FORMAT "\t",
                               doc->n_chars, doc->n_bytes, doc->n_segments, doc->modified_at);
-      copy_escape (rows, e->file.text);
-      g_string_append_c (rows, '\n');
+      copy_escape (job->rows, e->file.text);
+      g_string_append_c (job->rows, '\n');
+      _sim_server_postings_of (e->file.packed, i, doc->n_chars, job->postings);
     }
-  if (n_sent == 0)
+  _sim_posting_sort (job->postings);
+}
+
+/* Sends the prepared entries of @job in one transaction; counts what was
+ * added in @result. FALSE with @error when the batch failed (rolled
+ * back). */
+static gboolean
+send_batch (SimServer       *server,
+            const char      *collection,
+            PrepareJob      *job,
+            SimImportResult *result,
+            GError         **error)
+{
+  g_autoptr(GArray) buckets = g_array_new (FALSE, FALSE, sizeof (guint32));
+  g_autofree gint64 *ids = NULL;
+  const char *params[2] = { collection, NULL };
+  GArray *postings = job->postings;
+  SimPosting *p = (SimPosting *) postings->data;
+  PGresult *added;
+  guint n_added = 0, kept = 0;
+  guint64 bytes = 0;
+  gint64 last = -1;
+  gboolean in_order = TRUE;
+
+  if (job->n_sent == 0)
     return TRUE;
 
   if (!_sim_server_run_command (server, "BEGIN", error) ||
-      !_sim_server_copy (server, "COPY pg_temp.simhound_staging FROM STDIN", rows, error))
+      !_sim_server_copy (server, "COPY pg_temp.simhound_staging FROM STDIN", job->rows, error))
     goto fail;
   added = _sim_server_run (server,
                            "WITH new AS ("
@@ -252,25 +276,40 @@ send_batch (SimServer       *server,
   if (added == NULL)
     goto fail;
 
-  /* The feature statistics and the postings of the documents that are new. */
+  /* The feature statistics and the postings of the documents that are
+   * new: each entry's index made its id (0 for one already there). */
+  ids = g_new0 (gint64, job->n);
   for (int r = 0; r < PQntuples (added); r++)
     {
-      const Entry *e = &entries[g_ascii_strtoull (PQgetvalue (added, r, 0), NULL, 10)];
+      const guint i = (guint) g_ascii_strtoull (PQgetvalue (added, r, 0), NULL, 10);
+      const Entry *e = &job->entries[i];
 
+      ids[i] = g_ascii_strtoll (PQgetvalue (added, r, 1), NULL, 10);
+      in_order = in_order && ids[i] > last;
+      last = ids[i];
       g_array_append_vals (buckets, e->file.buckets->data, e->file.buckets->len);
-      _sim_server_postings_of (e->file.packed, g_ascii_strtoll (PQgetvalue (added, r, 1), NULL, 10),
-                               e->file.doc->n_chars, postings);
       n_added++;
       bytes += e->file.text_len;
     }
   PQclear (added);
+  for (guint k = 0; k < postings->len; k++)
+    if (ids[p[k].doc] != 0)
+      {
+        p[kept] = p[k];
+        p[kept++].doc = ids[p[k].doc];
+      }
+  g_array_set_size (postings, kept);
+  /* Ids out of the entries' order (a server's sequence is its own
+   * business): sorted again. */
+  if (!in_order)
+    _sim_posting_sort (postings);
   if ((buckets->len > 0 && !_sim_server_add_df (server, buckets, 1, error)) ||
       !_sim_server_postings_put (server, postings, error))
     goto fail;
   if (!_sim_server_run_command (server, "COMMIT", error))
     goto fail;
   result->n_added += n_added;
-  result->n_unchanged += n_sent - n_added;
+  result->n_unchanged += job->n_sent - n_added;
   result->n_bytes += bytes;
   return TRUE;
 
@@ -355,6 +394,7 @@ prepare_batch (gpointer data)
   PrepareJob *job = data;
 
   sim_parallel_run (MIN (sim_parallel_default_threads (), job->n), prepare_worker, job);
+  make_rows (job);
   return NULL;
 }
 
@@ -364,6 +404,9 @@ batch_free (PrepareJob *job)
   for (guint i = 0; i < job->n; i++)
     entry_clear (&job->entries[i]);
   g_free (job->entries);
+  if (job->rows != NULL)
+    g_string_free (job->rows, TRUE);
+  g_clear_pointer (&job->postings, g_array_unref);
   g_free (job);
 }
 
@@ -402,7 +445,11 @@ sim_server_add (SimServer          *server,
                                 "CREATE TEMP TABLE IF NOT EXISTS simhound_staging ("
                                 "  seq integer, content_hash text, name text, title text, n_chars bigint,"
                                 "  n_bytes bigint, n_windows integer, modified_at bigint, body text)"
-                                " ON COMMIT DELETE ROWS", error))
+                                " ON COMMIT DELETE ROWS", error) ||
+      /* The texts not compressed in staging: pglz took over a third of
+       * the server's add, and simhound.texts compresses them once (lz4). */
+      !_sim_server_run_command (server, "ALTER TABLE pg_temp.simhound_staging ALTER COLUMN body SET STORAGE EXTERNAL",
+                                error))
     return NULL;
   if (collection == NULL)
     collection = "default";
@@ -444,7 +491,7 @@ sim_server_add (SimServer          *server,
               result->n_failed++;
             }
         lost = g_cancellable_set_error_if_cancelled (cancellable, &batch_error) ||
-               (!send_batch (server, collection, job->entries, job->n, result, &batch_error) &&
+               (!send_batch (server, collection, job, result, &batch_error) &&
                 g_error_matches (batch_error, SIM_ERROR, SIM_ERROR_SERVER));
         /* Runs of a like size are merged when the add ends, and every
          * MERGE_EVERY batches of a long one (each batch's run merged as it

@@ -289,6 +289,7 @@ sim_server_index_documents (SimServer *server,
             goto fail;
           PQclear (result);
         }
+      _sim_posting_sort (postings);
       if (!_sim_server_postings_put (server, postings, error) ||
           !_sim_server_run_command (server, "COMMIT", error) ||
           !_sim_server_postings_merge (server, error))

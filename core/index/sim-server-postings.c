@@ -62,8 +62,8 @@ _sim_posting_compare (gconstpointer a,
  * first (a counting sort into about a bucket for every four postings),
  * then each small bucket by insertion. One qsort of millions of postings
  * took a sixth of an add's time. */
-static void
-sort_postings (GArray *postings)
+void
+_sim_posting_sort (GArray *postings)
 {
   const gsize n = postings->len;
   SimPosting *p = (SimPosting *) postings->data;
@@ -326,7 +326,6 @@ _sim_server_postings_put (SimServer *server,
 
   if (postings->len == 0)
     return TRUE;
-  sort_postings (postings);
   if ((run = _sim_posting_next_run (server, error)) < 0)
     return FALSE;
   _sim_posting_copy_header (rows);
@@ -411,6 +410,6 @@ _sim_server_postings_lookup (SimServer     *server,
         return FALSE;
       }
   PQclear (result);
-  sort_postings (out);
+  _sim_posting_sort (out);
   return TRUE;
 }

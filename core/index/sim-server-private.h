@@ -229,7 +229,9 @@ void      _sim_server_postings_of (GBytes             *packed,
                                    gint64              doc,
                                    gint64              n_chars,
                                    GArray             *postings);
-/* Writes @postings (sorted here) as one run, inside the caller's
+/* Sorts @postings by key, document and start. */
+void      _sim_posting_sort       (GArray             *postings);
+/* Writes @postings (sorted) as one run, inside the caller's
  * transaction. */
 gboolean  _sim_server_postings_put (SimServer         *server,
                                     GArray            *postings,

@@ -400,8 +400,10 @@ _sim_server_connect_with_options (const char  *conninfo,
                                   GError     **error)
 {
   /* The statement timeout (and @settings) go with the connection, not in
-   * a round trip of their own. */
-  g_autofree char *options = g_strdup_printf ("-c statement_timeout=%d%s%s", SIM_SERVER_STATEMENT_TIMEOUT,
+   * a round trip of their own; so does room for an add's staging tables
+   * in memory (the default 8 MB went to disk a batch; a session that
+   * makes none uses none of it). */
+  g_autofree char *options = g_strdup_printf ("-c statement_timeout=%d -c temp_buffers=64MB%s%s", SIM_SERVER_STATEMENT_TIMEOUT,
                                               settings ? " " : "", settings ? settings : "");
   const char *const keys[] = { "connect_timeout", "application_name", "options", "dbname",
                                password ? "password" : NULL, NULL };
