@@ -264,7 +264,10 @@ send_batch (SimServer       *server,
                            /* Ids in the order the files were walked, as a local store gives them. */
                            "  ORDER BY seq"
                            "  ON CONFLICT (content_hash, name) DO NOTHING"
-                           "  RETURNING id, content_hash, name),"
+                           "  RETURNING id, content_hash, name, n_windows, added_at),"
+                           " tally AS ("
+                           "  INSERT INTO simhound.tallies SELECT count(*), coalesce (sum (n_windows), 0), max (added_at)"
+                           "  FROM new HAVING count(*) > 0),"
                            " matched AS ("
                            "  SELECT DISTINCT ON (new.id) new.id, s.seq, s.body"
                            "  FROM new JOIN pg_temp.simhound_staging s USING (content_hash, name)"

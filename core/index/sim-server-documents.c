@@ -100,8 +100,11 @@ sim_server_remove (SimServer          *server,
   /* The statistics lose what each document's text added: its text
    * fingerprinted again, as it was when added. */
   result = _sim_server_run (server,
-                            "DELETE FROM simhound.documents d USING simhound.texts t"
-                            " WHERE d.id = ANY ($1::bigint[]) AND t.doc_id = d.id RETURNING t.body",
+                            "WITH gone AS (DELETE FROM simhound.documents d USING simhound.texts t"
+                            "  WHERE d.id = ANY ($1::bigint[]) AND t.doc_id = d.id RETURNING t.body, d.n_windows),"
+                            " tally AS (INSERT INTO simhound.tallies"
+                            "  SELECT -count(*), -coalesce (sum (n_windows), 0), NULL FROM gone HAVING count(*) > 0)"
+                            " SELECT body FROM gone",
                             1, params, error);
   if (result == NULL)
     goto fail;

@@ -489,9 +489,9 @@ sim_server_snapshot_new_with_password (const char  *conninfo,
                               "SELECT (SELECT value FROM simhound.meta WHERE key = 'schema_version'),"
                               "  (SELECT value FROM simhound.meta WHERE key = 'feature_version'),"
                               "  (SELECT value FROM simhound.meta WHERE key = 'normalize'),"
-                              "  count(*), coalesce(sum(n_windows), 0),"
+                              "  coalesce(sum(n_documents), 0), coalesce(sum(n_windows), 0),"
                               "  coalesce(extract(epoch FROM max(added_at))::bigint, 0)"
-                              " FROM simhound.documents", 0, NULL, &local_error);
+                              " FROM simhound.tallies", 0, NULL, &local_error);
     if (result == NULL)
       {
         if (!g_error_matches (local_error, SIM_ERROR, SIM_ERROR_SERVER) && !sim_server_check_schema (server, error))

@@ -155,8 +155,29 @@ static const char *const to_v3[] = {
   NULL,
 };
 
+/* Version 4: the documents' count, windows and last addition kept as
+ * they change, a row for each statement that adds or removes documents
+ * (in that statement: sim-server-corpus.c, sim-server-documents.c),
+ * summed by a check and folded into one by a merge (sim-server-merge.c):
+ * counting the documents took a check 18 ms at 44,000 documents, and
+ * grows with them. Not a trigger: Citus runs a reference table's trigger
+ * on each of its copies. */
+static const char *const to_v4[] = {
+  "CREATE TABLE IF NOT EXISTS simhound.tallies ("
+  "  n_documents bigint NOT NULL,"
+  "  n_windows bigint NOT NULL,"
+  "  added_at timestamptz)",
+  /* What was there before the tallies, once. */
+  "LOCK TABLE simhound.documents IN SHARE MODE",
+  "INSERT INTO simhound.tallies SELECT count(*), coalesce (sum (n_windows), 0), max (added_at) FROM simhound.documents"
+  "  WHERE NOT EXISTS (SELECT FROM simhound.tallies)",
+  "GRANT SELECT ON simhound.tallies TO simhound_student, simhound_reader",
+  "GRANT INSERT, DELETE ON simhound.tallies TO simhound_writer",
+  NULL,
+};
+
 /* The steps from version N to N + 1, index N - 1. */
-static const char *const *const upgrades[] = { to_v2, to_v3 };
+static const char *const *const upgrades[] = { to_v2, to_v3, to_v4 };
 
 void
 _sim_server_set_lost (SimServer  *server,

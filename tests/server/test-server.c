@@ -153,6 +153,29 @@ n_documents (void)
   return g_ascii_strtoll (n, NULL, 10);
 }
 
+/* A check's counts of the documents and their windows (the tallies
+ * kept as documents come and go) are the table's. */
+static void
+assert_tallies_match (const char *database)
+{
+  g_autofree char *uri = NULL;
+  g_autofree char *counted = superuser_in (database, "SELECT count(*) || ' ' || coalesce (sum (n_windows), 0)"
+                                                     " FROM simhound.documents");
+  g_autofree char *tallied = NULL;
+  g_autoptr(SimCorpusSnapshot) snapshot = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GString) base = g_string_new (g_getenv ("SIMHOUND_TEST_PG"));
+
+  /* The superuser's URI, in @database. */
+  g_string_truncate (base, strrchr (base->str, '/') - base->str);
+  uri = g_strdup_printf ("%s/%s", base->str, database);
+  snapshot = sim_server_snapshot_new (uri, &error);
+  assert_non_null (snapshot);
+  tallied = g_strdup_printf ("%u %" G_GSIZE_FORMAT, sim_corpus_snapshot_get_n_documents (snapshot),
+                             sim_corpus_snapshot_get_n_windows (snapshot));
+  assert_string_equal (tallied, counted);
+}
+
 static int
 setup_schema (void **state)
 {
@@ -272,12 +295,14 @@ test_roles_are_enforced_by_the_server (void **state)
   g_free (superuser ("WITH d AS (INSERT INTO simhound.documents (content_hash, name, title, collection_id, n_chars,"
                      "    n_bytes, n_windows, modified_at)"
                      "  SELECT 'x01', 'essay.txt', 'Salt marshes', id, 77, 77, 1, 0 FROM simhound.collections"
-                     "  WHERE name = 'default' RETURNING id)"
+                     "  WHERE name = 'default' RETURNING id),"
+                     "  tally AS (INSERT INTO simhound.tallies VALUES (1, 1, now()))"
                      " INSERT INTO simhound.texts SELECT id, '" ESSAY "' FROM d"));
   g_free (superuser ("WITH d AS (INSERT INTO simhound.documents (content_hash, name, title, collection_id, n_chars,"
                      "    n_bytes, n_windows, modified_at)"
                      "  SELECT 'x02', 'tides.txt', 'Tides', id, 66, 66, 1, 0 FROM simhound.collections"
-                     "  WHERE name = 'readings' RETURNING id)"
+                     "  WHERE name = 'readings' RETURNING id),"
+                     "  tally AS (INSERT INTO simhound.tallies VALUES (1, 1, now()))"
                      " INSERT INTO simhound.texts SELECT id, '" READING "' FROM d"));
 
   /* The reader: the status names its role; a write is refused, nothing written. */
@@ -471,6 +496,7 @@ test_eight_writers_at_once (void **state)
       assert_int_equal (WEXITSTATUS (status), 0);
     }
   assert_int_equal (n_documents (), before + 1620);
+  assert_tallies_match ("postgres");
   dupes = superuser ("SELECT count(*) FROM (SELECT name FROM simhound.documents GROUP BY name, content_hash"
                      " HAVING count(*) > 1) d");
   assert_string_equal (dupes, "0");
@@ -660,6 +686,7 @@ test_remove_gives_back_the_statistics (void **state)
     assert_int_equal (n, 2);
   }
   assert_int_equal (n_documents (), before);
+  assert_tallies_match ("postgres");
   assert_true (df_total () == df_before);
   sim_test_remove_tree (dir);
 }
@@ -1516,7 +1543,12 @@ test_upgrade_indexes_documents (void **state)
   server = sim_server_connect (uri, &error);
   added = sim_server_add (server, paths, NULL, NULL, NULL, NULL, &error);
   assert_non_null (added);
-  /* What version 1 left. */
+  /* What version 1 left: no postings, no tallies (version 4). */
+  g_free (superuser_in ("upgraded", "DROP TABLE simhound.tallies"));
+  g_free (superuser_in ("upgraded", "UPDATE simhound.meta SET value = '1' WHERE key = 'schema_version'"));
+  assert_false (sim_server_check_schema (server, &error));
+  g_clear_error (&error);
+  assert_true (sim_server_upgrade (server, &error));
   g_free (superuser_in ("upgraded", "DELETE FROM simhound.postings"));
   g_free (superuser_in ("upgraded", "DELETE FROM simhound.runs"));
   g_free (superuser_in ("upgraded", "UPDATE simhound.documents SET indexed = false"));
@@ -1526,6 +1558,7 @@ test_upgrade_indexes_documents (void **state)
       g_autoptr(SimReport) report = sim_check_run (snapshot, doc, strlen (doc), &options, NULL, NULL, NULL, &error);
 
       assert_non_null (report);
+      assert_tallies_match ("upgraded");
       /* Not found before, found whole after. */
       assert_int_equal (sim_report_get_n_passages (report), pass);
       if (pass == 0)
