@@ -2,7 +2,7 @@
 """The corpus server beside the local store, as whole processes (issue 32).
 
 usage: tests/bench/server.py [--cli build/app/simhound-cli] [--texts ../shared/corpora] [--runs 3]
-                              [--checks 20] [--clients 8]
+                              [--checks 20] [--clients 8] [--server-settings "-c NAME=VALUE …"]
 
 Starts a throwaway PostgreSQL cluster on loopback (tests/server/with-postgres.sh)
 unless SIMHOUND_TEST_PG is set, then for each run: a fresh database, `server init`,
@@ -97,8 +97,11 @@ def main():
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--checks", type=int, default=20)
     ap.add_argument("--clients", type=int, default=8)
+    ap.add_argument("--server-settings", default="",
+                    help='the cluster\'s settings, as "-c shared_buffers=4GB -c huge_pages=on"')
     a = ap.parse_args()
     if "SIMHOUND_TEST_PG" not in os.environ:
+        os.environ["SIMHOUND_TEST_PG_SETTINGS"] = a.server_settings
         os.execv(os.path.join(TOP, "tests/server/with-postgres.sh"),
                  [os.path.join(TOP, "tests/server/with-postgres.sh"), sys.executable] + sys.argv)
     host, port = os.environ["SIMHOUND_TEST_PG_HOST"], os.environ["SIMHOUND_TEST_PG_PORT"]

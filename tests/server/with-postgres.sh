@@ -8,6 +8,8 @@
 #
 # usage: with-postgres.sh [--clusters N] COMMAND [ARG…]
 #   --clusters N  start N clusters; the extra ones are SIMHOUND_TEST_PG_2…
+# SIMHOUND_TEST_PG_SETTINGS adds server settings ("-c shared_buffers=4GB
+# -c huge_pages=on"), as an administrator tunes a real server.
 set -eu
 
 n=1
@@ -45,7 +47,7 @@ while [ "$i" -le "$n" ]; do
   for attempt in 1 2 3 4 5; do
     port=$(free_port)
     if as_pg "$bin/pg_ctl" -D "$d/data" -w -t 30 -l "$d/log" \
-         -o "-h 127.0.0.1 -p $port -k $d -c fsync=off -c max_connections=60" start >/dev/null 2>&1; then
+         -o "-h 127.0.0.1 -p $port -k $d -c fsync=off -c max_connections=60 ${SIMHOUND_TEST_PG_SETTINGS:-}" start >/dev/null 2>&1; then
       break
     fi
     port=
