@@ -140,7 +140,8 @@ prepare_shard (const char *uri,
                                                 "  bucket integer NOT NULL,"
                                                 "  data bytea NOT NULL,"
                                                 "  PRIMARY KEY (bucket, run))", i);
-      g_autofree char *storage = g_strdup_printf ("ALTER TABLE simhound.postings_%u ALTER COLUMN data SET STORAGE MAIN", i);
+      g_autofree char *storage = g_strdup_printf ("ALTER TABLE simhound.postings_%u ALTER COLUMN data SET STORAGE MAIN,"
+                                                  " SET " SIM_SERVER_POSTINGS_STORAGE, i);
 
       if (!_sim_server_run_command (server, table, error) || !_sim_server_run_command (server, storage, error))
         return FALSE;

@@ -171,6 +171,13 @@ static const char *const to_v4[] = {
   "LOCK TABLE simhound.documents IN SHARE MODE",
   "INSERT INTO simhound.tallies SELECT count(*), coalesce (sum (n_windows), 0), max (added_at) FROM simhound.documents"
   "  WHERE NOT EXISTS (SELECT FROM simhound.tallies)",
+  /* The lookup table's partitions here (not those on shards: the
+   * shards' own tables get it, sim-server-layout.c). */
+  "DO $$ DECLARE t regclass; BEGIN"
+  "  FOR t IN SELECT c.oid FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid"
+  "           WHERE i.inhparent = 'simhound.postings'::regclass AND c.relkind = 'r' LOOP"
+  "    EXECUTE format ('ALTER TABLE %s SET " SIM_SERVER_POSTINGS_STORAGE "', t);"
+  "  END LOOP; END $$",
   "GRANT SELECT ON simhound.tallies TO simhound_student, simhound_reader",
   "GRANT INSERT, DELETE ON simhound.tallies TO simhound_writer",
   NULL,
