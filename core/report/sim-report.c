@@ -385,13 +385,15 @@ _sim_report_finish (SimReport *report)
 
   /* Runs of flagged segments whose best match is one source, in order: a
    * run inside an aligned passage of that source widens it, the others are
-   * passages of their own. */
+   * passages of their own. A segment flagged only for the passage around it
+   * widens nothing: the passage ends where its source's words end, which
+   * may be inside the segment (a copy that stops mid-sentence). */
   for (guint i = 0; i < report->segments->len; i++)
     {
       const SimReportSegment *seg = &g_array_index (report->segments, SimReportSegment, i);
       const SimMatch *best;
 
-      if (!sim_report_segment_is_flagged (seg))
+      if (!sim_report_segment_is_flagged (seg) || seg->from_passage)
         {
           open = NULL;
           continue;

@@ -524,6 +524,103 @@ test_excerpts_end_at_words (void **state)
   assert_whole_words (checked, source);
 }
 
+/* Issue 30: a copy that stops inside a sentence, the writer's own words
+ * run on after it without a full stop: the passage ends where the
+ * source's words end, in compare and in a check alike, though the
+ * sentence around that end is flagged for the passage. */
+static void
+test_passage_ends_where_the_copy_ends (void **state)
+{
+  Fixture *f = *state;
+  const char *source = "Glaciers carve deep valleys as they move slowly downhill over many centuries. "
+                       "Meltwater from the ice feeds rivers that carry fine sediment towards the sea. "
+                       "Moraines of loose rock mark the furthest point each glacier reached. "
+                       "Scientists date these ridges by measuring lichen growth on exposed boulders. "
+                       "Old photographs show how far the ice has retreated since the last century.";
+  static const char own[] = "while grandmother skated across frozen ponds";
+  g_autofree char *article = g_strconcat ("This essay is about a trip I took last spring with my class. "
+                                          "Glaciers carve deep valleys as they move slowly downhill over many centuries. "
+                                          "Meltwater from the ice feeds rivers that carry fine sediment towards the sea. "
+                                          "Moraines of loose rock mark the furthest point each glacier reached. "
+                                          "Scientists date these ridges by measuring lichen growth on exposed boulders ",
+                                          own, ". We went home on Sunday.", NULL);
+  const glong own_start = g_utf8_pointer_to_offset (article, strstr (article, own));
+  SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
+  g_autoptr(SimReport) compared = sim_compare_run (article, -1, "article", source, -1, "source", &options,
+                                                   SIM_NORMALIZE_DEFAULT, NULL, NULL);
+  g_autofree char *docs = g_build_filename (f->dir, "glaciers", NULL);
+  g_autofree char *store = g_build_filename (f->dir, "glaciers.db", NULL);
+  g_autoptr(SimReport) checked = NULL;
+
+  g_free (sim_test_write_file (docs, "glaciers.txt", source, -1));
+  checked = sim_test_check_folder (store, docs, article, &options, NULL);
+  for (guint r = 0; r < 2; r++)
+    {
+      const SimReport *report = r == 0 ? compared : checked;
+      const SimPassage *p;
+
+      assert_non_null (report);
+      assert_int_equal (sim_report_get_n_passages (report), 1);
+      p = sim_report_get_passage (report, 0);
+      /* From the first copied sentence to the last copied word. */
+      assert_true (p->start <= g_utf8_pointer_to_offset (article, strstr (article, "Glaciers carve")));
+      assert_true (p->end <= own_start);
+      assert_true (p->end >= g_utf8_pointer_to_offset (article, strstr (article, "exposed boulders")));
+    }
+}
+
+/* Issue 30: a copied paragraph with one word in ten replaced is one
+ * passage over all of it, in compare and in a check alike. */
+static void
+test_lightly_edited_copy_is_one_passage (void **state)
+{
+  Fixture *f = *state;
+  const char *source = "Coral reefs grow in warm shallow water where sunlight reaches the sea floor. "
+                       "Tiny animals called polyps build hard skeletons of calcium carbonate over many years. "
+                       "Algae living inside the polyps give the reef its bright colours and most of its food. "
+                       "When the water becomes too warm the algae leave and the coral turns white. "
+                       "Scientists call this bleaching and fear that many reefs will not recover. "
+                       "Protecting reefs means cutting pollution and limiting fishing near the coast.";
+  g_auto(GStrv) words = g_strsplit (source, " ", -1);
+  g_autoptr(GString) edited = g_string_new ("My holiday diary begins on a rainy Monday morning at home. ");
+  const glong copy_start = (glong) edited->len;
+  glong copy_end;
+  SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
+  g_autoptr(SimReport) compared = NULL;
+  g_autofree char *docs = g_build_filename (f->dir, "reefs", NULL);
+  g_autofree char *store = g_build_filename (f->dir, "reefs.db", NULL);
+  g_autoptr(SimReport) checked = NULL;
+
+  /* Every tenth word replaced by one of the writer's own. */
+  for (guint i = 0; words[i] != NULL; i++)
+    {
+      const char *w = words[i];
+
+      if (i % 10 == 5)
+        w = g_str_has_suffix (words[i], ".") ? "indeed." : "quite";
+      g_string_append_printf (edited, "%s%s", i ? " " : "", w);
+    }
+  copy_end = (glong) edited->len;
+  g_string_append (edited, " We went home on Sunday and I slept for a long time.");
+  compared = sim_compare_run (edited->str, -1, "article", source, -1, "source", &options,
+                              SIM_NORMALIZE_DEFAULT, NULL, NULL);
+  g_free (sim_test_write_file (docs, "reefs.txt", source, -1));
+  checked = sim_test_check_folder (store, docs, edited->str, &options, NULL);
+  for (guint r = 0; r < 2; r++)
+    {
+      const SimReport *report = r == 0 ? compared : checked;
+      const SimPassage *p;
+
+      assert_non_null (report);
+      assert_int_equal (sim_report_get_n_passages (report), 1);
+      p = sim_report_get_passage (report, 0);
+      /* ASCII: bytes are code points. */
+      assert_true (p->start <= copy_start + 10);
+      assert_true (p->end >= copy_end - 10);
+      assert_true (p->end <= copy_end + 2);
+    }
+}
+
 /* Issue 31, fault 4: in the list of flagged passages only flagged text is
  * shaded: each shaded piece lies in a run of the passage's source, and no
  * such run reaches into a piece left plain. */
@@ -571,6 +668,8 @@ main (void)
   const struct CMUnitTest tests[] = {
     cmocka_unit_test (test_histogram_counts_every_segment),
     cmocka_unit_test (test_excerpts_end_at_words),
+    cmocka_unit_test (test_passage_ends_where_the_copy_ends),
+    cmocka_unit_test (test_lightly_edited_copy_is_one_passage),
     cmocka_unit_test (test_list_shades_only_flagged_text),
     cmocka_unit_test (test_html_is_self_contained_and_escaped),
     cmocka_unit_test (test_html_numbers_and_colours_flags_by_source),
