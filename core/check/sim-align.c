@@ -19,6 +19,10 @@
 #define REORDER           3      /* sentences a reordered pair may stray from the chain */
 #define FOREIGN_SHARE     0.2f   /* a sentence sharing less of its weight with the source is foreign */
 #define FOREIGN_MIN_WORDS 4      /* shorter sentences are never called foreign */
+#define SNAP_SHARE        0.5f   /* of A's runs of three words B has too: a copy near word for word */
+#define SNAP_LENGTHS      1.3f   /* the longer side of a copy snapped at most this many times the shorter */
+#define SNAP_NEIGHBOUR    500    /* code points of A between passages whose facing ends are not snapped */
+#define SNAP_MIN_WORDS    8      /* words an end snapped leaves out at least */
 #define TRIM_MIN_WORDS    4      /* unshared words that end a passage's first or last sentence */
 #define GROW_COSINE       0.2f   /* an edge sentence this similar to the next source sentence joins */
 #define GROW_REACH        2      /* source sentences an edge sentence may be matched across */
@@ -744,6 +748,128 @@ trim_ends (const SimAlignText *text,
   *end = MAX (*end, *start + 1);
 }
 
+/* The first unit of @units at code point @at or after it. */
+static guint32
+first_unit_at (const SimUnits *units,
+               guint32         at)
+{
+  guint32 lo = 0, hi = units->n;
+
+  while (lo < hi)
+    {
+      const guint32 mid = lo + (hi - lo) / 2;
+
+      if (units->src_start[mid] < at)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
+}
+
+/* Tokens of @text in code points [@start, @end), with each one's first
+ * and last code point. */
+static void
+tokens_between (const SimAlignText *text,
+                guint32             start,
+                guint32             end,
+                GArray             *tokens,
+                GArray             *from,
+                GArray             *to)
+{
+  g_autoptr(GArray) all = g_array_new (FALSE, FALSE, sizeof (guint64));
+  g_autoptr(GArray) spans = g_array_new (FALSE, FALSE, sizeof (guint32));
+  const guint32 u0 = first_unit_at (text->units, start), u1 = first_unit_at (text->units, end);
+  sim_words_tokenize (text->units, u0, u1, all, spans);
+  for (guint k = 0; k < all->len; k++)
+    {
+      const guint32 f = text->units->src_start[g_array_index (spans, guint32, 2 * k)];
+      const guint32 t = sim_units_get_end (text->units, g_array_index (spans, guint32, 2 * k + 1) - 1);
+
+      g_array_append_val (tokens, g_array_index (all, guint64, k));
+      g_array_append_val (from, f);
+      g_array_append_val (to, t);
+    }
+}
+
+static inline guint64
+trigram (const GArray *tokens,
+         guint         k)
+{
+  const guint64 *t = (const guint64 *) tokens->data + k;
+
+  return t[0] * G_GUINT64_CONSTANT (0x9E3779B97F4A7C15) ^ (t[1] * G_GUINT64_CONSTANT (0xC2B2AE3D27D4EB4F)) ^ t[2];
+}
+
+/* A copy near word for word (SNAP_SHARE of A's runs of three words are
+ * B's too) ends on both sides where such runs end: its ends are exact,
+ * and what the sentences around them add is the writer's own, or the
+ * source's next words. Not when the two sides then differ in length by
+ * more than SNAP_LENGTHS: a summary quotes phrases of a longer stretch. */
+static void
+snap_ends (const SimAlignText *a,
+           const SimAlignText *b,
+           SimAlignment       *al)
+{
+  g_autoptr(GArray) ta = g_array_new (FALSE, FALSE, sizeof (guint64));
+  g_autoptr(GArray) fa = g_array_new (FALSE, FALSE, sizeof (guint32));
+  g_autoptr(GArray) ea = g_array_new (FALSE, FALSE, sizeof (guint32));
+  g_autoptr(GArray) tb = g_array_new (FALSE, FALSE, sizeof (guint64));
+  g_autoptr(GArray) fb = g_array_new (FALSE, FALSE, sizeof (guint32));
+  g_autoptr(GArray) eb = g_array_new (FALSE, FALSE, sizeof (guint32));
+  g_autoptr(GHashTable) in_a = g_hash_table_new (NULL, NULL);
+  g_autoptr(GHashTable) in_b = g_hash_table_new (NULL, NULL);
+  guint shared = 0, first, last;
+  SimAlignment before;
+
+  tokens_between (a, al->a_start, al->a_end, ta, fa, ea);
+  tokens_between (b, al->b_start, al->b_end, tb, fb, eb);
+  if (ta->len < 3 || tb->len < 3)
+    return;
+  for (guint k = 0; k + 2 < ta->len; k++)
+    {
+      g_hash_table_add (in_a, GSIZE_TO_POINTER ((gsize) trigram (ta, k)));
+    }
+  for (guint k = 0; k + 2 < tb->len; k++)
+    {
+      g_hash_table_add (in_b, GSIZE_TO_POINTER ((gsize) trigram (tb, k)));
+    }
+  for (guint k = 0; k + 2 < ta->len; k++)
+    {
+      shared += g_hash_table_contains (in_b, GSIZE_TO_POINTER ((gsize) trigram (ta, k)));
+    }
+  if (shared < SNAP_SHARE * (ta->len - 2))
+    return;
+  before = *al;
+  /* Each side: from its first run the other has to its last. */
+  for (guint side = 0; side < 2; side++)
+    {
+      const GArray *t = side ? tb : ta, *f = side ? fb : fa, *e = side ? eb : ea;
+      GHashTable *other = side ? in_a : in_b;
+      guint32 *start = side ? &al->b_start : &al->a_start, *end = side ? &al->b_end : &al->a_end;
+
+      for (first = 0; first + 2 < t->len; first++)
+        {
+          if (g_hash_table_contains (other, GSIZE_TO_POINTER ((gsize) trigram (t, first))))
+            break;
+        }
+      for (last = t->len - 2; last-- > 0;)
+        {
+          if (g_hash_table_contains (other, GSIZE_TO_POINTER ((gsize) trigram (t, last))))
+            break;
+        }
+      if (first + 2 >= t->len || last == G_MAXUINT)
+        continue;
+      if (first >= SNAP_MIN_WORDS)
+        *start = g_array_index (f, guint32, first);
+      if (t->len - (last + 3) >= SNAP_MIN_WORDS)
+        *end = g_array_index (e, guint32, last + 2);
+    }
+  if (MAX (al->a_end - al->a_start, al->b_end - al->b_start) >
+      SNAP_LENGTHS * MIN (al->a_end - al->a_start, al->b_end - al->b_start))
+    *al = before;
+}
+
 /* Cosine of sentence @i of @a and sentence @j of @b. */
 static float
 pair_cosine (const Side *a,
@@ -974,6 +1100,26 @@ sim_align_sides (const SimAlignSide *pa,
         g_array_append_val (kept, al);
     }
   g_array_sort (kept, compare_alignments);
+  /* Only the outer ends of passages near each other: between two, the
+   * writer joined copies (an extract of a source's sentences). */
+  for (guint m = 0; m < kept->len; m++)
+    {
+      SimAlignment *al = &g_array_index (kept, SimAlignment, m);
+      const SimAlignment *prev = m > 0 ? al - 1 : NULL, *next = m + 1 < kept->len ? al + 1 : NULL;
+      const guint32 start = al->a_start, b_start = al->b_start, end = al->a_end, b_end = al->b_end;
+
+      snap_ends (a, b, al);
+      if (prev != NULL && prev->a_end + SNAP_NEIGHBOUR >= start)
+        {
+          al->a_start = start;
+          al->b_start = b_start;
+        }
+      if (next != NULL && end + SNAP_NEIGHBOUR >= next->a_start)
+        {
+          al->a_end = end;
+          al->b_end = b_end;
+        }
+    }
   g_array_append_vals (out, kept->data, kept->len);
   side_clear (&sa);
   side_clear (&sb);

@@ -18,6 +18,10 @@
  *   and do not stretch a passage. A summary (many source sentences condensed
  *   into few) is joined with a gap measured on the source's scale; one drawn
  *   from most of a whole text is reported against all of it.
+ * - Ends: a passage's first and last sentences lose what the other side
+ *   barely has (a copy that stops mid-sentence); a copy near word for
+ *   word ends, on both sides, where its runs of three words shared with
+ *   the other side end (a source sentence that goes on past the copy).
  * - Filtering: passages overlapping a better one in A, passages too
  *   dissimilar as wholes, and passages of a few words are dropped. A passage of one seed is one similar
  *   sentence pair: the caller decides whether that is enough.

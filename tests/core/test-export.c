@@ -569,6 +569,49 @@ test_passage_ends_where_the_copy_ends (void **state)
     }
 }
 
+/* Issue 30: a copy word for word that stops inside a sentence of its
+ * source: the passage's source span ends where the copied words do, not
+ * at the end of the source's sentence, in compare and in a check alike. */
+static void
+test_source_span_ends_where_the_copy_ends (void **state)
+{
+  Fixture *f = *state;
+  static const char rest[] = "which a later survey of the old stone bridges found had been rebuilt twice after floods";
+  g_autofree char *source = g_strconcat ("Bridges over the river were first built of timber by local carpenters. "
+                                         "Floods carried most of them away within a few decades of their building. "
+                                         "Engineers then chose stone arches resting on deep foundations. "
+                                         "The oldest surviving arch stands near the market square, ", rest, ". "
+                                         "Visitors still cross it every day on their way to the station.", NULL);
+  const char *article = "Our town has a long history that I wanted to learn more about. "
+                        "Bridges over the river were first built of timber by local carpenters. "
+                        "Floods carried most of them away within a few decades of their building. "
+                        "Engineers then chose stone arches resting on deep foundations. "
+                        "The oldest surviving arch stands near the market square. "
+                        "I walked there with my father on a cold morning in February.";
+  const glong rest_start = g_utf8_pointer_to_offset (source, strstr (source, rest));
+  SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
+  g_autoptr(SimReport) compared = sim_compare_run (article, -1, "article", source, -1, "source", &options,
+                                                   SIM_NORMALIZE_DEFAULT, NULL, NULL);
+  g_autofree char *docs = g_build_filename (f->dir, "bridges", NULL);
+  g_autofree char *store = g_build_filename (f->dir, "bridges.db", NULL);
+  g_autoptr(SimReport) checked = NULL;
+
+  g_free (sim_test_write_file (docs, "bridges.txt", source, -1));
+  checked = sim_test_check_folder (store, docs, article, &options, NULL);
+  for (guint r = 0; r < 2; r++)
+    {
+      const SimReport *report = r == 0 ? compared : checked;
+      const SimPassage *p;
+
+      assert_non_null (report);
+      assert_int_equal (sim_report_get_n_passages (report), 1);
+      p = sim_report_get_passage (report, 0);
+      assert_true (p->source_start == 0);
+      assert_true (p->source_end <= rest_start);
+      assert_true (p->source_end >= rest_start - 10);
+    }
+}
+
 /* Issue 30: a copied paragraph with one word in ten replaced is one
  * passage over all of it, in compare and in a check alike. */
 static void
@@ -670,6 +713,7 @@ main (void)
     cmocka_unit_test (test_excerpts_end_at_words),
     cmocka_unit_test (test_passage_ends_where_the_copy_ends),
     cmocka_unit_test (test_lightly_edited_copy_is_one_passage),
+    cmocka_unit_test (test_source_span_ends_where_the_copy_ends),
     cmocka_unit_test (test_list_shades_only_flagged_text),
     cmocka_unit_test (test_html_is_self_contained_and_escaped),
     cmocka_unit_test (test_html_numbers_and_colours_flags_by_source),
