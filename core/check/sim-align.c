@@ -817,7 +817,6 @@ snap_ends (const SimAlignText *a,
   g_autoptr(GArray) tb = g_array_new (FALSE, FALSE, sizeof (guint64));
   g_autoptr(GArray) fb = g_array_new (FALSE, FALSE, sizeof (guint32));
   g_autoptr(GArray) eb = g_array_new (FALSE, FALSE, sizeof (guint32));
-  g_autoptr(GHashTable) in_a = g_hash_table_new (NULL, NULL);
   g_autoptr(GHashTable) in_b = g_hash_table_new (NULL, NULL);
   guint shared = 0, first, last;
   SimAlignment before;
@@ -826,10 +825,6 @@ snap_ends (const SimAlignText *a,
   tokens_between (b, al->b_start, al->b_end, tb, fb, eb);
   if (ta->len < 3 || tb->len < 3)
     return;
-  for (guint k = 0; k + 2 < ta->len; k++)
-    {
-      g_hash_table_add (in_a, GSIZE_TO_POINTER ((gsize) trigram (ta, k)));
-    }
   for (guint k = 0; k + 2 < tb->len; k++)
     {
       g_hash_table_add (in_b, GSIZE_TO_POINTER ((gsize) trigram (tb, k)));
@@ -841,30 +836,68 @@ snap_ends (const SimAlignText *a,
   if (shared < SNAP_SHARE * (ta->len - 2))
     return;
   before = *al;
-  /* Each side: from its first run the other has to its last. */
-  for (guint side = 0; side < 2; side++)
-    {
-      const GArray *t = side ? tb : ta, *f = side ? fb : fa, *e = side ? eb : ea;
-      GHashTable *other = side ? in_a : in_b;
-      guint32 *start = side ? &al->b_start : &al->a_start, *end = side ? &al->b_end : &al->a_end;
+  /* A: from its first run B has to its last. */
+  for (first = 0; first + 2 < ta->len && !g_hash_table_contains (in_b, GSIZE_TO_POINTER ((gsize) trigram (ta, first)));
+       first++)
+    ;
+  for (last = ta->len - 2; last-- > 0 && !g_hash_table_contains (in_b, GSIZE_TO_POINTER ((gsize) trigram (ta, last)));)
+    ;
+  if (first + 2 >= ta->len || last == G_MAXUINT)
+    return;
+  /* B: from where A's first run is to where its last is, the two as far
+   * apart as they are in A (a source that repeats itself has them more
+   * than once). */
+  {
+    const gsize g_first = (gsize) trigram (ta, first), g_last = (gsize) trigram (ta, last);
+    const gint64 length = (gint64) g_array_index (ea, guint32, last + 2) - g_array_index (fa, guint32, first);
+    g_autoptr(GArray) ends = g_array_new (FALSE, FALSE, sizeof (guint));
+    guint s = G_MAXUINT, e = G_MAXUINT;
+    gint64 off = G_MAXINT64;
 
-      for (first = 0; first + 2 < t->len; first++)
+    for (guint j = 0; j + 2 < tb->len; j++)
+      if ((gsize) trigram (tb, j) == g_last)
+        g_array_append_val (ends, j);
+    for (guint i = 0; i + 2 < tb->len; i++)
+      if ((gsize) trigram (tb, i) == g_first)
         {
-          if (g_hash_table_contains (other, GSIZE_TO_POINTER ((gsize) trigram (t, first))))
-            break;
+          /* The ends in order: the first that ends at or past the length
+           * wanted, and the one before it. */
+          const gint64 want = (gint64) g_array_index (fb, guint32, i) + length;
+          guint lo = 0, hi = ends->len;
+
+          while (lo < hi)
+            {
+              const guint mid = (lo + hi) / 2;
+
+              if ((gint64) g_array_index (eb, guint32, g_array_index (ends, guint, mid) + 2) < want)
+                lo = mid + 1;
+              else
+                hi = mid;
+            }
+          for (guint k = lo > 0 ? lo - 1 : 0; k <= lo && k < ends->len; k++)
+            {
+              const guint j = g_array_index (ends, guint, k);
+              const gint64 d = ABS ((gint64) g_array_index (eb, guint32, j + 2) - want);
+
+              if (j >= i && d < off)
+                {
+                  off = d;
+                  s = i;
+                  e = j;
+                }
+            }
         }
-      for (last = t->len - 2; last-- > 0;)
-        {
-          if (g_hash_table_contains (other, GSIZE_TO_POINTER ((gsize) trigram (t, last))))
-            break;
-        }
-      if (first + 2 >= t->len || last == G_MAXUINT)
-        continue;
-      if (first >= SNAP_MIN_WORDS)
-        *start = g_array_index (f, guint32, first);
-      if (t->len - (last + 3) >= SNAP_MIN_WORDS)
-        *end = g_array_index (e, guint32, last + 2);
-    }
+    if (s == G_MAXUINT)
+      return;
+    if (first >= SNAP_MIN_WORDS)
+      al->a_start = g_array_index (fa, guint32, first);
+    if (ta->len - (last + 3) >= SNAP_MIN_WORDS)
+      al->a_end = g_array_index (ea, guint32, last + 2);
+    if (s >= SNAP_MIN_WORDS)
+      al->b_start = g_array_index (fb, guint32, s);
+    if (tb->len - (e + 3) >= SNAP_MIN_WORDS)
+      al->b_end = g_array_index (eb, guint32, e + 2);
+  }
   if (MAX (al->a_end - al->a_start, al->b_end - al->b_start) >
       SNAP_LENGTHS * MIN (al->a_end - al->a_start, al->b_end - al->b_start))
     *al = before;
@@ -1083,7 +1116,10 @@ sim_align_sides (const SimAlignSide *pa,
         g_autoptr(GHashTable) b_words = word_set (&sb, f->b_first, f->b_last);
         g_autoptr(GHashTable) a_words = word_set (&sa, f->a_first, f->a_last);
 
-        trim_ends (a, f->a_first, f->a_last, b_words, &al.a_start, &al.a_end);
+        /* A summary rewrites throughout: words its source lacks at its
+         * ends are no sign of the writer's own. */
+        if (!f->is_summary)
+          trim_ends (a, f->a_first, f->a_last, b_words, &al.a_start, &al.a_end);
         if (!(f->is_summary && b->is_whole && al.b_start == b->sentences[0].start))
           trim_ends (b, f->b_first, f->b_last, a_words, &al.b_start, &al.b_end);
       }
