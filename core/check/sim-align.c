@@ -780,6 +780,7 @@ tokens_between (const SimAlignText *text,
   g_autoptr(GArray) all = g_array_new (FALSE, FALSE, sizeof (guint64));
   g_autoptr(GArray) spans = g_array_new (FALSE, FALSE, sizeof (guint32));
   const guint32 u0 = first_unit_at (text->units, start), u1 = first_unit_at (text->units, end);
+
   sim_words_tokenize (text->units, u0, u1, all, spans);
   for (guint k = 0; k < all->len; k++)
     {
@@ -1138,24 +1139,30 @@ sim_align_sides (const SimAlignSide *pa,
   g_array_sort (kept, compare_alignments);
   /* Only the outer ends of passages near each other: between two, the
    * writer joined copies (an extract of a source's sentences). */
-  for (guint m = 0; m < kept->len; m++)
-    {
-      SimAlignment *al = &g_array_index (kept, SimAlignment, m);
-      const SimAlignment *prev = m > 0 ? al - 1 : NULL, *next = m + 1 < kept->len ? al + 1 : NULL;
-      const guint32 start = al->a_start, b_start = al->b_start, end = al->a_end, b_end = al->b_end;
+  {
+    guint32 prev_end = 0;
 
-      snap_ends (a, b, al);
-      if (prev != NULL && prev->a_end + SNAP_NEIGHBOUR >= start)
-        {
-          al->a_start = start;
-          al->b_start = b_start;
-        }
-      if (next != NULL && end + SNAP_NEIGHBOUR >= next->a_start)
-        {
-          al->a_end = end;
-          al->b_end = b_end;
-        }
-    }
+    for (guint m = 0; m < kept->len; m++)
+      {
+        SimAlignment *al = &g_array_index (kept, SimAlignment, m);
+        const SimAlignment was = *al;
+        const gboolean near_prev = m > 0 && prev_end + SNAP_NEIGHBOUR >= was.a_start;
+        const gboolean near_next = m + 1 < kept->len && was.a_end + SNAP_NEIGHBOUR >= (al + 1)->a_start;
+
+        snap_ends (a, b, al);
+        if (near_prev)
+          {
+            al->a_start = was.a_start;
+            al->b_start = was.b_start;
+          }
+        if (near_next)
+          {
+            al->a_end = was.a_end;
+            al->b_end = was.b_end;
+          }
+        prev_end = was.a_end;
+      }
+  }
   g_array_append_vals (out, kept->data, kept->len);
   side_clear (&sa);
   side_clear (&sb);
