@@ -252,6 +252,9 @@ send_batch (SimServer       *server,
   if (!_sim_server_run_command (server, "BEGIN", error) ||
       !_sim_server_copy (server, "COPY pg_temp.simhound_staging FROM STDIN", job->rows, error))
     goto fail;
+  /* Sent: its texts are the server's now (a batch's worth of memory). */
+  g_string_truncate (job->rows, 0);
+  g_string_free (g_steal_pointer (&job->rows), TRUE);
   added = _sim_server_run (server,
                            "WITH new AS ("
                            "  INSERT INTO simhound.documents"
@@ -284,9 +287,17 @@ send_batch (SimServer       *server,
   ids = g_new0 (gint64, job->n);
   for (int r = 0; r < PQntuples (added); r++)
     {
-      const guint i = (guint) g_ascii_strtoull (PQgetvalue (added, r, 0), NULL, 10);
-      const Entry *e = &job->entries[i];
+      const guint64 i = g_ascii_strtoull (PQgetvalue (added, r, 0), NULL, 10);
+      const Entry *e;
 
+      if (i >= job->n)
+        {
+          g_set_error (error, SIM_ERROR, SIM_ERROR_STORE, _("The corpus server %s answered with a file it was not sent"),
+                       sim_server_get_name (server));
+          PQclear (added);
+          goto fail;
+        }
+      e = &job->entries[i];
       ids[i] = g_ascii_strtoll (PQgetvalue (added, r, 1), NULL, 10);
       in_order = in_order && ids[i] > last;
       last = ids[i];
