@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later
  *
  * What the aligner's files share: a prepared side (a text's sentences as
- * sorted word vectors with their postings; sim-align-side.c makes it) and
- * one side of a pair being aligned (sim-align.c).
+ * sorted word vectors with their postings; sim-align-side.c makes it), one
+ * side of a pair being aligned (sim-align.c), and the narrowing of a
+ * passage's ends (sim-align-ends.c, which uses neither).
  */
 #pragma once
 
@@ -65,3 +66,21 @@ side_vector (const Side *side,
 {
   return &g_array_index (side->prepared->vectors, Vector, s);
 }
+
+/* ------------------------------------------------------ sim-align-ends.c */
+
+/* Narrows [*start, *end) (code points of @text, from its sentences @first
+ * and @last) to leave out a run of words at either end that @other (the
+ * other side's words, as GSIZE_TO_POINTER tokens) lacks. */
+void _sim_align_trim_ends (const SimAlignText *text,
+                           guint               first,
+                           guint               last,
+                           GHashTable         *other,
+                           guint32            *start,
+                           guint32            *end);
+/* Snaps the ends of the copies near word for word among @alignments
+ * (SimAlignment of A against B, in A's order), but for the ends facing
+ * another passage near them. */
+void _sim_align_snap_ends (const SimAlignText *a,
+                           const SimAlignText *b,
+                           GArray             *alignments);

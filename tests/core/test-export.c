@@ -498,6 +498,38 @@ assert_whole_words (SimReport  *report,
   assert_true (n_checked > 0);
 }
 
+/* @article against @source by compare (*@compared) and by a check against
+ * a store of @source alone, in @name under the fixture's folder
+ * (*@checked). */
+static void
+compare_and_check (Fixture     *f,
+                   const char  *name,
+                   const char  *article,
+                   const char  *source,
+                   SimReport  **compared,
+                   SimReport  **checked)
+{
+  SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
+  g_autofree char *docs = g_build_filename (f->dir, name, NULL);
+  g_autofree char *store = g_strconcat (docs, ".db", NULL);
+  g_autofree char *file = g_strconcat (name, ".txt", NULL);
+
+  *compared = sim_compare_run (article, -1, "article", source, -1, "source", &options, SIM_NORMALIZE_DEFAULT,
+                               NULL, NULL);
+  g_free (sim_test_write_file (docs, file, source, -1));
+  *checked = sim_test_check_folder (store, docs, article, &options, NULL);
+  assert_non_null (*compared);
+  assert_non_null (*checked);
+}
+
+/* The one passage of @report. */
+static const SimPassage *
+only_passage (const SimReport *report)
+{
+  assert_int_equal (sim_report_get_n_passages (report), 1);
+  return sim_report_get_passage (report, 0);
+}
+
 static void
 test_excerpts_end_at_words (void **state)
 {
@@ -509,18 +541,11 @@ test_excerpts_end_at_words (void **state)
   const char *article = "My essay starts with my own words about nothing at all. It reaches four thousand persons per "
                         "square kilometre in central parts of the capital. Inland, hamlets are small and far apart, "
                         "and roads are frequently closed by snow in winter. I liked the trip.";
-  SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
-  g_autoptr(SimReport) compared = sim_compare_run (article, -1, "article", source, -1, "source", &options,
-                                                   SIM_NORMALIZE_DEFAULT, NULL, NULL);
-  g_autofree char *docs = g_build_filename (f->dir, "density", NULL);
-  g_autofree char *store = g_build_filename (f->dir, "density.db", NULL);
+  g_autoptr(SimReport) compared = NULL;
   g_autoptr(SimReport) checked = NULL;
 
-  assert_non_null (compared);
+  compare_and_check (f, "density", article, source, &compared, &checked);
   assert_whole_words (compared, source);
-  g_free (sim_test_write_file (docs, "density.txt", source, -1));
-  checked = sim_test_check_folder (store, docs, article, &options, NULL);
-  assert_non_null (checked);
   assert_whole_words (checked, source);
 }
 
@@ -545,23 +570,14 @@ test_passage_ends_where_the_copy_ends (void **state)
                                           "Scientists date these ridges by measuring lichen growth on exposed boulders ",
                                           own, ". We went home on Sunday.", NULL);
   const glong own_start = g_utf8_pointer_to_offset (article, strstr (article, own));
-  SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
-  g_autoptr(SimReport) compared = sim_compare_run (article, -1, "article", source, -1, "source", &options,
-                                                   SIM_NORMALIZE_DEFAULT, NULL, NULL);
-  g_autofree char *docs = g_build_filename (f->dir, "glaciers", NULL);
-  g_autofree char *store = g_build_filename (f->dir, "glaciers.db", NULL);
+  g_autoptr(SimReport) compared = NULL;
   g_autoptr(SimReport) checked = NULL;
 
-  g_free (sim_test_write_file (docs, "glaciers.txt", source, -1));
-  checked = sim_test_check_folder (store, docs, article, &options, NULL);
+  compare_and_check (f, "glaciers", article, source, &compared, &checked);
   for (guint r = 0; r < 2; r++)
     {
-      const SimReport *report = r == 0 ? compared : checked;
-      const SimPassage *p;
+      const SimPassage *p = only_passage (r == 0 ? compared : checked);
 
-      assert_non_null (report);
-      assert_int_equal (sim_report_get_n_passages (report), 1);
-      p = sim_report_get_passage (report, 0);
       /* From the first copied sentence to the last copied word. */
       assert_true (p->start <= g_utf8_pointer_to_offset (article, strstr (article, "Glaciers carve")));
       assert_true (p->end <= own_start);
@@ -589,23 +605,14 @@ test_source_span_ends_where_the_copy_ends (void **state)
                         "The oldest surviving arch stands near the market square. "
                         "I walked there with my father on a cold morning in February.";
   const glong rest_start = g_utf8_pointer_to_offset (source, strstr (source, rest));
-  SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
-  g_autoptr(SimReport) compared = sim_compare_run (article, -1, "article", source, -1, "source", &options,
-                                                   SIM_NORMALIZE_DEFAULT, NULL, NULL);
-  g_autofree char *docs = g_build_filename (f->dir, "bridges", NULL);
-  g_autofree char *store = g_build_filename (f->dir, "bridges.db", NULL);
+  g_autoptr(SimReport) compared = NULL;
   g_autoptr(SimReport) checked = NULL;
 
-  g_free (sim_test_write_file (docs, "bridges.txt", source, -1));
-  checked = sim_test_check_folder (store, docs, article, &options, NULL);
+  compare_and_check (f, "bridges", article, source, &compared, &checked);
   for (guint r = 0; r < 2; r++)
     {
-      const SimReport *report = r == 0 ? compared : checked;
-      const SimPassage *p;
+      const SimPassage *p = only_passage (r == 0 ? compared : checked);
 
-      assert_non_null (report);
-      assert_int_equal (sim_report_get_n_passages (report), 1);
-      p = sim_report_get_passage (report, 0);
       assert_true (p->source_start == 0);
       assert_true (p->source_end <= rest_start);
       assert_true (p->source_end >= rest_start - 10);
@@ -628,10 +635,7 @@ test_lightly_edited_copy_is_one_passage (void **state)
   g_autoptr(GString) edited = g_string_new ("My holiday diary begins on a rainy Monday morning at home. ");
   const glong copy_start = (glong) edited->len;
   glong copy_end;
-  SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
   g_autoptr(SimReport) compared = NULL;
-  g_autofree char *docs = g_build_filename (f->dir, "reefs", NULL);
-  g_autofree char *store = g_build_filename (f->dir, "reefs.db", NULL);
   g_autoptr(SimReport) checked = NULL;
 
   /* Every tenth word replaced by one of the writer's own. */
@@ -645,18 +649,11 @@ test_lightly_edited_copy_is_one_passage (void **state)
     }
   copy_end = (glong) edited->len;
   g_string_append (edited, " We went home on Sunday and I slept for a long time.");
-  compared = sim_compare_run (edited->str, -1, "article", source, -1, "source", &options,
-                              SIM_NORMALIZE_DEFAULT, NULL, NULL);
-  g_free (sim_test_write_file (docs, "reefs.txt", source, -1));
-  checked = sim_test_check_folder (store, docs, edited->str, &options, NULL);
+  compare_and_check (f, "reefs", edited->str, source, &compared, &checked);
   for (guint r = 0; r < 2; r++)
     {
-      const SimReport *report = r == 0 ? compared : checked;
-      const SimPassage *p;
+      const SimPassage *p = only_passage (r == 0 ? compared : checked);
 
-      assert_non_null (report);
-      assert_int_equal (sim_report_get_n_passages (report), 1);
-      p = sim_report_get_passage (report, 0);
       /* ASCII: bytes are code points. */
       assert_true (p->start <= copy_start + 10);
       assert_true (p->end >= copy_end - 10);
