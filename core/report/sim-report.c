@@ -310,6 +310,16 @@ continues (const SimPassage *p,
          run->source_end + reach >= p->source_start;
 }
 
+/* Whether @p copies a stretch of its source as long as itself, as a copy
+ * does and a summary (which condenses) does not. */
+static gboolean
+is_whole_copy (const SimPassage *p)
+{
+  const guint32 a = p->end - p->start, b = p->source_end - p->source_start;
+
+  return 2 * b <= 3 * a && 2 * a <= 3 * b;
+}
+
 static int
 compare_passages (gconstpointer a,
                   gconstpointer b)
@@ -457,7 +467,9 @@ _sim_report_finish (SimReport *report)
    * condenses a whole source (PAN's tenfold to thirteenfold) and its
    * sentences draw on it in any order, and a writer who moves a sentence, or
    * shuffles phrases, still copied one passage (the source span is then the
-   * union). */
+   * union). Two copies each as long as their source stretch, the later one
+   * taken from well before the earlier, are two passages: one would paint
+   * the source's text between them as copied. */
   {
     guint kept = 0;
 
@@ -470,7 +482,9 @@ _sim_report_finish (SimReport *report)
           absorb (last, p);
         else if (last != NULL && last->source == p->source && p->start - last->end <= PASSAGE_ARTICLE_GAP &&
                  p->source_start <= last->source_end + MAX (PASSAGE_SOURCE_GAP, 20 * (p->end - last->start)) &&
-                 p->source_end + MAX (PASSAGE_SOURCE_GAP, 20 * (p->end - last->start)) >= last->source_start)
+                 p->source_end + MAX (PASSAGE_SOURCE_GAP, 20 * (p->end - last->start)) >= last->source_start &&
+                 !(is_whole_copy (last) && is_whole_copy (p) &&
+                   p->source_end + PASSAGE_SOURCE_GAP < last->source_start))
           {
             absorb (last, p);
             last->source_start = MIN (last->source_start, p->source_start);

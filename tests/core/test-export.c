@@ -661,6 +661,59 @@ test_lightly_edited_copy_is_one_passage (void **state)
     }
 }
 
+/* Issue 30: two paragraphs copied from far apart in a source, the later
+ * one first, are two passages, each with its own stretch of the source:
+ * one passage would paint the source's text between them as copied. */
+static void
+test_copies_from_far_apart_stay_apart (void **state)
+{
+  Fixture *f = *state;
+  static const char first[] =
+    "Honey bees live in colonies ruled by a single queen who lays all the eggs. "
+    "Worker bees gather nectar and pollen from flowers within a few miles of the hive. "
+    "They tell each other where the flowers are by dancing on the comb. "
+    "Drones do no work at all and exist only to mate with young queens. "
+    "In winter the colony clusters together and shivers to keep the queen warm.";
+  static const char middle[] =
+    "The history of beekeeping reaches back thousands of years to ancient Egypt. "
+    "Farmers there carried their hives along the Nile on rafts to follow the blossoms. "
+    "Greek writers argued about whether the leader of the hive was a king. "
+    "Medieval monasteries kept bees mainly for the wax their candles needed. "
+    "Straw skeps were common across northern Europe until the modern frame hive. "
+    "A clergyman in Pennsylvania designed that frame hive in the middle of the nineteenth century.";
+  static const char second[] =
+    "Pesticides sprayed on crops can confuse the bees and stop them finding home. "
+    "Mites that feed on the larvae spread viruses through weakened colonies. "
+    "Some farmers now rent hives each spring to pollinate their orchards. "
+    "Planting wild flowers along field margins gives bees food after the crops have bloomed. "
+    "Cities have started to welcome hives on the roofs of offices and schools.";
+  g_autofree char *source = g_strjoin (" ", first, middle, second, NULL);
+  g_autofree char *article = g_strjoin (" ", "My project is about why bees matter to all of us.", second, first,
+                                        "I hope to keep a hive of my own one day.", NULL);
+  const glong middle_start = (glong) strlen (first) + 1;
+  const glong middle_end = middle_start + (glong) strlen (middle);
+  g_autoptr(SimReport) compared = NULL;
+  g_autoptr(SimReport) checked = NULL;
+
+  compare_and_check (f, "bees", article, source, &compared, &checked);
+  for (guint r = 0; r < 2; r++)
+    {
+      const SimReport *report = r == 0 ? compared : checked;
+
+      assert_int_equal (sim_report_get_n_passages (report), 2);
+      for (guint i = 0; i < 2; i++)
+        {
+          const SimPassage *p = sim_report_get_passage (report, i);
+
+          /* Ordered by the article: the second paragraph comes first. */
+          if (i == 0)
+            assert_true (p->source_start >= middle_end - 10);
+          else
+            assert_true (p->source_end <= middle_start + 10);
+        }
+    }
+}
+
 /* Issue 31, fault 4: in the list of flagged passages only flagged text is
  * shaded: each shaded piece lies in a run of the passage's source, and no
  * such run reaches into a piece left plain. */
@@ -710,6 +763,7 @@ main (void)
     cmocka_unit_test (test_excerpts_end_at_words),
     cmocka_unit_test (test_passage_ends_where_the_copy_ends),
     cmocka_unit_test (test_lightly_edited_copy_is_one_passage),
+    cmocka_unit_test (test_copies_from_far_apart_stay_apart),
     cmocka_unit_test (test_source_span_ends_where_the_copy_ends),
     cmocka_unit_test (test_list_shades_only_flagged_text),
     cmocka_unit_test (test_html_is_self_contained_and_escaped),
