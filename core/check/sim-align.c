@@ -13,6 +13,7 @@
 
 #define SUMMARY_GAP       24     /* source sentences a summary may skip between two of its own */
 #define SUMMARY_RATIO     0.5f   /* A this much shorter than B: a summary */
+#define SUMMARY_STRONG_SEED 0.5f /* a summary of two seeds has one this similar */
 #define MAX_POSTINGS      4000   /* a word in more sentences than this says nothing */
 #define MAX_CHAIN         4096   /* seeds of one passage put in order (quadratic) */
 #define MAX_SEEDS_PER_SENTENCE 8 /* partners kept for one sentence of A */
@@ -351,6 +352,7 @@ typedef struct {
   gboolean is_summary;
   float cosine;
   float similarity;
+  float best_seed;   /* the highest cosine of its seeds */
 } Fragment;
 
 /* Sums the sentence vectors [first, last] into one bag of words. */
@@ -590,7 +592,7 @@ cluster (const Side *a,
     {
       Part *part = &g_array_index (parts, Part, g);
       Seed *group = (Seed *) part->seeds->data + part->off;
-      Fragment f = { G_MAXUINT, 0, G_MAXUINT, 0, 0, 0, FALSE, 0, 0 };
+      Fragment f = { G_MAXUINT, 0, G_MAXUINT, 0, 0, 0, FALSE, 0, 0, 0 };
       guint foreign;
 
       part->len = keep_in_order (group, part->len);
@@ -621,6 +623,7 @@ cluster (const Side *a,
           f.a_last = MAX (f.a_last, s->i);
           f.b_first = MIN (f.b_first, s->j);
           f.b_last = MAX (f.b_last, s->j);
+          f.best_seed = MAX (f.best_seed, s->cosine);
         }
       score_fragment (a, b, &f);
       if (f.cosine < SIM_ALIGN_VALIDATE && part->len > 1 && MAX (gap_a, gap_b) > 0)
@@ -877,7 +880,8 @@ sim_align_sides (const SimAlignSide *pa,
         {
           const Fragment *f = &g_array_index (summaries, Fragment, k);
 
-          if (f->n_seeds >= 3 && a_length (a, f) < SUMMARY_RATIO * b_length (b, f) &&
+          if ((f->n_seeds >= 3 || (f->n_seeds == 2 && f->best_seed >= SUMMARY_STRONG_SEED)) &&
+              a_length (a, f) < SUMMARY_RATIO * b_length (b, f) &&
               !explained_by_one (a, fragments, f))
             {
               Fragment summary = *f;

@@ -16,8 +16,10 @@
  *   split again with a smaller gap. Pairs that run against the order of the
  *   others (beyond a few sentences of local reordering) are topical echoes
  *   and do not stretch a passage. A summary (many source sentences condensed
- *   into few) is joined with a gap measured on the source's scale; one drawn
- *   from most of a whole text is reported against all of it.
+ *   into few) is joined with a gap measured on the source's scale, from
+ *   three seeds, or two when one is a close pair (two loose ones are a
+ *   topic echoed); one drawn from most of a whole text is reported against
+ *   all of it.
  * - Ends: a passage's first and last sentences lose what the other side
  *   barely has (a copy that stops mid-sentence); a copy near word for
  *   word ends, on both sides, where its runs of three words shared with

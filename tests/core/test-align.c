@@ -190,6 +190,41 @@ test_align_summary_is_one_passage_against_the_stretch_it_condenses (void **state
   assert_int_equal (al->n_seeds, 4);
 }
 
+/* A summary whose sentences pair with source sentences far apart, only
+ * two of them closely enough to seed, one of those closely: one passage
+ * over it. The same with both pairs loose is a topic echoed, no passage. */
+static void
+test_align_two_seed_summary_is_one_passage (void **state)
+{
+  guint32 starts[G_N_ELEMENTS (source)], ends[G_N_ELEMENTS (source)];
+  g_autofree char *b = source_text (starts, ends);
+  const char *a =
+    "She said that a quiet hive in winter is a sign of a strong colony in spring.\n\n"
+    "Glaciers form where the accumulation of snow exceeds melting for many winters. "
+    "Then it flows downhill, crevasses open, meltwater speeds the sliding and rocks carve valleys. "
+    "Across the north, many lakes now fill basins that the ice once scoured.\n\n"
+    "Nobody in the village dared to climb up and fetch them until the sexton did.";
+  const char *echo =
+    "She said that a quiet hive in winter is a sign of a strong colony in spring.\n\n"
+    "Glaciers form where snow keeps piling up for years. "
+    "Then it flows downhill, crevasses open, meltwater speeds the sliding and rocks carve valleys. "
+    "Some lakes in the north sit in basins.\n\n"
+    "Nobody in the village dared to climb up and fetch them until the sexton did.";
+  g_autoptr(GArray) found = align_texts (a, b);
+  g_autoptr(GArray) echoed = align_texts (echo, b);
+  const SimAlignment *al;
+
+  assert_int_equal (found->len, 1);
+  al = &g_array_index (found, SimAlignment, 0);
+  assert_int_equal (al->n_seeds, 2);
+  assert_int_equal (al->a_start, strlen (own[4]) + 2);
+  assert_int_equal (al->a_end, strstr (a, "scoured.") + strlen ("scoured.") - a);
+  assert_int_equal (al->b_start, starts[0]);
+  assert_true (al->b_end >= ends[7]);
+  for (guint i = 0; i < echoed->len; i++)
+    assert_false (sim_alignment_stands_alone (&g_array_index (echoed, SimAlignment, i)));
+}
+
 static void
 test_align_repeated_source_sentence_follows_its_neighbours (void **state)
 {
@@ -355,6 +390,7 @@ main (void)
     cmocka_unit_test (test_align_copied_paragraph_with_hard_wrapped_lines_is_one_passage),
     cmocka_unit_test (test_align_reordered_and_reworded_passage_is_found_whole),
     cmocka_unit_test (test_align_summary_is_one_passage_against_the_stretch_it_condenses),
+    cmocka_unit_test (test_align_two_seed_summary_is_one_passage),
     cmocka_unit_test (test_align_repeated_source_sentence_follows_its_neighbours),
     cmocka_unit_test (test_align_shared_name_alone_is_no_passage),
     cmocka_unit_test (test_align_unrelated_texts_give_nothing),
