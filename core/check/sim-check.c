@@ -211,6 +211,93 @@ supported (Check              *check,
                                  (guint32) lo, (guint32) hi);
 }
 
+/* Whether segment @i is flagged for @doc: on its own, or in a passage of it. */
+static gboolean
+flagged_for (Check          *check,
+             const SimLevel *own,
+             const gint     *covering,
+             guint           i,
+             guint           doc)
+{
+  GArray *results = g_ptr_array_index (check->results, i);
+
+  if (covering[i] >= 0 && g_array_index (check->passages, CheckPassage, covering[i]).doc == doc)
+    return TRUE;
+  return own[i] >= SIM_LEVEL_MEDIUM && results->len > 0 && g_array_index (results, Verified, 0).doc == doc;
+}
+
+/* A reworded segment flagged on its own: medium, its best source's
+ * passages not around it, its neighbours not flagged for that source. */
+static gboolean
+is_lone (Check          *check,
+         const SimLevel *own,
+         const gint     *covering,
+         guint           i)
+{
+  GArray *results = g_ptr_array_index (check->results, i);
+  guint doc;
+
+  if (own[i] != SIM_LEVEL_MEDIUM || results->len == 0)
+    return FALSE;
+  doc = g_array_index (results, Verified, 0).doc;
+  return !(covering[i] >= 0 && g_array_index (check->passages, CheckPassage, covering[i]).doc == doc) &&
+         !(i > 0 && flagged_for (check, own, covering, i - 1, doc)) &&
+         !(i + 1 < check->segments->len && flagged_for (check, own, covering, i + 1, doc));
+}
+
+typedef struct {
+  guint   doc;
+  guint32 start, end;  /* its best match */
+  guint   segment;
+} LoneMatch;
+
+static int
+compare_lone (gconstpointer a,
+              gconstpointer b)
+{
+  const LoneMatch *x = a, *y = b;
+
+  if (x->doc != y->doc)
+    return x->doc < y->doc ? -1 : 1;
+  return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Reworded segments flagged on their own (is_lone()) whose matches meet
+ * in one place of a source are unflagged: that place is a phrase of the
+ * subject the article keeps saying in its own words (a copy takes a
+ * stretch of its source once). Sorted, so a sentence repeated through
+ * the article costs n log n. */
+static void
+unflag_stock_phrases (Check          *check,
+                      SimLevel       *own,
+                      const gint     *covering)
+{
+  g_autoptr(GArray) lone = g_array_new (FALSE, FALSE, sizeof (LoneMatch));
+
+  for (guint i = 0; i < check->segments->len; i++)
+    if (is_lone (check, own, covering, i))
+      {
+        const Verified *v = &g_array_index ((GArray *) g_ptr_array_index (check->results, i), Verified, 0);
+        const LoneMatch m = { v->doc, v->start, v->end, i };
+
+        g_array_append_val (lone, m);
+      }
+  g_array_sort (lone, compare_lone);
+  for (guint i = 0; i < lone->len;)
+    {
+      const LoneMatch *first = &g_array_index (lone, LoneMatch, i);
+      guint32 end = first->end;
+      guint j = i + 1;
+
+      while (j < lone->len && g_array_index (lone, LoneMatch, j).doc == first->doc &&
+             g_array_index (lone, LoneMatch, j).start < end)
+        end = MAX (end, g_array_index (lone, LoneMatch, j++).end);
+      for (guint k = i; j - i >= 2 && k < j; k++)
+        own[g_array_index (lone, LoneMatch, k).segment] = SIM_LEVEL_LOW;
+      i = j;
+    }
+}
+
 static SimReport *
 build_report (Check *check)
 {
@@ -284,6 +371,7 @@ build_report (Check *check)
         }
     }
 
+  unflag_stock_phrases (check, own, covering);
   for (guint i = 0; i < check->segments->len; i++)
     {
       const SimSegment *seg = &g_array_index (check->segments, SimSegment, i);

@@ -600,6 +600,30 @@ test_check_finds_a_sentence_reworded_past_every_window (void **state)
   }
 }
 
+/* Issue 30: a source's sentence said over again in the article's own
+ * words, in two places apart, is a stock phrase of the subject, not a
+ * copy: a copy takes a stretch of its source once. Said once, it is
+ * flagged. */
+static void
+test_check_leaves_a_stock_phrase_said_twice (void **state)
+{
+  const char *source = "The hearing was adjourned until the end of next week.\n"
+                       "The council's treasurer, Maria Lopez, declined to comment.\n"
+                       "Prosecutors said they would appeal the ruling at once.\n";
+  const char *once = "We drove north for three hours. Even then the council's treasurer, Maria Lopez, refused "
+                     "to comment. The radio played old songs all the way. We stopped for lunch at a small farm. "
+                     "The soup there was thick and the bread was warm.";
+  g_autofree char *twice = g_strconcat (once, " Later that evening the council's treasurer, Maria Lopez, "
+                                        "again declined to say anything.", NULL);
+  g_autoptr(SimReport) said_once = check_against (source, once);
+  g_autoptr(SimReport) said_twice = check_against (source, twice);
+
+  assert_int_equal (find_segment (said_once, "Even then")->level, SIM_LEVEL_MEDIUM);
+  assert_int_equal (find_segment (said_twice, "Even then")->level, SIM_LEVEL_LOW);
+  assert_int_equal (find_segment (said_twice, "Later that evening")->level, SIM_LEVEL_LOW);
+  assert_int_equal (sim_report_get_n_passages (said_twice), 0);
+}
+
 /* Words for made-up sentences. */
 static const char *const words[] = {
   "river", "stone", "bridge", "council", "market", "winter", "harvest", "engine", "garden", "window",
@@ -1181,6 +1205,7 @@ main (void)
     cmocka_unit_test_setup_teardown (test_check_finds_copied_and_edited_sentences, setup, teardown),
     cmocka_unit_test_setup_teardown (test_check_splits_a_copy_run_into_own_words, setup, teardown),
     cmocka_unit_test (test_check_sees_through_lookalike_letters),
+    cmocka_unit_test (test_check_leaves_a_stock_phrase_said_twice),
     cmocka_unit_test (test_check_finds_a_copy_in_a_source_that_repeats_itself),
     cmocka_unit_test (test_check_flags_a_short_sentence_copied_whole),
     cmocka_unit_test (test_check_splits_off_a_whole_source_sentence_run_on),
