@@ -18,7 +18,7 @@ struct _SimStore {
   char             *path;
   SimStoreBusyFunc  busy_func;   /* NULL: give up after 10 s */
   gpointer          busy_data;
-  sqlite3_stmt     *text_stmt;   /* sim_store_read_text()'s, prepared once */
+  GHashTable       *cached;      /* SQL text -> its statement (_sim_store_cached()) */
   int               format;      /* the format version it was opened at */
 };
 
@@ -34,6 +34,13 @@ gboolean      _sim_store_exec      (SimStore      *store,
                                     const char    *sql,
                                     GError       **error);
 sqlite3_stmt *_sim_store_prepare   (SimStore      *store,
+                                    const char    *sql,
+                                    GError       **error);
+/* @sql prepared once for the store's life, reset and unbound: what a
+ * writer runs for every document (preparing cost more than running it).
+ * Owned by the store; reset it when done reading rows (a statement left
+ * on a row holds its read transaction open). */
+sqlite3_stmt *_sim_store_cached    (SimStore      *store,
                                     const char    *sql,
                                     GError       **error);
 /* Runs a statement that returns no rows. */

@@ -372,9 +372,7 @@ sim_store_read_text (SimStore  *store,
       return NULL;
     }
   /* Prepared once per connection: a check reads hundreds of texts. */
-  if (store->text_stmt == NULL)
-    store->text_stmt = _sim_store_prepare (store, "SELECT body FROM texts WHERE doc_id = ?", error);
-  stmt = store->text_stmt;
+  stmt = _sim_store_cached (store, "SELECT body FROM texts WHERE doc_id = ?", error);
   if (stmt == NULL)
     return NULL;
   sqlite3_bind_int64 (stmt, 1, id);

@@ -94,6 +94,32 @@ _sim_store_prepare (SimStore    *store,
   return stmt;
 }
 
+static void
+finalize (gpointer stmt)
+{
+  sqlite3_finalize (stmt);
+}
+
+sqlite3_stmt *
+_sim_store_cached (SimStore    *store,
+                   const char  *sql,
+                   GError     **error)
+{
+  sqlite3_stmt *stmt;
+
+  if (store->cached == NULL)
+    store->cached = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, finalize);
+  stmt = g_hash_table_lookup (store->cached, sql);
+  if (stmt != NULL)
+    {
+      sqlite3_reset (stmt);
+      sqlite3_clear_bindings (stmt);
+      return stmt;
+    }
+  if ((stmt = _sim_store_prepare (store, sql, error)) != NULL)
+    g_hash_table_insert (store->cached, (gpointer) sql, stmt);
+  return stmt;
+}
 
 /* Runs a statement that returns no rows. */
 gboolean
@@ -328,7 +354,7 @@ sim_store_free (SimStore *store)
 {
   if (store == NULL)
     return;
-  sqlite3_finalize (store->text_stmt);
+  g_clear_pointer (&store->cached, g_hash_table_unref);
   if (store->db)
     sqlite3_close_v2 (store->db);
   g_free (store->path);
@@ -477,8 +503,7 @@ sim_store_find_path (SimStore    *store,
                      char       **out_hash,
                      GError     **error)
 {
-  g_autoptr(sqlite3_stmt) stmt =
-    _sim_store_prepare (store, "SELECT id, content_hash FROM documents WHERE path = ?", error);
+  sqlite3_stmt *stmt = _sim_store_cached (store, "SELECT id, content_hash FROM documents WHERE path = ?", error);
   int rc;
 
   if (stmt == NULL)
@@ -491,8 +516,10 @@ sim_store_find_path (SimStore    *store,
         *out_id = sqlite3_column_int64 (stmt, 0);
       if (out_hash)
         *out_hash = g_strdup ((const char *) sqlite3_column_text (stmt, 1));
+      sqlite3_reset (stmt);
       return TRUE;
     }
+  sqlite3_reset (stmt);
   if (rc != SQLITE_DONE)
     _sim_store_error (store, rc, "looking up a document", error);
   return FALSE;
@@ -505,9 +532,9 @@ sim_store_insert (SimStore          *store,
                   GBytes            *text,
                   GError           **error)
 {
-  g_autoptr(sqlite3_stmt) stmt = NULL;
+  sqlite3_stmt *stmt;
 
-  stmt = _sim_store_prepare (store,
+  stmt = _sim_store_cached (store,
                   "INSERT INTO documents (path, title, content_hash, n_bytes, n_chars, n_segments,"
                   " modified_at, added_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", error);
   if (stmt == NULL)
@@ -524,14 +551,13 @@ sim_store_insert (SimStore          *store,
   if (!_sim_store_step_done (store, stmt, "adding a document", error))
     return FALSE;
   doc->id = sqlite3_last_insert_rowid (store->db);
-  g_clear_pointer (&stmt, sqlite3_finalize);
 
   /* Format 1 kept each text as one frame: this build reads those and
    * writes pieces, which a build that reads format 1 only cannot read. */
   if (store->format < SIM_STORE_FORMAT_VERSION &&
       !_sim_store_exec (store, "PRAGMA user_version=" G_STRINGIFY (SIM_STORE_FORMAT_VERSION), error))
     return FALSE;
-  stmt = _sim_store_prepare (store, "INSERT INTO texts (doc_id, body) VALUES (?, ?)", error);
+  stmt = _sim_store_cached (store, "INSERT INTO texts (doc_id, body) VALUES (?, ?)", error);
   if (stmt == NULL)
     return FALSE;
   sqlite3_bind_int64 (stmt, 1, doc->id);
@@ -545,7 +571,7 @@ sim_store_set_n_segments (SimStore  *store,
                           gint64     n_segments,
                           GError   **error)
 {
-  g_autoptr(sqlite3_stmt) stmt = _sim_store_prepare (store, "UPDATE documents SET n_segments = ? WHERE id = ?", error);
+  sqlite3_stmt *stmt = _sim_store_cached (store, "UPDATE documents SET n_segments = ? WHERE id = ?", error);
 
   if (stmt == NULL)
     return FALSE;
