@@ -152,6 +152,7 @@ typedef struct {
   GString    *markup;
   gsize       n_text;  /* bytes of text in @markup */
   const char *tint;    /* of the open span, or NULL */
+  const char *font;
 } Flow;
 
 static void
@@ -159,7 +160,7 @@ flow_break (Flow *flow)
 {
   if (flow->tint)
     g_string_append (flow->markup, "</span>");
-  pdf_markup_spaced (flow->pdf, flow->markup->str, "Sans 10", 0);
+  pdf_markup_spaced (flow->pdf, flow->markup->str, flow->font, 0);
   g_string_truncate (flow->markup, 0);
   flow->n_text = 0;
   if (flow->tint)
@@ -456,7 +457,7 @@ sim_pdf_write_report (const SimReportView *view,
 
   /* The article, each flagged passage in its source's colour and number. */
   {
-    Flow flow = { &pdf, markup, 0, NULL };
+    Flow flow = { &pdf, markup, 0, NULL, "Sans 10" };
     g_autofree char *heading = g_markup_printf_escaped ("<b>%s</b>", _("Article"));
     g_autoptr(GString) legend = g_string_new (NULL);
 
@@ -513,40 +514,46 @@ sim_pdf_write_report (const SimReportView *view,
 
         pdf_markup (&pdf, escaped, "Sans 8");
       }
+    /* Flowed as the article is: a passage of 300 KB in one layout took
+     * seconds. */
     for (guint i = 0; i < listed->len; i++)
       {
         const SimListed *l = &g_array_index (listed, SimListed, i);
         const SimReportSource *src = sim_report_get_source (report, l->passage->source);
-        g_autofree char *item = NULL, *similar = NULL;
+        Flow flow = { &pdf, markup, 0, NULL, "Sans 9" };
+        g_autofree char *similar = NULL, *about = NULL;
 
         if (l->identical)
           continue;
-        g_autoptr(GString) text = g_string_new (NULL);
-
         similar = g_strdup_printf (_("%.0f%% similar to the source"), 100 * l->passage->similarity);
+        g_string_truncate (markup, 0);
+        g_string_append_printf (markup, "%u. ", ++number);
         /* Only the flagged text is shaded, as in the article. */
         for (guint k = 0; k < l->pieces->len; k++)
           {
             const SimListedPiece *piece = &g_array_index (l->pieces, SimListedPiece, k);
-            g_autofree char *escaped = g_markup_escape_text (piece->text, -1);
 
             if (piece->flagged)
-              g_string_append_printf (text, "<span background=\"%s\">%s</span>",
-                                      piece->excluded ? sim_level_excluded_tint ()
-                                                      : sim_source_tint (l->passage->source + 1), escaped);
-            else
-              g_string_append (text, escaped);
+              {
+                flow.tint = piece->excluded ? sim_level_excluded_tint () : sim_source_tint (l->passage->source + 1);
+                g_string_append_printf (markup, "<span background=\"%s\">", flow.tint);
+              }
+            flow_text (&flow, piece->text);
+            if (piece->flagged)
+              g_string_append (markup, "</span>");
+            flow.tint = NULL;
           }
-        item = g_markup_printf_escaped ("%u. ", ++number);
-        {
-          g_autofree char *rest = g_markup_printf_escaped ("\n<span foreground=\"#555\">%s %u · %s · %s — %s</span>\n"
-                                                           "<span background=\"#f6f5f4\">%s</span>",
-                                                           _("Source"), l->passage->source + 1, similar,
-                                                           src->title, src->display_path, l->source_text);
-          g_autofree char *whole = g_strconcat (item, text->str, rest, NULL);
-
-          pdf_markup (&pdf, whole, "Sans 9");
-        }
+        flow_break (&flow);
+        about = g_markup_printf_escaped ("<span foreground=\"#555\">%s %u · %s · %s — %s</span>", _("Source"),
+                                         l->passage->source + 1, similar, src->title, src->display_path);
+        pdf_markup_spaced (&pdf, about, "Sans 9", 0);
+        flow.tint = "#f6f5f4";
+        g_string_append_printf (markup, "<span background=\"%s\">", flow.tint);
+        flow_text (&flow, l->source_text);
+        g_string_append (markup, "</span>");
+        flow.tint = NULL;
+        flow_break (&flow);
+        pdf.y += 6;
       }
   }
 
