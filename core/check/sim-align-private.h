@@ -51,6 +51,8 @@ typedef struct {
   float              *norms;    /* per sentence */
   guint               n_sentences;
   guint              *other;    /* per word: the other side's word, or G_MAXUINT */
+  float              *bag;      /* per word, zero between uses: score_fragment()'s sums */
+  guint              *touched;  /* the words of @bag in use */
 } Side;
 
 static inline const Entry *

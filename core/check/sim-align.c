@@ -184,6 +184,8 @@ side_alloc (Side *side)
   side->n_sentences = side->prepared->vectors->len;
   side->weights = g_new (float, MAX (side->prepared->entries->len, 1));
   side->norms = g_new (float, MAX (side->n_sentences, 1));
+  side->bag = g_new0 (float, MAX (side->prepared->n_words, 1));
+  side->touched = g_new (guint, MAX (side->prepared->n_words, 1));
 }
 
 /* Weights each word by its inverse sentence frequency over both texts. */
@@ -216,6 +218,8 @@ side_clear (Side *side)
   g_clear_pointer (&side->weights, g_free);
   g_clear_pointer (&side->norms, g_free);
   g_clear_pointer (&side->other, g_free);
+  g_clear_pointer (&side->bag, g_free);
+  g_clear_pointer (&side->touched, g_free);
 }
 
 typedef struct {
@@ -355,32 +359,30 @@ typedef struct {
   float best_seed;   /* the highest cosine of its seeds */
 } Fragment;
 
-/* Sums the sentence vectors [first, last] into one bag of words. */
-static void
+/* Sums the sentence vectors [first, last] into @side's bag, by word (a
+ * weight is never 0: the log of more sentences than hold its word);
+ * returns how many words it holds (listed in @side->touched). */
+static guint
 bag_of (const Side *side,
         guint       first,
-        guint       last,
-        GHashTable *bag)
+        guint       last)
 {
-  g_hash_table_remove_all (bag);
+  guint n = 0;
+
   for (guint s = first; s <= last; s++)
     {
       const Vector *v = side_vector (side, s);
 
       for (guint k = v->first; k < v->first + v->n; k++)
         {
-          const Entry *e = side_entry (side, k);
-          gpointer key = GSIZE_TO_POINTER ((gsize) e->token);
-          float *w = g_hash_table_lookup (bag, key);
+          const guint w = side_entry (side, k)->word;
 
-          if (w == NULL)
-            {
-              w = g_new0 (float, 1);
-              g_hash_table_insert (bag, key, w);
-            }
-          *w += side->weights[k];
+          if (side->bag[w] == 0)
+            side->touched[n++] = w;
+          side->bag[w] += side->weights[k];
         }
     }
+  return n;
 }
 
 /* Cosine of the two sides, and the share of A's weight found in B. */
@@ -389,32 +391,28 @@ score_fragment (const Side *a,
                 const Side *b,
                 Fragment   *f)
 {
-  g_autoptr(GHashTable) bag_a = g_hash_table_new_full (NULL, NULL, NULL, g_free);
-  g_autoptr(GHashTable) bag_b = g_hash_table_new_full (NULL, NULL, NULL, g_free);
-  GHashTableIter iter;
-  gpointer key, value;
+  const guint n_a = bag_of (a, f->a_first, f->a_last);
+  const guint n_b = bag_of (b, f->b_first, f->b_last);
   double dot = 0, na = 0, nb = 0, total = 0, found = 0;
 
-  bag_of (a, f->a_first, f->a_last, bag_a);
-  bag_of (b, f->b_first, f->b_last, bag_b);
-  g_hash_table_iter_init (&iter, bag_b);
-  while (g_hash_table_iter_next (&iter, &key, &value))
-    nb += (double) *(float *) value * *(float *) value;
-  g_hash_table_iter_init (&iter, bag_a);
-  while (g_hash_table_iter_next (&iter, &key, &value))
+  for (guint k = 0; k < n_b; k++)
+    nb += (double) b->bag[b->touched[k]] * b->bag[b->touched[k]];
+  for (guint k = 0; k < n_a; k++)
     {
-      const float wa = *(float *) value;
-      const float *wb = g_hash_table_lookup (bag_b, key);
+      const guint w = a->touched[k];
+      const float wa = a->bag[w];
+      const float wb = a->other[w] != G_MAXUINT ? b->bag[a->other[w]] : 0;
 
       na += (double) wa * wa;
       total += wa;
-      if (wb != NULL)
-        {
-          dot += (double) wa * *wb;
-          found += MIN (wa, *wb);
-        }
+      dot += (double) wa * wb;
+      found += MIN (wa, wb);
     }
-  f->n_words = g_hash_table_size (bag_a);
+  for (guint k = 0; k < n_a; k++)
+    a->bag[a->touched[k]] = 0;
+  for (guint k = 0; k < n_b; k++)
+    b->bag[b->touched[k]] = 0;
+  f->n_words = n_a;
   f->cosine = na > 0 && nb > 0 ? dot / sqrt (na * nb) : 0;
   f->similarity = total > 0 ? found / total : 0;
 }
