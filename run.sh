@@ -121,10 +121,11 @@ case "${1:-run}" in
     install_packages "${BUILD_PACKAGES[@]}" "${DEMO_PACKAGES[@]}"
     build build
     [ -d build/demo/texts ] || demo
+    [ -f build/demo/essay-5000.txt ] || python3 corpus/make-sample.py build/demo/texts build/demo/essay-5000.txt 5000
     build/tests/bench/simhound-bench "${@:2}"
     if [ -x build/tests/bench/simhound-ui-bench ]; then
       GSETTINGS_BACKEND=memory GSETTINGS_SCHEMA_DIR=$top/build/resources GSK_RENDERER=cairo \
-        xvfb-run -a build/tests/bench/simhound-ui-bench 2>/dev/null
+        xvfb-run -a build/tests/bench/simhound-ui-bench ../shared/corpora build/demo/demo.db build/demo/essay-5000.txt 2>/dev/null
     fi
     ;;
   *)

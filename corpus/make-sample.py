@@ -11,8 +11,10 @@ hits of every kind:
   - a Bible verse run into the writer's own sentence;
   - and paragraphs of the writer's own, in both languages.
 
-usage: make-sample.py DEMO_TEXT_DIR OUT_FILE
-Deterministic: the same corpus gives the same article.
+usage: make-sample.py DEMO_TEXT_DIR OUT_FILE [WORDS]
+With WORDS, more English paragraphs of the corpus, copied, lightly edited
+and reworded in turn, until the article has that many words (the
+benchmark's essay). Deterministic: the same corpus gives the same article.
 """
 import os
 import random
@@ -84,7 +86,7 @@ def to_traditional(text):
 
 
 def main():
-    if len(sys.argv) != 3:
+    if len(sys.argv) not in (3, 4):
         print(__doc__, file=sys.stderr)
         return 1
     root, out = sys.argv[1], sys.argv[2]
@@ -111,6 +113,13 @@ def main():
         run = " ".join(sentence[1:3]).rstrip(".;:")
         parts.append("My grandmother liked to quote an old line here: " + run +
                      ", and she said it whenever the power went out.")
+    if len(sys.argv) == 4:
+        edits = (lambda p: p, lambda p: light_edit(rng, p), lambda p: reword(rng, p))
+        while sum(len(p.split()) for p in parts) < int(sys.argv[3]):
+            more = pick(rng, os.path.join(root, "debian-reference-en"), 150, 600, False)
+            if more is None:
+                break
+            parts.append(edits[len(parts) % 3](more))
     parts.append(OWN_END)
     with open(out, "w", encoding="utf-8") as f:
         f.write("\n\n".join(parts) + "\n")
