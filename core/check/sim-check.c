@@ -45,16 +45,18 @@ sim_check_options_validate (const SimCheckOptions *options,
   return TRUE;
 }
 
-/* A passage is at least medium: two or more of its sentences pairs were
- * similar, in order, and its two sides are similar as wholes. */
+SimLevel
+sim_check_passage_level (const SimCheckOptions *options,
+                         float                  similarity)
+{
+  return sim_level_of (similarity, options->high_threshold, options->medium_threshold);
+}
+
 static SimLevel
 passage_level (Check              *check,
                const CheckPassage *cp)
 {
-  const SimCheckOptions *o = check->options;
-
-  return MAX (SIM_LEVEL_MEDIUM, sim_level_of (cp->alignment.similarity, o->high_threshold,
-                                              o->medium_threshold));
+  return sim_check_passage_level (check->options, cp->alignment.similarity);
 }
 
 /* A segment flagged because a passage covers it names that passage's

@@ -72,6 +72,13 @@ void       sim_check_options_fill_settings (const SimCheckOptions *options,
                                             SimReportSettings     *settings);
 
 /* Validates options: SIM_ERROR_INVALID_ARGUMENT with a message naming the option. */
+/* The level of an aligned passage whose source holds @similarity of its
+ * words (SimAlignment.similarity), in a check and in compare alike: that
+ * of its similarity. The sentence pairs that seed a passage in order are
+ * how it is found, not evidence: two pages on one subject echo each other
+ * in order, with a fifth of their words shared. */
+SimLevel   sim_check_passage_level (const SimCheckOptions *options,
+                                    float                  similarity);
 gboolean   sim_check_options_validate (const SimCheckOptions *options,
                                        GError               **error);
 

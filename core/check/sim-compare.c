@@ -76,15 +76,11 @@ side_clear (Side *side)
   g_clear_pointer (&side->align, sim_align_side_free);
 }
 
-/* A passage's level is that of its similarity, the share of its words the
- * source has, as everywhere: sentence pairs that seed it in order are how
- * it is found, not evidence (two topical echoes between pages on one
- * subject made passages with a fifth of their words shared). */
 static SimLevel
 alignment_level (const SimAlignment    *al,
                  const SimCheckOptions *o)
 {
-  return sim_level_of (al->similarity, o->high_threshold, o->medium_threshold);
+  return sim_check_passage_level (o, al->similarity);
 }
 
 /* The passages of A that reuse B and are flagged: A's sentences aligned

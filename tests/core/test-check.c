@@ -15,6 +15,7 @@
 #include <json-glib/json-glib.h>
 
 #include "sim-check.h"
+#include "sim-compare.h"
 #include "sim-error.h"
 #include "sim-test-util.h"
 
@@ -624,6 +625,32 @@ test_check_leaves_a_stock_phrase_said_twice (void **state)
   assert_int_equal (sim_report_get_n_passages (said_twice), 0);
 }
 
+/* Issue 30: a passage's level is that of its similarity in a check as in
+ * compare. Two sentences echoing a source's two in order, a third of
+ * their words shared, align as a passage too weak for a level: compare
+ * reports none, and a check no longer raises the sentences it covers to
+ * medium (it did: a passage was at least medium in a check). */
+static void
+test_check_and_compare_level_a_passage_alike (void **state)
+{
+  const char *source = "Our harbour town was founded by fishermen in the twelfth century. "
+                       "The river flooded the old market in the spring. The mayor ordered the bridge closed. "
+                       "Merchants moved their stalls to the church steps for a month. "
+                       "The cathedral choir still sings every Sunday morning.";
+  const char *article = "I spent last summer with my aunt in the countryside. "
+                        "The river flooded the old farm road in the spring, my aunt recalls, twice. "
+                        "The mayor ordered the narrow bridge closed while tractors waited beside hedges. "
+                        "We picked apples and made jam in her kitchen every afternoon.";
+  SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
+  g_autoptr(SimReport) compared = sim_compare_run (article, -1, "article", source, -1, "source", &options,
+                                                   SIM_NORMALIZE_DEFAULT, NULL, NULL);
+  g_autoptr(SimReport) checked = check_against (source, article);
+
+  assert_non_null (compared);
+  assert_int_equal (sim_report_get_n_passages (compared), 0);
+  assert_int_equal (find_segment (checked, "The mayor ordered")->level, SIM_LEVEL_LOW);
+}
+
 /* Words for made-up sentences. */
 static const char *const words[] = {
   "river", "stone", "bridge", "council", "market", "winter", "harvest", "engine", "garden", "window",
@@ -1206,6 +1233,7 @@ main (void)
     cmocka_unit_test_setup_teardown (test_check_splits_a_copy_run_into_own_words, setup, teardown),
     cmocka_unit_test (test_check_sees_through_lookalike_letters),
     cmocka_unit_test (test_check_leaves_a_stock_phrase_said_twice),
+    cmocka_unit_test (test_check_and_compare_level_a_passage_alike),
     cmocka_unit_test (test_check_finds_a_copy_in_a_source_that_repeats_itself),
     cmocka_unit_test (test_check_flags_a_short_sentence_copied_whole),
     cmocka_unit_test (test_check_splits_off_a_whole_source_sentence_run_on),
