@@ -71,7 +71,6 @@ void       sim_check_options_fill_settings (const SimCheckOptions *options,
                                             SimNormalizeFlags      flags,
                                             SimReportSettings     *settings);
 
-/* Validates options: SIM_ERROR_INVALID_ARGUMENT with a message naming the option. */
 /* The level of an aligned passage whose source holds @similarity of its
  * words (SimAlignment.similarity), in a check and in compare alike: that
  * of its similarity. The sentence pairs that seed a passage in order are
@@ -79,6 +78,8 @@ void       sim_check_options_fill_settings (const SimCheckOptions *options,
  * in order, with a fifth of their words shared. */
 SimLevel   sim_check_passage_level (const SimCheckOptions *options,
                                     float                  similarity);
+
+/* Validates options: SIM_ERROR_INVALID_ARGUMENT with a message naming the option. */
 gboolean   sim_check_options_validate (const SimCheckOptions *options,
                                        GError               **error);
 

@@ -76,13 +76,6 @@ side_clear (Side *side)
   g_clear_pointer (&side->align, sim_align_side_free);
 }
 
-static SimLevel
-alignment_level (const SimAlignment    *al,
-                 const SimCheckOptions *o)
-{
-  return sim_check_passage_level (o, al->similarity);
-}
-
 /* The passages of A that reuse B and are flagged: A's sentences aligned
  * with B's, less those too weak for a level. */
 static GArray *
@@ -100,7 +93,7 @@ compare_align (const Side            *sa,
 
       if (!sim_alignment_stands_alone (al))
         continue;
-      if (alignment_level (al, options) == SIM_LEVEL_LOW)
+      if (sim_check_passage_level (options, al->similarity) == SIM_LEVEL_LOW)
         continue;
       g_array_index (found, SimAlignment, kept++) = *al;
     }
@@ -150,7 +143,7 @@ compare_report (const Side            *sa,
       p.source_start = al->b_start;
       p.source_end = al->b_end;
       p.similarity = al->similarity;
-      p.level = alignment_level (al, options);
+      p.level = sim_check_passage_level (options, al->similarity);
       _sim_report_add_passage (report, &p);
     }
 
@@ -209,7 +202,7 @@ compare_report (const Side            *sa,
           m.excerpt = g_strndup (from, word_to - from);
         }
       }
-      rs.level = alignment_level (covering, options);
+      rs.level = sim_check_passage_level (options, covering->similarity);
       rs.similarity = covering->similarity;
       rs.from_passage = TRUE;
       _sim_report_add_segment (report, &rs, &m, 1);
