@@ -14,7 +14,9 @@
  *                       keys: stored sentences they may reword
  *   sim-passages.c      the article aligned with its best sources
  *                       (sim-align.c): reused passages, whole
- *   sim-check.c         the stages in order, the report, the async relay
+ *   sim-check-report.c  the report: each segment's level and matches, the
+ *                       passages
+ *   sim-check.c         the stages in order, the async relay
  *
  * A Check lives on the stack of sim_check_run(); its arrays are filled by one
  * stage and read by the later ones. Workers of one stage share it, each
@@ -293,5 +295,9 @@ gboolean  _sim_passages_supports     (Check              *check,
                                       const SimSegment   *after,
                                       guint32             lo,
                                       guint32             hi);
+
+/* sim-check-report.c: the report of @check, its stages done. The check's
+ * thread. */
+SimReport *_sim_check_build_report   (Check              *check);
 
 G_END_DECLS
