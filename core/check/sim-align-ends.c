@@ -12,11 +12,39 @@
 #include "sim-align-private.h"
 #include "sim-words.h"
 
-#define TRIM_MIN_WORDS    4      /* unshared words that end a passage's first or last sentence */
+#define TRIM_MIN_WORDS    4      /* own words, net of shared ones (TRIM_OWN each), that end a passage's first or last sentence */
+#define TRIM_OWN          4      /* own words a shared word outweighs at a passage's ends */
 #define SNAP_SHARE        0.5f   /* of A's runs of three words B has too: a copy near word for word */
 #define SNAP_LENGTHS      1.3f   /* the longer side of a copy snapped at most this many times the shorter */
 #define SNAP_NEIGHBOUR    500    /* code points of A between passages whose facing ends are not snapped */
 #define SNAP_MIN_WORDS    8      /* words an end snapped leaves out at least */
+
+/* How many words at the head (or tail) of @tokens are the writer's own:
+ * the run whose words the other side lacks outnumber, TRIM_OWN to one,
+ * those it has (a stray common word does not hold a sentence of one's own
+ * in the passage), when that margin is TRIM_MIN_WORDS or more; else 0. */
+static guint
+foreign_run (const GArray *tokens,
+             GHashTable   *other,
+             gboolean      head)
+{
+  const guint n = tokens->len;
+  gint score = 0, best = 0;
+  guint best_len = 0;
+
+  for (guint k = 0; k < n; k++)
+    {
+      const guint64 t = g_array_index (tokens, guint64, head ? k : n - 1 - k);
+
+      score += g_hash_table_contains (other, GSIZE_TO_POINTER ((gsize) t)) ? -TRIM_OWN : 1;
+      if (score > best)
+        {
+          best = score;
+          best_len = k + 1;
+        }
+    }
+  return best >= TRIM_MIN_WORDS ? best_len : 0;
+}
 
 /* Narrows [*start, *end) (code points of @text, from its sentences first and
  * last) to leave out a run of TRIM_MIN_WORDS or more words at either end
@@ -37,10 +65,8 @@ _sim_align_trim_ends (const SimAlignText *text,
 
   s = &text->sentences[first];
   sim_words_tokenize (text->units, s->unit_start, s->unit_end, tokens, spans);
-  n = tokens->len;
-  for (k = 0; k < n && !g_hash_table_contains (other, GSIZE_TO_POINTER ((gsize) g_array_index (tokens, guint64, k))); k++)
-    ;
-  if (k < n && k >= TRIM_MIN_WORDS)
+  k = foreign_run (tokens, other, TRUE);
+  if (k > 0 && k < tokens->len)
     *start = text->units->src_start[g_array_index (spans, guint32, 2 * k)];
 
   g_array_set_size (tokens, 0);
@@ -48,11 +74,10 @@ _sim_align_trim_ends (const SimAlignText *text,
   s = &text->sentences[last];
   sim_words_tokenize (text->units, s->unit_start, s->unit_end, tokens, spans);
   n = tokens->len;
-  for (k = n; k > 0 && !g_hash_table_contains (other, GSIZE_TO_POINTER ((gsize) g_array_index (tokens, guint64, k - 1))); k--)
-    ;
-  if (k > 0 && n - k >= TRIM_MIN_WORDS)
+  k = foreign_run (tokens, other, FALSE);
+  if (k > 0 && k < n)
     {
-      const guint32 last_unit = g_array_index (spans, guint32, 2 * (k - 1) + 1) - 1;
+      const guint32 last_unit = g_array_index (spans, guint32, 2 * (n - k - 1) + 1) - 1;
 
       *end = sim_units_get_end (text->units, last_unit);
     }

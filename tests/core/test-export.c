@@ -585,6 +585,41 @@ test_passage_ends_where_the_copy_ends (void **state)
     }
 }
 
+/* Issue 30: an edited copy (too edited to end at its runs of three words)
+ * whose last sentence runs on into the writer's own words, one of them a
+ * word the source has too ("river"): the passage still ends where the
+ * copy ends, in compare and in a check alike. */
+static void
+test_edited_copy_ends_before_own_words_with_a_shared_one (void **state)
+{
+  Fixture *f = *state;
+  const char *source = "Glaciers carve deep valleys as they move slowly downhill over many centuries. "
+                       "Meltwater from the ice feeds rivers that carry fine sediment towards the sea. "
+                       "Moraines of loose rock mark the furthest point each glacier reached. "
+                       "Scientists date these ridges by measuring lichen growth on exposed boulders. "
+                       "Old photographs show how far the ice has retreated since the last century.";
+  static const char own[] = " while my grandmother skated happily across frozen ponds beside the quiet village river";
+  g_autofree char *article = g_strconcat ("This essay is about a trip I took last spring with my class. "
+                                          "Glaciers carve large valleys as they move gently downhill over many centuries. "
+                                          "Meltwater from the frozen water feeds rivers that carry tiny sediment towards the sea. "
+                                          "Moraines of broken rock mark the farthest point each glacier reached. "
+                                          "Scientists date these ridges by checking lichen growth on bare boulders",
+                                          own, ". We went home on Sunday.", NULL);
+  const glong own_start = g_utf8_pointer_to_offset (article, strstr (article, own));
+  g_autoptr(SimReport) compared = NULL;
+  g_autoptr(SimReport) checked = NULL;
+
+  compare_and_check (f, "moraines", article, source, &compared, &checked);
+  for (guint r = 0; r < 2; r++)
+    {
+      const SimPassage *p = only_passage (r == 0 ? compared : checked);
+
+      assert_true (p->start <= g_utf8_pointer_to_offset (article, strstr (article, "Glaciers carve")));
+      assert_true (p->end <= own_start);
+      assert_true (p->end >= g_utf8_pointer_to_offset (article, strstr (article, "bare boulders")));
+    }
+}
+
 /* Issue 30: a copy word for word that stops inside a sentence of its
  * source: the passage's source span ends where the copied words do, not
  * at the end of the source's sentence, in compare and in a check alike. */
@@ -764,6 +799,7 @@ main (void)
     cmocka_unit_test (test_passage_ends_where_the_copy_ends),
     cmocka_unit_test (test_lightly_edited_copy_is_one_passage),
     cmocka_unit_test (test_copies_from_far_apart_stay_apart),
+    cmocka_unit_test (test_edited_copy_ends_before_own_words_with_a_shared_one),
     cmocka_unit_test (test_source_span_ends_where_the_copy_ends),
     cmocka_unit_test (test_list_shades_only_flagged_text),
     cmocka_unit_test (test_html_is_self_contained_and_escaped),
