@@ -352,6 +352,7 @@ typedef struct {
   guint a_first, a_last;  /* sentences, inclusive */
   guint b_first, b_last;
   guint n_seeds;
+  guint n_pairs;     /* of them, separate evidence (distinct_pairs()) */
   guint n_words;     /* distinct words of A's side */
   gboolean is_summary;
   float cosine;
@@ -534,6 +535,25 @@ find_foreign (const Side *a,
   return G_MAXUINT;
 }
 
+/* How many of @n seeds (sorted by A) are separate evidence of a copy: as
+ * many as the fewer of their distinct sentences on either side. One
+ * sentence of A paired with two of B ("Type 2 of the disease ... Type 3 of
+ * the disease"), or two of A with one of B, is one pair. */
+static guint
+distinct_pairs (const Seed *seeds,
+                guint       n)
+{
+  g_autoptr(GHashTable) b = g_hash_table_new (NULL, NULL);
+  guint n_a = 0;
+
+  for (guint k = 0; k < n; k++)
+    {
+      n_a += k == 0 || seeds[k].i != seeds[k - 1].i;
+      g_hash_table_add (b, GUINT_TO_POINTER (seeds[k].j + 1));
+    }
+  return MIN (n_a, g_hash_table_size (b));
+}
+
 /* Joins seeds closer than @gap_a sentences in A and @gap_b in B into
  * fragments; a fragment not similar enough as a whole is split again with
  * smaller gaps. */
@@ -590,7 +610,7 @@ cluster (const Side *a,
     {
       Part *part = &g_array_index (parts, Part, g);
       Seed *group = (Seed *) part->seeds->data + part->off;
-      Fragment f = { G_MAXUINT, 0, G_MAXUINT, 0, 0, 0, FALSE, 0, 0, 0 };
+      Fragment f = { G_MAXUINT, 0, G_MAXUINT, 0, 0, 0, 0, FALSE, 0, 0, 0 };
       guint foreign;
 
       part->len = keep_in_order (group, part->len);
@@ -613,6 +633,7 @@ cluster (const Side *a,
           continue;
         }
       f.n_seeds = part->len;
+      f.n_pairs = distinct_pairs (group, part->len);
       for (guint k = 0; k < part->len; k++)
         {
           const Seed *s = &group[k];
@@ -806,6 +827,11 @@ grow (const Side *a,
             }
       if (!step)
         break;
+      /* A sentence that joins is one more pair of evidence: a copy edited
+       * so hard that one of its sentences pairs closely enough to seed
+       * still stands when its neighbours follow the source's. */
+      f->n_seeds++;
+      f->n_pairs++;
       grew = TRUE;
     }
   if (grew)
@@ -927,6 +953,7 @@ sim_align_sides (const SimAlignSide *pa,
       al.similarity = f->similarity;
       al.cosine = f->cosine;
       al.n_seeds = f->n_seeds;
+      al.n_pairs = f->n_pairs;
       for (guint m = 0; m < kept->len && !overlaps; m++)
         {
           const SimAlignment *o = &g_array_index (kept, SimAlignment, m);

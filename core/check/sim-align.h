@@ -20,8 +20,12 @@
  *   three seeds, or two when one is a close pair (two loose ones are a
  *   topic echoed); one drawn from most of a whole text is reported against
  *   all of it.
- * - Ends: a passage's first and last sentences lose what the other side
- *   barely has (a copy that stops mid-sentence); a copy near word for
+ * - Growth: a sentence just past a passage that pairs loosely with the
+ *   source's next one, sharing its words about as much as the passage
+ *   shares its source's, joins it and counts as one more pair.
+ * - Ends: a passage's first and last sentences lose a run of words the
+ *   other side barely has (a copy that stops mid-sentence, the writer's own
+ *   words run on after it); a copy near word for
  *   word ends, on both sides, where its runs of three words shared with
  *   the other side end (a source sentence that goes on past the copy).
  * - Filtering: passages overlapping a better one in A, passages too
@@ -61,18 +65,27 @@ typedef struct {
   guint32 b_end;
   float   similarity;  /* weighted share of A's words in the passage found in B's */
   float   cosine;      /* of the two sides as bags of words */
-  guint   n_seeds;     /* sentence pairs it grew from */
+  guint   n_seeds;     /* sentence pairs it grew from, and sentences that joined it */
+  guint   n_pairs;     /* of them, separate evidence: as many as the fewer distinct
+                        * sentences of either side among its seeds, and those that joined */
 } SimAlignment;
 
 /* Whether @al stands as a passage on its own: two seeds or more, or a
  * single sentence pair whose words are nearly all the same ("A black and
  * white cow in a pen with hay." / "a black and white cow in hay."); a pair
  * that shares less is a shared name or phrase, the sentence comparison's
- * to judge. */
+ * to judge. When nothing but the aligner says that A draws on B
+ * (@corroborated FALSE: two texts compared alone), its seeds count only as
+ * pairs of distinct sentences: one sentence of A paired with two of B
+ * ("There are three types: type 1, 2 or 3." / "Type 2 ..." "Type 3 ..."),
+ * or two of A with one of B, is a topic shared, not a copy. A check's
+ * fingerprint matches corroborate the sources they name. */
 static inline gboolean
-sim_alignment_stands_alone (const SimAlignment *al)
+sim_alignment_stands_alone (const SimAlignment *al,
+                            gboolean            corroborated)
 {
-  return al->n_seeds >= 2 || (al->cosine >= SIM_ALIGN_ONE_PAIR && al->similarity >= SIM_ALIGN_ONE_PAIR);
+  return (corroborated ? al->n_seeds : al->n_pairs) >= 2 ||
+         (al->cosine >= SIM_ALIGN_ONE_PAIR && al->similarity >= SIM_ALIGN_ONE_PAIR);
 }
 
 /* Appends the passages of A that reuse B to @out (GArray of SimAlignment),

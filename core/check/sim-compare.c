@@ -91,7 +91,7 @@ compare_align (const Side            *sa,
     {
       const SimAlignment *al = &g_array_index (found, SimAlignment, i);
 
-      if (!sim_alignment_stands_alone (al))
+      if (!sim_alignment_stands_alone (al, FALSE))
         continue;
       if (sim_check_passage_level (options, al->similarity) == SIM_LEVEL_LOW)
         continue;

@@ -217,7 +217,7 @@ align_target (Job    *job,
     {
       CheckPassage p = { g_array_index (found, SimAlignment, i), t->doc };
 
-      if (!sim_alignment_stands_alone (&p.alignment))
+      if (!sim_alignment_stands_alone (&p.alignment, TRUE))
         continue;
       p.alignment.b_start += lo;
       p.alignment.b_end += lo;
@@ -267,7 +267,7 @@ end_chain (Check        *check,
   p.alignment.b_start = b_lo;
   p.alignment.b_end = b_hi;
   p.alignment.similarity = p.alignment.cosine = total > 0 ? (float) (weighted / total) : 0;
-  p.alignment.n_seeds = n_seeds;
+  p.alignment.n_seeds = p.alignment.n_pairs = n_seeds;
   g_array_append_val (t->found, p);
 }
 

@@ -222,7 +222,10 @@ test_align_two_seed_summary_is_one_passage (void **state)
   assert_int_equal (al->b_start, starts[0]);
   assert_true (al->b_end >= ends[7]);
   for (guint i = 0; i < echoed->len; i++)
-    assert_false (sim_alignment_stands_alone (&g_array_index (echoed, SimAlignment, i)));
+    {
+      assert_false (sim_alignment_stands_alone (&g_array_index (echoed, SimAlignment, i), FALSE));
+      assert_false (sim_alignment_stands_alone (&g_array_index (echoed, SimAlignment, i), TRUE));
+    }
 }
 
 static void

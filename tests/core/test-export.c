@@ -620,6 +620,62 @@ test_edited_copy_ends_before_own_words_with_a_shared_one (void **state)
     }
 }
 
+/* Issue 30: two sentences reworded from a source's two, only the first
+ * close enough to pair on its own, the second following the source's next
+ * sentence (its words, fewer of them): one passage over both, in compare
+ * and in a check alike, where a single loose pair would be none. */
+static void
+test_reworded_pair_of_sentences_is_one_passage (void **state)
+{
+  Fixture *f = *state;
+  const char *source = "Honey bees live in colonies ruled by a single queen who lays all the eggs. "
+                       "Worker bees gather nectar and pollen from flowers within a few miles of the hive. "
+                       "They tell each other where the flowers are by dancing on the comb. "
+                       "Drones do no work at all and exist only to mate with young queens. "
+                       "In winter the colony clusters together and shivers to keep the queen warm.";
+  const char *article = "I spent the summer at my uncle's farm in the hills. "
+                        "Every colony of honey bees is ruled by one queen, and she lays all of the eggs. "
+                        "Workers collect sweet nectar from blossoms a few miles around their home. "
+                        "We ate bread with honey every morning.";
+  const char *second = strstr (article, "Workers collect");
+  g_autoptr(SimReport) compared = NULL;
+  g_autoptr(SimReport) checked = NULL;
+
+  compare_and_check (f, "queens", article, source, &compared, &checked);
+  for (guint r = 0; r < 2; r++)
+    {
+      const SimPassage *p = only_passage (r == 0 ? compared : checked);
+
+      /* ASCII: bytes are code points. */
+      assert_int_equal (p->start, strstr (article, "Every colony") - article);
+      assert_int_equal (p->end, strstr (second, "home.") + strlen ("home.") - article);
+      assert_true (p->level >= SIM_LEVEL_MEDIUM);
+    }
+}
+
+/* Issue 30: a sentence naming a topic's parts ("three types: one, two and
+ * three") is similar to two headings of a source about it ("Type two ...",
+ * "Type three ..."); compared alone, one sentence paired with two is a
+ * topic shared, no passage. */
+static void
+test_compare_one_sentence_paired_with_two_is_no_passage (void **state)
+{
+  const char *article = "My cousin was told last year that she bleeds longer than other people. "
+                        "There are three types of von Willebrand disease: type one, type two and type three. "
+                        "Her doctor gave her a card to carry in her wallet.";
+  const char *source = "Von Willebrand disease is a bleeding disorder. Type two von Willebrand disease. "
+                       "In people with this type, something is abnormal about the clotting factor itself. "
+                       "Type three von Willebrand disease. "
+                       "This is the most severe type, and people with it have almost no factor at all.";
+  SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
+  g_autoptr(SimReport) compared = sim_compare_run (article, -1, "article", source, -1, "source", &options,
+                                                   SIM_NORMALIZE_DEFAULT, NULL, NULL);
+
+  (void) state;
+  assert_non_null (compared);
+  assert_int_equal (sim_report_get_n_passages (compared), 0);
+}
+
 /* Issue 30: a copy word for word that stops inside a sentence of its
  * source: the passage's source span ends where the copied words do, not
  * at the end of the source's sentence, in compare and in a check alike. */
@@ -800,6 +856,8 @@ main (void)
     cmocka_unit_test (test_lightly_edited_copy_is_one_passage),
     cmocka_unit_test (test_copies_from_far_apart_stay_apart),
     cmocka_unit_test (test_edited_copy_ends_before_own_words_with_a_shared_one),
+    cmocka_unit_test (test_reworded_pair_of_sentences_is_one_passage),
+    cmocka_unit_test (test_compare_one_sentence_paired_with_two_is_no_passage),
     cmocka_unit_test (test_source_span_ends_where_the_copy_ends),
     cmocka_unit_test (test_list_shades_only_flagged_text),
     cmocka_unit_test (test_html_is_self_contained_and_escaped),
