@@ -620,6 +620,43 @@ test_edited_copy_ends_before_own_words_with_a_shared_one (void **state)
     }
 }
 
+/* Issue 30: a copied paragraph followed by a sentence of the writer's own
+ * that shares a few common words with the source's next sentence ("last",
+ * "old", "far"): the passage ends at the copy on both sides, in compare and
+ * in a check alike. */
+static void
+test_own_next_sentence_sharing_common_words_is_not_copied (void **state)
+{
+  Fixture *f = *state;
+  const char *source = "Glaciers carve deep valleys as they move slowly downhill over many centuries. "
+                       "Meltwater from the ice feeds rivers that carry fine sediment towards the sea. "
+                       "Moraines of loose rock mark the furthest point each glacier reached. "
+                       "Scientists date these ridges by measuring lichen growth on exposed boulders. "
+                       "Old photographs show how far the ice has retreated since the last century.";
+  const char *article = "This essay is about a trip I took last spring with my class. "
+                        "Glaciers carve deep valleys as they move slowly downhill over many centuries. "
+                        "Meltwater from the ice feeds rivers that carry fine sediment towards the sea. "
+                        "Moraines of loose rock mark the furthest point each glacier reached. "
+                        "Scientists date these ridges by measuring lichen growth on exposed boulders. "
+                        "On the last day our old bus broke down far from the hotel, so we walked.";
+  const char *own = strstr (article, "On the last day");
+  g_autoptr(SimReport) compared = NULL;
+  g_autoptr(SimReport) checked = NULL;
+
+  compare_and_check (f, "ridges", article, source, &compared, &checked);
+  for (guint r = 0; r < 2; r++)
+    {
+      const SimPassage *p = only_passage (r == 0 ? compared : checked);
+
+      /* ASCII: bytes are code points. */
+      assert_int_equal (p->start, strstr (article, "Glaciers carve") - article);
+      assert_true (p->end <= (guint32) (own - article));
+      assert_true (p->end >= (guint32) (strstr (article, "exposed boulders") - article));
+      assert_int_equal (p->source_start, 0);
+      assert_true (p->source_end <= (guint32) (strstr (source, "Old photographs") - source));
+    }
+}
+
 /* Issue 30: two sentences reworded from a source's two, only the first
  * close enough to pair on its own, the second following the source's next
  * sentence (its words, fewer of them): one passage over both, in compare
@@ -856,6 +893,7 @@ main (void)
     cmocka_unit_test (test_lightly_edited_copy_is_one_passage),
     cmocka_unit_test (test_copies_from_far_apart_stay_apart),
     cmocka_unit_test (test_edited_copy_ends_before_own_words_with_a_shared_one),
+    cmocka_unit_test (test_own_next_sentence_sharing_common_words_is_not_copied),
     cmocka_unit_test (test_reworded_pair_of_sentences_is_one_passage),
     cmocka_unit_test (test_compare_one_sentence_paired_with_two_is_no_passage),
     cmocka_unit_test (test_source_span_ends_where_the_copy_ends),
