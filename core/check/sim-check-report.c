@@ -261,9 +261,10 @@ unflag_stock_phrases (Check          *check,
       guint32 end = first->end;
       guint j = i + 1;
 
-      while (j < lone->len && g_array_index (lone, LoneMatch, j).doc == first->doc &&
-             g_array_index (lone, LoneMatch, j).start < end)
-        end = MAX (end, g_array_index (lone, LoneMatch, j++).end);
+      /* (MAX() evaluates an argument twice: nothing in it may move j.) */
+      for (; j < lone->len && g_array_index (lone, LoneMatch, j).doc == first->doc &&
+             g_array_index (lone, LoneMatch, j).start < end; j++)
+        end = MAX (end, g_array_index (lone, LoneMatch, j).end);
       for (guint k = i; j - i >= 2 && k < j; k++)
         own[g_array_index (lone, LoneMatch, k).segment] = SIM_LEVEL_LOW;
       i = j;

@@ -623,6 +623,17 @@ test_check_leaves_a_stock_phrase_said_twice (void **state)
   assert_int_equal (find_segment (said_twice, "Even then")->level, SIM_LEVEL_LOW);
   assert_int_equal (find_segment (said_twice, "Later that evening")->level, SIM_LEVEL_LOW);
   assert_int_equal (sim_report_get_n_passages (said_twice), 0);
+  /* Said twice, the later match ending where the earlier one does or
+   * after it: the two still meet, and nothing past them is read. */
+  {
+    g_autofree char *again = g_strconcat (once, " Later on the council's treasurer, Maria Lopez, still "
+                                          "refused to comment.", NULL);
+    g_autoptr(SimReport) said_again = check_against (source, again);
+
+    assert_int_equal (find_segment (said_again, "Even then")->level, SIM_LEVEL_LOW);
+    assert_int_equal (find_segment (said_again, "Later on")->level, SIM_LEVEL_LOW);
+    assert_int_equal (sim_report_get_n_passages (said_again), 0);
+  }
 }
 
 /* Issue 30: a passage's level is that of its similarity in a check as in
