@@ -58,6 +58,10 @@ def main():
                           *queries], stderr=subprocess.PIPE, text=True)
     for line in res.stderr.splitlines():
         print(line, file=sys.stderr)
+    # A crash is no score: the queries it never reached would count as
+    # nothing detected (a SIGSEGV once passed for a recall of 0.50).
+    if res.returncode < 0:
+        sys.exit(f"simhound-cli check was killed by signal {-res.returncode}: no score")
     print(f"checked {len(queries)} queries in {time.monotonic() - t0:.1f} s", file=sys.stderr)
 
     if pan:
