@@ -4,7 +4,8 @@
 
 usage: growth.py [--sizes 10,100,1000] [--texts ../shared/corpora]
                  [--work /tmp/simhound-growth] [--cli build/app/simhound-cli]
-                 [--bench build/tests/bench/simhound-bench] [--only growth|large]
+                 [--bench build/tests/bench/simhound-bench] [--only growth|archive|large|cross]
+                 [--archive-docs 200000]
 
 Growth: for each size (MB of text), a synthetic corpus is made from the real
 texts by a seeded recipe (below), imported with `corpus add`, and measured:
@@ -13,6 +14,10 @@ store bytes per text byte, open time and warm
 check of a 10,000-character article (simhound-bench --store, medians in one
 process), and the whole `check` process cold (page cache dropped when the
 machine lets us; the median of three) and warm, with its peak memory.
+
+Archive (--only archive): a school's archive of essays, --archive-docs of
+2-10 KB each (200,000 by default: about 1.2 GB) made by the same recipe,
+measured as the growth corpora are.
 
 Cross: 2,000 essays of 5,000 characters cut from distinct real text, 50 of
 them with a planted copy of another, checked against each other.
@@ -74,18 +79,21 @@ def mutate(p, rng, words, chars):
     return " ".join(rng.choice(words) if rng.random() < 0.15 else w for w in p.split(" "))
 
 
-def make_corpus(work, size_mb, pool, words, chars):
-    folder = os.path.join(work, f"corpus-{size_mb}mb")
+def make_corpus(work, size_mb, pool, words, chars, n_docs=None, sizes=(4 << 10, 40 << 10)):
+    """size_mb of documents of sizes[0]-sizes[1] bytes; or, given n_docs, an
+    archive of that many (a school's essays: 2-10 KB)."""
+    name = f"archive-{n_docs}" if n_docs else f"corpus-{size_mb}mb"
+    folder = os.path.join(work, name)
     done = os.path.join(folder, ".done")
     if os.path.exists(done):
         return folder, int(open(done).read())
     shutil.rmtree(folder, ignore_errors=True)
-    rng = random.Random(SEED + size_mb)
+    rng = random.Random(SEED + (n_docs or size_mb))
     target, total, n = size_mb << 20, 0, 0
-    while total < target:
+    while (n < n_docs) if n_docs else (total < target):
         sub = os.path.join(folder, f"{n // 1000:04d}")
         os.makedirs(sub, exist_ok=True)
-        want = rng.randint(4 << 10, 40 << 10)
+        want = rng.randint(*sizes)
         parts, size = [], 0
         while size < want:
             p = mutate(rng.choice(pool), rng, words, chars)
@@ -145,11 +153,16 @@ def store_bytes(store):
     return sum(os.path.getsize(store + s) for s in ("", "-wal", ".index") if os.path.exists(store + s))
 
 
-def growth(args, pool, held, words, chars):
+def growth(args, pool, held, words, chars, archive=False):
     rows = []
-    for size in args.sizes:
-        folder, text_bytes = make_corpus(args.work, size, pool, words, chars)
-        store = os.path.join(args.work, f"store-{size}mb.db")
+    for size in ([args.archive_docs] if archive else args.sizes):
+        if archive:
+            folder, text_bytes = make_corpus(args.work, 0, pool, words, chars, n_docs=size,
+                                             sizes=(2 << 10, 10 << 10))
+            store = os.path.join(args.work, f"store-archive-{size}.db")
+        else:
+            folder, text_bytes = make_corpus(args.work, size, pool, words, chars)
+            store = os.path.join(args.work, f"store-{size}mb.db")
         # A small import is a fraction of a second, as noisy as any one
         # process: the median of three, each into a new store.
         adds = []
@@ -162,7 +175,7 @@ def growth(args, pool, held, words, chars):
                 sys.exit(f"corpus add failed: {adds[-1][2].stderr.decode()[-500:]}")
         wall = statistics.median(a[0] for a in adds)
         add_peak = max(a[1] for a in adds)
-        article = os.path.join(args.work, f"article-{size}mb.txt")
+        article = os.path.join(args.work, f"article-{os.path.basename(folder)}.txt")
         with open(article, "w", encoding="utf-8") as f:
             f.write(make_article(folder, held, 10000, random.Random(SEED)))
         out = subprocess.run([args.bench, "--store", store, "--article", article],
@@ -179,17 +192,17 @@ def growth(args, pool, held, words, chars):
         cold_wall = statistics.median(c[0] for c in colds)
         cold_peak = max(c[1] for c in colds)
         warm = [timed([args.cli, "--store", store, "check", "--json", article]) for _ in range(3)]
-        rows.append((size, text_bytes, len(os.listdir(folder)), wall, add_peak, store_bytes(store),
+        rows.append((folder, text_bytes, len(os.listdir(folder)), wall, add_peak, store_bytes(store),
                      figures, cold, cold_wall, cold_peak,
                      statistics.median(w[0] for w in warm), max(w[1] for w in warm)))
-    print("## Growth of the store (whole processes)\n")
+    print("## An archive of essays (whole processes)\n" if archive else "## Growth of the store (whole processes)\n")
     print("| corpus | documents | `corpus add` MB/s | add peak MB | store bytes / text byte | "
           "open ms, first in a process / again | check ms, warm, in process | `check` process cold s | `check` process warm s | "
           "check peak MB | similarity |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-    for (size, text_bytes, n_dirs, wall, add_peak, sbytes, fig, cold, cold_wall, cold_peak,
+    for (folder, text_bytes, n_dirs, wall, add_peak, sbytes, fig, cold, cold_wall, cold_peak,
          warm_wall, warm_peak) in rows:
-        n_docs = sum(len(files) for _, _, files in os.walk(os.path.join(args.work, f"corpus-{size}mb"))) - 1
+        n_docs = sum(len(files) for _, _, files in os.walk(folder)) - 1
         print(f"| {text_bytes / 1e6:.0f} MB | {n_docs} | {text_bytes / 1e6 / wall:.1f} | {add_peak:.0f} | "
               f"{sbytes / text_bytes:.2f} | {float(fig['first_open_ms']):.0f} / {float(fig['open_ms']):.0f} | "
               f"{float(fig['check_ms']):.1f} | "
@@ -197,7 +210,7 @@ def growth(args, pool, held, words, chars):
               f"{max(cold_peak, warm_peak):.0f} | {float(fig['similarity']):.2f} |")
     if len(rows) > 1:
         first, last = rows[0], rows[-1]
-        print(f"\nFrom {first[0]} MB to {last[0]} MB of corpus: warm check "
+        print(f"\nFrom {first[1] / 1e6:.0f} MB to {last[1] / 1e6:.0f} MB of corpus: warm check "
               f"{float(last[6]['check_ms']) / float(first[6]['check_ms']):.1f}x, open "
               f"{float(last[6]['first_open_ms']) / float(first[6]['first_open_ms']):.1f}x, check peak memory "
               f"{max(last[9], last[11]) / max(first[9], first[11]):.1f}x.")
@@ -369,7 +382,9 @@ def main():
     ap.add_argument("--work", default="/tmp/simhound-growth")
     ap.add_argument("--cli", default="build/app/simhound-cli")
     ap.add_argument("--bench", default="build/tests/bench/simhound-bench")
-    ap.add_argument("--only", choices=("growth", "large", "cross"))
+    ap.add_argument("--only", choices=("growth", "archive", "large", "cross"))
+    ap.add_argument("--archive-docs", type=int, default=200000,
+                    help="essays of 2-10 KB in the archive (--only archive; 200,000: about 1.2 GB)")
     args = ap.parse_args()
     args.sizes = [int(s) for s in args.sizes.split(",")]
     if not os.path.isdir(args.texts):
@@ -381,6 +396,8 @@ def main():
           f"(seed {SEED}), kept in {args.work}\n")
     if args.only in (None, "growth"):
         growth(args, pool, held, words, chars)
+    if args.only == "archive":
+        growth(args, pool, held, words, chars, archive=True)
     if args.only in (None, "large"):
         large(args, pool, held, words, chars)
     if args.only in (None, "cross"):
