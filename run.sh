@@ -116,6 +116,8 @@ case "${1:-run}" in
     python3 tests/bench/eval.py --cli build/app/simhound-cli --out build/eval "${@:2}"
     python3 tests/bench/eval.py --cli build/app/simhound-cli --eval ../shared/eval-pan13-train \
       --out build/eval-pan "${@:2}"
+    # Text alignment alone: compare on every PAN pair (issue 30 scores both).
+    python3 tests/bench/pan-compare.py --cli build/app/simhound-cli --out build/eval-pan-compare
     ;;
   bench)
     install_packages "${BUILD_PACKAGES[@]}" "${DEMO_PACKAGES[@]}"
