@@ -527,7 +527,9 @@ sim_corpus_snapshot_prepare_lookup (SimCorpusSnapshot  *snapshot,
 
   g_return_val_if_fail (max_distance <= SIM_BAND_INDEX_MAX_DISTANCE, FALSE);
 
-  if (max_distance == 0)
+  /* A corpus server's snapshot has no fingerprints to index: its lookups
+   * say so (sim_corpus_snapshot_lookup()), in one place for every caller. */
+  if (max_distance == 0 || sim_corpus_snapshot_is_remote (snapshot))
     return TRUE;
   max_distance = MAX (max_distance, 3);
   g_mutex_lock (&snapshot->index_lock);

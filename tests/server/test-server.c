@@ -1054,6 +1054,22 @@ test_check_is_the_same_as_a_local_store (void **state)
   assert_string_equal (runs, "1");
   check_both (local, uri, articles, MIN (articles->len, 20), &options);
 
+  /* Near fingerprints need every fingerprint in memory, which a server
+   * never sends: a check that asks for them is refused in words, not
+   * taken for a missing store. */
+  {
+    const char *article = g_ptr_array_index (articles, 0);
+    SimCheckOptions near = options;
+    g_autoptr(SimReport) b = NULL;
+
+    near.max_distance = 3;
+    b = sim_check_run (remote, article, strlen (article), &near, NULL, NULL, NULL, &error);
+    assert_null (b);
+    assert_true (g_error_matches (error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT));
+    assert_non_null (strstr (error->message, "--max-distance 0"));
+    g_clear_error (&error);
+  }
+
   /* A damaged row of the lookup table: the check says so, and reads
    * nothing out of bounds. */
   g_free (superuser_in ("same_answer", "UPDATE simhound.postings SET data = '\\xffffffff'"));
