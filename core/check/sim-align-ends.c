@@ -47,9 +47,9 @@ foreign_run (const GArray *tokens,
 }
 
 /* Narrows [*start, *end) (code points of @text, from its sentences first and
- * last) to leave out a run of TRIM_MIN_WORDS or more words at either end
- * that the other side does not have: a sentence the splitter ran into the
- * next one ("...the last copied words The writer's own sentence"). */
+ * last) to leave out the writer's own words at either end (foreign_run()):
+ * a sentence the splitter ran into the next one ("...the last copied words
+ * The writer's own sentence"). */
 void
 _sim_align_trim_ends (const SimAlignText *text,
                       guint               first,

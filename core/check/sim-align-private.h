@@ -73,7 +73,8 @@ side_vector (const Side *side,
 
 /* Narrows [*start, *end) (code points of @text, from its sentences @first
  * and @last) to leave out a run of words at either end that @other (the
- * other side's words, as GSIZE_TO_POINTER tokens) lacks. */
+ * other side's words, as GSIZE_TO_POINTER tokens) mostly lacks: a shared
+ * word among many of the writer's own does not hold them in. */
 void _sim_align_trim_ends (const SimAlignText *text,
                            guint               first,
                            guint               last,
