@@ -34,6 +34,9 @@ def main():
     def run(p):
         r = subprocess.run([a.cli, "compare", "--json", os.path.join(a.eval, p["query"]),
                             os.path.join(a.eval, p["ref"])], capture_output=True, text=True)
+        if r.returncode < 0:
+            # A crash is no score (see eval.py).
+            raise RuntimeError(f"{p['query']} {p['ref']}: simhound-cli compare killed by signal {-r.returncode}")
         if r.returncode != 0:
             print(f"{p['query']} {p['ref']}: {r.stderr.strip()}", file=sys.stderr)
             return []
