@@ -2,8 +2,9 @@
  *
  * What the aligner's files share: a prepared side (a text's sentences as
  * sorted word vectors with their postings; sim-align-side.c makes it), one
- * side of a pair being aligned (sim-align.c), and the narrowing of a
- * passage's ends (sim-align-ends.c, which uses neither).
+ * side of a pair being aligned and its seeds (sim-align-seeds.c finds them,
+ * sim-align.c extends and filters them), and the narrowing of a passage's
+ * ends (sim-align-ends.c, which uses neither).
  */
 #pragma once
 
@@ -68,6 +69,24 @@ side_vector (const Side *side,
 {
   return &g_array_index (side->prepared->vectors, Vector, s);
 }
+
+/* ----------------------------------------------------- sim-align-seeds.c */
+
+typedef struct {
+  guint i;      /* sentence of A */
+  guint j;      /* sentence of B */
+  float cosine;
+} Seed;
+
+/* Pairs @pa (A) with @pb (B) into @sa and @sb, weighs both, and returns
+ * the seeds (Seed, sorted by A's sentence, then B's), or NULL, with @sa
+ * and @sb cleared, when no sentence pair can seed. */
+GArray *_sim_align_seed        (const SimAlignSide *pa,
+                                const SimAlignSide *pb,
+                                Side               *sa,
+                                Side               *sb);
+/* Frees what _sim_align_seed() put in @side. */
+void    _sim_align_side_clear  (Side               *side);
 
 /* ------------------------------------------------------ sim-align-ends.c */
 

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later
  *
  * The aligner (sim-align.h) over two prepared sides (sim-align-side.c):
- * seeds, their extension into fragments, and the filtering of fragments
- * into passages, whose ends sim-align-ends.c narrows.
+ * the seeds sim-align-seeds.c finds, their extension into fragments, and
+ * the filtering of fragments into passages, whose ends sim-align-ends.c
+ * narrows.
  */
 #include "config.h"
 
@@ -14,9 +15,7 @@
 #define SUMMARY_GAP       24     /* source sentences a summary may skip between two of its own */
 #define SUMMARY_RATIO     0.5f   /* A this much shorter than B: a summary */
 #define SUMMARY_STRONG_SEED 0.5f /* a summary of two seeds has one this similar */
-#define MAX_POSTINGS      4000   /* a word in more sentences than this says nothing */
 #define MAX_CHAIN         4096   /* seeds of one passage put in order (quadratic) */
-#define MAX_SEEDS_PER_SENTENCE 8 /* partners kept for one sentence of A */
 #define REORDER           3      /* sentences a reordered pair may stray from the chain */
 #define FOREIGN_SHARE     0.2f   /* a sentence sharing less of its weight with the source is foreign */
 #define FOREIGN_MIN_WORDS 4      /* shorter sentences are never called foreign */
@@ -24,318 +23,6 @@
 #define GROW_REACH        2      /* source sentences an edge sentence may be matched across */
 #define GROW_SHARE        0.3f   /* of the passage's share of words found, an edge sentence's share at least */
 
-/* Each prepared side's words looked up on the other side, in one merge of
- * the two sorted word lists. */
-static void
-sides_pair (const SimAlignSide *a,
-            const SimAlignSide *b,
-            Side               *sa,
-            Side               *sb)
-{
-  guint x = 0, y = 0;
-
-  sa->prepared = a;
-  sb->prepared = b;
-  sa->other = g_new (guint, MAX (a->n_words, 1));
-  sb->other = g_new (guint, MAX (b->n_words, 1));
-  /* Without branches on the words: a side's index is written until it
-   * moves on, matched or not. */
-  while (x < a->n_words && y < b->n_words)
-    {
-      const guint64 u = a->words[x], v = b->words[y];
-
-      sa->other[x] = u == v ? y : G_MAXUINT;
-      sb->other[y] = u == v ? x : G_MAXUINT;
-      x += u <= v;
-      y += v <= u;
-    }
-  for (; x < a->n_words; x++)
-    sa->other[x] = G_MAXUINT;
-  for (; y < b->n_words; y++)
-    sb->other[y] = G_MAXUINT;
-}
-
-/* The weight of @e, a word of @p, for the pair of @p and @q (@other: @p's
- * words on @q's side): tf times its inverse sentence frequency over both
- * texts (@n_sentences). */
-static inline float
-entry_weight (const SimAlignSide *p,
-              const guint        *other,
-              const SimAlignSide *q,
-              const Entry        *e,
-              guint               n_sentences)
-{
-  const guint w = other[e->word];
-  const guint f = p->df[e->word] + (w != G_MAXUINT ? q->df[w] : 0);
-
-  return e->tf * logf ((float) (n_sentences + 1) / MAX (f, 1));
-}
-
-/* The norm side_weigh() gives sentence @s of @side. */
-static float
-sentence_norm (const Side         *side,
-               const SimAlignSide *q,
-               guint               s,
-               guint               n_sentences)
-{
-  const SimAlignSide *p = side->prepared;
-  const Vector *v = &g_array_index (p->vectors, Vector, s);
-  double norm = 0;
-
-  for (guint i = v->first; i < v->first + v->n; i++)
-    {
-      const float w = entry_weight (p, side->other, q, &g_array_index (p->entries, Entry, i), n_sentences);
-
-      norm += (double) w * w;
-    }
-  return sqrt (norm);
-}
-
-/* find_seeds()'s cosine of sentence @i of A and @j of B, from the prepared
- * sides: the same sum in the same order, over the same capped postings. */
-static double
-seed_cosine (const Side *a,
-             const Side *b,
-             guint       i,
-             guint       j)
-{
-  const SimAlignSide *pa = a->prepared, *pb = b->prepared;
-  const guint n_sentences = pa->vectors->len + pb->vectors->len;
-  const Vector *va = &g_array_index (pa->vectors, Vector, i);
-  const Vector *vb = &g_array_index (pb->vectors, Vector, j);
-  const Entry *eb = &g_array_index (pb->entries, Entry, vb->first);
-  const float na = sentence_norm (a, pb, i, n_sentences), nb = sentence_norm (b, pa, j, n_sentences);
-  double dot = 0;
-  guint y = 0;
-
-  if (na <= 0 || nb <= 0)
-    return 0;
-  for (guint k = va->first; k < va->first + va->n; k++)
-    {
-      const Entry *e = &g_array_index (pa->entries, Entry, k);
-      const guint w = a->other[e->word];
-
-      if (w == G_MAXUINT)
-        continue;
-      /* Both sentences' words are sorted. */
-      while (y < vb->n && eb[y].token < e->token)
-        y++;
-      if (y == vb->n)
-        break;
-      if (eb[y].token == e->token &&
-          vb->first + y >= pb->seed_postings[MAX (pb->seed_first[w], (gint64) pb->seed_first[w + 1] - MAX_POSTINGS)])
-        dot += (double) entry_weight (pa, a->other, pb, e, n_sentences) *
-               entry_weight (pb, b->other, pa, &eb[y], n_sentences);
-    }
-  return dot / (na * nb);
-}
-
-/* Whether find_seeds() will find a seed: its Dice test (which needs no
- * weights) on the same postings, then the cosine of the pairs that pass
- * it, weighed for them alone. Most pairs of texts that share a phrase
- * stop here, before both texts are weighed. */
-static gboolean
-may_seed (const Side *a,
-          const Side *b)
-{
-  const SimAlignSide *pa = a->prepared, *pb = b->prepared;
-  const guint nb = pb->vectors->len;
-  g_autofree guint *shared = g_new0 (guint, MAX (nb, 1));
-  g_autoptr(GArray) touched = g_array_new (FALSE, FALSE, sizeof (guint));
-  gboolean found = FALSE;
-
-  for (guint i = 0; i < pa->vectors->len && !found; i++)
-    {
-      const Vector *va = &g_array_index (pa->vectors, Vector, i);
-
-      g_array_set_size (touched, 0);
-      for (guint k = va->first; k < va->first + va->n; k++)
-        {
-          const guint w = a->other[g_array_index (pa->entries, Entry, k).word];
-
-          if (w == G_MAXUINT)
-            continue;
-          for (guint p = pb->seed_first[w + 1]; p > pb->seed_first[w] && pb->seed_first[w + 1] - p < MAX_POSTINGS; p--)
-            {
-              const guint j = pb->seed_sentence[p - 1];
-
-              if (shared[j]++ == 0)
-                g_array_append_val (touched, j);
-            }
-        }
-      for (guint t = 0; t < touched->len; t++)
-        {
-          const guint j = g_array_index (touched, guint, t);
-          const Vector *vb = &g_array_index (pb->vectors, Vector, j);
-
-          if (!found && 2.0 * shared[j] / (va->n + vb->n) > SIM_ALIGN_SEED &&
-              seed_cosine (a, b, i, j) > SIM_ALIGN_SEED)
-            found = TRUE;
-          shared[j] = 0;
-        }
-    }
-  return found;
-}
-
-/* Room for the pair's weights and norms of a side. */
-static void
-side_alloc (Side *side)
-{
-  side->n_sentences = side->prepared->vectors->len;
-  side->weights = g_new (float, MAX (side->prepared->entries->len, 1));
-  side->norms = g_new (float, MAX (side->n_sentences, 1));
-  side->bag = g_new0 (float, MAX (side->prepared->n_words, 1));
-  side->touched = g_new (guint, MAX (side->prepared->n_words, 1));
-}
-
-/* Weights each word by its inverse sentence frequency over both texts. */
-static void
-side_weigh (Side       *side,
-            const Side *other,
-            guint       n_sentences)
-{
-  const SimAlignSide *p = side->prepared, *q = other->prepared;
-
-  for (guint s = 0; s < side->n_sentences; s++)
-    {
-      const Vector *v = side_vector (side, s);
-      double norm = 0;
-
-      for (guint i = v->first; i < v->first + v->n; i++)
-        {
-          const float w = entry_weight (p, side->other, q, side_entry (side, i), n_sentences);
-
-          side->weights[i] = w;
-          norm += (double) w * w;
-        }
-      side->norms[s] = sqrt (norm);
-    }
-}
-
-static void
-side_clear (Side *side)
-{
-  g_clear_pointer (&side->weights, g_free);
-  g_clear_pointer (&side->norms, g_free);
-  g_clear_pointer (&side->other, g_free);
-  g_clear_pointer (&side->bag, g_free);
-  g_clear_pointer (&side->touched, g_free);
-}
-
-typedef struct {
-  guint i;      /* sentence of A */
-  guint j;      /* sentence of B */
-  float cosine;
-} Seed;
-
-/* Best partner first: higher cosine, then nearer the expected sentence. */
-static int
-compare_partners (gconstpointer a,
-                  gconstpointer b,
-                  gpointer      data)
-{
-  const Seed *x = a, *y = b;
-  const gint expected = *(const guint *) data;
-  const guint dx = ABS ((gint) x->j - expected), dy = ABS ((gint) y->j - expected);
-
-  if (x->cosine != y->cosine)
-    return x->cosine > y->cosine ? -1 : 1;
-  return dx < dy ? -1 : dx > dy;
-}
-
-static int
-compare_seeds (gconstpointer a,
-               gconstpointer b)
-{
-  const Seed *x = a, *y = b;
-
-  if (x->i != y->i)
-    return x->i < y->i ? -1 : 1;
-  return x->j < y->j ? -1 : x->j > y->j;
-}
-
-/* Sentence pairs similar as bags of words: through B's postings, so only
- * pairs that share a word are ever scored. */
-static GArray *
-find_seeds (const Side *a,
-            const Side *b)
-{
-  GArray *seeds = g_array_new (FALSE, FALSE, sizeof (Seed));
-  const SimAlignSide *pb = b->prepared;
-  const guint nb = b->n_sentences;
-  g_autofree double *dot = g_new0 (double, MAX (nb, 1));
-  g_autofree guint *shared = g_new0 (guint, MAX (nb, 1));
-  g_autoptr(GArray) touched = g_array_new (FALSE, FALSE, sizeof (guint));
-  g_autoptr(GArray) mine = g_array_new (FALSE, FALSE, sizeof (Seed));
-  guint expected = 0;
-
-  for (guint i = 0; i < a->n_sentences; i++)
-    {
-      const Vector *va = side_vector (a, i);
-
-      if (va->n == 0 || a->norms[i] <= 0)
-        continue;
-      g_array_set_size (touched, 0);
-      for (guint k = va->first; k < va->first + va->n; k++)
-        {
-          const Entry *e = side_entry (a, k);
-          const guint w = a->other[e->word];
-
-          if (w == G_MAXUINT)
-            continue;
-          /* The last MAX_POSTINGS sentences holding the word, last first. */
-          for (guint p = pb->seed_first[w + 1]; p > pb->seed_first[w] && pb->seed_first[w + 1] - p < MAX_POSTINGS; p--)
-            {
-              const guint post = pb->seed_postings[p - 1];
-              const guint j = pb->seed_sentence[p - 1];
-
-              if (shared[j] == 0)
-                g_array_append_val (touched, j);
-              shared[j]++;
-              dot[j] += (double) a->weights[k] * b->weights[post];
-            }
-        }
-      g_array_set_size (mine, 0);
-      for (guint t = 0; t < touched->len; t++)
-        {
-          const guint j = g_array_index (touched, guint, t);
-          const Vector *vb = side_vector (b, j);
-          const double cosine = b->norms[j] > 0 ? dot[j] / (a->norms[i] * b->norms[j]) : 0;
-          const double dice = 2.0 * shared[j] / (va->n + vb->n);
-
-          /* The same seed with every copy of the sentence. */
-          if (cosine > SIM_ALIGN_SEED && dice > SIM_ALIGN_SEED)
-            for (guint c = j, n_copies = 0; c != G_MAXUINT && n_copies < MAX_POSTINGS; c = pb->next_copy[c], n_copies++)
-              {
-                Seed s = { i, c, cosine };
-
-                g_array_append_val (mine, s);
-              }
-          dot[j] = 0;
-          shared[j] = 0;
-        }
-      /* A sentence repeated all over B keeps only its best partners, those
-       * nearest where the previous sentence's went first: memory and time
-       * stay bounded, and a copy still follows its neighbours. */
-      if (mine->len > MAX_SEEDS_PER_SENTENCE)
-        {
-          g_array_sort_with_data (mine, compare_partners, &expected);
-          g_array_set_size (mine, MAX_SEEDS_PER_SENTENCE);
-        }
-      if (mine->len > 0)
-        {
-          guint best = 0;
-
-          for (guint k = 1; k < mine->len; k++)
-            if (g_array_index (mine, Seed, k).cosine > g_array_index (mine, Seed, best).cosine)
-              best = k;
-          expected = g_array_index (mine, Seed, best).j + 1;
-        }
-      g_array_append_vals (seeds, mine->data, mine->len);
-    }
-  g_array_sort (seeds, compare_seeds);
-  return seeds;
-}
 
 /* ------------------------------------------------------------ extension */
 
@@ -880,18 +567,9 @@ sim_align_sides (const SimAlignSide *pa,
     return;
   whole_b.b_first = 0;
   whole_b.b_last = b->n_sentences - 1;
-  sides_pair (pa, pb, &sa, &sb);
-  if (!may_seed (&sa, &sb))
-    {
-      side_clear (&sa);
-      side_clear (&sb);
-      return;
-    }
-  side_alloc (&sa);
-  side_alloc (&sb);
-  side_weigh (&sa, &sb, a->n_sentences + b->n_sentences);
-  side_weigh (&sb, &sa, a->n_sentences + b->n_sentences);
-  seeds = find_seeds (&sa, &sb);
+  seeds = _sim_align_seed (pa, pb, &sa, &sb);
+  if (seeds == NULL)
+    return;
 
   if (seeds->len > 0)
     {
@@ -966,6 +644,6 @@ sim_align_sides (const SimAlignSide *pa,
   g_array_sort (kept, compare_alignments);
   _sim_align_snap_ends (a, b, kept);
   g_array_append_vals (out, kept->data, kept->len);
-  side_clear (&sa);
-  side_clear (&sb);
+  _sim_align_side_clear (&sa);
+  _sim_align_side_clear (&sb);
 }

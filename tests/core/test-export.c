@@ -549,6 +549,13 @@ test_excerpts_end_at_words (void **state)
   assert_whole_words (checked, source);
 }
 
+/* A source of five sentences that the passage-end tests copy from. */
+#define GLACIERS "Glaciers carve deep valleys as they move slowly downhill over many centuries. " \
+                 "Meltwater from the ice feeds rivers that carry fine sediment towards the sea. " \
+                 "Moraines of loose rock mark the furthest point each glacier reached. " \
+                 "Scientists date these ridges by measuring lichen growth on exposed boulders. " \
+                 "Old photographs show how far the ice has retreated since the last century."
+
 /* Issue 30: a copy that stops inside a sentence, the writer's own words
  * run on after it without a full stop: the passage ends where the
  * source's words end, in compare and in a check alike, though the
@@ -557,11 +564,7 @@ static void
 test_passage_ends_where_the_copy_ends (void **state)
 {
   Fixture *f = *state;
-  const char *source = "Glaciers carve deep valleys as they move slowly downhill over many centuries. "
-                       "Meltwater from the ice feeds rivers that carry fine sediment towards the sea. "
-                       "Moraines of loose rock mark the furthest point each glacier reached. "
-                       "Scientists date these ridges by measuring lichen growth on exposed boulders. "
-                       "Old photographs show how far the ice has retreated since the last century.";
+  const char *source = GLACIERS;
   static const char own[] = "while grandmother skated across frozen ponds";
   g_autofree char *article = g_strconcat ("This essay is about a trip I took last spring with my class. "
                                           "Glaciers carve deep valleys as they move slowly downhill over many centuries. "
@@ -593,11 +596,7 @@ static void
 test_edited_copy_ends_before_own_words_with_a_shared_one (void **state)
 {
   Fixture *f = *state;
-  const char *source = "Glaciers carve deep valleys as they move slowly downhill over many centuries. "
-                       "Meltwater from the ice feeds rivers that carry fine sediment towards the sea. "
-                       "Moraines of loose rock mark the furthest point each glacier reached. "
-                       "Scientists date these ridges by measuring lichen growth on exposed boulders. "
-                       "Old photographs show how far the ice has retreated since the last century.";
+  const char *source = GLACIERS;
   static const char own[] = " while my grandmother skated happily across frozen ponds beside the quiet village river";
   g_autofree char *article = g_strconcat ("This essay is about a trip I took last spring with my class. "
                                           "Glaciers carve large valleys as they move gently downhill over many centuries. "
@@ -628,11 +627,7 @@ static void
 test_own_next_sentence_sharing_common_words_is_not_copied (void **state)
 {
   Fixture *f = *state;
-  const char *source = "Glaciers carve deep valleys as they move slowly downhill over many centuries. "
-                       "Meltwater from the ice feeds rivers that carry fine sediment towards the sea. "
-                       "Moraines of loose rock mark the furthest point each glacier reached. "
-                       "Scientists date these ridges by measuring lichen growth on exposed boulders. "
-                       "Old photographs show how far the ice has retreated since the last century.";
+  const char *source = GLACIERS;
   const char *article = "This essay is about a trip I took last spring with my class. "
                         "Glaciers carve deep valleys as they move slowly downhill over many centuries. "
                         "Meltwater from the ice feeds rivers that carry fine sediment towards the sea. "
