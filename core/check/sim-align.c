@@ -514,10 +514,10 @@ grow (const Side *a,
             }
       if (!step)
         break;
-      /* A sentence that joins is one more pair of evidence: a copy edited
-       * so hard that one of its sentences pairs closely enough to seed
-       * still stands when its neighbours follow the source's. */
-      f->n_seeds++;
+      /* A sentence that joins is one more pair of evidence where nothing
+       * else judges the sentences (sim_alignment_stands_alone()): a copy
+       * edited so hard that one of its sentences pairs closely enough to
+       * seed still stands when its neighbours follow the source's. */
       f->n_pairs++;
       grew = TRUE;
     }

@@ -22,7 +22,7 @@
  *   all of it.
  * - Growth: a sentence just past a passage that pairs loosely with the
  *   source's next one, sharing its words about as much as the passage
- *   shares its source's, joins it and counts as one more pair.
+ *   shares its source's, joins it (n_pairs counts it).
  * - Ends: a passage's first and last sentences lose a run of words the
  *   other side barely has (a copy that stops mid-sentence, the writer's own
  *   words run on after it); a copy near word for
@@ -65,9 +65,9 @@ typedef struct {
   guint32 b_end;
   float   similarity;  /* weighted share of A's words in the passage found in B's */
   float   cosine;      /* of the two sides as bags of words */
-  guint   n_seeds;     /* sentence pairs it grew from, and sentences that joined it */
-  guint   n_pairs;     /* of them, separate evidence: as many as the fewer distinct
-                        * sentences of either side among its seeds, and those that joined */
+  guint   n_seeds;     /* sentence pairs it grew from */
+  guint   n_pairs;     /* separate evidence: as many as the fewer distinct sentences of
+                        * either side among its seeds, and the sentences that joined it */
 } SimAlignment;
 
 /* Whether @al stands as a passage on its own: two seeds or more, or a
@@ -75,11 +75,16 @@ typedef struct {
  * white cow in a pen with hay." / "a black and white cow in hay."); a pair
  * that shares less is a shared name or phrase, the sentence comparison's
  * to judge. When nothing but the aligner says that A draws on B
- * (@corroborated FALSE: two texts compared alone), its seeds count only as
- * pairs of distinct sentences: one sentence of A paired with two of B
- * ("There are three types: type 1, 2 or 3." / "Type 2 ..." "Type 3 ..."),
- * or two of A with one of B, is a topic shared, not a copy. A check's
- * fingerprint matches corroborate the sources they name. */
+ * (@corroborated FALSE: two texts compared alone), its evidence is its
+ * pairs of distinct sentences, and the sentences that joined it: one
+ * sentence of A paired with two of B ("There are three types: type 1, 2
+ * or 3." / "Type 2 ..." "Type 3 ..."), or two of A with one of B, is a
+ * topic shared, not a copy, while a reworded copy of which one sentence
+ * pairs closely stands with its neighbour. A check's fingerprint matches
+ * corroborate the sources they name, and its sentence comparison judges
+ * each sentence: there every seed counts, and a sentence that joined does
+ * not (it lifted a human-written answer on the same subject, a negative
+ * of eval-public, into a passage of two sentences). */
 static inline gboolean
 sim_alignment_stands_alone (const SimAlignment *al,
                             gboolean            corroborated)
