@@ -201,7 +201,8 @@ _sim_server_set_lost (SimServer  *server,
  * @error: SIM_ERROR_SERVER when the connection is gone, SIM_ERROR_NOT_ALLOWED
  * when the account may not, SIM_ERROR_STORE otherwise. */
 /* With SIMHOUND_SERVER_TRACE set, each statement's time and rows (or
- * bytes sent) on stderr: where a check or an add waits. */
+ * bytes sent) on stderr, and when it began, from the first statement:
+ * where a check or an add waits, and what the client does between. */
 static void
 trace (gint64      since,
        gsize       rows,
@@ -209,15 +210,17 @@ trace (gint64      since,
 {
   static gsize once;
   static gboolean on;
+  static gint64 first;
 
   if (g_once_init_enter (&once))
     {
       on = g_getenv ("SIMHOUND_SERVER_TRACE") != NULL;
+      first = since;
       g_once_init_leave (&once, 1);
     }
   if (on)
-    g_printerr ("simhound: server %.1f ms, %" G_GSIZE_FORMAT " rows or bytes: %.60s\n",
-                (g_get_monotonic_time () - since) / 1000.0, rows, sql);
+    g_printerr ("simhound: server %.1f ms at %.1f ms, %" G_GSIZE_FORMAT " rows or bytes: %.60s\n",
+                (g_get_monotonic_time () - since) / 1000.0, (since - first) / 1000.0, rows, sql);
 }
 
 PGresult *
