@@ -2,14 +2,16 @@
  *
  * The corpus server's documents: adding files and folders, and the list.
  * Files are read and fingerprinted on every core as a local import does
- * (sim_corpus_prepare_file()), then sent in batches, one transaction a
- * batch: the rows through COPY into a staging table, the documents
- * inserted from it (a document already there is left alone), their texts
- * and the feature statistics. The windows a check looks up are not kept
- * yet: the server's lookup table is the next step (issue 32); stored as
- * each document's packed windows they took 2.4 times the text, and they
- * can be made again from the texts. A batch that fails is rolled back whole
- * and named in the failures; the rest goes on.
+ * (sim_corpus_prepare_file()), a batch at a time, while the batch before
+ * is sent; one transaction a batch. Each batch's document ids and run are
+ * reserved from the server's sequences before it is read, so its
+ * documents' rows, and its windows as rows of the lookup table
+ * (sim-server-postings.c), are made beside the sending of the batch
+ * before. Sent: the documents through COPY into a staging table and
+ * inserted from it (one already there is left alone), their texts, the
+ * feature statistics and the lookup rows. When a document was there
+ * already, the lookup rows are made again for those added. A batch that
+ * fails is rolled back whole and named in the failures; the rest goes on.
  *
  * What identifies a document is its content hash and the name it was
  * added under: the file's path below the folder given, after that
@@ -19,6 +21,7 @@
  */
 #include "config.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <glib/gi18n-lib.h>
 #include <glib/gstdio.h>
@@ -50,10 +53,13 @@ typedef struct {
   guint              first;     /* of the files */
   gint               next;
   SimNormalizeFlags  flags;
+  gint64            *ids;       /* reserved for each entry, rising (reserve_ids()) */
+  gint64             run;       /* reserved for its postings */
   /* Made while the batch before is sent (prepare_batch()): */
   GString           *rows;      /* the new entries as staging rows (COPY's text format) */
   guint              n_sent;
-  GArray            *postings;  /* theirs, sorted, each doc the entry's index until sent */
+  GString           *postings;  /* theirs as rows of run @run (COPY's binary format), if all are new */
+  guint64            n_postings;
 } PrepareJob;
 
 static void
@@ -190,20 +196,36 @@ _sim_server_add_df (SimServer    *server,
   return TRUE;
 }
 
-/* The new entries of @job as staging rows, and their postings sorted
- * with each entry's index for its document: ids are given in the
- * entries' order (send_batch()), so the order stands when the index
- * becomes the id, and the sort runs beside the batch before's sending. */
+/* The postings of the entries of @job whose id is not 0 in @ids, as the
+ * rows of run @run. */
+static GString *
+postings_rows (const PrepareJob *job,
+               const gint64     *ids,
+               gint64            run,
+               guint64          *n_postings)
+{
+  g_autofree SimPostingSource *docs = g_new0 (SimPostingSource, job->n);
+
+  for (guint i = 0; i < job->n; i++)
+    if (ids[i] != 0)
+      {
+        docs[i].packed = job->entries[i].file.packed;
+        docs[i].id = ids[i];
+        docs[i].n_chars = job->entries[i].file.doc->n_chars;
+      }
+  return _sim_server_postings_rows (docs, job->n, run, n_postings);
+}
+
+/* The new entries of @job as staging rows, each with its reserved id,
+ * and their postings as the rows of its reserved run, encoded beside the
+ * batch before's sending: the batch sends them as they are when every
+ * entry is added (send_batch()). */
 static void
 make_rows (PrepareJob *job)
 {
-  gsize n_postings = 0;
+  g_autofree gint64 *ids = g_new0 (gint64, job->n);
 
   job->rows = g_string_new (NULL);
-  for (guint i = 0; i < job->n; i++)
-    if (job->entries[i].state == SIM_PREPARED_NEW)
-      n_postings += MIN (_sim_count_windows (job->entries[i].file.packed), G_MAXUINT32);
-  job->postings = g_array_sized_new (FALSE, FALSE, sizeof (SimPosting), (guint) MIN (n_postings, G_MAXUINT32));
   for (guint i = 0; i < job->n; i++)
     {
       const Entry *e = &job->entries[i];
@@ -212,17 +234,85 @@ make_rows (PrepareJob *job)
       if (e->state != SIM_PREPARED_NEW)
         continue;
       job->n_sent++;
-      g_string_append_printf (job->rows, "%u\t%s\t", i, doc->content_hash);
+      ids[i] = job->ids[i];
+      g_string_append_printf (job->rows, "%u\t%" G_GINT64_FORMAT "\t%s\t", i, ids[i], doc->content_hash);
       copy_escape (job->rows, e->name);
       g_string_append_c (job->rows, '\t');
       copy_escape (job->rows, doc->title);
-      g_string_append_printf (job->rows, "\t%" G_GINT64_FORMAT "\t%" G_GINT64_FORMAT "\t%" G_GINT64_FORMAT "\t%" G_GINT64_FORMAT "\t",
+      g_string_append_printf (job->rows, "\t%" G_GINT64_FORMAT "\t%" G_GINT64_FORMAT "\t%" G_GINT64_FORMAT "\t%" G_GINT64_FORMAT "\n",
                               doc->n_chars, doc->n_bytes, doc->n_segments, doc->modified_at);
-      copy_escape (job->rows, e->file.text);
-      g_string_append_c (job->rows, '\n');
-      _sim_server_postings_of (e->file.packed, i, doc->n_chars, job->postings);
     }
-  _sim_posting_sort (job->postings);
+  job->postings = postings_rows (job, ids, job->run, &job->n_postings);
+}
+
+static void
+append_be32 (GString *out,
+             guint32  v)
+{
+  v = GUINT32_TO_BE (v);
+  g_string_append_len (out, (const char *) &v, 4);
+}
+
+/* The texts of the entries of @job given ids (@ids, 0 for none) into
+ * simhound.texts, in one statement: two arrays as binary parameters,
+ * unnested. Through a staging table joined with the new documents they
+ * were written twice and sorted (a fifth of the server's add); COPY
+ * straight into the table is refused where row security applies. */
+static gboolean
+put_texts (SimServer        *server,
+           const PrepareJob *job,
+           const gint64     *ids,
+           GError          **error)
+{
+  g_autoptr(GString) id_array = g_string_new (NULL);
+  g_autoptr(GString) body_array = NULL;
+  gsize bytes = 0;
+  guint n = 0;
+  const char *values[2];
+  int lengths[2];
+  static const int formats[2] = { 1, 1 };
+  PGresult *result;
+
+  for (guint i = 0; i < job->n; i++)
+    if (ids[i] != 0)
+      {
+        n++;
+        bytes += job->entries[i].file.text_len + 4;
+      }
+  if (n == 0)
+    return TRUE;
+  body_array = g_string_sized_new (bytes + 20);
+  /* Arrays in binary: dimensions, no nulls, the element type, the length
+   * and lower bound, then each element's length and bytes. */
+  for (guint a = 0; a < 2; a++)
+    {
+      GString *out = a == 0 ? id_array : body_array;
+
+      append_be32 (out, 1);
+      append_be32 (out, 0);
+      append_be32 (out, a == 0 ? 20 /* int8 */ : 25 /* text */);
+      append_be32 (out, n);
+      append_be32 (out, 1);
+    }
+  for (guint i = 0; i < job->n; i++)
+    if (ids[i] != 0)
+      {
+        const guint64 id = GUINT64_TO_BE ((guint64) ids[i]);
+
+        append_be32 (id_array, 8);
+        g_string_append_len (id_array, (const char *) &id, 8);
+        append_be32 (body_array, (guint32) job->entries[i].file.text_len);
+        g_string_append_len (body_array, job->entries[i].file.text, job->entries[i].file.text_len);
+      }
+  values[0] = id_array->str;
+  lengths[0] = (int) id_array->len;
+  values[1] = body_array->str;
+  lengths[1] = (int) body_array->len;
+  result = _sim_server_run_binary (server, "INSERT INTO simhound.texts (doc_id, body)"
+                                           " SELECT * FROM unnest ($1::bigint[], $2::text[])",
+                                   2, values, lengths, formats, error);
+  PQclear (result);
+  return result != NULL;
 }
 
 /* Sends the prepared entries of @job in one transaction; counts what was
@@ -238,13 +328,9 @@ send_batch (SimServer       *server,
   g_autoptr(GArray) buckets = g_array_new (FALSE, FALSE, sizeof (guint32));
   g_autofree gint64 *ids = NULL;
   const char *params[2] = { collection, NULL };
-  GArray *postings = job->postings;
-  SimPosting *p = (SimPosting *) postings->data;
   PGresult *added;
-  guint n_added = 0, kept = 0;
+  guint n_added = 0;
   guint64 bytes = 0;
-  gint64 last = -1;
-  gboolean in_order = TRUE;
 
   if (job->n_sent == 0)
     return TRUE;
@@ -252,45 +338,38 @@ send_batch (SimServer       *server,
   if (!_sim_server_run_command (server, "BEGIN", error) ||
       !_sim_server_copy (server, "COPY pg_temp.simhound_staging FROM STDIN", job->rows, error))
     goto fail;
-  /* Sent: its texts are the server's now (a batch's worth of memory). */
-  g_string_truncate (job->rows, 0);
   g_string_free (g_steal_pointer (&job->rows), TRUE);
   added = _sim_server_run (server,
                            "WITH new AS ("
                            "  INSERT INTO simhound.documents"
-                           "    (content_hash, name, title, collection_id, n_chars, n_bytes, n_windows, modified_at)"
-                           "  SELECT content_hash, name, title,"
+                           "    (id, content_hash, name, title, collection_id, n_chars, n_bytes, n_windows, modified_at)"
+                           "  SELECT first.id, content_hash, name, title,"
                            "    (SELECT id FROM simhound.collections WHERE name = $1), n_chars, n_bytes, n_windows,"
                            "    modified_at"
                            "  FROM (SELECT DISTINCT ON (content_hash, name) * FROM pg_temp.simhound_staging"
                            "        ORDER BY content_hash, name, seq) first"
-                           /* Ids in the order the files were walked, as a local store gives them. */
-                           "  ORDER BY seq"
+                           "  ORDER BY first.id"
                            "  ON CONFLICT (content_hash, name) DO NOTHING"
-                           "  RETURNING id, content_hash, name, n_windows, added_at),"
+                           "  RETURNING id, n_windows, added_at),"
                            " tally AS ("
                            "  INSERT INTO simhound.tallies SELECT count(*), coalesce (sum (n_windows), 0), max (added_at)"
-                           "  FROM new HAVING count(*) > 0),"
-                           " matched AS ("
-                           "  SELECT DISTINCT ON (new.id) new.id, s.seq, s.body"
-                           "  FROM new JOIN pg_temp.simhound_staging s USING (content_hash, name)"
-                           "  ORDER BY new.id, s.seq),"
-                           " text AS ("
-                           "  INSERT INTO simhound.texts (doc_id, body) SELECT id, body FROM matched)"
-                           " SELECT seq, id FROM matched ORDER BY seq",
+                           "  FROM new HAVING count(*) > 0)"
+                           " SELECT id FROM new ORDER BY id",
                            1, params, error);
   if (added == NULL)
     goto fail;
 
-  /* The feature statistics and the postings of the documents that are
-   * new: each entry's index made its id (0 for one already there). */
+  /* The documents added, by their reserved ids (both rising); 0 for an
+   * entry already there or not sent. */
   ids = g_new0 (gint64, job->n);
-  for (int r = 0; r < PQntuples (added); r++)
+  for (int r = 0, i = 0; r < PQntuples (added); r++)
     {
-      const guint64 i = g_ascii_strtoull (PQgetvalue (added, r, 0), NULL, 10);
+      const gint64 id = g_ascii_strtoll (PQgetvalue (added, r, 0), NULL, 10);
       const Entry *e;
 
-      if (i >= job->n)
+      while (i < (int) job->n && job->ids[i] < id)
+        i++;
+      if (i == (int) job->n || job->ids[i] != id || job->entries[i].state != SIM_PREPARED_NEW)
         {
           g_set_error (error, SIM_ERROR, SIM_ERROR_STORE, _("The corpus server %s answered with a file it was not sent"),
                        sim_server_get_name (server));
@@ -298,28 +377,37 @@ send_batch (SimServer       *server,
           goto fail;
         }
       e = &job->entries[i];
-      ids[i] = g_ascii_strtoll (PQgetvalue (added, r, 1), NULL, 10);
-      in_order = in_order && ids[i] > last;
-      last = ids[i];
+      ids[i] = id;
       g_array_append_vals (buckets, e->file.buckets->data, e->file.buckets->len);
       n_added++;
       bytes += e->file.text_len;
     }
   PQclear (added);
-  for (guint k = 0; k < postings->len; k++)
-    if (ids[p[k].doc] != 0)
-      {
-        p[kept] = p[k];
-        p[kept++].doc = ids[p[k].doc];
-      }
-  g_array_set_size (postings, kept);
-  /* Ids out of the entries' order (a server's sequence is its own
-   * business): sorted again. */
-  if (!in_order)
-    _sim_posting_sort (postings);
-  if ((buckets->len > 0 && !_sim_server_add_df (server, buckets, 1, error)) ||
-      !_sim_server_postings_put (server, postings, error))
+  if (!put_texts (server, job, ids, error) ||
+      (buckets->len > 0 && !_sim_server_add_df (server, buckets, 1, error)))
     goto fail;
+  if (n_added == job->n_sent)
+    {
+      /* Every entry added: the postings as made. */
+      if (job->n_postings > 0 &&
+          (!_sim_posting_write_rows (server, job->postings, error) ||
+           !_sim_posting_write_run (server, job->run, _sim_posting_run_bits (job->n_postings), job->n_postings, error)))
+        goto fail;
+    }
+  else
+    {
+      /* Some were there already (or twice in the batch): those added,
+       * made again, as a run of their own. */
+      const gint64 run = _sim_posting_next_run (server, error);
+      guint64 n_postings;
+      g_autoptr(GString) rows = run < 0 ? NULL : postings_rows (job, ids, run, &n_postings);
+
+      if (run < 0 ||
+          (n_postings > 0 &&
+           (!_sim_posting_write_rows (server, rows, error) ||
+            !_sim_posting_write_run (server, run, _sim_posting_run_bits (n_postings), n_postings, error))))
+        goto fail;
+    }
   if (!_sim_server_run_command (server, "COMMIT", error))
     goto fail;
   result->n_added += n_added;
@@ -364,11 +452,15 @@ _sim_server_walk (const char *const *paths,
 }
 
 /* The next batch of files from *@done on: up to BATCH_FILES files, or
- * BATCH_BYTES of file; *@done moves past it. NULL when none is left. */
+ * BATCH_BYTES of file, each shifted right by @shift; *@done moves past
+ * it. NULL when none is left. The first batches are smaller: nothing is
+ * sent while the first is read, and the server waited 1.7 s of an add of
+ * 4.9 s for a whole one. */
 static PrepareJob *
 batch_new (GPtrArray *files,
            GPtrArray *names,
-           guint     *done)
+           guint     *done,
+           guint      shift)
 {
   PrepareJob *job;
   guint n = 0;
@@ -377,7 +469,7 @@ batch_new (GPtrArray *files,
   const char *env = g_getenv ("SIMHOUND_SERVER_BATCH_BYTES");
   const guint64 limit = env && g_ascii_strtoull (env, NULL, 10) > 0 ? g_ascii_strtoull (env, NULL, 10) : BATCH_BYTES;
 
-  while (*done + n < files->len && n < BATCH_FILES && bytes < limit)
+  while (*done + n < files->len && (n == 0 || (n < (BATCH_FILES >> shift) && bytes < (limit >> shift))))
     {
       GStatBuf st;
 
@@ -420,20 +512,70 @@ batch_free (PrepareJob *job)
   g_free (job->entries);
   if (job->rows != NULL)
     g_string_free (job->rows, TRUE);
-  g_clear_pointer (&job->postings, g_array_unref);
+  if (job->postings != NULL)
+    g_string_free (job->postings, TRUE);
+  g_free (job->ids);
   g_free (job);
 }
 
-/* The first batch, read and fingerprinted. */
-static PrepareJob *
-next_batch (GPtrArray *files,
-            GPtrArray *names,
-            guint     *done)
+static int
+compare_ids (const void *a,
+             const void *b)
 {
-  PrepareJob *job = batch_new (files, names, done);
+  const gint64 x = *(const gint64 *) a, y = *(const gint64 *) b;
 
-  if (job != NULL)
-    prepare_batch (job);
+  return x < y ? -1 : x > y;
+}
+
+/* Reserves an id for each entry of @job and one for its run, before it
+ * is prepared: its postings are then written as they will be sent, on
+ * the thread that prepares it. An id not used (a document already there,
+ * a file that could not be read) is a gap, as a removed document's is. */
+static gboolean
+reserve_ids (SimServer  *server,
+             PrepareJob *job,
+             GError    **error)
+{
+  g_autofree char *n = g_strdup_printf ("%u", job->n);
+  const char *params[] = { n };
+  PGresult *result = _sim_server_run (server,
+                                      "SELECT (SELECT nextval ('simhound.run_ids')),"
+                                      " nextval ('simhound.documents_id_seq') FROM generate_series (1, $1::integer)",
+                                      1, params, error);
+
+  if (result == NULL)
+    return FALSE;
+  if (PQntuples (result) != (int) job->n)
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_STORE, _("The corpus server %s gave no document ids"),
+                   sim_server_get_name (server));
+      PQclear (result);
+      return FALSE;
+    }
+  job->ids = g_new (gint64, job->n);
+  job->run = g_ascii_strtoll (PQgetvalue (result, 0, 0), NULL, 10);
+  for (guint i = 0; i < job->n; i++)
+    job->ids[i] = g_ascii_strtoll (PQgetvalue (result, i, 1), NULL, 10);
+  PQclear (result);
+  /* Rising in the entries' order, as a local store gives ids. */
+  qsort (job->ids, job->n, sizeof (gint64), compare_ids);
+  return TRUE;
+}
+
+/* The next batch, its ids reserved (not read yet); NULL with @error
+ * unset when none is left. */
+static PrepareJob *
+reserved_batch (SimServer *server,
+                GPtrArray *files,
+                GPtrArray *names,
+                guint     *done,
+                guint      shift,
+                GError   **error)
+{
+  PrepareJob *job = batch_new (files, names, done, shift);
+
+  if (job != NULL && !reserve_ids (server, job, error))
+    g_clear_pointer (&job, batch_free);
   return job;
 }
 
@@ -457,13 +599,9 @@ sim_server_add (SimServer          *server,
   if (!sim_server_check_schema (server, error) || !_sim_server_same_features (server, error) || !_sim_server_may_write (server, error) ||
       !_sim_server_run_command (server,
                                 "CREATE TEMP TABLE IF NOT EXISTS simhound_staging ("
-                                "  seq integer, content_hash text, name text, title text, n_chars bigint,"
-                                "  n_bytes bigint, n_windows integer, modified_at bigint, body text)"
-                                " ON COMMIT DELETE ROWS", error) ||
-      /* The texts not compressed in staging: pglz took over a third of
-       * the server's add, and simhound.texts compresses them once (lz4). */
-      !_sim_server_run_command (server, "ALTER TABLE pg_temp.simhound_staging ALTER COLUMN body SET STORAGE EXTERNAL",
-                                error))
+                                "  seq integer, id bigint, content_hash text, name text, title text, n_chars bigint,"
+                                "  n_bytes bigint, n_windows integer, modified_at bigint)"
+                                " ON COMMIT DELETE ROWS", error))
     return NULL;
   if (collection == NULL)
     collection = "default";
@@ -481,8 +619,13 @@ sim_server_add (SimServer          *server,
 
   /* Batch k + 1 is read and fingerprinted while batch k is sent. */
   {
-    PrepareJob *ready = next_batch (files, names, &done);
+    PrepareJob *ready = reserved_batch (server, files, names, &done, 2, error);
     guint n_batches = 0;
+
+    if (ready == NULL && done > 0)
+      return NULL;
+    if (ready != NULL)
+      prepare_batch (ready);
 
     while (ready != NULL)
       {
@@ -491,20 +634,18 @@ sim_server_add (SimServer          *server,
         PrepareJob *job = ready;
         gboolean lost;
 
-        if (done < files->len)
-          {
-            ready = batch_new (files, names, &done);
-            ahead = g_thread_new ("simhound-prepare", prepare_batch, ready);
-          }
-        else
-          ready = NULL;
+        ready = NULL;
+        if (done < files->len &&
+            (ready = reserved_batch (server, files, names, &done, n_batches == 0 ? 1 : 0, &batch_error)) != NULL)
+          ahead = g_thread_new ("simhound-prepare", prepare_batch, ready);
         for (guint i = 0; i < job->n; i++)
           if (job->entries[i].state == SIM_PREPARED_FAILED)
             {
               g_ptr_array_add (result->failures, g_strdup (job->entries[i].message));
               result->n_failed++;
             }
-        lost = g_cancellable_set_error_if_cancelled (cancellable, &batch_error) ||
+        /* The ids not given: the connection is lost or the server refuses. */
+        lost = batch_error != NULL || g_cancellable_set_error_if_cancelled (cancellable, &batch_error) ||
                (!send_batch (server, collection, job, result, &batch_error) &&
                 g_error_matches (batch_error, SIM_ERROR, SIM_ERROR_SERVER));
         /* Runs of a like size are merged when the add ends, and every

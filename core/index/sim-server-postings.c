@@ -21,6 +21,7 @@
 
 #include "sim-band-index.h"
 #include "sim-error.h"
+#include "sim-parallel.h"
 #include "sim-server-private.h"
 #include "sim-window-codec.h"
 
@@ -58,12 +59,14 @@ _sim_posting_compare (gconstpointer a,
   return _sim_posting_less (x, y) ? -1 : _sim_posting_less (y, x);
 }
 
-/* Sorts @postings by key, document and start: by the key's high bits
- * first (a counting sort into about a bucket for every four postings),
- * then each small bucket by insertion. One qsort of millions of postings
- * took a sixth of an add's time. */
-void
-_sim_posting_sort (GArray *postings)
+/* Sorts @postings, whose keys share their high @known bits, by key,
+ * document and start: by the key's next bits first (a counting sort into
+ * about a bucket for every four postings), then each small bucket by
+ * insertion. One qsort of millions of postings took a sixth of an add's
+ * time. */
+static void
+sort_below (GArray *postings,
+            guint   known)
 {
   const gsize n = postings->len;
   SimPosting *p = (SimPosting *) postings->data;
@@ -75,18 +78,20 @@ _sim_posting_sort (GArray *postings)
 
   if (n < 2)
     return;
-  while (bits < 24 && (n >> (bits + 2)) > 0)
+  while (bits + known < SIM_POSTING_KEY_BITS && bits < 24 && (n >> (bits + 2)) > 0)
     bits++;
   n_buckets = (gsize) 1 << bits;
   sorted = g_new (SimPosting, n);
   at = g_new0 (gsize, n_buckets + 1);
+#define BUCKET(key) (((key) >> (SIM_POSTING_KEY_BITS - known - bits)) & (n_buckets - 1))
   for (gsize i = 0; i < n; i++)
-    at[(p[i].key >> (SIM_POSTING_KEY_BITS - bits)) + 1]++;
+    at[BUCKET (p[i].key) + 1]++;
   for (gsize b = 0; b < n_buckets; b++)
     at[b + 1] += at[b];
   fill = g_memdup2 (at, (n_buckets + 1) * sizeof *at);
   for (gsize i = 0; i < n; i++)
-    sorted[fill[p[i].key >> (SIM_POSTING_KEY_BITS - bits)]++] = p[i];
+    sorted[fill[BUCKET (p[i].key)]++] = p[i];
+#undef BUCKET
   for (gsize b = 0; b < n_buckets; b++)
     if (at[b + 1] - at[b] > 16)
       /* A key many documents share (a line of boilerplate). */
@@ -101,6 +106,12 @@ _sim_posting_sort (GArray *postings)
         sorted[j] = x;
       }
   memcpy (p, sorted, n * sizeof (SimPosting));
+}
+
+void
+_sim_posting_sort (GArray *postings)
+{
+  sort_below (postings, 0);
 }
 
 /* Bits of the bucket a run of @n postings cuts its rows by. */
@@ -119,23 +130,6 @@ bucket_of (guint64 key,
            guint   bits)
 {
   return bits ? (guint32) (key >> (SIM_POSTING_KEY_BITS - bits)) : 0;
-}
-
-static void
-put_varint (GByteArray *out,
-            guint64     v)
-{
-  guint8 b[10];
-  guint n = 0;
-
-  do
-    {
-      b[n] = (v & 0x7f) | (v >= 0x80 ? 0x80 : 0);
-      v >>= 7;
-      n++;
-    }
-  while (v != 0);
-  g_byte_array_append (out, b, n);
 }
 
 static gboolean
@@ -219,6 +213,29 @@ _sim_posting_copy_trailer (GString *rows)
 /* @postings (sorted) as rows of run @run of @bits, in COPY's binary
  * format (hex text was twice the bytes, and a fifth of an add's time on
  * the server). */
+static inline guint8 *
+write_varint (guint8  *out,
+              guint64  v)
+{
+  while (v >= 0x80)
+    {
+      *out++ = (v & 0x7f) | 0x80;
+      v >>= 7;
+    }
+  *out++ = (guint8) v;
+  return out;
+}
+
+static inline guint8 *
+write_be (guint8  *out,
+          guint64  v,
+          guint    bytes)
+{
+  for (guint i = bytes; i-- > 0;)
+    *out++ = (guint8) ((v >> (8 * i)) & 0xff);
+  return out;
+}
+
 void
 _sim_posting_encode_rows (const SimPosting *postings,
              gsize             n,
@@ -226,32 +243,126 @@ _sim_posting_encode_rows (const SimPosting *postings,
              guint             bits,
              GString          *rows)
 {
-  g_autoptr(GByteArray) data = g_byte_array_new ();
   const guint64 rest_mask = (G_GUINT64_CONSTANT (1) << (SIM_POSTING_KEY_BITS - bits)) - 1;
+  /* A row's fields up to its data (26 bytes), and at most 6 + 10 + 5
+   * bytes a posting. */
+  enum { ROW_HEAD = 26, MAX_POSTING = 21 };
 
   for (gsize i = 0; i < n;)
     {
       const guint32 bucket = bucket_of (postings[i].key, bits);
+      const gsize at = rows->len;
+      gsize end = i;
+      guint8 *start, *out;
       guint64 prev = 0;
 
-      g_byte_array_set_size (data, 0);
-      for (; i < n && bucket_of (postings[i].key, bits) == bucket; i++)
+      while (end < n && bucket_of (postings[end].key, bits) == bucket)
+        end++;
+      g_string_set_size (rows, at + ROW_HEAD + (end - i) * MAX_POSTING);
+      start = (guint8 *) rows->str + at;
+      out = start + ROW_HEAD;
+      for (; i < end; i++)
         {
           const guint64 rest = postings[i].key & rest_mask;
 
-          put_varint (data, rest - prev);
-          put_varint (data, (guint64) postings[i].doc);
-          put_varint (data, postings[i].start);
+          out = write_varint (out, rest - prev);
+          out = write_varint (out, (guint64) postings[i].doc);
+          out = write_varint (out, postings[i].start);
           prev = rest;
         }
-      append_be (rows, 3, 2);
-      append_be (rows, 8, 4);
-      append_be (rows, (guint64) run, 8);
-      append_be (rows, 4, 4);
-      append_be (rows, bucket, 4);
-      append_be (rows, data->len, 4);
-      g_string_append_len (rows, (const char *) data->data, data->len);
+      write_be (start, 3, 2);
+      write_be (start + 2, 8, 4);
+      write_be (start + 6, (guint64) run, 8);
+      write_be (start + 14, 4, 4);
+      write_be (start + 18, bucket, 4);
+      write_be (start + 22, out - (start + ROW_HEAD), 4);
+      g_string_set_size (rows, out - (guint8 *) rows->str);
     }
+}
+
+typedef struct {
+  const SimPostingSource *docs;
+  guint                   n_docs;
+  gint64                  run;
+  guint                   bits;       /* of the run */
+  guint                   part_bits;  /* parts by the key's high bits, one a worker at a time */
+  gint                    next;
+  GString               **parts;
+} RowsJob;
+
+static void
+rows_worker (gpointer data)
+{
+  RowsJob *job = data;
+  const guint shift = SIM_POSTING_KEY_BITS - job->part_bits;
+
+  for (;;)
+    {
+      const gint k = g_atomic_int_add (&job->next, 1);
+      g_autoptr(GArray) postings = g_array_new (FALSE, FALSE, sizeof (SimPosting));
+
+      if (k >= 1 << job->part_bits)
+        return;
+      for (guint d = 0; d < job->n_docs; d++)
+        {
+          const SimPostingSource *doc = &job->docs[d];
+          const gsize n = doc->id != 0 ? _sim_count_windows (doc->packed) : G_MAXSIZE;
+          const guint8 *p;
+          gint64 start = 0;
+
+          if (n == G_MAXSIZE)
+            continue;
+          p = g_bytes_get_data (doc->packed, NULL);
+          for (gsize i = 0; i < n; i++)
+            {
+              SimPosting posting;
+
+              posting.key = _sim_next_window (&p, &start) & SIM_BAND_INDEX_FILE_MASK;
+              if (job->part_bits != 0 && (gint) (posting.key >> shift) != k)
+                continue;
+              posting.doc = doc->id;
+              posting.start = (guint32) CLAMP (start, 0, MAX (doc->n_chars, 0));
+              g_array_append_val (postings, posting);
+            }
+        }
+      sort_below (postings, job->part_bits);
+      job->parts[k] = g_string_sized_new ((gsize) postings->len * 8 + 64);
+      _sim_posting_encode_rows ((const SimPosting *) postings->data, postings->len, job->run, job->bits, job->parts[k]);
+    }
+}
+
+GString *
+_sim_server_postings_rows (const SimPostingSource *docs,
+                           guint                   n_docs,
+                           gint64                  run,
+                           guint64                *n_postings)
+{
+  RowsJob job = { docs, n_docs, run, 0, 0, 0, NULL };
+  guint64 n = 0;
+  gsize len = 0;
+  GString *rows;
+
+  for (guint d = 0; d < n_docs; d++)
+    if (docs[d].id != 0 && _sim_count_windows (docs[d].packed) != G_MAXSIZE)
+      n += _sim_count_windows (docs[d].packed);
+  job.bits = _sim_posting_run_bits (n);
+  /* Four parts, each of whole rows, on as many threads as there are. */
+  job.part_bits = MIN (job.bits, 2);
+  job.parts = g_new0 (GString *, 1u << job.part_bits);
+  sim_parallel_run (MIN (sim_parallel_default_threads (), 1u << job.part_bits), rows_worker, &job);
+  for (guint k = 0; k < 1u << job.part_bits; k++)
+    len += job.parts[k]->len;
+  rows = g_string_sized_new (len + 64);
+  _sim_posting_copy_header (rows);
+  for (guint k = 0; k < 1u << job.part_bits; k++)
+    {
+      g_string_append_len (rows, job.parts[k]->str, job.parts[k]->len);
+      g_string_free (job.parts[k], TRUE);
+    }
+  g_free (job.parts);
+  _sim_posting_copy_trailer (rows);
+  *n_postings = n;
+  return rows;
 }
 
 gint64

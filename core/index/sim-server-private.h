@@ -97,6 +97,15 @@ PGresult *_sim_server_run_as      (SimServer          *server,
                                    const char *const  *params,
                                    int                 result_format,
                                    GError            **error);
+/* The same with parameters in @formats (1: binary) of @lengths, the
+ * result in text; the trace counts the bytes sent. */
+PGresult *_sim_server_run_binary  (SimServer          *server,
+                                   const char         *sql,
+                                   int                 n_params,
+                                   const char *const  *values,
+                                   const int          *lengths,
+                                   const int          *formats,
+                                   GError            **error);
 gboolean  _sim_server_run_command (SimServer          *server,
                                    const char         *sql,
                                    GError            **error);
@@ -237,6 +246,20 @@ void      _sim_server_postings_of (GBytes             *packed,
                                    gint64              doc,
                                    gint64              n_chars,
                                    GArray             *postings);
+/* A document whose postings a run gets: its packed windows
+ * (sim-window-codec.h), server id (0: left out) and length. */
+typedef struct {
+  GBytes *packed;
+  gint64  id;
+  gint64  n_chars;
+} SimPostingSource;
+/* The postings of @docs as the rows of run @run (its bits from their
+ * count, *@n_postings), COPY's binary format with its header and
+ * trailer, made in parts on every core. (transfer full) */
+GString  *_sim_server_postings_rows (const SimPostingSource *docs,
+                                     guint                   n_docs,
+                                     gint64                  run,
+                                     guint64                *n_postings);
 /* Sorts @postings by key, document and start. */
 void      _sim_posting_sort       (GArray             *postings);
 /* Writes @postings (sorted) as one run, inside the caller's

@@ -254,6 +254,30 @@ _sim_server_run_as (SimServer          *server,
   return NULL;
 }
 
+PGresult *
+_sim_server_run_binary (SimServer          *server,
+                        const char         *sql,
+                        int                 n_params,
+                        const char *const  *values,
+                        const int          *lengths,
+                        const int          *formats,
+                        GError            **error)
+{
+  const gint64 t0 = g_get_monotonic_time ();
+  PGresult *result = PQexecParams (server->conn, sql, n_params, NULL, values, lengths, formats, 0);
+  gsize bytes = 0;
+
+  for (int i = 0; i < n_params; i++)
+    bytes += lengths[i];
+  trace (t0, bytes, sql);
+  if (result != NULL &&
+      (PQresultStatus (result) == PGRES_COMMAND_OK || PQresultStatus (result) == PGRES_TUPLES_OK))
+    return result;
+  _sim_server_set_error (server, result, error);
+  PQclear (result);
+  return NULL;
+}
+
 void
 _sim_server_set_error (SimServer       *server,
                        const PGresult  *result,

@@ -398,7 +398,6 @@ test_add_stores_each_file_once (void **state)
   assert_int_equal (again->n_added, 0);
   assert_int_equal (again->n_unchanged, 6);
   assert_int_equal (n_documents (), before + 6);
-
   docs = sim_server_list (server, &error);
   assert_non_null (docs);
   for (guint i = 0; i < docs->len; i++)
@@ -420,6 +419,45 @@ test_add_stores_each_file_once (void **state)
    * features, the second add nothing. */
   assert_true (df_total () >= df_before + 6 * 20);
   assert_true (df_total () == df_after_first);
+  /* A file new beside six already there: the batch's windows were made
+   * before the server said which are new, and are made again for it
+   * alone. A check of its text finds it whole, and the counts stand. */
+  {
+    static const char late_text[] =
+      "A late essay on lighthouse keepers, their logbooks and the storms they recorded along the northern coast."
+      " Every keeper wrote the wind, the tide and the ships that passed in a hand the next keeper could read."
+      " Those books now sit in the county archive, where historians of shipping still read them.\n";
+    g_autofree char *late = sim_test_write_file (class_dir, "late.txt", late_text, -1);
+    g_autofree char *postings_before = superuser ("SELECT coalesce (sum (n_postings), 0) FROM simhound.runs");
+    g_autoptr(SimImportResult) third = sim_server_add (server, paths, NULL, NULL, NULL, NULL, &error);
+    g_autofree char *postings_after = superuser ("SELECT coalesce (sum (n_postings), 0) FROM simhound.runs");
+    g_autofree char *late_windows = superuser ("SELECT n_windows FROM simhound.documents WHERE name = 'class-7b/late.txt'");
+    g_autofree char *uri = uri_for ("postgres");
+    g_autoptr(SimCorpusSnapshot) snapshot = NULL;
+    g_autoptr(SimReport) report = NULL;
+    SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
+    const SimPassage *passage;
+
+    assert_non_null (third);
+    assert_int_equal (third->n_added, 1);
+    assert_int_equal (third->n_unchanged, 6);
+    assert_int_equal (n_documents (), before + 7);
+    assert_tallies_match ("postgres");
+    /* Its windows alone went in (a merge may have joined the runs, but
+     * keeps what documents are still there). */
+    assert_true (g_ascii_strtoll (late_windows, NULL, 10) > 0);
+    assert_int_equal (g_ascii_strtoll (postings_after, NULL, 10) - g_ascii_strtoll (postings_before, NULL, 10),
+                      g_ascii_strtoll (late_windows, NULL, 10));
+    snapshot = sim_server_snapshot_new (uri, &error);
+    assert_non_null (snapshot);
+    options.max_distance = 0;
+    report = sim_check_run (snapshot, late_text, strlen (late_text), &options, NULL, NULL, NULL, &error);
+    assert_non_null (report);
+    assert_int_equal (sim_report_get_n_passages (report), 1);
+    passage = sim_report_get_passage (report, 0);
+    assert_true (passage->end - passage->start >= strlen (late_text) - 2);
+    assert_true (passage->source_end - passage->source_start >= strlen (late_text) - 2);
+  }
   sim_test_remove_tree (dir);
 }
 
