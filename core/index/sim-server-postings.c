@@ -281,53 +281,32 @@ _sim_posting_encode_rows (const SimPosting *postings,
 }
 
 typedef struct {
-  const SimPostingSource *docs;
-  guint                   n_docs;
-  gint64                  run;
-  guint                   bits;       /* of the run */
-  guint                   part_bits;  /* parts by the key's high bits, one a worker at a time */
-  gint                    next;
-  GString               **parts;
+  gint64    run;
+  guint     bits;       /* of the run */
+  guint     part_bits;  /* the parts' keys share their high part_bits */
+  gint      next;
+  GArray  **postings;   /* of each part */
+  GString **rows;       /* of each part */
 } RowsJob;
 
+/* Sorts and encodes parts, one at a time, until none is left. */
 static void
 rows_worker (gpointer data)
 {
   RowsJob *job = data;
-  const guint shift = SIM_POSTING_KEY_BITS - job->part_bits;
 
   for (;;)
     {
       const gint k = g_atomic_int_add (&job->next, 1);
-      g_autoptr(GArray) postings = g_array_new (FALSE, FALSE, sizeof (SimPosting));
+      GArray *postings;
 
       if (k >= 1 << job->part_bits)
         return;
-      for (guint d = 0; d < job->n_docs; d++)
-        {
-          const SimPostingSource *doc = &job->docs[d];
-          const gsize n = doc->id != 0 ? _sim_count_windows (doc->packed) : G_MAXSIZE;
-          const guint8 *p;
-          gint64 start = 0;
-
-          if (n == G_MAXSIZE)
-            continue;
-          p = g_bytes_get_data (doc->packed, NULL);
-          for (gsize i = 0; i < n; i++)
-            {
-              SimPosting posting;
-
-              posting.key = _sim_next_window (&p, &start) & SIM_BAND_INDEX_FILE_MASK;
-              if (job->part_bits != 0 && (gint) (posting.key >> shift) != k)
-                continue;
-              posting.doc = doc->id;
-              posting.start = (guint32) CLAMP (start, 0, MAX (doc->n_chars, 0));
-              g_array_append_val (postings, posting);
-            }
-        }
+      postings = job->postings[k];
       sort_below (postings, job->part_bits);
-      job->parts[k] = g_string_sized_new ((gsize) postings->len * 8 + 64);
-      _sim_posting_encode_rows ((const SimPosting *) postings->data, postings->len, job->run, job->bits, job->parts[k]);
+      job->rows[k] = g_string_sized_new ((gsize) postings->len * 8 + 64);
+      _sim_posting_encode_rows ((const SimPosting *) postings->data, postings->len, job->run, job->bits, job->rows[k]);
+      g_clear_pointer (&job->postings[k], g_array_unref);
     }
 }
 
@@ -337,29 +316,56 @@ _sim_server_postings_rows (const SimPostingSource *docs,
                            gint64                  run,
                            guint64                *n_postings)
 {
-  RowsJob job = { docs, n_docs, run, 0, 0, 0, NULL };
+  RowsJob job = { run, 0, 0, 0, NULL, NULL };
+  g_autofree gsize *counts = g_new0 (gsize, MAX (n_docs, 1));
   guint64 n = 0;
   gsize len = 0;
+  guint shift, n_parts;
   GString *rows;
 
   for (guint d = 0; d < n_docs; d++)
-    if (docs[d].id != 0 && _sim_count_windows (docs[d].packed) != G_MAXSIZE)
-      n += _sim_count_windows (docs[d].packed);
+    if (docs[d].id != 0 && (counts[d] = _sim_count_windows (docs[d].packed)) != G_MAXSIZE)
+      n += counts[d];
   job.bits = _sim_posting_run_bits (n);
-  /* Four parts, each of whole rows, on as many threads as there are. */
+  /* Four parts, each of whole rows (the run's bits are at least the
+   * parts'), sorted and encoded on as many threads as there are. */
   job.part_bits = MIN (job.bits, 2);
-  job.parts = g_new0 (GString *, 1u << job.part_bits);
-  sim_parallel_run (MIN (sim_parallel_default_threads (), 1u << job.part_bits), rows_worker, &job);
-  for (guint k = 0; k < 1u << job.part_bits; k++)
-    len += job.parts[k]->len;
+  n_parts = 1u << job.part_bits;
+  shift = SIM_POSTING_KEY_BITS - job.part_bits;
+  job.postings = g_new0 (GArray *, n_parts);
+  job.rows = g_new0 (GString *, n_parts);
+  for (guint k = 0; k < n_parts; k++)
+    job.postings[k] = g_array_sized_new (FALSE, FALSE, sizeof (SimPosting), (guint) MIN (n / n_parts + n / 16 + 16, G_MAXUINT32));
+  for (guint d = 0; d < n_docs; d++)
+    {
+      const guint8 *p;
+      gint64 start = 0;
+
+      if (docs[d].id == 0 || counts[d] == G_MAXSIZE)
+        continue;
+      p = g_bytes_get_data (docs[d].packed, NULL);
+      for (gsize i = 0; i < counts[d]; i++)
+        {
+          SimPosting posting;
+
+          posting.key = _sim_next_window (&p, &start) & SIM_BAND_INDEX_FILE_MASK;
+          posting.doc = docs[d].id;
+          posting.start = (guint32) CLAMP (start, 0, MAX (docs[d].n_chars, 0));
+          g_array_append_val (job.postings[job.part_bits ? posting.key >> shift : 0], posting);
+        }
+    }
+  sim_parallel_run (MIN (sim_parallel_default_threads (), n_parts), rows_worker, &job);
+  for (guint k = 0; k < n_parts; k++)
+    len += job.rows[k]->len;
   rows = g_string_sized_new (len + 64);
   _sim_posting_copy_header (rows);
-  for (guint k = 0; k < 1u << job.part_bits; k++)
+  for (guint k = 0; k < n_parts; k++)
     {
-      g_string_append_len (rows, job.parts[k]->str, job.parts[k]->len);
-      g_string_free (job.parts[k], TRUE);
+      g_string_append_len (rows, job.rows[k]->str, job.rows[k]->len);
+      g_string_free (job.rows[k], TRUE);
     }
-  g_free (job.parts);
+  g_free (job.rows);
+  g_free (job.postings);
   _sim_posting_copy_trailer (rows);
   *n_postings = n;
   return rows;
