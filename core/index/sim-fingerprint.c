@@ -480,13 +480,23 @@ sim_fingerprinter_windows (SimFingerprinter *fp,
   SimAnchor *all;
   guint32 *deque, *cumulative;
   guint64 *sums;
+  gsize mask = 15;
 
-  /* At most a window a unit: room for all at once, written in place (an
-   * append a window to each array was a tenth of an import). */
-  g_array_set_size (fp->all_windows, MAX (units->n, 1));
-  g_array_set_size (fp->deque, MAX (units->n, 1));
-  g_array_set_size (fp->cumulative, MAX (units->n, 1));
-  g_array_set_size (fp->keys, MAX (units->n, 1));
+  /* Winnowing looks back one range: each window adds SIM_WEIGHT_OTHER or
+   * more to the total, so the windows it still reads (those in the deque,
+   * and one range and a unit's weight before them) are the last
+   * winnow_weight + SIM_WEIGHT_CJK + 1 or fewer. The scratch is a ring of
+   * a power of two above that, indexed by window & mask, not an array as
+   * long as the text: that was 40 bytes a unit, 134 MB of an import's
+   * peak for two 2 MB files read at once, and its pages faulted in anew
+   * for each. Windows are written in place (an append a window to each
+   * array was a tenth of an import). */
+  while (mask + 1 < (gsize) winnow_weight / SIM_WEIGHT_OTHER + SIM_WEIGHT_CJK + 8)
+    mask = mask * 2 + 1;
+  g_array_set_size (fp->all_windows, mask + 1);
+  g_array_set_size (fp->deque, mask + 1);
+  g_array_set_size (fp->cumulative, mask + 1);
+  g_array_set_size (fp->keys, mask + 1);
   all = (SimAnchor *) fp->all_windows->data;
   deque = (guint32 *) fp->deque->data;
   cumulative = (guint32 *) fp->cumulative->data;
@@ -525,7 +535,7 @@ sim_fingerprinter_windows (SimFingerprinter *fp,
         /* Written in place: a window put together on the stack and copied
          * was read back before its fields were stored (a third of this
          * function, waiting). */
-        SimAnchor *win = &all[n_all];
+        SimAnchor *win = &all[n_all & mask];
         const guint32 index = n_all;
 
         /* Its first feature, until window_simhashes() knows its SimHash. */
@@ -537,20 +547,20 @@ sim_fingerprinter_windows (SimFingerprinter *fp,
             g_array_append_vals (out, win, 1);
             continue;
           }
-        cumulative[n_all] = total;
+        cumulative[n_all & mask] = total;
         {
           const guint64 key = sim_mix64 (sum ^ SIM_FINGERPRINT_SEED);
 
-          sums[n_all++] = key;
-          while (tail > head && sums[deque[tail - 1]] >= key)
+          sums[n_all++ & mask] = key;
+          while (tail > head && sums[deque[(tail - 1) & mask] & mask] >= key)
             tail--;
-          deque[tail++] = index;
-          while (cumulative[deque[head]] + winnow_weight <= total)
+          deque[tail++ & mask] = index;
+          while (cumulative[deque[head & mask] & mask] + winnow_weight <= total)
             head++;
-          if ((gint64) deque[head] != last_selected)
+          if ((gint64) deque[head & mask] != last_selected)
             {
-              last_selected = deque[head];
-              g_array_append_val (out, all[last_selected]);
+              last_selected = deque[head & mask];
+              g_array_append_val (out, all[last_selected & mask]);
             }
         }
       }

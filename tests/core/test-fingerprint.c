@@ -324,6 +324,106 @@ test_weights_are_uniform_until_the_corpus_is_big_enough (void **state)
   assert_true (sim_weights_get (big, common) >= 1.0f);
 }
 
+/* Winnowing's twin: the windows and their keys made the plain way, and
+ * each window's range (those whose cumulative weight is within
+ * @winnow_weight of its own) searched whole for its rightmost least key.
+ * sim_fingerprinter_windows() keeps only the last range in a ring; on
+ * long mixed text it keeps the same windows. */
+static void
+naive_winnow (const SimUnits *units,
+              const guint64  *f,
+              guint           winnow_weight,
+              GArray         *out)   /* guint64 unit_start << 32 | unit_end */
+{
+  g_autoptr(GArray) keys = g_array_new (FALSE, FALSE, sizeof (guint64));
+  g_autoptr(GArray) totals = g_array_new (FALSE, FALSE, sizeof (guint32));
+  g_autoptr(GArray) spans = g_array_new (FALSE, FALSE, sizeof (guint64));
+  gsize left = G_MAXSIZE;
+  guint32 weight = 0, total = 0;
+  guint64 sum = 0;
+  gint64 last = -1;
+
+#define W(i) ((units->flags[i] & SIM_UNIT_CJK) ? SIM_WEIGHT_CJK : SIM_WEIGHT_OTHER)
+  for (gsize p = 0; p < units->n; p++)
+    {
+      if (f[p] == 0)
+        continue;
+      if (left == G_MAXSIZE)
+        left = p;
+      sum += f[p];
+      weight += W (p);
+      total += W (p);
+      while (weight - W (left) >= SIM_WINDOW_WEIGHT)
+        {
+          sum -= f[left];
+          weight -= W (left);
+          for (left++; f[left] == 0; left++)
+            ;
+        }
+      if (weight >= SIM_WINDOW_WEIGHT)
+        {
+          const guint64 key = sim_mix64 (sum ^ SIM_FINGERPRINT_SEED);
+          const guint64 span = (guint64) (left + 1 - sim_fingerprint_shingle (units, left)) << 32 | (p + 1);
+
+          g_array_append_val (keys, key);
+          g_array_append_val (totals, total);
+          g_array_append_val (spans, span);
+        }
+    }
+#undef W
+  for (guint i = 0; i < keys->len; i++)
+    {
+      gint64 best = -1;
+
+      for (gint64 j = i; j >= 0 && g_array_index (totals, guint32, j) + winnow_weight > g_array_index (totals, guint32, i); j--)
+        if (best < 0 || g_array_index (keys, guint64, j) < g_array_index (keys, guint64, best))
+          best = j;
+      if (best != last)
+        {
+          last = best;
+          g_array_append_val (out, g_array_index (spans, guint64, best));
+        }
+    }
+}
+
+static void
+test_winnowing_matches_its_twin (void **state)
+{
+  static const char *const pieces[] = {
+    "the archive", " of the county", "，档案馆", "保存的日志", " lighthouse keepers", "、风和潮汐", " wrote every storm",
+    " 1887", "。", ". ", "ship", "船", "\n\n",
+  };
+  g_autoptr(SimFingerprinter) fp = sim_fingerprinter_new (SIM_NORMALIZE_DEFAULT);
+  g_autoptr(GRand) rand = g_rand_new_with_seed (29);
+  const guint weights[] = { SIM_WINNOW_WEIGHT, SIM_QUERY_WINNOW_WEIGHT, 1, 40 };
+
+  for (guint round = 0; round < 6; round++)
+    {
+      g_autoptr(GString) text = g_string_new (NULL);
+
+      /* Long enough that the ring wraps thousands of times. */
+      while (text->len < 20000)
+        g_string_append (text, pieces[g_rand_int_range (rand, 0, G_N_ELEMENTS (pieces))]);
+      for (guint w = 0; w < G_N_ELEMENTS (weights); w++)
+        {
+          g_autoptr(GArray) windows = g_array_new (FALSE, FALSE, sizeof (SimAnchor));
+          g_autoptr(GArray) expected = g_array_new (FALSE, FALSE, sizeof (guint64));
+          const SimUnits *units = sim_fingerprinter_load (fp, text->str, text->len);
+
+          sim_fingerprinter_windows (fp, weights[w], windows);
+          naive_winnow (units, sim_fingerprinter_get_features (fp), weights[w], expected);
+          assert_true (expected->len > 100);
+          assert_int_equal (windows->len, expected->len);
+          for (guint i = 0; i < windows->len; i++)
+            {
+              const SimAnchor *a = &g_array_index (windows, SimAnchor, i);
+
+              assert_int_equal ((guint64) a->unit_start << 32 | a->unit_end, g_array_index (expected, guint64, i));
+            }
+        }
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -334,6 +434,7 @@ main (int argc, char **argv)
     cmocka_unit_test (test_simhash_of_near_duplicates_is_closer_than_of_strangers),
     cmocka_unit_test (test_windows_found_wherever_the_copy_starts),
     cmocka_unit_test (test_winnowing_thins_windows),
+    cmocka_unit_test (test_winnowing_matches_its_twin),
     cmocka_unit_test (test_query_windows_hold_the_stored_ones),
     cmocka_unit_test (test_weights_are_uniform_until_the_corpus_is_big_enough),
   };
