@@ -559,7 +559,7 @@ reserve_ids (SimServer  *server,
   PQclear (result);
   /* Rising in the entries' order, as a local store gives ids. */
   qsort (job->ids, job->n, sizeof (gint64), compare_ids);
-  return TRUE;
+  return _sim_server_ids_fit (server, job->ids[job->n - 1], error);
 }
 
 /* The next batch, its ids reserved (not read yet); NULL with @error

@@ -276,9 +276,14 @@ sim_server_index_documents (SimServer *server,
       for (int r = 0; r < n; r++)
         {
           const gint64 id = g_ascii_strtoll (PQgetvalue (result, r, 0), NULL, 10);
-          g_autoptr(GBytes) packed = _sim_pack_windows (fp, PQgetvalue (result, r, 2), PQgetlength (result, r, 2),
-                                                        NULL, NULL);
+          g_autoptr(GBytes) packed = NULL;
 
+          if (!_sim_server_ids_fit (server, id, error))
+            {
+              PQclear (result);
+              goto fail;
+            }
+          packed = _sim_pack_windows (fp, PQgetvalue (result, r, 2), PQgetlength (result, r, 2), NULL, NULL);
           _sim_server_postings_of (packed, id, g_ascii_strtoll (PQgetvalue (result, r, 1), NULL, 10), postings);
           g_array_append_val (ids, id);
         }

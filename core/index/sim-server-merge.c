@@ -48,7 +48,7 @@ keep_posting (const SimPosting *posting,
 {
   Keep *k = user_data;
 
-  if (posting->doc >= 0 && posting->doc < k->n_ids && (k->live[posting->doc >> 3] >> (posting->doc & 7)) & 1)
+  if (posting->doc < k->n_ids && (k->live[posting->doc >> 3] >> (posting->doc & 7)) & 1)
     g_array_append_val (k->out, *posting);
 }
 

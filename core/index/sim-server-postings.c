@@ -44,10 +44,23 @@ _sim_server_postings_of (GBytes *packed,
       SimPosting posting;
 
       posting.key = _sim_next_window (&p, &start) & SIM_BAND_INDEX_FILE_MASK;
-      posting.doc = doc;
+      posting.doc = (guint32) doc;
       posting.start = (guint32) CLAMP (start, 0, MAX (n_chars, 0));
       g_array_append_val (postings, posting);
     }
+}
+
+gboolean
+_sim_server_ids_fit (SimServer *server,
+                     gint64     id,
+                     GError   **error)
+{
+  if (id > 0 && id <= SIM_SERVER_MAX_DOC_ID)
+    return TRUE;
+  g_set_error (error, SIM_ERROR, SIM_ERROR_STORE,
+               _("The corpus server %s gives document ids beyond those its lookup table can hold (%" G_GINT64_FORMAT ")"),
+               sim_server_get_name (server), id);
+  return FALSE;
 }
 
 int
@@ -174,11 +187,12 @@ _sim_posting_decode_row (const guint8 *data,
       guint64 delta, doc, start;
       SimPosting posting;
 
-      if (!get_varint (&p, end, &delta) || !get_varint (&p, end, &doc) || !get_varint (&p, end, &start))
+      if (!get_varint (&p, end, &delta) || !get_varint (&p, end, &doc) || !get_varint (&p, end, &start) ||
+          doc > SIM_SERVER_MAX_DOC_ID)
         return FALSE;
       rest += delta;
       posting.key = (high | rest) & SIM_BAND_INDEX_FILE_MASK;
-      posting.doc = (gint64) doc;
+      posting.doc = (guint32) doc;
       posting.start = (guint32) MIN (start, G_MAXUINT32);
       func (&posting, user_data);
     }
@@ -349,7 +363,7 @@ _sim_server_postings_rows (const SimPostingSource *docs,
           SimPosting posting;
 
           posting.key = _sim_next_window (&p, &start) & SIM_BAND_INDEX_FILE_MASK;
-          posting.doc = docs[d].id;
+          posting.doc = (guint32) docs[d].id;
           posting.start = (guint32) CLAMP (start, 0, MAX (docs[d].n_chars, 0));
           g_array_append_val (job.postings[job.part_bits ? posting.key >> shift : 0], posting);
         }
