@@ -258,9 +258,9 @@ _sim_posting_encode_rows (const SimPosting *postings,
              GString          *rows)
 {
   const guint64 rest_mask = (G_GUINT64_CONSTANT (1) << (SIM_POSTING_KEY_BITS - bits)) - 1;
-  /* A row's fields up to its data (26 bytes), and at most 6 + 10 + 5
-   * bytes a posting. */
-  enum { ROW_HEAD = 26, MAX_POSTING = 21 };
+  /* A row's fields up to its data (26 bytes), and at most 6 + 5 + 5
+   * bytes a posting (a 40-bit key's delta, a 32-bit document and start). */
+  enum { ROW_HEAD = 26, MAX_POSTING = 16 };
 
   for (gsize i = 0; i < n;)
     {
