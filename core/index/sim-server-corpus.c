@@ -21,7 +21,6 @@
  */
 #include "config.h"
 
-#include <stdlib.h>
 #include <string.h>
 #include <glib/gi18n-lib.h>
 #include <glib/gstdio.h>
@@ -196,15 +195,12 @@ _sim_server_add_df (SimServer    *server,
   return TRUE;
 }
 
-/* The postings of the entries of @job whose id is not 0 in @ids, as the
- * rows of run @run. */
-static GString *
-postings_rows (const PrepareJob *job,
-               const gint64     *ids,
-               gint64            run,
-               guint64          *n_postings)
+/* The entries of @job whose id is not 0 in @ids, as sources of postings. */
+static SimPostingSource *
+sources_of (const PrepareJob *job,
+            const gint64     *ids)
 {
-  g_autofree SimPostingSource *docs = g_new0 (SimPostingSource, job->n);
+  SimPostingSource *docs = g_new0 (SimPostingSource, job->n);
 
   for (guint i = 0; i < job->n; i++)
     if (ids[i] != 0)
@@ -213,7 +209,7 @@ postings_rows (const PrepareJob *job,
         docs[i].id = ids[i];
         docs[i].n_chars = job->entries[i].file.doc->n_chars;
       }
-  return _sim_server_postings_rows (docs, job->n, run, n_postings);
+  return docs;
 }
 
 /* The new entries of @job as staging rows, each with its reserved id,
@@ -242,15 +238,11 @@ make_rows (PrepareJob *job)
       g_string_append_printf (job->rows, "\t%" G_GINT64_FORMAT "\t%" G_GINT64_FORMAT "\t%" G_GINT64_FORMAT "\t%" G_GINT64_FORMAT "\n",
                               doc->n_chars, doc->n_bytes, doc->n_segments, doc->modified_at);
     }
-  job->postings = postings_rows (job, ids, job->run, &job->n_postings);
-}
+  {
+    g_autofree SimPostingSource *docs = sources_of (job, ids);
 
-static void
-append_be32 (GString *out,
-             guint32  v)
-{
-  v = GUINT32_TO_BE (v);
-  g_string_append_len (out, (const char *) &v, 4);
+    job->postings = _sim_server_postings_rows (docs, job->n, job->run, &job->n_postings);
+  }
 }
 
 /* The texts of the entries of @job given ids (@ids, 0 for none) into
@@ -289,20 +281,18 @@ put_texts (SimServer        *server,
     {
       GString *out = a == 0 ? id_array : body_array;
 
-      append_be32 (out, 1);
-      append_be32 (out, 0);
-      append_be32 (out, a == 0 ? 20 /* int8 */ : 25 /* text */);
-      append_be32 (out, n);
-      append_be32 (out, 1);
+      _sim_server_append_be (out, 1, 4);
+      _sim_server_append_be (out, 0, 4);
+      _sim_server_append_be (out, a == 0 ? 20 /* int8 */ : 25 /* text */, 4);
+      _sim_server_append_be (out, n, 4);
+      _sim_server_append_be (out, 1, 4);
     }
   for (guint i = 0; i < job->n; i++)
     if (ids[i] != 0)
       {
-        const guint64 id = GUINT64_TO_BE ((guint64) ids[i]);
-
-        append_be32 (id_array, 8);
-        g_string_append_len (id_array, (const char *) &id, 8);
-        append_be32 (body_array, (guint32) job->entries[i].file.text_len);
+        _sim_server_append_be (id_array, 8, 4);
+        _sim_server_append_be (id_array, (guint64) ids[i], 8);
+        _sim_server_append_be (body_array, job->entries[i].file.text_len, 4);
         g_string_append_len (body_array, job->entries[i].file.text, job->entries[i].file.text_len);
       }
   values[0] = id_array->str;
@@ -390,23 +380,16 @@ send_batch (SimServer       *server,
   if (n_added == job->n_sent)
     {
       /* Every entry added: the postings as made. */
-      if (job->n_postings > 0 &&
-          (!_sim_posting_write_rows (server, job->postings, error) ||
-           !_sim_posting_write_run (server, job->run, _sim_posting_run_bits (job->n_postings), job->n_postings, error)))
+      if (!_sim_server_put_run (server, job->postings, job->run, job->n_postings, error))
         goto fail;
     }
   else
     {
       /* Some were there already (or twice in the batch): those added,
        * made again, as a run of their own. */
-      const gint64 run = _sim_posting_next_run (server, error);
-      guint64 n_postings;
-      g_autoptr(GString) rows = run < 0 ? NULL : postings_rows (job, ids, run, &n_postings);
+      g_autofree SimPostingSource *docs = sources_of (job, ids);
 
-      if (run < 0 ||
-          (n_postings > 0 &&
-           (!_sim_posting_write_rows (server, rows, error) ||
-            !_sim_posting_write_run (server, run, _sim_posting_run_bits (n_postings), n_postings, error))))
+      if (!_sim_server_put_docs (server, docs, job->n, error))
         goto fail;
     }
   if (!_sim_server_run_command (server, "COMMIT", error))
@@ -519,15 +502,6 @@ batch_free (PrepareJob *job)
   g_free (job);
 }
 
-static int
-compare_ids (const void *a,
-             const void *b)
-{
-  const gint64 x = *(const gint64 *) a, y = *(const gint64 *) b;
-
-  return x < y ? -1 : x > y;
-}
-
 /* Reserves an id for each entry of @job and one for its run, before it
  * is prepared: its postings are then written as they will be sent, on
  * the thread that prepares it. An id not used (a document already there,
@@ -541,7 +515,8 @@ reserve_ids (SimServer  *server,
   const char *params[] = { n };
   PGresult *result = _sim_server_run (server,
                                       "SELECT (SELECT nextval ('simhound.run_ids')),"
-                                      " nextval ('simhound.documents_id_seq') FROM generate_series (1, $1::integer)",
+                                      " nextval ('simhound.documents_id_seq') FROM generate_series (1, $1::integer)"
+                                      " ORDER BY 2",
                                       1, params, error);
 
   if (result == NULL)
@@ -558,8 +533,7 @@ reserve_ids (SimServer  *server,
   for (guint i = 0; i < job->n; i++)
     job->ids[i] = g_ascii_strtoll (PQgetvalue (result, i, 1), NULL, 10);
   PQclear (result);
-  /* Rising in the entries' order, as a local store gives ids. */
-  qsort (job->ids, job->n, sizeof (gint64), compare_ids);
+  /* Rising in the entries' order (ORDER BY 2), as a local store gives ids. */
   return _sim_server_ids_fit (server, job->ids[job->n - 1], error);
 }
 

@@ -244,6 +244,12 @@ sim_server_list (SimServer  *server,
   return g_steal_pointer (&docs);
 }
 
+static void
+source_clear (gpointer data)
+{
+  g_clear_pointer (&((SimPostingSource *) data)->packed, g_bytes_unref);
+}
+
 gboolean
 sim_server_index_documents (SimServer *server,
                             guint     *out_n_indexed,
@@ -256,13 +262,14 @@ sim_server_index_documents (SimServer *server,
     return FALSE;
   for (;;)
     {
-      g_autoptr(GArray) postings = g_array_new (FALSE, FALSE, sizeof (SimPosting));
+      g_autoptr(GArray) docs = g_array_new (FALSE, TRUE, sizeof (SimPostingSource));
       g_autoptr(GArray) ids = g_array_new (FALSE, FALSE, sizeof (gint64));
       g_autofree char *list = NULL;
       const char *params[1];
       PGresult *result;
       int n;
 
+      g_array_set_clear_func (docs, source_clear);
       /* A batch of documents at a time, each batch one transaction. */
       if (!_sim_server_run_command (server, "BEGIN", error))
         return FALSE;
@@ -276,15 +283,15 @@ sim_server_index_documents (SimServer *server,
       for (int r = 0; r < n; r++)
         {
           const gint64 id = g_ascii_strtoll (PQgetvalue (result, r, 0), NULL, 10);
-          g_autoptr(GBytes) packed = NULL;
+          SimPostingSource doc = { NULL, id, g_ascii_strtoll (PQgetvalue (result, r, 1), NULL, 10) };
 
           if (!_sim_server_ids_fit (server, id, error))
             {
               PQclear (result);
               goto fail;
             }
-          packed = _sim_pack_windows (fp, PQgetvalue (result, r, 2), PQgetlength (result, r, 2), NULL, NULL);
-          _sim_server_postings_of (packed, id, g_ascii_strtoll (PQgetvalue (result, r, 1), NULL, 10), postings);
+          doc.packed = _sim_pack_windows (fp, PQgetvalue (result, r, 2), PQgetlength (result, r, 2), NULL, NULL);
+          g_array_append_val (docs, doc);
           g_array_append_val (ids, id);
         }
       PQclear (result);
@@ -297,8 +304,7 @@ sim_server_index_documents (SimServer *server,
             goto fail;
           PQclear (result);
         }
-      _sim_posting_sort (postings);
-      if (!_sim_server_postings_put (server, postings, error) ||
+      if (!_sim_server_put_docs (server, (const SimPostingSource *) docs->data, docs->len, error) ||
           !_sim_server_run_command (server, "COMMIT", error) ||
           !_sim_server_postings_merge (server, error))
         goto fail;

@@ -27,29 +27,6 @@
 
 #define ROW_POSTINGS    64           /* postings a row holds, about */
 
-void
-_sim_server_postings_of (GBytes *packed,
-                         gint64  doc,
-                         gint64  n_chars,
-                         GArray *postings)
-{
-  const gsize n = _sim_count_windows (packed);
-  const guint8 *p = g_bytes_get_data (packed, NULL);
-  gint64 start = 0;
-
-  if (n == G_MAXSIZE)
-    return;
-  for (gsize i = 0; i < n; i++)
-    {
-      SimPosting posting;
-
-      posting.key = _sim_next_window (&p, &start) & SIM_BAND_INDEX_FILE_MASK;
-      posting.doc = (guint32) doc;
-      posting.start = (guint32) CLAMP (start, 0, MAX (n_chars, 0));
-      g_array_append_val (postings, posting);
-    }
-}
-
 gboolean
 _sim_server_ids_fit (SimServer *server,
                      gint64     id,
@@ -199,10 +176,10 @@ _sim_posting_decode_row (const guint8 *data,
   return TRUE;
 }
 
-static void
-append_be (GString *out,
-           guint64  v,
-           guint    bytes)
+void
+_sim_server_append_be (GString *out,
+                       guint64  v,
+                       guint    bytes)
 {
   for (guint i = bytes; i-- > 0;)
     g_string_append_c (out, (char) ((v >> (8 * i)) & 0xff));
@@ -214,14 +191,14 @@ void
 _sim_posting_copy_header (GString *rows)
 {
   g_string_append_len (rows, "PGCOPY\n\377\r\n\0", 11);
-  append_be (rows, 0, 4);
-  append_be (rows, 0, 4);
+  _sim_server_append_be (rows, 0, 4);
+  _sim_server_append_be (rows, 0, 4);
 }
 
 void
 _sim_posting_copy_trailer (GString *rows)
 {
-  append_be (rows, 0xffff, 2);
+  _sim_server_append_be (rows, 0xffff, 2);
 }
 
 /* @postings (sorted) as rows of run @run of @bits, in COPY's binary
@@ -447,23 +424,33 @@ _sim_posting_write_rows (SimServer  *server,
 }
 
 gboolean
-_sim_server_postings_put (SimServer *server,
-                          GArray    *postings,
-                          GError   **error)
+_sim_server_put_run (SimServer *server,
+                     GString   *rows,
+                     gint64     run,
+                     guint64    n_postings,
+                     GError   **error)
 {
-  g_autoptr(GString) rows = g_string_new (NULL);
-  const guint bits = _sim_posting_run_bits (postings->len);
+  return n_postings == 0 ||
+         (_sim_posting_write_rows (server, rows, error) &&
+          _sim_posting_write_run (server, run, _sim_posting_run_bits (n_postings), n_postings, error));
+}
+
+gboolean
+_sim_server_put_docs (SimServer              *server,
+                      const SimPostingSource *docs,
+                      guint                   n_docs,
+                      GError                **error)
+{
+  g_autoptr(GString) rows = NULL;
+  guint64 n_postings;
   gint64 run;
 
-  if (postings->len == 0)
+  if (n_docs == 0)
     return TRUE;
   if ((run = _sim_posting_next_run (server, error)) < 0)
     return FALSE;
-  _sim_posting_copy_header (rows);
-  _sim_posting_encode_rows ((const SimPosting *) postings->data, postings->len, run, bits, rows);
-  _sim_posting_copy_trailer (rows);
-  return _sim_posting_write_rows (server, rows, error) &&
-         _sim_posting_write_run (server, run, bits, postings->len, error);
+  rows = _sim_server_postings_rows (docs, n_docs, run, &n_postings);
+  return _sim_server_put_run (server, rows, run, n_postings, error);
 }
 
 typedef struct {

@@ -119,6 +119,10 @@ gboolean  _sim_server_copy        (SimServer          *server,
                                    const char         *sql,
                                    GString            *rows,
                                    GError            **error);
+/* @v's low @bytes bytes, big-endian (PostgreSQL's binary formats). */
+void      _sim_server_append_be   (GString            *out,
+                                   guint64             v,
+                                   guint               bytes);
 /* @data as a bytea in COPY's text format ("\\x" and hex). */
 void      _sim_server_append_bytea (GString           *rows,
                                     const guint8      *data,
@@ -250,11 +254,6 @@ _sim_be64 (const char *p)
 gboolean  _sim_server_ids_fit     (SimServer          *server,
                                    gint64              id,
                                    GError            **error);
-/* The postings of a document's packed windows (sim-window-codec.h). */
-void      _sim_server_postings_of (GBytes             *packed,
-                                   gint64              doc,
-                                   gint64              n_chars,
-                                   GArray             *postings);
 /* A document whose postings a run gets: its packed windows
  * (sim-window-codec.h), server id (0: left out) and length. */
 typedef struct {
@@ -271,11 +270,18 @@ GString  *_sim_server_postings_rows (const SimPostingSource *docs,
                                      guint64                *n_postings);
 /* Sorts @postings by key, document and start. */
 void      _sim_posting_sort       (GArray             *postings);
-/* Writes @postings (sorted) as one run, inside the caller's
- * transaction. */
-gboolean  _sim_server_postings_put (SimServer         *server,
-                                    GArray            *postings,
-                                    GError           **error);
+/* @rows (_sim_server_postings_rows()) and the row of run @run of
+ * @n_postings, inside the caller's transaction; nothing for none. */
+gboolean  _sim_server_put_run     (SimServer          *server,
+                                   GString            *rows,
+                                   gint64              run,
+                                   guint64             n_postings,
+                                   GError            **error);
+/* The postings of @docs as a new run, inside the caller's transaction. */
+gboolean  _sim_server_put_docs    (SimServer              *server,
+                                   const SimPostingSource *docs,
+                                   guint                   n_docs,
+                                   GError                **error);
 /* The postings of each of @keys (@n, sorted, distinct, masked) in one
  * statement, appended to @out with key the index into @keys, in key
  * order. Documents removed since may be among them. */
