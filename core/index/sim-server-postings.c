@@ -34,9 +34,13 @@ _sim_server_ids_fit (SimServer *server,
 {
   if (id > 0 && id <= SIM_SERVER_MAX_DOC_ID)
     return TRUE;
-  g_set_error (error, SIM_ERROR, SIM_ERROR_STORE,
-               _("The corpus server %s gives document ids beyond those its lookup table can hold (%" G_GINT64_FORMAT ")"),
-               sim_server_get_name (server), id);
+  {
+    g_autofree char *s_id = g_strdup_printf ("%" G_GINT64_FORMAT, id);
+
+    g_set_error (error, SIM_ERROR, SIM_ERROR_STORE,
+                 _("The corpus server %s gives document ids beyond those its lookup table can hold (%s)"),
+                 sim_server_get_name (server), s_id);
+  }
   return FALSE;
 }
 
