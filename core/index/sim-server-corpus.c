@@ -59,6 +59,8 @@ typedef struct {
   guint              n_sent;
   GString           *postings;  /* theirs as rows of run @run (COPY's binary format), if all are new */
   guint64            n_postings;
+  guint32           *df;        /* their df buckets counted (SIM_DF_BUCKETS), if all are new */
+  GMutex             lock;      /* for @df, while the batch is read */
 } PrepareJob;
 
 static void
@@ -70,11 +72,15 @@ entry_clear (Entry *e)
   sim_prepared_file_clear (&e->file);
 }
 
+/* Reads and fingerprints files of @job until none is left; each file's
+ * df buckets are counted at once (kept a list a file until the batch was
+ * read, they were a quarter of an add's memory). */
 static void
 prepare_worker (gpointer data)
 {
   PrepareJob *job = data;
   g_autoptr(SimFingerprinter) fp = sim_fingerprinter_new (job->flags);
+  g_autofree guint32 *df = g_new0 (guint32, SIM_DF_BUCKETS);
 
   for (;;)
     {
@@ -83,12 +89,19 @@ prepare_worker (gpointer data)
       Entry *e;
 
       if (i >= (gint) job->n)
-        return;
+        break;
       e = &job->entries[i];
       e->state = sim_corpus_prepare_file (fp, e->path, NULL, &e->file, &error);
       if (e->state == SIM_PREPARED_FAILED)
         e->message = g_strdup (error->message);
+      if (e->state == SIM_PREPARED_NEW)
+        _sim_server_count_df (e->file.buckets, df);
+      g_clear_pointer (&e->file.buckets, g_array_unref);
     }
+  g_mutex_lock (&job->lock);
+  for (guint b = 0; b < SIM_DF_BUCKETS; b++)
+    job->df[b] += df[b];
+  g_mutex_unlock (&job->lock);
 }
 
 /* @s for COPY's text format. */
@@ -107,29 +120,32 @@ copy_escape (GString    *out,
       }
 }
 
-/* Adds @delta (1 or -1) to the df count of each of @buckets: the chunks
- * they fall in are read locked, in chunk order (two batches at once take
+void
+_sim_server_count_df (const GArray *buckets,
+                      guint32      *changes)
+{
+  for (guint i = 0; i < buckets->len; i++)
+    changes[g_array_index (buckets, guint32, i) % SIM_DF_BUCKETS]++;
+}
+
+/* Adds @delta (1 or -1) times @changes to the df counts: the chunks with
+ * a change are read locked, in chunk order (two batches at once take
  * their locks in one order), added to and written back in one statement,
  * each chunk packed as the local store packs its statistics
  * (sim_store_pack_df(): a quarter of the bytes or less). */
 gboolean
-_sim_server_add_df (SimServer    *server,
-        const GArray *buckets,
-        gint          delta,
-        GError      **error)
+_sim_server_add_df (SimServer     *server,
+                    const guint32 *changes,
+                    gint           delta,
+                    GError       **error)
 {
   g_autoptr(GString) chunks = g_string_new ("{");
   g_autoptr(GString) rows = g_string_new (NULL);
   g_autoptr(GArray) touched = g_array_new (FALSE, FALSE, sizeof (guint32));
-  g_autofree guint32 *changes = g_new0 (guint32, SIM_DF_BUCKETS);
   g_autofree guint32 *counts = NULL;
   const char *params[1];
   PGresult *result;
 
-  /* How many of @buckets fall in each bucket: counted, not sorted (two
-   * million of them a batch). */
-  for (guint i = 0; i < buckets->len; i++)
-    changes[g_array_index (buckets, guint32, i) % SIM_DF_BUCKETS]++;
   for (guint32 chunk = 0; chunk < SIM_DF_BUCKETS / SIM_SERVER_DF_CHUNK; chunk++)
     for (guint k = 0; k < SIM_SERVER_DF_CHUNK; k++)
       if (changes[chunk * SIM_SERVER_DF_CHUNK + k] != 0)
@@ -138,6 +154,8 @@ _sim_server_add_df (SimServer    *server,
           g_string_append_printf (chunks, "%s%u", chunks->len > 1 ? "," : "", chunk);
           break;
         }
+  if (touched->len == 0)
+    return TRUE;
   g_string_append_c (chunks, '}');
   /* The touched chunks' counts, in the order of touched. */
   counts = g_new0 (guint32, (gsize) touched->len * SIM_SERVER_DF_CHUNK);
@@ -243,67 +261,83 @@ make_rows (PrepareJob *job)
 
     job->postings = _sim_server_postings_rows (docs, job->n, job->run, &job->n_postings);
   }
+  /* What the batch needs no more unless some of it is there already
+   * (send_batch() makes it again then): the packed windows were a
+   * quarter of an add's memory. */
+  for (guint i = 0; i < job->n; i++)
+    g_clear_pointer (&job->entries[i].file.packed, g_bytes_unref);
 }
 
 /* The texts of the entries of @job given ids (@ids, 0 for none) into
- * simhound.texts, in one statement: two arrays as binary parameters,
- * unnested. Through a staging table joined with the new documents they
- * were written twice and sorted (with the documents, 1.30 s of the
- * statements of an add of ../shared/corpora, now 0.99 s); COPY straight
- * into the table is refused where row security applies. */
+ * simhound.texts, a statement for each TEXTS_PIECE bytes or so: two
+ * arrays as binary parameters, unnested. Through a staging table joined
+ * with the new documents they were written twice and sorted (with the
+ * documents, 1.30 s of the statements of an add of ../shared/corpora,
+ * now 0.99 s); COPY straight into the table is refused where row security
+ * applies. In pieces, because libpq keeps room for the largest statement
+ * it sent for as long as the connection lasts, and the batch's texts
+ * were held twice. */
+#define TEXTS_PIECE (2u << 20)
+
 static gboolean
 put_texts (SimServer        *server,
            const PrepareJob *job,
            const gint64     *ids,
            GError          **error)
 {
-  g_autoptr(GString) id_array = g_string_new (NULL);
-  g_autoptr(GString) body_array = NULL;
-  gsize bytes = 0;
-  guint n = 0;
-  const char *values[2];
-  int lengths[2];
-  static const int formats[2] = { 1, 1 };
-  PGresult *result;
-
-  for (guint i = 0; i < job->n; i++)
-    if (ids[i] != 0)
-      {
-        n++;
-        bytes += job->entries[i].file.text_len + 4;
-      }
-  if (n == 0)
-    return TRUE;
-  body_array = g_string_sized_new (bytes + 20);
-  /* Arrays in binary: dimensions, no nulls, the element type, the length
-   * and lower bound, then each element's length and bytes. */
-  for (guint a = 0; a < 2; a++)
+  for (guint first = 0; first < job->n;)
     {
-      GString *out = a == 0 ? id_array : body_array;
+      g_autoptr(GString) id_array = g_string_new (NULL);
+      g_autoptr(GString) body_array = NULL;
+      gsize bytes = 0;
+      guint n = 0, end = first;
+      const char *values[2];
+      int lengths[2];
+      static const int formats[2] = { 1, 1 };
+      PGresult *result;
 
-      _sim_server_append_be (out, 1, 4);
-      _sim_server_append_be (out, 0, 4);
-      _sim_server_append_be (out, a == 0 ? 20 /* int8 */ : 25 /* text */, 4);
-      _sim_server_append_be (out, n, 4);
-      _sim_server_append_be (out, 1, 4);
+      for (; end < job->n && (n == 0 || bytes < TEXTS_PIECE); end++)
+        if (ids[end] != 0)
+          {
+            n++;
+            bytes += job->entries[end].file.text_len + 4;
+          }
+      if (n == 0)
+        break;
+      body_array = g_string_sized_new (bytes + 20);
+      /* Arrays in binary: dimensions, no nulls, the element type, the
+       * length and lower bound, then each element's length and bytes. */
+      for (guint a = 0; a < 2; a++)
+        {
+          GString *out = a == 0 ? id_array : body_array;
+
+          _sim_server_append_be (out, 1, 4);
+          _sim_server_append_be (out, 0, 4);
+          _sim_server_append_be (out, a == 0 ? 20 /* int8 */ : 25 /* text */, 4);
+          _sim_server_append_be (out, n, 4);
+          _sim_server_append_be (out, 1, 4);
+        }
+      for (guint i = first; i < end; i++)
+        if (ids[i] != 0)
+          {
+            _sim_server_append_be (id_array, 8, 4);
+            _sim_server_append_be (id_array, (guint64) ids[i], 8);
+            _sim_server_append_be (body_array, job->entries[i].file.text_len, 4);
+            g_string_append_len (body_array, job->entries[i].file.text, job->entries[i].file.text_len);
+          }
+      values[0] = id_array->str;
+      lengths[0] = (int) id_array->len;
+      values[1] = body_array->str;
+      lengths[1] = (int) body_array->len;
+      result = _sim_server_run_binary (server, "INSERT INTO simhound.texts (doc_id, body)"
+                                               " SELECT * FROM unnest ($1::bigint[], $2::text[])",
+                                       2, values, lengths, formats, error);
+      if (result == NULL)
+        return FALSE;
+      PQclear (result);
+      first = end;
     }
-  for (guint i = 0; i < job->n; i++)
-    if (ids[i] != 0)
-      {
-        _sim_server_append_be (id_array, 8, 4);
-        _sim_server_append_be (id_array, (guint64) ids[i], 8);
-        _sim_server_append_be (body_array, job->entries[i].file.text_len, 4);
-        g_string_append_len (body_array, job->entries[i].file.text, job->entries[i].file.text_len);
-      }
-  values[0] = id_array->str;
-  lengths[0] = (int) id_array->len;
-  values[1] = body_array->str;
-  lengths[1] = (int) body_array->len;
-  result = _sim_server_run_binary (server, "INSERT INTO simhound.texts (doc_id, body)"
-                                           " SELECT * FROM unnest ($1::bigint[], $2::text[])",
-                                   2, values, lengths, formats, error);
-  PQclear (result);
-  return result != NULL;
+  return TRUE;
 }
 
 /* Sends the prepared entries of @job in one transaction; counts what was
@@ -316,8 +350,8 @@ send_batch (SimServer       *server,
             SimImportResult *result,
             GError         **error)
 {
-  g_autoptr(GArray) buckets = g_array_new (FALSE, FALSE, sizeof (guint32));
   g_autofree gint64 *ids = NULL;
+  g_autofree guint32 *df = NULL;
   const char *params[2] = { collection, NULL };
   PGresult *added;
   guint n_added = 0;
@@ -369,13 +403,32 @@ send_batch (SimServer       *server,
         }
       e = &job->entries[i];
       ids[i] = id;
-      g_array_append_vals (buckets, e->file.buckets->data, e->file.buckets->len);
       n_added++;
       bytes += e->file.text_len;
     }
   PQclear (added);
+  /* Some were there already (or twice in the batch): the statistics and
+   * windows of those added, made again from their texts. */
+  if (n_added < job->n_sent)
+    {
+      g_autoptr(SimFingerprinter) fp = sim_fingerprinter_new (job->flags);
+
+      df = g_new0 (guint32, SIM_DF_BUCKETS);
+      for (guint i = 0; i < job->n; i++)
+        if (ids[i] != 0)
+          {
+            SimPreparedFile *file = &job->entries[i].file;
+            gsize n_units = 0;
+            g_autoptr(GArray) buckets = NULL;
+
+            g_clear_pointer (&file->packed, g_bytes_unref);
+            file->packed = _sim_pack_windows (fp, file->text, file->text_len, NULL, &n_units);
+            buckets = _sim_distinct_buckets (fp, n_units);
+            _sim_server_count_df (buckets, df);
+          }
+    }
   if (!put_texts (server, job, ids, error) ||
-      (buckets->len > 0 && !_sim_server_add_df (server, buckets, 1, error)))
+      (n_added > 0 && !_sim_server_add_df (server, df != NULL ? df : job->df, 1, error)))
     goto fail;
   if (n_added == job->n_sent)
     {
@@ -483,7 +536,10 @@ prepare_batch (gpointer data)
 {
   PrepareJob *job = data;
 
+  job->df = g_new0 (guint32, SIM_DF_BUCKETS);
+  g_mutex_init (&job->lock);
   sim_parallel_run (MIN (sim_parallel_default_threads (), job->n), prepare_worker, job);
+  g_mutex_clear (&job->lock);
   make_rows (job);
   return NULL;
 }
@@ -498,6 +554,7 @@ batch_free (PrepareJob *job)
     g_string_free (job->rows, TRUE);
   if (job->postings != NULL)
     g_string_free (job->postings, TRUE);
+  g_free (job->df);
   g_free (job->ids);
   g_free (job);
 }

@@ -85,7 +85,7 @@ sim_server_remove (SimServer          *server,
 {
   g_autoptr(SimFingerprinter) fp = sim_fingerprinter_new (SIM_NORMALIZE_FOLD_T2S);
   g_autoptr(GArray) ids = NULL;
-  g_autoptr(GArray) buckets = g_array_new (FALSE, FALSE, sizeof (guint32));
+  g_autofree guint32 *changes = g_new0 (guint32, SIM_DF_BUCKETS);
   g_autofree char *list = NULL;
   const char *params[1];
   PGresult *result;
@@ -114,11 +114,11 @@ sim_server_remove (SimServer          *server,
       const gsize len = PQgetlength (result, r, 0);
       g_autoptr(GArray) doc_buckets = _sim_distinct_buckets (fp, sim_fingerprinter_load (fp, text, len)->n);
 
-      g_array_append_vals (buckets, doc_buckets->data, doc_buckets->len);
+      _sim_server_count_df (doc_buckets, changes);
     }
   *out_n_removed = PQntuples (result);
   PQclear (result);
-  if (buckets->len > 0 && !_sim_server_add_df (server, buckets, -1, error))
+  if (*out_n_removed > 0 && !_sim_server_add_df (server, changes, -1, error))
     goto fail;
   if (!_sim_server_run_command (server, "COMMIT", error))
     goto fail;

@@ -276,32 +276,74 @@ _sim_posting_encode_rows (const SimPosting *postings,
 }
 
 typedef struct {
-  gint64    run;
-  guint     bits;       /* of the run */
-  guint     part_bits;  /* the parts' keys share their high part_bits */
-  gint      next;
-  GArray  **postings;   /* of each part */
-  GString **rows;       /* of each part */
+  const SimPostingSource *docs;
+  guint           n_docs;
+  const gsize    *counts;     /* windows of each document, G_MAXSIZE for none */
+  guint64         n;          /* all of them */
+  gint64          run;
+  guint           bits;       /* of the run */
+  guint           part_bits;  /* the parts' keys share their high part_bits */
+  gint            next;       /* the next part to make */
+  GMutex          lock;
+  GCond           turn;
+  guint           appended;   /* parts in @rows so far, under @lock */
+  GString        *rows;
 } RowsJob;
 
-/* Sorts and encodes parts, one at a time, until none is left. */
+/* Makes parts in order, until none is left: each part's postings taken
+ * from every document (decoded again for each part), sorted, encoded, and
+ * put after the part before. Only the parts being made are held: all at
+ * once, and their rows before they were joined, were half an add's memory. */
 static void
 rows_worker (gpointer data)
 {
   RowsJob *job = data;
+  const guint n_parts = 1u << job->part_bits;
+  const guint shift = SIM_POSTING_KEY_BITS - job->part_bits;
 
   for (;;)
     {
       const gint k = g_atomic_int_add (&job->next, 1);
-      GArray *postings;
+      g_autoptr(GArray) postings = NULL;
+      g_autoptr(GString) rows = NULL;
 
-      if (k >= 1 << job->part_bits)
+      if (k >= (gint) n_parts)
         return;
-      postings = job->postings[k];
+      postings = g_array_sized_new (FALSE, FALSE, sizeof (SimPosting),
+                                    (guint) MIN (job->n / n_parts + job->n / (16 * n_parts) + 1024, G_MAXUINT32));
+      for (guint d = 0; d < job->n_docs; d++)
+        {
+          const SimPostingSource *doc = &job->docs[d];
+          const guint8 *p;
+          gint64 start = 0;
+
+          if (doc->id == 0 || job->counts[d] == G_MAXSIZE)
+            continue;
+          p = g_bytes_get_data (doc->packed, NULL);
+          for (gsize i = 0; i < job->counts[d]; i++)
+            {
+              const guint64 key = _sim_next_window (&p, &start) & SIM_BAND_INDEX_FILE_MASK;
+              SimPosting posting;
+
+              if (job->part_bits != 0 && key >> shift != (guint64) k)
+                continue;
+              posting.key = key;
+              posting.doc = (guint32) doc->id;
+              posting.start = (guint32) CLAMP (start, 0, MAX (doc->n_chars, 0));
+              g_array_append_val (postings, posting);
+            }
+        }
       sort_below (postings, job->part_bits);
-      job->rows[k] = g_string_sized_new ((gsize) postings->len * 8 + 64);
-      _sim_posting_encode_rows ((const SimPosting *) postings->data, postings->len, job->run, job->bits, job->rows[k]);
-      g_clear_pointer (&job->postings[k], g_array_unref);
+      rows = g_string_sized_new ((gsize) postings->len * 8 + 64);
+      _sim_posting_encode_rows ((const SimPosting *) postings->data, postings->len, job->run, job->bits, rows);
+      g_clear_pointer (&postings, g_array_unref);
+      g_mutex_lock (&job->lock);
+      while (job->appended != (guint) k)
+        g_cond_wait (&job->turn, &job->lock);
+      g_string_append_len (job->rows, rows->str, rows->len);
+      job->appended++;
+      g_cond_broadcast (&job->turn);
+      g_mutex_unlock (&job->lock);
     }
 }
 
@@ -311,59 +353,26 @@ _sim_server_postings_rows (const SimPostingSource *docs,
                            gint64                  run,
                            guint64                *n_postings)
 {
-  RowsJob job = { run, 0, 0, 0, NULL, NULL };
   g_autofree gsize *counts = g_new0 (gsize, MAX (n_docs, 1));
-  guint64 n = 0;
-  gsize len = 0;
-  guint shift, n_parts;
-  GString *rows;
+  RowsJob job = { docs, n_docs, counts, 0, run };
 
   for (guint d = 0; d < n_docs; d++)
     if (docs[d].id != 0 && (counts[d] = _sim_count_windows (docs[d].packed)) != G_MAXSIZE)
-      n += counts[d];
-  job.bits = _sim_posting_run_bits (n);
-  /* Four parts, each of whole rows (the run's bits are at least the
-   * parts'), sorted and encoded on as many threads as there are. */
-  job.part_bits = MIN (job.bits, 2);
-  n_parts = 1u << job.part_bits;
-  shift = SIM_POSTING_KEY_BITS - job.part_bits;
-  job.postings = g_new0 (GArray *, n_parts);
-  job.rows = g_new0 (GString *, n_parts);
-  for (guint k = 0; k < n_parts; k++)
-    job.postings[k] = g_array_sized_new (FALSE, FALSE, sizeof (SimPosting), (guint) MIN (n / n_parts + n / 16 + 16, G_MAXUINT32));
-  for (guint d = 0; d < n_docs; d++)
-    {
-      const guint8 *p;
-      gint64 start = 0;
-
-      if (docs[d].id == 0 || counts[d] == G_MAXSIZE)
-        continue;
-      p = g_bytes_get_data (docs[d].packed, NULL);
-      for (gsize i = 0; i < counts[d]; i++)
-        {
-          SimPosting posting;
-
-          posting.key = _sim_next_window (&p, &start) & SIM_BAND_INDEX_FILE_MASK;
-          posting.doc = (guint32) docs[d].id;
-          posting.start = (guint32) CLAMP (start, 0, MAX (docs[d].n_chars, 0));
-          g_array_append_val (job.postings[job.part_bits ? posting.key >> shift : 0], posting);
-        }
-    }
-  sim_parallel_run (MIN (sim_parallel_default_threads (), n_parts), rows_worker, &job);
-  for (guint k = 0; k < n_parts; k++)
-    len += job.rows[k]->len;
-  rows = g_string_sized_new (len + 64);
-  _sim_posting_copy_header (rows);
-  for (guint k = 0; k < n_parts; k++)
-    {
-      g_string_append_len (rows, job.rows[k]->str, job.rows[k]->len);
-      g_string_free (job.rows[k], TRUE);
-    }
-  g_free (job.rows);
-  g_free (job.postings);
-  _sim_posting_copy_trailer (rows);
-  *n_postings = n;
-  return rows;
+      job.n += counts[d];
+  job.bits = _sim_posting_run_bits (job.n);
+  /* Eight parts, each of whole rows (the run's bits are at least the
+   * parts'), on as many threads as there are. */
+  job.part_bits = MIN (job.bits, 3);
+  job.rows = g_string_sized_new (job.n * 7 + 64);
+  _sim_posting_copy_header (job.rows);
+  g_mutex_init (&job.lock);
+  g_cond_init (&job.turn);
+  sim_parallel_run (MIN (sim_parallel_default_threads (), 1u << job.part_bits), rows_worker, &job);
+  g_mutex_clear (&job.lock);
+  g_cond_clear (&job.turn);
+  _sim_posting_copy_trailer (job.rows);
+  *n_postings = job.n;
+  return job.rows;
 }
 
 gint64

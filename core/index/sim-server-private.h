@@ -300,10 +300,14 @@ gboolean  _sim_server_postings_merge (SimServer       *server,
 
 /* ------------------------------------------------------ sim-server-corpus.c */
 
-/* Adds @delta (1 or -1) to the df count of each of @buckets, in the
- * caller's transaction. */
+/* Counts each of @buckets (df buckets, as _sim_distinct_buckets() gives
+ * them) into @changes (SIM_DF_BUCKETS counts). */
+void      _sim_server_count_df    (const GArray       *buckets,
+                                   guint32            *changes);
+/* Adds @delta (1 or -1) times @changes (SIM_DF_BUCKETS counts) to the df
+ * counts, in the caller's transaction. */
 gboolean  _sim_server_add_df      (SimServer          *server,
-                                   const GArray       *buckets,
+                                   const guint32      *changes,
                                    gint                delta,
                                    GError            **error);
 /* The files of @paths (folders walked) into @files, with the names they

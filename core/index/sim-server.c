@@ -306,6 +306,8 @@ _sim_server_set_error (SimServer       *server,
 }
 
 /* Sends @rows (COPY's text format) as the rows of COPY @sql. */
+#define COPY_PIECE (256u << 10)
+
 gboolean
 _sim_server_copy (SimServer  *server,
            const char *sql,
@@ -323,7 +325,12 @@ _sim_server_copy (SimServer  *server,
       return FALSE;
     }
   PQclear (result);
-  ok = PQputCopyData (server->conn, rows->str, (int) rows->len) == 1 && PQputCopyEnd (server->conn, NULL) == 1;
+  /* A message a piece: libpq keeps room for the largest message it sent
+   * for as long as the connection lasts. */
+  ok = TRUE;
+  for (gsize at = 0; ok && at < rows->len; at += COPY_PIECE)
+    ok = PQputCopyData (server->conn, rows->str + at, (int) MIN (COPY_PIECE, rows->len - at)) == 1;
+  ok = ok && PQputCopyEnd (server->conn, NULL) == 1;
   while ((result = PQgetResult (server->conn)) != NULL)
     {
       if (PQresultStatus (result) != PGRES_COMMAND_OK && ok)

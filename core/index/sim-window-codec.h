@@ -73,13 +73,22 @@ _sim_next_window (const guint8 **p,
 
   memcpy (&h, *p, 8);
   *p += 8;
-  do
+  /* Most starts are a byte or two on from the one before. */
+  if (G_LIKELY ((*p)[0] < 0x80))
+    delta = *(*p)++;
+  else if (G_LIKELY ((*p)[1] < 0x80))
     {
-      if (shift < 63)
-        delta |= (guint64) (**p & 0x7f) << shift;
-      shift += 7;
+      delta = ((*p)[0] & 0x7f) | (guint64) (*p)[1] << 7;
+      *p += 2;
     }
-  while (*(*p)++ & 0x80);
+  else
+    do
+      {
+        if (shift < 63)
+          delta |= (guint64) (**p & 0x7f) << shift;
+        shift += 7;
+      }
+    while (*(*p)++ & 0x80);
   *start += (delta & 1) ? -(gint64) (delta >> 1) - 1 : (gint64) (delta >> 1);
   return GUINT64_FROM_LE (h);
 }

@@ -26,6 +26,7 @@
 #include "sim-server-private.h"
 #include "sim-store.h"
 #include "sim-test-util.h"
+#include "sim-window-codec.h"
 
 #define ESSAY   "Salt marshes store carbon faster than any forest we measured on the estuary."
 #define READING "The tide tables for the northern harbour are printed every spring."
@@ -429,6 +430,7 @@ test_add_stores_each_file_once (void **state)
       " Those books now sit in the county archive, where historians of shipping still read them.\n";
     g_autofree char *late = sim_test_write_file (class_dir, "late.txt", late_text, -1);
     g_autofree char *postings_before = superuser ("SELECT coalesce (sum (n_postings), 0) FROM simhound.runs");
+    const guint64 df_before_late = df_total ();
     g_autoptr(SimImportResult) third = sim_server_add (server, paths, NULL, NULL, NULL, NULL, &error);
     g_autofree char *postings_after = superuser ("SELECT coalesce (sum (n_postings), 0) FROM simhound.runs");
     g_autofree char *late_windows = superuser ("SELECT n_windows FROM simhound.documents WHERE name = 'class-7b/late.txt'");
@@ -448,6 +450,15 @@ test_add_stores_each_file_once (void **state)
     assert_true (g_ascii_strtoll (late_windows, NULL, 10) > 0);
     assert_int_equal (g_ascii_strtoll (postings_after, NULL, 10) - g_ascii_strtoll (postings_before, NULL, 10),
                       g_ascii_strtoll (late_windows, NULL, 10));
+    /* And its features alone were counted: one for each distinct bucket. */
+    {
+      g_autoptr(SimFingerprinter) fp = sim_fingerprinter_new (SIM_NORMALIZE_FOLD_T2S);
+      g_autoptr(GArray) buckets = _sim_distinct_buckets (fp, sim_fingerprinter_load (fp, late_text,
+                                                                                     strlen (late_text))->n);
+
+      assert_true (buckets->len > 20);
+      assert_int_equal (df_total () - df_before_late, buckets->len);
+    }
     snapshot = sim_server_snapshot_new (uri, &error);
     assert_non_null (snapshot);
     options.max_distance = 0;
