@@ -17,7 +17,7 @@
 
 #define MERGE_BASE      (1u << 16)   /* postings of the smallest tier */
 #define MERGE_FANIN     4            /* runs of a tier that are merged into one */
-#define MERGE_CHUNK     (4u << 20)   /* postings a merge holds at once, about */
+#define MERGE_CHUNK     (1u << 19)   /* postings a merge holds at once, about */
 #define MERGE_LOCK      "7437357121"
 
 typedef struct {
