@@ -70,24 +70,30 @@ input_bytes (int    argc,
 /* Bytes of the store the command line names (--store, else
  * $SIMHOUND_STORE, else the default: sim_corpus_dup_default_path()'s
  * twin, which this program does not link) and of its index file. */
+static char *
+store_location (int    argc,
+                char **argv)
+{
+  const char *env = g_getenv ("SIMHOUND_STORE");
+
+  for (int i = 1; i < argc; i++)
+    if (g_str_has_prefix (argv[i], "--store="))
+      return g_strdup (argv[i] + strlen ("--store="));
+    else if (g_str_equal (argv[i], "--store") && i + 1 < argc)
+      return g_strdup (argv[i + 1]);
+  return env != NULL && *env != '\0' ? g_strdup (env)
+                                     : g_build_filename (g_get_user_data_dir (), "simhound", "corpus.db", NULL);
+}
+
 static goffset
 store_bytes (int    argc,
              char **argv)
 {
-  g_autofree char *path = NULL;
+  g_autofree char *path = store_location (argc, argv);
   g_autofree char *index = NULL;
-  const char *env = g_getenv ("SIMHOUND_STORE");
   goffset total = 0;
   GStatBuf st;
 
-  for (int i = 1; i < argc && path == NULL; i++)
-    if (g_str_has_prefix (argv[i], "--store="))
-      path = g_strdup (argv[i] + strlen ("--store="));
-    else if (g_str_equal (argv[i], "--store") && i + 1 < argc)
-      path = g_strdup (argv[i + 1]);
-  if (path == NULL)
-    path = env != NULL && *env != '\0' ? g_strdup (env)
-                                       : g_build_filename (g_get_user_data_dir (), "simhound", "corpus.db", NULL);
   index = g_strconcat (path, ".index", NULL);
   if (g_stat (path, &st) == 0 && S_ISREG (st.st_mode))
     total += st.st_size;
@@ -100,9 +106,13 @@ static gboolean
 is_heavy (int    argc,
           char **argv)
 {
+  g_autofree char *store = store_location (argc, argv);
+
   for (int i = 1; i < argc; i++)
     if (g_str_equal (argv[i], "cross") ||
-        (g_str_equal (argv[i], "corpus") && i + 1 < argc &&
+        /* An add to a corpus server holds a batch or two (sim-server-corpus.c):
+         * huge pages gave it no speed and 35 MB more of memory. */
+        (g_str_equal (argv[i], "corpus") && i + 1 < argc && !sim_store_location_is_server (store) &&
          (g_str_equal (argv[i + 1], "add") || g_str_equal (argv[i + 1], "rebuild"))) ||
         ((g_str_equal (argv[i], "check") || g_str_equal (argv[i], "compare")) &&
          input_bytes (argc, argv) >= HUGE_PAGES_INPUT) ||

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "config.h"
 
+#include <string.h>
 #include <gmodule.h>
 
 #include "sim-paths.h"
@@ -42,4 +43,14 @@ sim_paths_module_dir (void)
   if (!g_file_test (installed, G_FILE_TEST_EXISTS) && g_file_test (BUILD_MODULEDIR, G_FILE_TEST_IS_DIR))
     return BUILD_MODULEDIR;
   return MODULEDIR;
+}
+
+gboolean
+sim_store_location_is_server (const char *location)
+{
+  if (location == NULL)
+    return FALSE;
+  return g_str_has_prefix (location, "postgresql://") || g_str_has_prefix (location, "postgres://") ||
+         g_str_has_prefix (location, "service=") || strstr (location, "dbname=") != NULL ||
+         strstr (location, "host=") != NULL;
 }

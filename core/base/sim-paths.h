@@ -20,5 +20,11 @@ char       *sim_paths_demo_texts (void);
 /* Simhound's modules (sim-module.h): $SIMHOUND_MODULEDIR, else the
  * installed ones when they are there, else the build tree's. */
 const char *sim_paths_module_dir (void);
+/* Whether a corpus location (--store, $SIMHOUND_STORE, the app's
+ * preference) names a corpus server, a libpq connection string
+ * ("postgresql://…", "postgres://…", "service=…", "host=… dbname=…"),
+ * rather than a local store's path (sim-server.h). Here, with the paths,
+ * so that simhound-cli's launcher tells them apart by the same rule. */
+gboolean    sim_store_location_is_server (const char *location);
 
 G_END_DECLS

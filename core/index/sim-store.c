@@ -174,16 +174,6 @@ sim_store_is_document_id (const char *s)
   return TRUE;
 }
 
-gboolean
-sim_store_location_is_server (const char *location)
-{
-  if (location == NULL)
-    return FALSE;
-  return g_str_has_prefix (location, "postgresql://") || g_str_has_prefix (location, "postgres://") ||
-         g_str_has_prefix (location, "service=") || strstr (location, "dbname=") != NULL ||
-         strstr (location, "host=") != NULL;
-}
-
 char *
 sim_store_location_redact (const char *location)
 {

@@ -13,6 +13,8 @@
 
 #include <gio/gio.h>
 
+#include "sim-paths.h"
+
 G_BEGIN_DECLS
 
 #define SIM_STORE_FORMAT_VERSION 2
@@ -44,11 +46,6 @@ void      sim_store_free        (SimStore          *store);
 /* Whether @s names a document by its id ("12") rather than by a path
  * or name: digits alone. */
 gboolean  sim_store_is_document_id     (const char *s);
-/* Whether a corpus location (--store, $SIMHOUND_STORE, the app's
- * preference) names a corpus server, a libpq connection string
- * ("postgresql://…", "postgres://…", "service=…", "host=… dbname=…"),
- * rather than a local store's path (sim-server.h). */
-gboolean  sim_store_location_is_server (const char *location);
 /* @location with any password taken out, for a message. (transfer full) */
 char     *sim_store_location_redact    (const char *location);
 /* TRUE when a store exists at @path and this user may not write it (the

@@ -120,6 +120,14 @@ class CliTest(unittest.TestCase):
         self.assertIn("hugetlb=1", run("--store", self.store, "compare", big, small))
         self.assertIn("tunables=\n", run("check", "--json", small))
         self.assertIn("tunables=\n", run("corpus", "list"))
+        # An add to a corpus server holds a batch or two: no huge pages,
+        # named on the command line or in the environment.
+        self.assertIn("tunables=\n", run("--store", "postgresql://school@db/simhound", "corpus", "add", self.docs))
+        self.assertIn("tunables=\n", run("--store=service=simhound", "corpus", "add", self.docs))
+        local_store = env["SIMHOUND_STORE"]
+        env["SIMHOUND_STORE"] = "host=db dbname=simhound"
+        self.assertIn("tunables=\n", run("corpus", "add", self.docs))
+        env["SIMHOUND_STORE"] = local_store
         # The user's own tunables are kept, and theirs for huge pages win.
         self.assertIn("tunables=glibc.malloc.arena_max=2:glibc.malloc.hugetlb=1",
                       run("corpus", "add", self.docs, tunables="glibc.malloc.arena_max=2"))
