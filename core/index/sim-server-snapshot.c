@@ -48,6 +48,8 @@ typedef struct {
   guint64       *places[PLACE_CHUNKS];   /* document index << 32 | start */
   gint           n_docs;      /* the largest index found + 1, atomic for readers */
   gint64         n_places;
+  GArray        *expected;    /* guint64 keys the next lookup asks for too (remote_expect()) */
+  GHashTable    *kept;        /* an expected key's postings (SimPosting GArray), by the key */
 } Remote;
 
 static Remote *
@@ -63,6 +65,8 @@ remote_free (gpointer data)
 
   g_ptr_array_unref (r->idle);
   g_string_chunk_free (r->strings);
+  g_clear_pointer (&r->expected, g_array_unref);
+  g_hash_table_unref (r->kept);
   for (guint i = 0; i < DOC_CHUNKS; i++)
     g_free (r->docs[i]);
   for (guint i = 0; i < PLACE_CHUNKS && r->places[i] != NULL; i++)
@@ -254,6 +258,47 @@ compare_u64 (gconstpointer a,
   return x < y ? -1 : x > y;
 }
 
+/* @fps's keys as the server compares them (the low bits), sorted and
+ * distinct, into @keys. */
+static void
+distinct_keys (const guint64 *fps,
+               gsize          n_fps,
+               GArray        *keys)
+{
+  guint j = 0;
+
+  for (gsize i = 0; i < n_fps; i++)
+    {
+      const guint64 key = fps[i] & SIM_BAND_INDEX_FILE_MASK;
+
+      g_array_append_val (keys, key);
+    }
+  g_array_sort (keys, compare_u64);
+  for (guint i = 0; i < keys->len; i++)
+    if (j == 0 || g_array_index (keys, guint64, i) != g_array_index (keys, guint64, j - 1))
+      g_array_index (keys, guint64, j++) = g_array_index (keys, guint64, i);
+  g_array_set_size (keys, j);
+}
+
+static void
+remote_expect (SimCorpusSnapshot *snapshot,
+               const guint64     *fps,
+               gsize              n_fps)
+{
+  Remote *r = remote_of (snapshot);
+
+  g_mutex_lock (&r->lock);
+  if (r->expected == NULL)
+    r->expected = g_array_new (FALSE, FALSE, sizeof (guint64));
+  for (gsize i = 0; i < n_fps; i++)
+    {
+      const guint64 key = fps[i] & SIM_BAND_INDEX_FILE_MASK;
+
+      g_array_append_val (r->expected, key);
+    }
+  g_mutex_unlock (&r->lock);
+}
+
 static gboolean
 remote_lookup (SimCorpusSnapshot *snapshot,
                const guint64     *fps,
@@ -264,69 +309,82 @@ remote_lookup (SimCorpusSnapshot *snapshot,
 {
   Remote *r = remote_of (snapshot);
   g_autoptr(GArray) keys = g_array_sized_new (FALSE, FALSE, sizeof (guint64), n_fps);
+  g_autoptr(GArray) wanted = g_array_new (FALSE, FALSE, sizeof (guint64));
+  g_autoptr(GArray) asked = g_array_new (FALSE, FALSE, sizeof (guint64));
+  g_autoptr(GArray) expected = NULL;
   g_autoptr(GArray) postings = g_array_new (FALSE, FALSE, sizeof (SimPosting));
   g_autoptr(GArray) places = g_array_new (FALSE, FALSE, sizeof (guint64));
-  g_autofree guint32 *first = NULL;   /* per key: its postings' start, and n_keys + 1 */
-  SimServer *server;
-  gboolean ok;
+  g_autofree guint32 *first = NULL;   /* per asked key: its postings' start, and asked->len + 1 */
 
-  /* The keys the server compares: the low bits, sorted and distinct. */
-  for (gsize i = 0; i < n_fps; i++)
+  distinct_keys (fps, n_fps, keys);
+  /* What the server is asked: the keys not kept from an expectation,
+   * and those expected since, in one statement. */
+  g_mutex_lock (&r->lock);
+  expected = g_steal_pointer (&r->expected);
+  for (guint i = 0; i < keys->len; i++)
+    if (!g_hash_table_contains (r->kept, &g_array_index (keys, guint64, i)))
+      g_array_append_val (wanted, g_array_index (keys, guint64, i));
+  for (guint i = 0; expected != NULL && i < expected->len; i++)
+    if (!g_hash_table_contains (r->kept, &g_array_index (expected, guint64, i)))
+      g_array_append_val (wanted, g_array_index (expected, guint64, i));
+  g_mutex_unlock (&r->lock);
+  distinct_keys ((const guint64 *) wanted->data, wanted->len, asked);
+
+  if (asked->len > 0)
     {
-      const guint64 key = fps[i] & SIM_BAND_INDEX_FILE_MASK;
+      SimServer *server = take_server (r, error);
+      gboolean ok;
 
-      g_array_append_val (keys, key);
+      if (server == NULL)
+        return FALSE;
+      ok = _sim_server_postings_lookup (server, (const guint64 *) asked->data, asked->len, postings, error) &&
+           learn_documents (r, server, postings, error);
+      give_back (r, server, ok);
+      if (!ok)
+        return FALSE;
     }
-  g_array_sort (keys, compare_u64);
-  {
-    guint j = 0;
-
-    for (guint i = 0; i < keys->len; i++)
-      if (j == 0 || g_array_index (keys, guint64, i) != g_array_index (keys, guint64, j - 1))
-        g_array_index (keys, guint64, j++) = g_array_index (keys, guint64, i);
-    g_array_set_size (keys, j);
-  }
-
-  if ((server = take_server (r, error)) == NULL)
-    return FALSE;
-  ok = _sim_server_postings_lookup (server, (const guint64 *) keys->data, keys->len, postings, error) &&
-       learn_documents (r, server, postings, error);
-  give_back (r, server, ok);
-  if (!ok)
-    return FALSE;
-
-  first = g_new0 (guint32, keys->len + 1);
+  first = g_new0 (guint32, asked->len + 1);
   for (guint i = 0; i < postings->len; i++)
     first[g_array_index (postings, SimPosting, i).key + 1]++;
-  for (guint k = 0; k < keys->len; k++)
+  for (guint k = 0; k < asked->len; k++)
     first[k + 1] += first[k];
 
   g_mutex_lock (&r->lock);
+  /* An expected key's postings are kept for the lookup that asks for it. */
+  for (guint i = 0; expected != NULL && i < expected->len; i++)
+    {
+      const guint64 key = g_array_index (expected, guint64, i);
+      const guint64 *found = bsearch (&key, asked->data, asked->len, sizeof (guint64), compare_u64);
+
+      if (found != NULL && !g_hash_table_contains (r->kept, &key))
+        {
+          const guint k = found - (const guint64 *) asked->data;
+          GArray *list = g_array_sized_new (FALSE, FALSE, sizeof (SimPosting), first[k + 1] - first[k]);
+
+          g_array_append_vals (list, &g_array_index (postings, SimPosting, first[k]), first[k + 1] - first[k]);
+          g_hash_table_insert (r->kept, g_memdup2 (&key, sizeof key), list);
+        }
+    }
   for (gsize i = 0; i < n_fps; i++)
     {
       const guint64 key = fps[i] & SIM_BAND_INDEX_FILE_MASK;
-      gsize lo = 0, hi = keys->len;
+      const guint64 *found = bsearch (&key, asked->data, asked->len, sizeof (guint64), compare_u64);
+      const GArray *list = found == NULL ? g_hash_table_lookup (r->kept, &key) : NULL;
+      const SimPosting *from = found != NULL ? &g_array_index (postings, SimPosting, first[found - (const guint64 *) asked->data])
+                               : list != NULL ? (const SimPosting *) list->data : NULL;
+      const guint32 n = found != NULL ? first[found - (const guint64 *) asked->data + 1] - first[found - (const guint64 *) asked->data]
+                        : list != NULL ? list->len : 0;
+      /* Boilerplate's places are counted, their documents left unresolved. */
+      const gboolean boilerplate = n > SIM_CORPUS_LOOKUP_MAX_HITS;
 
-      while (lo < hi)
-        {
-          const gsize mid = (lo + hi) / 2;
-
-          if (g_array_index (keys, guint64, mid) < key)
-            lo = mid + 1;
-          else
-            hi = mid;
-        }
       /* A key's places in the order a local store gives them: by
        * document, then start. */
       g_array_set_size (places, 0);
-      for (guint32 p = first[lo]; lo < keys->len && p < first[lo + 1]; p++)
+      for (guint32 p = 0; p < n; p++)
         {
-          const SimPosting *posting = &g_array_index (postings, SimPosting, p);
-          const gboolean boilerplate = first[lo + 1] - first[lo] > SIM_CORPUS_LOOKUP_MAX_HITS;
-          /* Boilerplate's places are counted, their documents left unresolved. */
-          const guint64 place = boilerplate ? G_MAXUINT64 : (guint64) (posting->doc - 1) << 32 | posting->start;
+          const guint64 place = boilerplate ? G_MAXUINT64 : (guint64) (from[p].doc - 1) << 32 | from[p].start;
 
-          if (boilerplate || is_known (r, posting->doc))
+          if (boilerplate || is_known (r, from[p].doc))
             g_array_append_val (places, place);
         }
       g_array_sort (places, compare_u64);
@@ -393,40 +451,41 @@ static const SnapshotRemote server_remote = {
   remote_n_docs,
   remote_get_doc,
   remote_lookup,
+  remote_expect,
   remote_get_places,
   remote_read_texts,
   remote_free,
 };
 
-/* The feature statistics, whole: SIM_DF_BUCKETS counts. */
+/* The feature statistics, whole (SIM_DF_BUCKETS counts), from columns
+ * @col (chunk) and @col + 1 (counts) of @result's rows, in binary; rows
+ * without a chunk hold none. */
 static guint32 *
-load_df (SimServer *server,
-         GError   **error)
+df_of (SimServer      *server,
+       const PGresult *result,
+       int             col,
+       GError        **error)
 {
-  PGresult *result = _sim_server_run_as (server, "SELECT chunk, counts FROM simhound.df", 0, NULL, 1, error);
-  g_autofree guint32 *counts = NULL;
+  g_autofree guint32 *counts = g_new0 (guint32, SIM_DF_BUCKETS);
 
-  if (result == NULL)
-    return NULL;
-  counts = g_new0 (guint32, SIM_DF_BUCKETS);
   for (int row = 0; row < PQntuples (result); row++)
     {
       guint32 chunk;
       g_autofree guint32 *stored = NULL;
 
-      memcpy (&chunk, PQgetvalue (result, row, 0), 4);
-      chunk = GUINT32_FROM_BE (chunk);
-      stored = sim_store_unpack_df (PQgetvalue (result, row, 1), PQgetlength (result, row, 1), SIM_SERVER_DF_CHUNK);
+      if (PQgetisnull (result, row, col))
+        continue;
+      chunk = _sim_be32 (PQgetvalue (result, row, col));
+      stored = sim_store_unpack_df (PQgetvalue (result, row, col + 1), PQgetlength (result, row, col + 1),
+                                    SIM_SERVER_DF_CHUNK);
       if (stored == NULL || chunk >= SIM_DF_BUCKETS / SIM_SERVER_DF_CHUNK)
         {
           g_set_error (error, SIM_ERROR, SIM_ERROR_STORE_CORRUPT,
                        _("The corpus server %s holds damaged feature statistics"), server->name);
-          PQclear (result);
           return NULL;
         }
       memcpy (counts + (gsize) chunk * SIM_SERVER_DF_CHUNK, stored, SIM_SERVER_DF_CHUNK * sizeof (guint32));
     }
-  PQclear (result);
   return g_steal_pointer (&counts);
 }
 
@@ -480,18 +539,22 @@ sim_server_snapshot_new_with_password (const char  *conninfo,
 
   if (server == NULL)
     return NULL;
-  /* The versions, the settings and the counts in one round trip; a server
-   * without the schema fails it, and is then told apart. */
+  /* The versions, the settings, the counts and the feature statistics in
+   * one round trip (in binary: the statistics are packed), each row one
+   * chunk of the statistics; a server without the schema fails it, and is
+   * then told apart. */
   {
     g_autoptr(GError) local_error = NULL;
 
-    result = _sim_server_run (server,
-                              "SELECT (SELECT value FROM simhound.meta WHERE key = 'schema_version'),"
-                              "  (SELECT value FROM simhound.meta WHERE key = 'feature_version'),"
-                              "  (SELECT value FROM simhound.meta WHERE key = 'normalize'),"
-                              "  coalesce(sum(n_documents), 0), coalesce(sum(n_windows), 0),"
-                              "  coalesce(extract(epoch FROM max(added_at))::bigint, 0)"
-                              " FROM simhound.tallies", 0, NULL, &local_error);
+    result = _sim_server_run_as (server,
+                                 "SELECT m.*, d.chunk, d.counts FROM (SELECT"
+                                 "  (SELECT value FROM simhound.meta WHERE key = 'schema_version'),"
+                                 "  (SELECT value FROM simhound.meta WHERE key = 'feature_version'),"
+                                 "  (SELECT value FROM simhound.meta WHERE key = 'normalize'),"
+                                 "  coalesce(sum(n_documents), 0)::bigint, coalesce(sum(n_windows), 0)::bigint,"
+                                 "  coalesce(extract(epoch FROM max(added_at))::bigint, 0)"
+                                 "  FROM simhound.tallies) m LEFT JOIN simhound.df d ON TRUE",
+                                 0, NULL, 1, &local_error);
     if (result == NULL)
       {
         if (!g_error_matches (local_error, SIM_ERROR, SIM_ERROR_SERVER) && !sim_server_check_schema (server, error))
@@ -500,20 +563,20 @@ sim_server_snapshot_new_with_password (const char  *conninfo,
         return NULL;
       }
   }
-  if (!_sim_server_usable_schema (server, (guint) g_ascii_strtoull (PQgetvalue (result, 0, 0), NULL, 10), error) ||
-      !_sim_server_usable_features (server, (guint) g_ascii_strtoull (PQgetvalue (result, 0, 1), NULL, 10), error))
+  if (PQntuples (result) == 0 ||
+      !_sim_server_usable_schema (server, (guint) g_ascii_strtoull (PQgetvalue (result, 0, 0), NULL, 10), error) ||
+      !_sim_server_usable_features (server, (guint) g_ascii_strtoull (PQgetvalue (result, 0, 1), NULL, 10), error) ||
+      (counts = df_of (server, result, 6, error)) == NULL)
     {
       PQclear (result);
       return NULL;
     }
   if (g_str_equal (PQgetvalue (result, 0, 2), "none"))
     flags = 0;
-  n_documents = (guint) g_ascii_strtoull (PQgetvalue (result, 0, 3), NULL, 10);
-  n_windows = g_ascii_strtoull (PQgetvalue (result, 0, 4), NULL, 10);
-  updated_at = g_ascii_strtoll (PQgetvalue (result, 0, 5), NULL, 10);
+  n_documents = (guint) _sim_be64 (PQgetvalue (result, 0, 3));
+  n_windows = (gsize) _sim_be64 (PQgetvalue (result, 0, 4));
+  updated_at = _sim_be64 (PQgetvalue (result, 0, 5));
   PQclear (result);
-  if ((counts = load_df (server, error)) == NULL)
-    return NULL;
 
   snapshot = _sim_snapshot_new (sim_server_get_name (server), flags);
   snapshot->weights = sim_weights_new (counts, n_documents);
@@ -527,6 +590,7 @@ sim_server_snapshot_new_with_password (const char  *conninfo,
   g_mutex_init (&r->lock);
   r->idle = g_ptr_array_new_with_free_func ((GDestroyNotify) sim_server_free);
   r->strings = g_string_chunk_new (4096);
+  r->kept = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, (GDestroyNotify) g_array_unref);
   g_ptr_array_add (r->idle, g_steal_pointer (&server));
   snapshot->remote = &server_remote;
   snapshot->remote_data = r;
