@@ -269,7 +269,11 @@ void      _sim_refine_extend_neighbours (Check         *check);
 void      _sim_refine_project_to_windows (Check        *check);
 
 /* sim-rewording.c: fills check->seg_reworded (their documents are then
- * loaded); FALSE when the corpus could not be read. */
+ * loaded); FALSE when the corpus could not be read. Before the first
+ * lookup, _sim_rewording_expect() tells a remote snapshot the keys every
+ * segment would look up (sim_corpus_snapshot_expect()): those of the
+ * segments still unflagged then cost no round trip. */
+void      _sim_rewording_expect      (Check            *check);
 gboolean  _sim_rewording_find        (Check            *check,
                                       GError          **error);
 

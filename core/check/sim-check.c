@@ -142,6 +142,7 @@ check_run (SimCorpusSnapshot     *snapshot,
   sim_fingerprinter_windows (fp, SIM_QUERY_WINNOW_WEIGHT, check.windows);
   check.total = check.segments->len;  /* and the distinct windows, once counted */
 
+  _sim_rewording_expect (&check);
   if (!_sim_candidates_lookup (&check, error) || g_cancellable_set_error_if_cancelled (cancellable, error))
     goto out;
   _sim_candidates_collect (&check);

@@ -59,6 +59,23 @@ compare_proposals (gconstpointer a,
   return x->start < y->start ? -1 : x->start > y->start;
 }
 
+void
+_sim_rewording_expect (Check *check)
+{
+  g_autoptr(GArray) keys = NULL;
+
+  if (!sim_corpus_snapshot_is_remote (check->snapshot))
+    return;
+  keys = g_array_new (FALSE, FALSE, sizeof (guint64));
+  for (guint s = 0; s < check->segments->len; s++)
+    {
+      const SimSegment *seg = &g_array_index (check->segments, SimSegment, s);
+
+      sim_words_pair_keys (check->units, seg->unit_start, seg->unit_end, QUERY_RAREST, QUERY_MAX_WORDS, keys);
+    }
+  sim_corpus_snapshot_expect (check->snapshot, (const guint64 *) keys->data, keys->len);
+}
+
 gboolean
 _sim_rewording_find (Check   *check,
                      GError **error)

@@ -253,6 +253,14 @@ gsize              sim_corpus_snapshot_get_lookup_size (const SimCorpusSnapshot 
  * get_n_docs() counts them (their indices), get_n_documents() the
  * corpus's. */
 gboolean           sim_corpus_snapshot_is_remote      (const SimCorpusSnapshot *snapshot);
+/* Keys (@n @fps) a later lookup is likely to ask for (a check's
+ * rewording stage, sim-rewording.c): a remote snapshot asks the server for
+ * them with its next lookup, in the same statement, and answers them from
+ * what it kept; a local one needs no such help and ignores them. Any
+ * thread. */
+void               sim_corpus_snapshot_expect         (SimCorpusSnapshot       *snapshot,
+                                                       const guint64           *fps,
+                                                       gsize                    n);
 guint              sim_corpus_snapshot_get_n_documents (const SimCorpusSnapshot *snapshot);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimCorpus, sim_corpus_free)

@@ -298,6 +298,10 @@ gboolean  _sim_server_postings_lookup (SimServer      *server,
 gboolean  _sim_server_postings_merge (SimServer       *server,
                                       GError         **error);
 
+/* Statements this process has sent any server, each a round trip (the
+ * round-trip tests count them). */
+guint     _sim_server_n_statements (void);
+
 /* ------------------------------------------------------ sim-server-corpus.c */
 
 /* Counts each of @buckets (df buckets, as _sim_distinct_buckets() gives

@@ -203,6 +203,14 @@ _sim_server_set_lost (SimServer  *server,
 /* With SIMHOUND_SERVER_TRACE set, each statement's time and rows (or
  * bytes sent) on stderr, and when it began, from the first statement:
  * where a check or an add waits, and what the client does between. */
+static gint n_statements;
+
+guint
+_sim_server_n_statements (void)
+{
+  return (guint) g_atomic_int_get (&n_statements);
+}
+
 static void
 trace (gint64      since,
        gsize       rows,
@@ -218,6 +226,7 @@ trace (gint64      since,
       first = since;
       g_once_init_leave (&once, 1);
     }
+  g_atomic_int_inc (&n_statements);
   if (on)
     g_printerr ("simhound: server %.1f ms at %.1f ms, %" G_GSIZE_FORMAT " rows or bytes: %.60s\n",
                 (g_get_monotonic_time () - since) / 1000.0, (since - first) / 1000.0, rows, sql);

@@ -67,6 +67,9 @@ typedef struct {
                                      GArray                  *out,
                                      guint32                 *out_ends,
                                      GError                 **error);
+  void                (*expect)     (SimCorpusSnapshot       *snapshot,
+                                     const guint64           *fps,
+                                     gsize                    n_fps);
   void                (*get_places) (const SimCorpusSnapshot *snapshot,
                                      const guint32           *ids,
                                      gsize                    n,

@@ -256,6 +256,15 @@ sim_corpus_snapshot_is_remote (const SimCorpusSnapshot *snapshot)
   return snapshot->remote != NULL;
 }
 
+void
+sim_corpus_snapshot_expect (SimCorpusSnapshot *snapshot,
+                            const guint64     *fps,
+                            gsize              n)
+{
+  if (snapshot->remote != NULL)
+    snapshot->remote->expect (snapshot, fps, n);
+}
+
 gsize
 sim_corpus_snapshot_get_lookup_size (const SimCorpusSnapshot *snapshot)
 {
