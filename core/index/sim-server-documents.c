@@ -101,9 +101,10 @@ sim_server_remove (SimServer          *server,
    * fingerprinted again, as it was when added. */
   result = _sim_server_run (server,
                             "WITH gone AS (DELETE FROM simhound.documents d USING simhound.texts t"
-                            "  WHERE d.id = ANY ($1::bigint[]) AND t.doc_id = d.id RETURNING t.body, d.n_windows),"
+                            "  WHERE d.id = ANY ($1::bigint[]) AND t.doc_id = d.id RETURNING d.id, t.body, d.n_windows),"
                             " tally AS (INSERT INTO simhound.tallies"
-                            "  SELECT -count(*), -coalesce (sum (n_windows), 0), NULL FROM gone HAVING count(*) > 0)"
+                            "  SELECT -count(*), -coalesce (sum (n_windows), 0), NULL FROM gone HAVING count(*) > 0),"
+                            " marked AS (INSERT INTO simhound.removed SELECT id FROM gone ON CONFLICT DO NOTHING)"
                             " SELECT body FROM gone",
                             1, params, error);
   if (result == NULL)

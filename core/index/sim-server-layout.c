@@ -273,6 +273,7 @@ static const char *const citus_layout[] = {
   "SELECT create_reference_table ('simhound.runs')",
   "SELECT create_reference_table ('simhound.lookups')",
   "SELECT create_reference_table ('simhound.tallies')",
+  "SELECT create_reference_table ('simhound.removed')",
   "SELECT create_distributed_table ('simhound.texts', 'doc_id')",
   "SELECT create_distributed_table ('simhound.postings', 'bucket')",
   SIM_SERVER_LOOKUP_FUNCTION (SIM_SERVER_LOOKUP_BY_BUCKETS),

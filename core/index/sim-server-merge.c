@@ -93,8 +93,10 @@ merge_sorted (GArray *postings,
 static gboolean
 merge_runs (SimServer    *server,
             const GArray *runs,
+            gboolean      whole,
             GError      **error)
 {
+  g_autoptr(GArray) gone = g_array_new (FALSE, FALSE, sizeof (gint64));
   g_autoptr(GArray) run_ids = g_array_new (FALSE, FALSE, sizeof (gint64));
   g_autofree char *literal = NULL;
   g_autofree char *bits_literal = NULL;
@@ -128,6 +130,22 @@ merge_runs (SimServer    *server,
   bits = _sim_posting_run_bits (total);
   while (chunk_bits < min_bits && (total >> chunk_bits) > MERGE_CHUNK)
     chunk_bits++;
+  /* A merge of every run drops every posting of a document removed
+   * before it read which are there: those are no longer "removed" (read
+   * first, so that one removed meanwhile stays). */
+  if (whole)
+    {
+      result = _sim_server_run_as (server, "SELECT id FROM simhound.removed", 0, NULL, 1, error);
+      if (result == NULL)
+        return FALSE;
+      for (int r = 0; r < PQntuples (result); r++)
+        {
+          const gint64 id = _sim_be64 (PQgetvalue (result, r, 0));
+
+          g_array_append_val (gone, id);
+        }
+      PQclear (result);
+    }
   result = _sim_server_run_as (server, "SELECT id FROM simhound.documents ORDER BY id", 0, NULL, 1, error);
   if (result == NULL)
     return FALSE;
@@ -218,6 +236,25 @@ merge_runs (SimServer    *server,
       return FALSE;
     PQclear (result);
   }
+  if (gone->len > 0)
+    {
+      g_autofree char *gone_literal = NULL;
+      const char *params[1];
+      guint kept = 0;
+
+      for (guint i = 0; i < gone->len; i++)
+        {
+          const gint64 id = g_array_index (gone, gint64, i);
+
+          if (id < 0 || id >= n_ids || !((live[id >> 3] >> (id & 7)) & 1))
+            g_array_index (gone, gint64, kept++) = id;
+        }
+      params[0] = gone_literal = _sim_server_array_literal ((const gint64 *) gone->data, kept);
+      result = _sim_server_run (server, "DELETE FROM simhound.removed WHERE id = ANY ($1::bigint[])", 1, params, error);
+      if (result == NULL)
+        return FALSE;
+      PQclear (result);
+    }
   return written == 0 || _sim_posting_write_run (server, run, bits, written, error);
 }
 
@@ -227,6 +264,7 @@ static gboolean
 runs_to_merge (SimServer *server,
                gboolean   every,
                GArray    *out,
+               gboolean  *out_whole,
                GError   **error)
 {
   PGresult *result = _sim_server_run (server, "SELECT run, bits, n_postings FROM simhound.runs ORDER BY run",
@@ -258,9 +296,24 @@ runs_to_merge (SimServer *server,
         best = tier;
     }
   g_array_set_size (out, 0);
+  /* One run holds the postings of documents removed since it was made:
+   * merged on its own, it holds them no more. */
+  if (every && all->len == 1)
+    {
+      PGresult *any = _sim_server_run (server, "SELECT EXISTS (SELECT FROM simhound.removed)", 0, NULL, error);
+
+      if (any == NULL)
+        return FALSE;
+      if (g_str_equal (PQgetvalue (any, 0, 0), "t"))
+        g_array_append_vals (out, all->data, all->len);
+      PQclear (any);
+      *out_whole = TRUE;
+      return TRUE;
+    }
   if (every && all->len > 1)
     {
       g_array_append_vals (out, all->data, all->len);
+      *out_whole = TRUE;
       return TRUE;
     }
   for (guint i = 0; best != G_MAXUINT && i < all->len; i++)
@@ -279,6 +332,7 @@ runs_to_merge (SimServer *server,
     if (tier_of (g_array_index (all, Run, i).n) != best &&
         tier_of (g_array_index (all, Run, i).n) < tier_of (merged))
       g_array_append_val (out, g_array_index (all, Run, i));
+  *out_whole = out->len == all->len;
   return TRUE;
 }
 
@@ -325,7 +379,7 @@ merge (SimServer *server,
   for (;;)
     {
       PGresult *result;
-      gboolean locked;
+      gboolean locked, whole = FALSE;
 
       if (!_sim_server_run_command (server, "BEGIN", error))
         return FALSE;
@@ -335,7 +389,7 @@ merge (SimServer *server,
         goto fail;
       locked = g_str_equal (PQgetvalue (result, 0, 0), "t");
       PQclear (result);
-      if (!locked || !runs_to_merge (server, all, runs, error))
+      if (!locked || !runs_to_merge (server, all, runs, &whole, error))
         {
           if (!locked)
             return _sim_server_run_command (server, "COMMIT", error);
@@ -343,7 +397,7 @@ merge (SimServer *server,
         }
       if (runs->len == 0)
         return fold_tallies (server, error) && _sim_server_run_command (server, "COMMIT", error);
-      if (!merge_runs (server, runs, error) || !_sim_server_run_command (server, "COMMIT", error))
+      if (!merge_runs (server, runs, whole, error) || !_sim_server_run_command (server, "COMMIT", error))
         goto fail;
     }
 

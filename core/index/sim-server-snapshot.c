@@ -5,17 +5,20 @@
  * SnapshotRemote), so that the check runs as against a local store.
  *
  * What a check costs the server, in round trips: opening (the schema,
- * the settings, the counts, the feature statistics), then for each
- * lookup one statement for the postings of all its keys
- * (sim-server-postings.c) and one for the documents they name that the
- * snapshot did not know, and one statement for each group of texts the
- * check reads.
+ * the settings, the counts, the feature statistics and the documents
+ * removed), then one statement for each lookup, the postings of all its
+ * keys (sim-server-postings.c; with them those the check said it expects,
+ * sim_corpus_snapshot_expect()), and one for each group of texts the
+ * check reads, with what a report says of each document.
  *
- * The snapshot knows the documents its lookups found. A document's index
- * is its server id less one, so the check orders documents (its ties) as
- * it would a local store's, whose documents are in id order; indices
- * between go to documents not found (get_doc() gives NULL). A document
- * removed since is not found.
+ * The snapshot knows the documents its lookups found: every one the
+ * server has not said was removed is there (the removed are few, until a
+ * merge of every run drops their postings; when there are too many, a
+ * lookup asks which of its documents are there). A document's index is
+ * its server id less one, so the check orders documents (its ties) as it
+ * would a local store's, whose documents are in id order; indices between
+ * go to documents not found (get_doc() gives NULL). A document removed
+ * since the snapshot was taken has no text, and proposes nothing.
  * Connections are kept for the snapshot's readers, one thread each. The
  * places a lookup finds are kept with the snapshot for get_places(): a
  * snapshot is meant for a check, or a few (the app takes one a check).
@@ -36,6 +39,7 @@
 #define PLACE_CHUNK   65536u
 #define PLACE_CHUNKS  65536u     /* 4G places */
 #define MAX_IDLE      8
+#define MAX_REMOVED   4096       /* documents removed a snapshot keeps, else it asks which are there */
 
 typedef struct {
   char          *conninfo;
@@ -48,6 +52,7 @@ typedef struct {
   guint64       *places[PLACE_CHUNKS];   /* document index << 32 | start */
   gint           n_docs;      /* the largest index found + 1, atomic for readers */
   gint64         n_places;
+  GArray        *removed;     /* gint64 ids of documents removed that runs may hold, sorted; NULL: not known */
   GArray        *expected;    /* guint64 keys the next lookup asks for too (remote_expect()) */
   GHashTable    *kept;        /* an expected key's postings (SimPosting GArray), by the key */
 } Remote;
@@ -66,6 +71,7 @@ remote_free (gpointer data)
   g_ptr_array_unref (r->idle);
   g_string_chunk_free (r->strings);
   g_clear_pointer (&r->expected, g_array_unref);
+  g_clear_pointer (&r->removed, g_array_unref);
   g_hash_table_unref (r->kept);
   for (guint i = 0; i < DOC_CHUNKS; i++)
     g_free (r->docs[i]);
@@ -182,11 +188,42 @@ compare_ids (gconstpointer a,
   return x < y ? -1 : x > y;
 }
 
+/* A document a lookup found, not read yet: its name, title and whether
+ * its text is kept from this account come with its text (read_texts()). */
+static const char undescribed[] = "";
+
+/* Under the lock: document @id is there, @n_chars long (G_MAXINT64 until
+ * its text is read). */
+static void
+know (Remote *r,
+      gint64  id,
+      gint64  n_chars)
+{
+  const guint index = (guint) (id - 1);
+  SimCorpusDoc *doc;
+
+  if (id <= 0 || id > MAX_DOC_ID || is_known (r, id))
+    return;
+  if (r->docs[index / DOC_CHUNK] == NULL)
+    g_atomic_pointer_set (&r->docs[index / DOC_CHUNK], g_new0 (SimCorpusDoc, DOC_CHUNK));
+  doc = &r->docs[index / DOC_CHUNK][index % DOC_CHUNK];
+  doc->path = undescribed;
+  doc->title = undescribed;
+  doc->n_chars = n_chars;
+  doc->id = id;
+  if ((gint) index >= r->n_docs)
+    g_atomic_int_set (&r->n_docs, (gint) index + 1);
+}
+
 /* Gives the documents of @postings the snapshot does not know yet their
- * indices, in id order; those gone from the server get none. A key's
- * postings beyond SIM_CORPUS_LOOKUP_MAX_HITS are boilerplate to a check:
- * their documents are not asked for (at 1 GB they were 19,000 documents
- * of a 10,000-character article, most of a check's wait). */
+ * indices and lengths, in id order; those gone from the server get none.
+ * A key's postings beyond SIM_CORPUS_LOOKUP_MAX_HITS are boilerplate to a
+ * check: their documents are not asked for (at 1 GB they were 19,000
+ * documents of a 10,000-character article, most of a check's wait). The
+ * rest of what a report says of a document comes with its text: asked
+ * here for the 8,000-10,000 documents a check of 10,000 characters finds
+ * at 1 GB, names and titles were 45-68 ms of the server's time, and a
+ * check reads a few hundred of them. */
 static gboolean
 learn_documents (Remote       *r,
                  SimServer    *server,
@@ -218,32 +255,29 @@ learn_documents (Remote       *r,
   if (ids->len == 0)
     return TRUE;
   g_array_sort (ids, compare_ids);
+  /* Knowing which documents were removed, every other one is there (its
+   * length comes with its text). */
+  if (r->removed != NULL)
+    {
+      g_mutex_lock (&r->lock);
+      for (guint i = 0; i < ids->len; i++)
+        {
+          const gint64 id = g_array_index (ids, gint64, i);
+
+          if (bsearch (&id, r->removed->data, r->removed->len, sizeof (gint64), compare_ids) == NULL)
+            know (r, id, G_MAXINT64);
+        }
+      g_mutex_unlock (&r->lock);
+      return TRUE;
+    }
   params[0] = literal = _sim_server_array_literal ((const gint64 *) ids->data, ids->len);
-  result = _sim_server_run (server,
-                            "SELECT id, name, title, n_chars, text_withheld FROM simhound.documents_of ($1::bigint[])",
-                            1, params, error);
+  result = _sim_server_run_as (server, "SELECT id, n_chars FROM simhound.documents WHERE id = ANY ($1::bigint[])",
+                               1, params, 1, error);
   if (result == NULL)
     return FALSE;
   g_mutex_lock (&r->lock);
   for (int row = 0; row < PQntuples (result); row++)
-    {
-      const gint64 id = g_ascii_strtoll (PQgetvalue (result, row, 0), NULL, 10);
-      const guint index = (guint) (id - 1);
-      SimCorpusDoc *doc;
-
-      if (id <= 0 || id > MAX_DOC_ID || is_known (r, id))
-        continue;
-      if (r->docs[index / DOC_CHUNK] == NULL)
-        g_atomic_pointer_set (&r->docs[index / DOC_CHUNK], g_new0 (SimCorpusDoc, DOC_CHUNK));
-      doc = &r->docs[index / DOC_CHUNK][index % DOC_CHUNK];
-      doc->path = g_string_chunk_insert (r->strings, PQgetvalue (result, row, 1));
-      doc->title = g_string_chunk_insert (r->strings, PQgetvalue (result, row, 2));
-      doc->n_chars = g_ascii_strtoll (PQgetvalue (result, row, 3), NULL, 10);
-      doc->text_withheld = g_str_equal (PQgetvalue (result, row, 4), "t");
-      doc->id = id;
-      if ((gint) index >= r->n_docs)
-        g_atomic_int_set (&r->n_docs, (gint) index + 1);
-    }
+    know (r, _sim_be64 (PQgetvalue (result, row, 0)), _sim_be64 (PQgetvalue (result, row, 1)));
   g_mutex_unlock (&r->lock);
   PQclear (result);
   return TRUE;
@@ -403,6 +437,10 @@ remote_lookup (SimCorpusSnapshot *snapshot,
   return TRUE;
 }
 
+/* The texts of documents @indices, with what a report says of each (its
+ * name, title, and whether its text is kept from this account: then no
+ * text), in one statement. A document removed since is not found, and
+ * then proposes nothing. */
 static gboolean
 remote_read_texts (const SimCorpusSnapshot *snapshot,
                    const guint             *indices,
@@ -421,28 +459,44 @@ remote_read_texts (const SimCorpusSnapshot *snapshot,
     {
       const SimCorpusDoc *doc = remote_get_doc (snapshot, indices[i]);
 
-      ids[i] = doc != NULL && !doc->text_withheld ? doc->id : 0;
+      ids[i] = doc != NULL ? doc->id : 0;
     }
   params[0] = literal = _sim_server_array_literal (ids, n);
   if ((server = take_server (r, error)) == NULL)
     return FALSE;
-  /* A text withheld from this account is not asked for (its document is
-   * matched by keys); one removed since is not found, and then proposes
-   * nothing. */
-  result = _sim_server_run (server, "SELECT doc_id, body FROM simhound.texts WHERE doc_id = ANY ($1::bigint[])",
+  /* The texts' row security leaves out a text kept from this account,
+   * as documents_of() says it does. */
+  result = _sim_server_run (server,
+                            "SELECT d.id, d.name, d.title, d.text_withheld, t.body, d.n_chars"
+                            " FROM simhound.documents_of ($1::bigint[]) d"
+                            " LEFT JOIN simhound.texts t ON t.doc_id = d.id",
                             1, params, error);
   give_back (r, server, result != NULL);
   if (result == NULL)
     return FALSE;
+  g_mutex_lock (&r->lock);
   for (int row = 0; row < PQntuples (result); row++)
     {
       const gint64 id = g_ascii_strtoll (PQgetvalue (result, row, 0), NULL, 10);
-      const gsize len = PQgetlength (result, row, 1);
+      const gboolean withheld = g_str_equal (PQgetvalue (result, row, 3), "t");
+      const gsize len = PQgetlength (result, row, 4);
+      SimCorpusDoc *doc;
 
-      for (guint i = 0; i < n; i++)
+      if (!is_known (r, id))
+        continue;
+      doc = &r->docs[(id - 1) / DOC_CHUNK][(id - 1) % DOC_CHUNK];
+      if (doc->path == undescribed)
+        {
+          doc->title = g_string_chunk_insert (r->strings, PQgetvalue (result, row, 2));
+          doc->text_withheld = withheld;
+          doc->n_chars = g_ascii_strtoll (PQgetvalue (result, row, 5), NULL, 10);
+          doc->path = g_string_chunk_insert (r->strings, PQgetvalue (result, row, 1));
+        }
+      for (guint i = 0; i < n && !withheld && !PQgetisnull (result, row, 4); i++)
         if (ids[i] == id && texts[i] == NULL)
-          texts[i] = sim_store_text_new_plain (r->name, id, g_memdup2 (PQgetvalue (result, row, 1), len + 1), len);
+          texts[i] = sim_store_text_new_plain (r->name, id, g_memdup2 (PQgetvalue (result, row, 4), len + 1), len);
     }
+  g_mutex_unlock (&r->lock);
   PQclear (result);
   return TRUE;
 }
@@ -456,6 +510,29 @@ static const SnapshotRemote server_remote = {
   remote_read_texts,
   remote_free,
 };
+
+/* A one-dimensional bigint array in binary (@len bytes at @p), as ids,
+ * or an empty array when it is not one. */
+static GArray *
+ids_of (const char *p,
+        gsize       len)
+{
+  GArray *ids = g_array_new (FALSE, FALSE, sizeof (gint64));
+  guint32 n;
+
+  /* Dimensions, a null flag, the element type; then the length and lower
+   * bound; then each element's length (8) and bytes. */
+  if (len < 20 || _sim_be32 (p) != 1)
+    return ids;
+  n = _sim_be32 (p + 12);
+  for (guint32 i = 0; i < n && 20 + 12 * (gsize) (i + 1) <= len; i++)
+    {
+      const gint64 id = _sim_be64 (p + 20 + 12 * (gsize) i + 4);
+
+      g_array_append_val (ids, id);
+    }
+  return ids;
+}
 
 /* The feature statistics, whole (SIM_DF_BUCKETS counts), from columns
  * @col (chunk) and @col + 1 (counts) of @result's rows, in binary; rows
@@ -536,6 +613,7 @@ sim_server_snapshot_new_with_password (const char  *conninfo,
   guint n_documents;
   gsize n_windows;
   gint64 updated_at;
+  g_autoptr(GArray) removed = NULL;
 
   if (server == NULL)
     return NULL;
@@ -552,7 +630,9 @@ sim_server_snapshot_new_with_password (const char  *conninfo,
                                  "  (SELECT value FROM simhound.meta WHERE key = 'feature_version'),"
                                  "  (SELECT value FROM simhound.meta WHERE key = 'normalize'),"
                                  "  coalesce(sum(n_documents), 0)::bigint, coalesce(sum(n_windows), 0)::bigint,"
-                                 "  coalesce(extract(epoch FROM max(added_at))::bigint, 0)"
+                                 "  coalesce(extract(epoch FROM max(added_at))::bigint, 0),"
+                                 "  (SELECT CASE WHEN count(*) <= " G_STRINGIFY (MAX_REMOVED)
+                                 "     THEN coalesce (array_agg (id ORDER BY id), '{}') END FROM simhound.removed)"
                                  "  FROM simhound.tallies) m LEFT JOIN simhound.df d ON TRUE",
                                  0, NULL, 1, &local_error);
     if (result == NULL)
@@ -566,7 +646,7 @@ sim_server_snapshot_new_with_password (const char  *conninfo,
   if (PQntuples (result) == 0 ||
       !_sim_server_usable_schema (server, (guint) g_ascii_strtoull (PQgetvalue (result, 0, 0), NULL, 10), error) ||
       !_sim_server_usable_features (server, (guint) g_ascii_strtoull (PQgetvalue (result, 0, 1), NULL, 10), error) ||
-      (counts = df_of (server, result, 6, error)) == NULL)
+      (counts = df_of (server, result, 7, error)) == NULL)
     {
       PQclear (result);
       return NULL;
@@ -576,6 +656,7 @@ sim_server_snapshot_new_with_password (const char  *conninfo,
   n_documents = (guint) _sim_be64 (PQgetvalue (result, 0, 3));
   n_windows = (gsize) _sim_be64 (PQgetvalue (result, 0, 4));
   updated_at = _sim_be64 (PQgetvalue (result, 0, 5));
+  removed = PQgetisnull (result, 0, 6) ? NULL : ids_of (PQgetvalue (result, 0, 6), PQgetlength (result, 0, 6));
   PQclear (result);
 
   snapshot = _sim_snapshot_new (sim_server_get_name (server), flags);
@@ -591,6 +672,7 @@ sim_server_snapshot_new_with_password (const char  *conninfo,
   r->idle = g_ptr_array_new_with_free_func ((GDestroyNotify) sim_server_free);
   r->strings = g_string_chunk_new (4096);
   r->kept = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, (GDestroyNotify) g_array_unref);
+  r->removed = g_steal_pointer (&removed);
   g_ptr_array_add (r->idle, g_steal_pointer (&server));
   snapshot->remote = &server_remote;
   snapshot->remote_data = r;
