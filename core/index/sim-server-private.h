@@ -51,14 +51,20 @@ struct _SimServer {
   " END $f$"
 
 /* On one server: each run asked for the buckets of the keys by its own
- * bits, the rows by their primary key (run, bucket) in its order (a
- * seventh faster than in any order at 1 GB; bucket = ANY was 2.3 times
- * slower). */
+ * bits, the rows by their primary key (run, bucket), a run at a time, its
+ * buckets in order. The keys come sorted and distinct
+ * (sim-server-snapshot.c), so a run's buckets come in order, and a key
+ * whose bucket is the key before's is left out where it stands: with a
+ * DISTINCT and a sort of every (run, bucket) pair instead, building them
+ * was 35-40 ms of a lookup of 5,000 keys in four runs, now 7 ms. */
 #define SIM_SERVER_LOOKUP_BY_PAIRS \
   "  RETURN QUERY SELECT q.bits, p.bucket, p.data FROM" \
-  "    (SELECT DISTINCT r.run, r.bits," \
-  "       CASE WHEN r.bits = 0 THEN 0 ELSE (k >> (40 - r.bits))::integer END AS b" \
-  "     FROM simhound.runs r, unnest (keys) k ORDER BY 1, 3) q" \
+  "    (SELECT r.run, r.bits, b.b FROM (SELECT x.run, x.bits FROM simhound.runs x ORDER BY x.run) r" \
+  "     CROSS JOIN LATERAL (SELECT CASE WHEN r.bits = 0 THEN 0 ELSE (u.k >> (40 - r.bits))::integer END AS b" \
+  "       FROM unnest (keys) WITH ORDINALITY u (k, i)" \
+  "       WHERE u.i = 1 OR (r.bits > 0 AND (keys[u.i - 1] >> (40 - r.bits)) <> (u.k >> (40 - r.bits)))" \
+  "       OFFSET 0) b" \
+  "     OFFSET 0) q" \
   "    JOIN simhound.postings p ON p.run = q.run AND p.bucket = q.b;"
 
 /* Spread over servers: every bucket any run asks for, in one array, so

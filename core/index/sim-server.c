@@ -199,6 +199,13 @@ static const char *const to_v5[] = {
   "  ON CONFLICT DO NOTHING",
   "GRANT SELECT ON simhound.removed TO simhound_student, simhound_reader",
   "GRANT INSERT, DELETE ON simhound.removed TO simhound_writer",
+  /* On one server, lookups without a sort of their (run, bucket) pairs
+   * (sim-server-private.h); spread over servers, they ask by buckets. */
+  "DO $do$ BEGIN"
+  "  IF NOT EXISTS (SELECT FROM simhound.meta WHERE key = 'layout') THEN"
+  "    EXECUTE $sql$" SIM_SERVER_LOOKUP_FUNCTION (SIM_SERVER_LOOKUP_BY_PAIRS) "$sql$;"
+  "  END IF;"
+  " END $do$",
   NULL,
 };
 
