@@ -264,7 +264,8 @@ learn_documents (Remote       *r,
         {
           const gint64 id = g_array_index (ids, gint64, i);
 
-          if (bsearch (&id, r->removed->data, r->removed->len, sizeof (gint64), compare_ids) == NULL)
+          if (r->removed->len == 0 ||
+              bsearch (&id, r->removed->data, r->removed->len, sizeof (gint64), compare_ids) == NULL)
             know (r, id, G_MAXINT64);
         }
       g_mutex_unlock (&r->lock);
@@ -388,7 +389,8 @@ remote_lookup (SimCorpusSnapshot *snapshot,
   for (guint i = 0; expected != NULL && i < expected->len; i++)
     {
       const guint64 key = g_array_index (expected, guint64, i);
-      const guint64 *found = bsearch (&key, asked->data, asked->len, sizeof (guint64), compare_u64);
+      const guint64 *found = asked->len > 0 ? bsearch (&key, asked->data, asked->len, sizeof (guint64), compare_u64)
+                                            : NULL;
 
       if (found != NULL && !g_hash_table_contains (r->kept, &key))
         {
@@ -402,7 +404,8 @@ remote_lookup (SimCorpusSnapshot *snapshot,
   for (gsize i = 0; i < n_fps; i++)
     {
       const guint64 key = fps[i] & SIM_BAND_INDEX_FILE_MASK;
-      const guint64 *found = bsearch (&key, asked->data, asked->len, sizeof (guint64), compare_u64);
+      const guint64 *found = asked->len > 0 ? bsearch (&key, asked->data, asked->len, sizeof (guint64), compare_u64)
+                                            : NULL;
       const GArray *list = found == NULL ? g_hash_table_lookup (r->kept, &key) : NULL;
       const SimPosting *from = found != NULL ? &g_array_index (postings, SimPosting, first[found - (const guint64 *) asked->data])
                                : list != NULL ? (const SimPosting *) list->data : NULL;
