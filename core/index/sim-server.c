@@ -268,6 +268,20 @@ _sim_server_run (SimServer          *server,
   return _sim_server_run_as (server, sql, n_params, params, 0, error);
 }
 
+/* @result when it succeeded (command or rows), else NULL and @error. */
+static PGresult *
+succeeded (SimServer  *server,
+           PGresult   *result,
+           GError    **error)
+{
+  if (result != NULL &&
+      (PQresultStatus (result) == PGRES_COMMAND_OK || PQresultStatus (result) == PGRES_TUPLES_OK))
+    return result;
+  _sim_server_set_error (server, result, error);
+  PQclear (result);
+  return NULL;
+}
+
 PGresult *
 _sim_server_run_as (SimServer          *server,
                     const char         *sql,
@@ -280,13 +294,7 @@ _sim_server_run_as (SimServer          *server,
   PGresult *result = PQexecParams (server->conn, sql, n_params, NULL, params, NULL, NULL, result_format);
 
   trace (t0, result ? PQntuples (result) : 0, sql);
-
-  if (result != NULL &&
-      (PQresultStatus (result) == PGRES_COMMAND_OK || PQresultStatus (result) == PGRES_TUPLES_OK))
-    return result;
-  _sim_server_set_error (server, result, error);
-  PQclear (result);
-  return NULL;
+  return succeeded (server, result, error);
 }
 
 PGresult *
@@ -305,12 +313,7 @@ _sim_server_run_binary (SimServer          *server,
   for (int i = 0; i < n_params; i++)
     bytes += lengths[i];
   trace (t0, bytes, sql);
-  if (result != NULL &&
-      (PQresultStatus (result) == PGRES_COMMAND_OK || PQresultStatus (result) == PGRES_TUPLES_OK))
-    return result;
-  _sim_server_set_error (server, result, error);
-  PQclear (result);
-  return NULL;
+  return succeeded (server, result, error);
 }
 
 void
