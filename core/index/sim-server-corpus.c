@@ -95,7 +95,7 @@ prepare_worker (gpointer data)
       if (e->state == SIM_PREPARED_FAILED)
         e->message = g_strdup (error->message);
       if (e->state == SIM_PREPARED_NEW)
-        _sim_server_count_df (e->file.buckets, df);
+        _sim_df_apply (df, e->file.buckets, 1);
       g_clear_pointer (&e->file.buckets, g_array_unref);
     }
   g_mutex_lock (&job->lock);
@@ -118,14 +118,6 @@ copy_escape (GString    *out,
       case '\t': g_string_append (out, "\\t"); break;
       default: g_string_append_c (out, *s); break;
       }
-}
-
-void
-_sim_server_count_df (const GArray *buckets,
-                      guint32      *changes)
-{
-  for (guint i = 0; i < buckets->len; i++)
-    changes[g_array_index (buckets, guint32, i) % SIM_DF_BUCKETS]++;
 }
 
 /* Adds @delta (1 or -1) times @changes to the df counts: the chunks with
@@ -424,7 +416,7 @@ send_batch (SimServer       *server,
             g_clear_pointer (&file->packed, g_bytes_unref);
             file->packed = _sim_pack_windows (fp, file->text, file->text_len, NULL, &n_units);
             buckets = _sim_distinct_buckets (fp, n_units);
-            _sim_server_count_df (buckets, df);
+            _sim_df_apply (df, buckets, 1);
           }
     }
   if (!put_texts (server, job, ids, error) ||

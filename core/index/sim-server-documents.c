@@ -115,7 +115,7 @@ sim_server_remove (SimServer          *server,
       const gsize len = PQgetlength (result, r, 0);
       g_autoptr(GArray) doc_buckets = _sim_distinct_buckets (fp, sim_fingerprinter_load (fp, text, len)->n);
 
-      _sim_server_count_df (doc_buckets, changes);
+      _sim_df_apply (changes, doc_buckets, 1);
     }
   *out_n_removed = PQntuples (result);
   PQclear (result);

@@ -310,10 +310,6 @@ guint     _sim_server_n_statements (void);
 
 /* ------------------------------------------------------ sim-server-corpus.c */
 
-/* Counts each of @buckets (df buckets, as _sim_distinct_buckets() gives
- * them) into @changes (SIM_DF_BUCKETS counts). */
-void      _sim_server_count_df    (const GArray       *buckets,
-                                   guint32            *changes);
 /* Adds @delta (1 or -1) times @changes (SIM_DF_BUCKETS counts) to the df
  * counts, in the caller's transaction. */
 gboolean  _sim_server_add_df      (SimServer          *server,
