@@ -343,27 +343,30 @@ remote_lookup (SimCorpusSnapshot *snapshot,
                GError           **error)
 {
   Remote *r = remote_of (snapshot);
-  g_autoptr(GArray) keys = g_array_sized_new (FALSE, FALSE, sizeof (guint64), n_fps);
-  g_autoptr(GArray) wanted = g_array_new (FALSE, FALSE, sizeof (guint64));
+  g_autoptr(GArray) wanted = g_array_sized_new (FALSE, FALSE, sizeof (guint64), n_fps);
   g_autoptr(GArray) asked = g_array_new (FALSE, FALSE, sizeof (guint64));
   g_autoptr(GArray) expected = NULL;
   g_autoptr(GArray) postings = g_array_new (FALSE, FALSE, sizeof (SimPosting));
   g_autoptr(GArray) places = g_array_new (FALSE, FALSE, sizeof (guint64));
   g_autofree guint32 *first = NULL;   /* per asked key: its postings' start, and asked->len + 1 */
 
-  distinct_keys (fps, n_fps, keys);
-  /* What the server is asked: the keys not kept from an expectation,
-   * and those expected since, in one statement. */
+  /* What the server is asked: the keys, and those expected since, in one
+   * statement, but for those kept from an expectation. */
+  g_array_append_vals (wanted, fps, n_fps);
   g_mutex_lock (&r->lock);
   expected = g_steal_pointer (&r->expected);
-  for (guint i = 0; i < keys->len; i++)
-    if (!g_hash_table_contains (r->kept, &g_array_index (keys, guint64, i)))
-      g_array_append_val (wanted, g_array_index (keys, guint64, i));
-  for (guint i = 0; expected != NULL && i < expected->len; i++)
-    if (!g_hash_table_contains (r->kept, &g_array_index (expected, guint64, i)))
-      g_array_append_val (wanted, g_array_index (expected, guint64, i));
-  g_mutex_unlock (&r->lock);
+  if (expected != NULL)
+    g_array_append_vals (wanted, expected->data, expected->len);
   distinct_keys ((const guint64 *) wanted->data, wanted->len, asked);
+  {
+    guint n = 0;
+
+    for (guint i = 0; i < asked->len; i++)
+      if (!g_hash_table_contains (r->kept, &g_array_index (asked, guint64, i)))
+        g_array_index (asked, guint64, n++) = g_array_index (asked, guint64, i);
+    g_array_set_size (asked, n);
+  }
+  g_mutex_unlock (&r->lock);
 
   if (asked->len > 0)
     {
