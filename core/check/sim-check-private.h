@@ -121,6 +121,7 @@ typedef struct {
   GArray                *docs;          /* DocCache */
   GArray                *doc_order;     /* guint doc index per cache slot */
   guint                  n_loaded;      /* slots read and normalised */
+  GArray                *wanted;        /* guint32 triples (doc, lo, hi): read with the next load */
   /* refine: pieces per segment, then results per piece, best first */
   GPtrArray             *pieces;        /* GArray of Piece per segment */
   GArray                *widened;       /* guint: segments verified against all their candidates */
@@ -160,7 +161,8 @@ gint64    _sim_candidates_slack      (const SimSegment *seg);
 
 /* sim-source-cache.c */
 /* Loads and normalises every document the candidates (and the rewording
- * stage's proposals) point into, those not loaded before. */
+ * stage's proposals) point into, those not loaded before, and reads what
+ * is wanted of those loaded (_sim_source_cache_want()). */
 gboolean  _sim_source_cache_load     (Check            *check,
                                       GError          **error);
 DocCache *_sim_source_cache_get      (Check            *check,
@@ -198,10 +200,19 @@ void      _sim_source_region_clear   (SourceRegion     *region);
 /* Whether code points [@start, @end) of @cache's document are whole
  * sentences or lines of it: between them and a sentence's end, a line
  * break or the text's edge on each side only spaces, quotes and brackets.
- * Reads the stored pieces: any thread. */
+ * Reads the stored pieces: any thread (an error reading them is kept as
+ * cache->error). */
 gboolean  _sim_source_cache_is_sentence (DocCache      *cache,
                                          guint32        start,
                                          guint32        end);
+/* Says that a later stage reads code points [@lo, @hi) of document @doc:
+ * the next _sim_source_cache_load() reads them with the texts it reads
+ * (from a corpus server, all in one round trip; a part of a text not read
+ * ahead is fetched when asked for, one round trip each). */
+void      _sim_source_cache_want     (Check            *check,
+                                      guint             doc,
+                                      guint32           lo,
+                                      guint32           hi);
 /* The first damaged piece any document met, into @error: FALSE then. */
 gboolean  _sim_source_cache_check_errors (Check        *check,
                                           GError      **error);
@@ -278,7 +289,10 @@ gboolean  _sim_rewording_find        (Check            *check,
                                       GError          **error);
 
 /* sim-passages.c: fills check->passages from the results of every segment
- * and the sentences proposed as their rewordings. */
+ * and the sentences proposed as their rewordings. _sim_passages_want()
+ * first says what that will read of the sources (_sim_source_cache_want()),
+ * for the load before it. */
+void      _sim_passages_want         (Check            *check);
 void      _sim_passages_find         (Check            *check);
 /* Whether @seg, inside @cp, has the source's wording: it shares a run of
  * SIM_SUPPORT_WORDS words with the source near [@lo, @hi), or between @before

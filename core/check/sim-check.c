@@ -160,7 +160,10 @@ check_run (SimCorpusSnapshot     *snapshot,
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     goto out;
   _sim_refine_extend_neighbours (&check);
-  if (!_sim_rewording_find (&check, error) || !_sim_source_cache_load (&check, error) || !_sim_source_cache_check_errors (&check, error) ||
+  if (!_sim_rewording_find (&check, error))
+    goto out;
+  _sim_passages_want (&check);
+  if (!_sim_source_cache_load (&check, error) || !_sim_source_cache_check_errors (&check, error) ||
       g_cancellable_set_error_if_cancelled (cancellable, error))
     goto out;
   _sim_passages_find (&check);

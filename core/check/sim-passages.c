@@ -167,6 +167,29 @@ article_range (const Job    *job,
   *last = l;
 }
 
+/* The source's side of @t in a text of @n_chars: the region its matches
+ * fall in, with room for as much again as the stretch of the article it
+ * explains. */
+static void
+source_range (const Target *t,
+              guint32       n_chars,
+              guint32      *lo,
+              guint32      *hi)
+{
+  const guint32 margin = (t->matched_any ? REGION_MARGIN : REWORDED_MARGIN) + (t->a_hi - t->a_lo);
+
+  *lo = t->lo > margin ? t->lo - margin : 0;
+  *hi = MIN ((guint64) t->hi + margin, n_chars);
+}
+
+/* The n_chars of @cache's document that the alignment reads (the whole
+ * text, its last punctuation included), 0 when it has no text. */
+static guint32
+aligned_chars (const DocCache *cache)
+{
+  return cache && cache->loaded && cache->units.n > 0 ? cache->n_chars : 0;
+}
+
 /* Aligns the article with one source's region. */
 static void
 align_target (Job    *job,
@@ -174,9 +197,8 @@ align_target (Job    *job,
 {
   Check *check = job->check;
   DocCache *cache = _sim_source_cache_get (check, t->doc);
-  /* The whole text, its last punctuation included. */
-  const guint32 n_chars = cache && cache->loaded && cache->units.n > 0 ? cache->n_chars : 0;
-  guint32 lo, hi, margin;
+  const guint32 n_chars = aligned_chars (cache);
+  guint32 lo, hi;
   guint first = 0, last;
   const char *from, *to;
   SimUnits units;
@@ -190,11 +212,7 @@ align_target (Job    *job,
   article_range (job, t, &first, &last);
   if (last == first)
     return;
-  /* The source's side: the region its matches fall in, with room for as
-   * much again as the stretch of the article it explains. */
-  margin = (t->matched_any ? REGION_MARGIN : REWORDED_MARGIN) + (t->a_hi - t->a_lo);
-  lo = t->lo > margin ? t->lo - margin : 0;
-  hi = MIN ((guint64) t->hi + margin, n_chars);
+  source_range (t, n_chars, &lo, &hi);
   if (!_sim_source_cache_cover (cache, lo, hi))
     return;
   from = _sim_source_cache_pointer (cache, lo);
@@ -411,6 +429,22 @@ is_alternative (const CheckPassage *p,
 
   return p->doc != q->doc && 5 * overlap >= 4 * MAX (p_len, q_len) &&
          p->alignment.similarity >= ALTERNATIVE_SHARE * q->alignment.similarity;
+}
+
+void
+_sim_passages_want (Check *check)
+{
+  g_autoptr(GArray) targets = choose_targets (check);
+
+  for (guint i = 0; i < targets->len; i++)
+    {
+      const Target *t = &g_array_index (targets, Target, i);
+      guint32 lo, hi;
+
+      /* The text's length may not be known yet: the reader stops at its end. */
+      source_range (t, G_MAXUINT32, &lo, &hi);
+      _sim_source_cache_want (check, t->doc, lo, hi);
+    }
 }
 
 void

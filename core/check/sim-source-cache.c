@@ -255,7 +255,7 @@ load_worker (gpointer data)
           texts[k] = job->read ? g_array_index (check->docs, DocCache, first + k).stored : NULL;
         }
       /* A document removed since the snapshot was taken has no text: it simply proposes nothing. */
-      if (!job->read && !sim_corpus_snapshot_read_texts (check->snapshot, docs, n, texts, &error))
+      if (!job->read && !sim_corpus_snapshot_read_texts (check->snapshot, docs, n, NULL, NULL, texts, &error))
         {
           g_mutex_lock (&job->lock);
           if (job->error == NULL)
@@ -276,6 +276,62 @@ load_worker (gpointer data)
     }
 }
 
+/* Reads the texts of slots [@first, @first + @n) (the parts of them the
+ * candidates fall in) and, in the same round trip, what is wanted of
+ * texts read before: a server answers each read in a round trip. */
+static gboolean
+read_remote (Check   *check,
+             guint    first,
+             guint    n,
+             GError **error)
+{
+  const guint n_wanted = check->wanted != NULL ? check->wanted->len : 0;
+  g_autofree guint *docs = g_new (guint, n + n_wanted + 1);
+  g_autofree SimStoreText **texts = g_new0 (SimStoreText *, n + n_wanted + 1);
+  g_autofree guint32 *los = g_new (guint32, n + n_wanted + 1);
+  g_autofree guint32 *his = g_new (guint32, n + n_wanted + 1);
+  g_autofree guint *slots = g_new (guint, n + n_wanted + 1);
+  guint m = 0;
+
+  /* normalize()'s part of each, and what a later stage wants of it. */
+  for (guint k = 0; k < n; k++)
+    {
+      const DocCache *cache = &g_array_index (check->docs, DocCache, first + k);
+
+      docs[m] = g_array_index (check->doc_order, guint, first + k);
+      los[m] = cache->lo;
+      his[m] = (guint32) MIN ((guint64) cache->hi + TAIL, G_MAXUINT32);
+      slots[m++] = first + k;
+    }
+  for (guint w = 0; w < n_wanted; w++)
+    {
+      const guint32 *want = &g_array_index (check->wanted, guint32, 3 * w);
+      const guint slot = GPOINTER_TO_UINT (g_hash_table_lookup (check->doc_slots, GUINT_TO_POINTER (want[0] + 1)));
+      guint k;
+
+      if (slot == 0 || (slot <= first && g_array_index (check->docs, DocCache, slot - 1).stored == NULL))
+        continue;
+      for (k = 0; k < m && slots[k] != slot - 1; k++)
+        ;
+      if (k == m)
+        {
+          docs[m] = want[0];
+          texts[m] = g_array_index (check->docs, DocCache, slot - 1).stored;
+          los[m] = want[1];
+          his[m] = want[2];
+          slots[m++] = slot - 1;
+        }
+      los[k] = MIN (los[k], want[1]);
+      his[k] = MAX (his[k], want[2]);
+    }
+  g_clear_pointer (&check->wanted, g_array_unref);
+  if (m > 0 && !sim_corpus_snapshot_read_texts (check->snapshot, docs, m, los, his, texts, error))
+    return FALSE;
+  for (guint k = 0; k < n; k++)
+    g_array_index (check->docs, DocCache, first + k).stored = texts[k];
+  return TRUE;
+}
+
 gboolean
 _sim_source_cache_load (Check   *check,
                         GError **error)
@@ -286,21 +342,16 @@ _sim_source_cache_load (Check   *check,
   register_docs (check);
   n = check->docs->len - check->n_loaded;
   check->n_loaded = check->docs->len;
-  if (n == 0)
-    return TRUE;
-  /* A server answers each read in a round trip: all in one, then each
-   * normalised on the workers. */
   if (sim_corpus_snapshot_is_remote (check->snapshot))
     {
-      g_autofree SimStoreText **texts = g_new0 (SimStoreText *, n);
-
-      if (!sim_corpus_snapshot_read_texts (check->snapshot, (const guint *) check->doc_order->data + job.first, n,
-                                           texts, error))
+      if (!read_remote (check, job.first, n, error))
         return FALSE;
-      for (guint k = 0; k < n; k++)
-        g_array_index (check->docs, DocCache, job.first + k).stored = texts[k];
       job.read = TRUE;
     }
+  /* A local store's texts are read whole: nothing to read ahead. */
+  g_clear_pointer (&check->wanted, g_array_unref);
+  if (n == 0)
+    return TRUE;
   g_mutex_init (&job.lock);
   sim_parallel_run (MIN (check->options->n_threads, (n + LOAD_CHUNK - 1) / LOAD_CHUNK), load_worker, &job);
   g_mutex_clear (&job.lock);
@@ -310,6 +361,19 @@ _sim_source_cache_load (Check   *check,
       return FALSE;
     }
   return TRUE;
+}
+
+void
+_sim_source_cache_want (Check   *check,
+                        guint    doc,
+                        guint32  lo,
+                        guint32  hi)
+{
+  const guint32 want[3] = { doc, lo, hi };
+
+  if (check->wanted == NULL)
+    check->wanted = g_array_new (FALSE, FALSE, sizeof want);
+  g_array_append_val (check->wanted, want);
 }
 
 void
@@ -333,6 +397,7 @@ _sim_source_cache_clear (Check *check)
     }
   g_clear_pointer (&check->doc_order, g_array_unref);
   g_clear_pointer (&check->doc_slots, g_hash_table_unref);
+  g_clear_pointer (&check->wanted, g_array_unref);
 }
 
 /* Characters looked at on each side of a span for its sentence's edges. */
@@ -405,6 +470,7 @@ _sim_source_cache_is_sentence (DocCache *cache,
 {
   g_autofree char *text = NULL;
   const guint32 lo = start > EDGE ? start - EDGE : 0;
+  GError *error = NULL;
   guint32 first, hi;
   gsize len;
   const char *a, *b;
@@ -412,8 +478,14 @@ _sim_source_cache_is_sentence (DocCache *cache,
   if (cache == NULL || cache->stored == NULL || start >= end || end > cache->n_chars)
     return FALSE;
   hi = MIN (cache->n_chars, end + EDGE);
-  text = sim_store_text_dup_range (cache->stored, lo, hi, &first, &len, NULL);
-  if (text == NULL || first > lo)
+  text = sim_store_text_dup_range (cache->stored, lo, hi, &first, &len, &error);
+  if (text == NULL)
+    {
+      if (!g_atomic_pointer_compare_and_exchange (&cache->error, NULL, error))
+        g_error_free (error);
+      return FALSE;
+    }
+  if (first > lo)
     return FALSE;
   a = g_utf8_offset_to_pointer (text, start - first);
   b = g_utf8_offset_to_pointer (a, end - start);

@@ -214,10 +214,19 @@ gboolean           sim_corpus_snapshot_dup_texts      (const SimCorpusSnapshot *
                                                        char                   **texts,
                                                        gsize                   *lens,
                                                        GError                 **error);
-/* The same, the texts read but not decompressed (sim_store_read_text()). */
+/* The same, the texts read but not decompressed (sim_store_read_text()).
+ * With @los and @his, text i is wanted for code points [@los[i], @his[i])
+ * first: a corpus server sends that part and a margin (a text held in
+ * part, sim_store_text_new_part(), which fetches what else is asked of
+ * it); a local store reads texts whole, their pieces decompressed as
+ * asked for. A text already in @texts (read before by this snapshot,
+ * else NULL) is not read again: one held in part is made to hold what
+ * is wanted of it too, in the same round trip. */
 gboolean           sim_corpus_snapshot_read_texts     (const SimCorpusSnapshot *snapshot,
                                                        const guint             *indices,
                                                        guint                    n,
+                                                       const guint32           *los,
+                                                       const guint32           *his,
                                                        SimStoreText           **texts,
                                                        GError                 **error);
 /* Makes ready what lookups within @max_distance need: above 0, every

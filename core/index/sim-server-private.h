@@ -308,6 +308,12 @@ gboolean  _sim_server_postings_merge (SimServer       *server,
  * round-trip tests count them). */
 guint     _sim_server_n_statements (void);
 
+/* ---------------------------------------------------- sim-server-snapshot.c */
+
+/* Bytes of text this process's snapshots have read from any server (the
+ * tests hold a check to the parts it needs). */
+guint64   _sim_server_n_text_bytes (void);
+
 /* ------------------------------------------------------ sim-server-corpus.c */
 
 /* Adds @delta (1 or -1) times @changes (SIM_DF_BUCKETS counts) to the df

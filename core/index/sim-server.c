@@ -226,9 +226,10 @@ _sim_server_set_lost (SimServer  *server,
 /* Runs @sql; the result when it succeeded (command or rows), else NULL and
  * @error: SIM_ERROR_SERVER when the connection is gone, SIM_ERROR_NOT_ALLOWED
  * when the account may not, SIM_ERROR_STORE otherwise. */
-/* With SIMHOUND_SERVER_TRACE set, each statement's time and rows (or
- * bytes sent) on stderr, and when it began, from the first statement:
- * where a check or an add waits, and what the client does between. */
+/* With SIMHOUND_SERVER_TRACE set, each statement's time, rows (or bytes
+ * sent) and bytes received on stderr, and when it began, from the first
+ * statement: where a check or an add waits, and what the client does
+ * between. Statements are counted for the tests. */
 static gint n_statements;
 
 guint
@@ -238,13 +239,15 @@ _sim_server_n_statements (void)
 }
 
 static void
-trace (gint64      since,
-       gsize       rows,
-       const char *sql)
+trace (gint64          since,
+       gsize           rows,
+       const PGresult *result,
+       const char     *sql)
 {
   static gsize once;
   static gboolean on;
   static gint64 first;
+  gsize bytes = 0;
 
   if (g_once_init_enter (&once))
     {
@@ -253,9 +256,13 @@ trace (gint64      since,
       g_once_init_leave (&once, 1);
     }
   g_atomic_int_inc (&n_statements);
-  if (on)
-    g_printerr ("simhound: server %.1f ms at %.1f ms, %" G_GSIZE_FORMAT " rows or bytes: %.60s\n",
-                (g_get_monotonic_time () - since) / 1000.0, (since - first) / 1000.0, rows, sql);
+  if (!on)
+    return;
+  for (int row = 0; result != NULL && row < PQntuples (result); row++)
+    for (int column = 0; column < PQnfields (result); column++)
+      bytes += PQgetlength (result, row, column);
+  g_printerr ("simhound: server %.1f ms at %.1f ms, %" G_GSIZE_FORMAT " rows or bytes, %" G_GSIZE_FORMAT " bytes back: %.60s\n",
+              (g_get_monotonic_time () - since) / 1000.0, (since - first) / 1000.0, rows, bytes, sql);
 }
 
 PGresult *
@@ -293,7 +300,7 @@ _sim_server_run_as (SimServer          *server,
   const gint64 t0 = g_get_monotonic_time ();
   PGresult *result = PQexecParams (server->conn, sql, n_params, NULL, params, NULL, NULL, result_format);
 
-  trace (t0, result ? PQntuples (result) : 0, sql);
+  trace (t0, result ? PQntuples (result) : 0, result, sql);
   return succeeded (server, result, error);
 }
 
@@ -312,7 +319,7 @@ _sim_server_run_binary (SimServer          *server,
 
   for (int i = 0; i < n_params; i++)
     bytes += lengths[i];
-  trace (t0, bytes, sql);
+  trace (t0, bytes, result, sql);
   return succeeded (server, result, error);
 }
 
@@ -380,7 +387,7 @@ _sim_server_copy (SimServer  *server,
     }
   if (!ok && error != NULL && *error == NULL)
     _sim_server_set_lost (server, error, _("no answer"));
-  trace (t0, rows->len, sql);
+  trace (t0, rows->len, NULL, sql);
   return ok;
 }
 

@@ -78,6 +78,8 @@ typedef struct {
   gboolean            (*read_texts) (const SimCorpusSnapshot *snapshot,
                                      const guint             *indices,
                                      guint                    n,
+                                     const guint32           *los,
+                                     const guint32           *his,
                                      SimStoreText           **texts,
                                      GError                 **error);
   void                (*free)       (gpointer                 data);

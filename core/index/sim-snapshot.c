@@ -492,16 +492,22 @@ gboolean
 sim_corpus_snapshot_read_texts (const SimCorpusSnapshot  *snapshot,
                                 const guint              *indices,
                                 guint                     n,
+                                const guint32            *los,
+                                const guint32            *his,
                                 SimStoreText            **texts,
                                 GError                  **error)
 {
+  g_autofree gboolean *before = NULL;
   SimStore *store;
 
-  memset (texts, 0, n * sizeof *texts);
+  g_return_val_if_fail ((los == NULL) == (his == NULL), FALSE);
   if (n == 0)
     return TRUE;
   if (snapshot->remote)
-    return snapshot->remote->read_texts (snapshot, indices, n, texts, error);
+    return snapshot->remote->read_texts (snapshot, indices, n, los, his, texts, error);
+  before = g_new (gboolean, n);
+  for (guint i = 0; i < n; i++)
+    before[i] = texts[i] != NULL;
   store = take_reader (snapshot, error);
   if (store == NULL)
     return FALSE;
@@ -516,11 +522,15 @@ sim_corpus_snapshot_read_texts (const SimCorpusSnapshot  *snapshot,
       const SimCorpusDoc *doc = sim_corpus_snapshot_get_doc (snapshot, indices[i]);
       g_autoptr(GError) local_error = NULL;
 
+      /* Read before: whole. */
+      if (before[i])
+        continue;
       texts[i] = sim_store_read_text (store, doc->id, &local_error);
       if (texts[i] != NULL || g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
         continue;
       for (guint j = 0; j < i; j++)
-        g_clear_pointer (&texts[j], sim_store_text_free);
+        if (!before[j])
+          g_clear_pointer (&texts[j], sim_store_text_free);
       g_propagate_error (error, g_steal_pointer (&local_error));
       give_back_reader (snapshot, store);
       return FALSE;
@@ -538,7 +548,7 @@ sim_corpus_snapshot_dup_texts (const SimCorpusSnapshot *snapshot,
                                GError                 **error)
 {
   g_autofree SimStoreText **stored = g_new0 (SimStoreText *, MAX (n, 1));
-  gboolean ok = sim_corpus_snapshot_read_texts (snapshot, indices, n, stored, error);
+  gboolean ok = sim_corpus_snapshot_read_texts (snapshot, indices, n, NULL, NULL, stored, error);
 
   memset (texts, 0, n * sizeof *texts);
   for (guint i = 0; i < n; i++)

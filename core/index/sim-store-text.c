@@ -174,6 +174,14 @@ struct _SimStoreText {
   guint32  *char_at;    /* n_pieces + 1 code point offsets into the text */
   gboolean  checked;    /* packed with checksums, and the table's matched */
   gboolean  whole_ok;   /* with them: every byte as it was written */
+  /* A text held in part (sim_store_text_new_part()): frames hold code
+   * points [char_at[0], char_at[1]) of n_chars, raw; what else is asked
+   * for is fetched, and then held with them, under lock. */
+  SimStoreTextFetch fetch;
+  gpointer          fetch_data;
+  GDestroyNotify    fetch_data_free;
+  guint32           n_chars;
+  GMutex            lock;
 };
 
 SimStoreText *
@@ -197,11 +205,79 @@ sim_store_text_new_plain (const char *where,
   return t;
 }
 
+SimStoreText *
+sim_store_text_new_part (const char        *where,
+                         gint64             id,
+                         guint32            n_chars,
+                         guint32            first,
+                         char              *text,
+                         gsize              len,
+                         SimStoreTextFetch  fetch,
+                         gpointer           data,
+                         GDestroyNotify     data_free)
+{
+  SimStoreText *t = sim_store_text_new_plain (where, id, text, len);
+
+  t->char_at[0] = MIN (first, n_chars);
+  t->char_at[1] = MIN (t->char_at[0] + t->char_at[1], n_chars);
+  t->n_chars = n_chars;
+  t->fetch = fetch;
+  t->fetch_data = data;
+  t->fetch_data_free = data_free;
+  g_mutex_init (&t->lock);
+  return t;
+}
+
+void
+sim_store_text_get_held (const SimStoreText *text,
+                         guint32            *out_first,
+                         guint32            *out_end)
+{
+  SimStoreText *t = (SimStoreText *) text;
+
+  if (t->fetch != NULL)
+    g_mutex_lock (&t->lock);
+  *out_first = t->char_at[0];
+  *out_end = t->char_at[t->n_pieces];
+  if (t->fetch != NULL)
+    g_mutex_unlock (&t->lock);
+}
+
+void
+sim_store_text_hold (SimStoreText *text,
+                     guint32       first,
+                     char         *part,
+                     gsize         len)
+{
+  guint32 n_chars;
+
+  g_return_if_fail (text->fetch != NULL);
+  n_chars = (guint32) sim_text_count_chars (part, len);
+  g_mutex_lock (&text->lock);
+  /* Only a wider part replaces the one held. */
+  if (first <= text->char_at[0] && first + n_chars >= text->char_at[1])
+    {
+      g_free (text->frames);
+      text->frames = (guint8 *) g_steal_pointer (&part);
+      text->packed_at[1] = text->text_at[1] = (guint32) len;
+      text->char_at[0] = first;
+      text->char_at[1] = MIN (first + n_chars, text->n_chars);
+    }
+  g_mutex_unlock (&text->lock);
+  g_free (part);
+}
+
 void
 sim_store_text_free (SimStoreText *text)
 {
   if (text == NULL)
     return;
+  if (text->fetch != NULL)
+    {
+      if (text->fetch_data_free != NULL)
+        text->fetch_data_free (text->fetch_data);
+      g_mutex_clear (&text->lock);
+    }
   g_free (text->store_path);
   g_free (text->frames);
   g_free (text->packed_at);
@@ -213,7 +289,7 @@ sim_store_text_free (SimStoreText *text)
 guint32
 sim_store_text_get_n_chars (const SimStoreText *text)
 {
-  return text->char_at[text->n_pieces];
+  return text->fetch != NULL ? text->n_chars : text->char_at[text->n_pieces];
 }
 
 static gboolean
@@ -407,6 +483,57 @@ sim_store_read_text (SimStore  *store,
   return g_steal_pointer (&text);
 }
 
+/* sim_store_text_dup_range() of a text held in part: what is held, after
+ * fetching the rest of the text when [@lo, @hi) reaches beyond it. Whole:
+ * a reader that strayed from what it said it wanted (a piece of a split
+ * segment verified where its own windows point) may stray again, and each
+ * fetch is a round trip. */
+static char *
+dup_part (const SimStoreText *text,
+          guint32             lo,
+          guint32             hi,
+          guint32            *out_first,
+          gsize              *out_len,
+          GError            **error)
+{
+  SimStoreText *t = (SimStoreText *) text;
+  char *out;
+
+  g_mutex_lock (&t->lock);
+  if (lo < t->char_at[0] || hi > t->char_at[1])
+    {
+      guint32 first = 0;
+      gsize len = 0;
+      char *whole = t->fetch (t->fetch_data, t->id, 0, t->n_chars, &first, &len, error);
+
+      if (whole == NULL)
+        {
+          g_mutex_unlock (&t->lock);
+          return NULL;
+        }
+      /* The whole text, or it is not what it was. */
+      if (first != 0 || sim_text_count_chars (whole, len) != t->n_chars)
+        {
+          g_free (whole);
+          g_mutex_unlock (&t->lock);
+          text_damaged (t->store_path, t->id, error);
+          return NULL;
+        }
+      g_free (t->frames);
+      t->frames = (guint8 *) whole;
+      t->packed_at[1] = t->text_at[1] = (guint32) len;
+      t->char_at[0] = 0;
+      t->char_at[1] = t->n_chars;
+    }
+  out = g_memdup2 (t->frames, t->text_at[1] + 1);
+  if (out_first)
+    *out_first = t->char_at[0];
+  if (out_len)
+    *out_len = t->text_at[1];
+  g_mutex_unlock (&t->lock);
+  return out;
+}
+
 char *
 sim_store_text_dup_range (const SimStoreText *text,
                           guint32             lo,
@@ -428,6 +555,8 @@ sim_store_text_dup_range (const SimStoreText *text,
 
   lo = MIN (lo, n_chars);
   hi = CLAMP (hi, lo, n_chars);
+  if (text->fetch != NULL)
+    return dup_part (text, lo, hi, out_first, out_len, error);
   /* The pieces [p0, p1) that hold [lo, hi): the last starting at or before lo... */
   while (p0 + 1 < text->n_pieces && text->char_at[p0 + 1] <= lo)
     p0++;

@@ -183,6 +183,42 @@ SimStoreText *sim_store_text_new_plain   (const char         *where,
                                           gint64              id,
                                           char               *text,
                                           gsize               len);
+/* Reads code points [@lo, @hi) of document @id from where a text held in
+ * part came from: (transfer full) valid UTF-8 from code point *@out_first
+ * (at or before @lo) through @hi at least, NUL terminated; NULL and
+ * @error when it cannot. Called under the text's lock, from any thread. */
+typedef char *(*SimStoreTextFetch) (gpointer   data,
+                                    gint64     id,
+                                    guint32    lo,
+                                    guint32    hi,
+                                    guint32   *out_first,
+                                    gsize     *out_len,
+                                    GError   **error);
+/* A text read from elsewhere in part: code points [@first, ...) of a text
+ * of @n_chars, @text (transfer full, valid UTF-8, @len bytes). A range
+ * beyond the part is fetched by @fetch (given @data, which @data_free
+ * frees with the text) and held from then on: the text is no longer
+ * immutable, but any thread may still read it. */
+SimStoreText *sim_store_text_new_part    (const char         *where,
+                                          gint64              id,
+                                          guint32             n_chars,
+                                          guint32             first,
+                                          char               *text,
+                                          gsize               len,
+                                          SimStoreTextFetch   fetch,
+                                          gpointer            data,
+                                          GDestroyNotify      data_free);
+/* The code points [*@out_first, *@out_end) held now: all of a text but
+ * one held in part. */
+void          sim_store_text_get_held    (const SimStoreText *text,
+                                          guint32            *out_first,
+                                          guint32            *out_end);
+/* Holds @part (transfer full), code points from @first, in place of what
+ * a text held in part holds, when it holds all that and more. */
+void          sim_store_text_hold        (SimStoreText       *text,
+                                          guint32             first,
+                                          char               *part,
+                                          gsize               len);
 guint32       sim_store_text_get_n_chars (const SimStoreText *text);
 /* (transfer full) The text of the pieces that hold code points [@lo, @hi)
  * (at least one piece, so never empty but for an empty text), NUL

@@ -1172,6 +1172,115 @@ test_check_is_the_same_as_a_local_store (void **state)
   sim_test_remove_tree (dir);
 }
 
+/* Only the parts of a long source its check reads travel: an article
+ * taking a paragraph from the middle of a 140,000-character document gets
+ * the same report through the server as through a local store, and a
+ * small share of the document's text; a part of a text read past what
+ * came is fetched then. */
+static void
+test_check_reads_parts_of_long_texts (void **state)
+{
+  g_autofree char *dir = sim_test_make_tmp_dir ();
+  g_autofree char *folder = g_build_filename (dir, "long", NULL);
+  g_autofree char *store_path = g_build_filename (dir, "local.db", NULL);
+  g_autofree char *uri = fresh_database ("long_texts", "postgres");
+  const char *paths[] = { folder, NULL };
+  g_autoptr(GRand) rand = g_rand_new_with_seed (33);
+  g_autoptr(GString) doc = g_string_new (NULL);
+  g_autoptr(GString) article = g_string_new ("Our class visited the museum on a rainy Tuesday in spring. ");
+  g_autoptr(SimCorpus) corpus = NULL;
+  g_autoptr(SimServer) server = NULL;
+  g_autoptr(SimImportResult) a = NULL;
+  g_autoptr(SimImportResult) b = NULL;
+  g_autoptr(SimCorpusSnapshot) local = NULL;
+  g_autoptr(SimCorpusSnapshot) remote = NULL;
+  g_autoptr(SimReport) ra = NULL;
+  g_autoptr(SimReport) rb = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *ja = NULL, *jb = NULL;
+  SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
+  guint64 bytes;
+  guint n_chars;
+
+  for (guint s = 0; s < 2000; s++)
+    {
+      const gsize line = doc->len;
+
+      g_string_append_printf (doc, "Line %u:", s);
+      for (guint w = 0; w < 9; w++)
+        g_string_append_printf (doc, " %s", words[g_rand_int_range (rand, 0, G_N_ELEMENTS (words))]);
+      g_string_append (doc, s % 8 == 7 ? ".\n\n" : ". ");
+      /* A paragraph from the middle, copied. */
+      if (s >= 1000 && s < 1008)
+        g_string_append (article, doc->str + line);
+    }
+  g_string_append (article, "\nWe ate lunch on the steps and took the bus home before dark.\n");
+  n_chars = g_utf8_strlen (doc->str, -1);
+  assert_true (n_chars > 100000);
+  g_free (sim_test_write_file (folder, "long.txt", doc->str, -1));
+  write_documents (folder, 20, 34);
+
+  corpus = sim_corpus_open (store_path, FALSE, &error);
+  assert_non_null (corpus);
+  a = sim_corpus_add (corpus, paths, NULL, NULL, NULL, &error);
+  assert_non_null (a);
+  server = sim_server_connect (uri, &error);
+  assert_non_null (server);
+  b = sim_server_add (server, paths, NULL, NULL, NULL, NULL, &error);
+  if (b == NULL)
+    fail_msg ("add: %s", error->message);
+  local = sim_corpus_ref_snapshot (corpus);
+  ra = sim_check_run (local, article->str, article->len, &options, NULL, NULL, NULL, &error);
+  assert_non_null (ra);
+  assert_int_equal (sim_report_get_n_passages (ra), 1);
+
+  remote = sim_server_snapshot_new (uri, &error);
+  assert_non_null (remote);
+  bytes = _sim_server_n_text_bytes ();
+  rb = sim_check_run (remote, article->str, article->len, &options, NULL, NULL, NULL, &error);
+  if (rb == NULL)
+    fail_msg ("check through the server: %s", error->message);
+  bytes = _sim_server_n_text_bytes () - bytes;
+  ja = comparable_json (ra);
+  jb = comparable_json (rb);
+  assert_string_equal (ja, jb);
+  /* The short essays and a part of the long text: less than a fifth of
+   * what the long text alone took. */
+  if (bytes * 5 > doc->len)
+    fail_msg ("the check brought back %" G_GUINT64_FORMAT " bytes for a document of %" G_GSIZE_FORMAT, bytes, doc->len);
+
+  /* A part read, then asked past its end: the rest is fetched. */
+  for (guint i = 0; i < sim_corpus_snapshot_get_n_documents (remote) + 64; i++)
+    {
+      const SimCorpusDoc *d = sim_corpus_snapshot_get_doc (remote, i);
+      SimStoreText *text = NULL;
+      const guint32 lo = 1000, hi = 1200;
+      g_autofree char *part = NULL;
+      g_autofree char *end = NULL;
+      guint32 first = 0;
+      gsize len = 0;
+
+      if (d == NULL || d->n_chars != n_chars)
+        continue;
+      assert_true (sim_corpus_snapshot_read_texts (remote, &i, 1, &lo, &hi, &text, &error));
+      assert_non_null (text);
+      assert_int_equal (sim_store_text_get_n_chars (text), n_chars);
+      part = sim_store_text_dup_range (text, lo, hi, &first, &len, &error);
+      assert_non_null (part);
+      assert_true (first <= lo);
+      assert_true (len < doc->len / 4);
+      end = sim_store_text_dup_range (text, n_chars - 10, n_chars, &first, &len, &error);
+      assert_non_null (end);
+      assert_int_equal (first, 0);
+      assert_string_equal (end, doc->str);
+      sim_store_text_free (text);
+      n_chars = 0;
+      break;
+    }
+  assert_int_equal (n_chars, 0);  /* the long document was found */
+  sim_test_remove_tree (dir);
+}
+
 /* Marks each character of @report's flagged segments in @marks with @bit. */
 static void
 mark_flagged (SimReport *report,
@@ -1700,6 +1809,7 @@ main (void)
     cmocka_unit_test (test_rescan_follows_the_folder),
     cmocka_unit_test (test_unreachable_server_is_named),
     cmocka_unit_test (test_check_is_the_same_as_a_local_store),
+    cmocka_unit_test (test_check_reads_parts_of_long_texts),
     cmocka_unit_test (test_check_fails_when_the_server_is_lost),
     cmocka_unit_test (test_upgrade_indexes_documents),
   };
