@@ -434,8 +434,12 @@ is_alternative (const CheckPassage *p,
 void
 _sim_passages_want (Check *check)
 {
-  g_autoptr(GArray) targets = choose_targets (check);
+  g_autoptr(GArray) targets = NULL;
 
+  /* A local store's texts are read whole. */
+  if (!sim_corpus_snapshot_is_remote (check->snapshot))
+    return;
+  targets = choose_targets (check);
   for (guint i = 0; i < targets->len; i++)
     {
       const Target *t = &g_array_index (targets, Target, i);
