@@ -17,9 +17,10 @@
 #include "sim-server.h"
 
 struct _SimServer {
-  PGconn *conn;
-  char   *name;
-  gint    spread;  /* whether the lookup table is on other servers: -1 not asked yet */
+  PGconn  *conn;
+  char    *name;
+  gint     spread;  /* whether the lookup table is on other servers: -1 not asked yet */
+  gboolean beside;  /* its statements go beside another connection's: no round trip of their own */
 };
 
 /* ------------------------------------------------------ layouts
@@ -305,7 +306,8 @@ gboolean  _sim_server_postings_merge (SimServer       *server,
                                       GError         **error);
 
 /* Statements this process has sent any server, each a round trip (the
- * round-trip tests count them). */
+ * round-trip tests count them), but those of a connection sent beside
+ * another's (SimServer.beside), which wait with them. */
 guint     _sim_server_n_statements (void);
 
 /* ---------------------------------------------------- sim-server-snapshot.c */

@@ -239,10 +239,11 @@ _sim_server_n_statements (void)
 }
 
 static void
-trace (gint64          since,
-       gsize           rows,
-       const PGresult *result,
-       const char     *sql)
+trace (const SimServer *server,
+       gint64           since,
+       gsize            rows,
+       const PGresult  *result,
+       const char      *sql)
 {
   static gsize once;
   static gboolean on;
@@ -255,7 +256,8 @@ trace (gint64          since,
       first = since;
       g_once_init_leave (&once, 1);
     }
-  g_atomic_int_inc (&n_statements);
+  if (server == NULL || !server->beside)
+    g_atomic_int_inc (&n_statements);
   if (!on)
     return;
   for (int row = 0; result != NULL && row < PQntuples (result); row++)
@@ -300,7 +302,7 @@ _sim_server_run_as (SimServer          *server,
   const gint64 t0 = g_get_monotonic_time ();
   PGresult *result = PQexecParams (server->conn, sql, n_params, NULL, params, NULL, NULL, result_format);
 
-  trace (t0, result ? PQntuples (result) : 0, result, sql);
+  trace (server, t0, result ? PQntuples (result) : 0, result, sql);
   return succeeded (server, result, error);
 }
 
@@ -319,7 +321,7 @@ _sim_server_run_binary (SimServer          *server,
 
   for (int i = 0; i < n_params; i++)
     bytes += lengths[i];
-  trace (t0, bytes, result, sql);
+  trace (server, t0, bytes, result, sql);
   return succeeded (server, result, error);
 }
 
@@ -387,7 +389,7 @@ _sim_server_copy (SimServer  *server,
     }
   if (!ok && error != NULL && *error == NULL)
     _sim_server_set_lost (server, error, _("no answer"));
-  trace (t0, rows->len, NULL, sql);
+  trace (server, t0, rows->len, NULL, sql);
   return ok;
 }
 

@@ -1249,6 +1249,30 @@ test_check_reads_parts_of_long_texts (void **state)
   if (bytes * 5 > doc->len)
     fail_msg ("the check brought back %" G_GUINT64_FORMAT " bytes for a document of %" G_GSIZE_FORMAT, bytes, doc->len);
 
+  /* A longer article (its 6,000 keys and more asked in two statements
+   * at once, SPLIT_KEYS): the same report again. */
+  {
+    g_autoptr(GString) longer = g_string_new (NULL);
+    g_autoptr(SimReport) la = NULL;
+    g_autoptr(SimReport) lb = NULL;
+    g_autofree char *jla = NULL, *jlb = NULL;
+    const char *from = strstr (doc->str, "Line 300:"), *to = strstr (doc->str, "Line 500:");
+
+    assert_non_null (from);
+    assert_non_null (to);
+    g_string_append_len (longer, from, to - from);
+    g_string_append (longer, article->str);
+    la = sim_check_run (local, longer->str, longer->len, &options, NULL, NULL, NULL, &error);
+    assert_non_null (la);
+    lb = sim_check_run (remote, longer->str, longer->len, &options, NULL, NULL, NULL, &error);
+    if (lb == NULL)
+      fail_msg ("check through the server: %s", error->message);
+    jla = comparable_json (la);
+    jlb = comparable_json (lb);
+    assert_string_equal (jla, jlb);
+    assert_true (sim_report_get_n_passages (la) >= 1);
+  }
+
   /* A part read, then asked past its end: the rest is fetched. */
   for (guint i = 0; i < sim_corpus_snapshot_get_n_documents (remote) + 64; i++)
     {
