@@ -6,9 +6,10 @@
  *
  * What a check costs the server, in round trips: opening (the schema,
  * the settings, the counts, the feature statistics and the documents
- * removed), then one statement for each lookup, the postings of all its
+ * removed), then one round trip for each lookup, the postings of all its
  * keys (sim-server-postings.c; with them those the check said it expects,
- * sim_corpus_snapshot_expect()), and one for each group of texts the
+ * sim_corpus_snapshot_expect(); many keys in two statements at once, on
+ * two connections), and one for each group of texts the
  * check reads, with what a report says of each document: of a long text,
  * the part the check asks for and a margin (a text held in part, which
  * fetches the whole text should a later stage read past it).
