@@ -175,8 +175,8 @@ struct _SimStoreText {
   gboolean  checked;    /* packed with checksums, and the table's matched */
   gboolean  whole_ok;   /* with them: every byte as it was written */
   /* A text held in part (sim_store_text_new_part()): frames hold code
-   * points [char_at[0], char_at[1]) of n_chars, raw; what else is asked
-   * for is fetched, and then held with them, under lock. */
+   * points [char_at[0], char_at[1]) of n_chars, raw; a read past them
+   * fetches the whole text, held from then on (under lock). */
   SimStoreTextFetch fetch;
   gpointer          fetch_data;
   GDestroyNotify    fetch_data_free;

@@ -196,9 +196,9 @@ typedef char *(*SimStoreTextFetch) (gpointer   data,
                                     GError   **error);
 /* A text read from elsewhere in part: code points [@first, ...) of a text
  * of @n_chars, @text (transfer full, valid UTF-8, @len bytes). A range
- * beyond the part is fetched by @fetch (given @data, which @data_free
- * frees with the text) and held from then on: the text is no longer
- * immutable, but any thread may still read it. */
+ * asked for beyond the part makes it fetch the whole text by @fetch
+ * (given @data, which @data_free frees with the text), held from then on:
+ * the text is no longer immutable, but any thread may still read it. */
 SimStoreText *sim_store_text_new_part    (const char         *where,
                                           gint64              id,
                                           guint32             n_chars,
