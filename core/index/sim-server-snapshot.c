@@ -344,7 +344,8 @@ remote_expect (SimCorpusSnapshot *snapshot,
 #define SPLIT_KEYS 2048
 
 typedef struct {
-  SimServer     *server;
+  Remote        *r;
+  SimServer     *server;  /* NULL: the second half's, connected beside the first half's statement */
   const guint64 *keys;
   gsize          n;
   GArray        *out;
@@ -357,7 +358,12 @@ ask_half (gpointer data)
 {
   Half *half = data;
 
-  half->ok = _sim_server_postings_lookup (half->server, half->keys, half->n, half->out, &half->error);
+  /* Connecting goes on beside the first half's statement too (over TLS,
+   * round trips of its own). */
+  if (half->server == NULL && (half->server = take_server (half->r, NULL)) != NULL)
+    half->server->beside = TRUE;
+  if (half->server != NULL)
+    half->ok = _sim_server_postings_lookup (half->server, half->keys, half->n, half->out, &half->error);
   return NULL;
 }
 
@@ -370,26 +376,27 @@ ask_keys (Remote         *r,
           GArray         *postings,
           GError        **error)
 {
-  Half halves[2] = { { NULL, keys, n, postings, NULL, FALSE }, { NULL, keys + n / 2, n - n / 2, NULL, NULL, TRUE } };
+  Half halves[2] = { { r, NULL, keys, n, postings, NULL, FALSE }, { r, NULL, keys + n / 2, n - n / 2, NULL, NULL, TRUE } };
   GThread *beside = NULL;
   gboolean ok;
 
   if ((halves[0].server = take_server (r, error)) == NULL)
     return FALSE;
-  /* The second half's statement waits with the first's: no round trip of its own. */
-  if (n >= SPLIT_KEYS && (halves[1].server = take_server (r, NULL)) != NULL)
+  if (n >= SPLIT_KEYS)
     {
       halves[0].n = n / 2;
+      halves[1].ok = FALSE;
       halves[1].out = g_array_new (FALSE, FALSE, sizeof (SimPosting));
-      halves[1].server->beside = TRUE;
       beside = g_thread_try_new ("simhound-lookup", ask_half, &halves[1], NULL);
-      if (beside == NULL)
-        halves[1].ok = _sim_server_postings_lookup (halves[1].server, halves[1].keys, halves[1].n, halves[1].out,
-                                                    &halves[1].error);
     }
   ask_half (&halves[0]);
   if (beside != NULL)
     g_thread_join (beside);
+  /* No second connection: the second half after the first, on its
+   * connection (a round trip more). */
+  if (halves[1].out != NULL && halves[1].server == NULL && halves[0].ok)
+    halves[1].ok = _sim_server_postings_lookup (halves[0].server, halves[1].keys, halves[1].n, halves[1].out,
+                                                &halves[1].error);
   if (halves[1].server != NULL)
     {
       halves[1].server->beside = FALSE;

@@ -1271,6 +1271,27 @@ test_check_reads_parts_of_long_texts (void **state)
     jlb = comparable_json (lb);
     assert_string_equal (jla, jlb);
     assert_true (sim_report_get_n_passages (la) >= 1);
+
+    /* An account allowed one connection: the second half goes after the
+     * first, on it, and the report is the same. */
+    {
+      g_autofree char *solo = g_strdup_printf ("postgresql://solo@%s:%s/long_texts", g_getenv ("SIMHOUND_TEST_PG_HOST"),
+                                               g_getenv ("SIMHOUND_TEST_PG_PORT"));
+      g_autoptr(SimCorpusSnapshot) one = NULL;
+      g_autoptr(SimReport) lc = NULL;
+      g_autofree char *jlc = NULL;
+
+      g_free (superuser ("DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'solo') THEN"
+                         " CREATE ROLE solo LOGIN CONNECTION LIMIT 1 IN ROLE simhound_reader; END IF; END $$"));
+      one = sim_server_snapshot_new (solo, &error);
+      if (one == NULL)
+        fail_msg ("snapshot as solo: %s", error->message);
+      lc = sim_check_run (one, longer->str, longer->len, &options, NULL, NULL, NULL, &error);
+      if (lc == NULL)
+        fail_msg ("check with one connection: %s", error->message);
+      jlc = comparable_json (lc);
+      assert_string_equal (jla, jlc);
+    }
   }
 
   /* A part read, then asked past its end: the rest is fetched. */
