@@ -599,28 +599,22 @@ run_read_texts (Remote        *r,
   return result;
 }
 
-/* The part [@lo, @hi) of document @id, with a margin: sim_store_text_new_part()'s fetch. */
+/* The whole text of document @id: sim_store_text_new_part()'s fetch. */
 static char *
-fetch_part (gpointer  data,
-            gint64    id,
-            guint32   lo,
-            guint32   hi,
-            guint32  *out_first,
-            gsize    *out_len,
-            GError  **error)
+fetch_whole (gpointer  data,
+             gint64    id,
+             gsize    *out_len,
+             GError  **error)
 {
   const SimCorpusSnapshot *snapshot = data;
-  const gint64 from = lo > PART_MARGIN ? lo - PART_MARGIN : 0, length = (gint64) hi + PART_MARGIN - from;
-  PGresult *result = run_read_texts (remote_of (snapshot), &id, &from, &length, 1, error);
+  PGresult *result = run_read_texts (remote_of (snapshot), &id, NULL, NULL, 1, error);
   char *text = NULL;
-
 
   if (result == NULL)
     return NULL;
   if (PQntuples (result) == 1 && !PQgetisnull (result, 0, 4))
     {
       *out_len = PQgetlength (result, 0, 4);
-      *out_first = (guint32) g_ascii_strtoll (PQgetvalue (result, 0, 6), NULL, 10);
       text = g_memdup2 (PQgetvalue (result, 0, 4), *out_len + 1);
     }
   else
@@ -732,7 +726,7 @@ remote_read_texts (const SimCorpusSnapshot *snapshot,
           else
             texts[i] = los == NULL ? sim_store_text_new_plain (r->name, id, text, len)
                        : sim_store_text_new_part (r->name, id, (guint32) CLAMP (n_chars, 0, G_MAXUINT32), first,
-                                                  text, len, fetch_part,
+                                                  text, len, fetch_whole,
                                                   sim_corpus_snapshot_ref ((SimCorpusSnapshot *) snapshot),
                                                   (GDestroyNotify) sim_corpus_snapshot_unref);
           break;

@@ -502,9 +502,8 @@ dup_part (const SimStoreText *text,
   g_mutex_lock (&t->lock);
   if (lo < t->char_at[0] || hi > t->char_at[1])
     {
-      guint32 first = 0;
       gsize len = 0;
-      char *whole = t->fetch (t->fetch_data, t->id, 0, t->n_chars, &first, &len, error);
+      char *whole = t->fetch (t->fetch_data, t->id, &len, error);
 
       if (whole == NULL)
         {
@@ -512,7 +511,7 @@ dup_part (const SimStoreText *text,
           return NULL;
         }
       /* The whole text, or it is not what it was. */
-      if (first != 0 || sim_text_count_chars (whole, len) != t->n_chars)
+      if (sim_text_count_chars (whole, len) != t->n_chars)
         {
           g_free (whole);
           g_mutex_unlock (&t->lock);

@@ -183,15 +183,12 @@ SimStoreText *sim_store_text_new_plain   (const char         *where,
                                           gint64              id,
                                           char               *text,
                                           gsize               len);
-/* Reads code points [@lo, @hi) of document @id from where a text held in
- * part came from: (transfer full) valid UTF-8 from code point *@out_first
- * (at or before @lo) through @hi at least, NUL terminated; NULL and
- * @error when it cannot. Called under the text's lock, from any thread. */
+/* Reads the whole text of document @id from where a text held in part
+ * came from: (transfer full) valid UTF-8 of @out_len bytes, NUL
+ * terminated; NULL and @error when it cannot. Called under the text's
+ * lock, from any thread. */
 typedef char *(*SimStoreTextFetch) (gpointer   data,
                                     gint64     id,
-                                    guint32    lo,
-                                    guint32    hi,
-                                    guint32   *out_first,
                                     gsize     *out_len,
                                     GError   **error);
 /* A text read from elsewhere in part: code points [@first, ...) of a text
