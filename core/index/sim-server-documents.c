@@ -248,7 +248,10 @@ sim_server_list (SimServer  *server,
 static void
 source_clear (gpointer data)
 {
-  g_clear_pointer (&((SimPostingSource *) data)->packed, g_bytes_unref);
+  SimPostingSource *doc = data;
+
+  g_clear_pointer (&doc->packed, g_bytes_unref);
+  g_free ((guint32 *) doc->slices);
 }
 
 gboolean
@@ -291,7 +294,21 @@ sim_server_index_documents (SimServer *server,
               PQclear (result);
               goto fail;
             }
-          doc.packed = _sim_pack_windows (fp, PQgetvalue (result, r, 2), PQgetlength (result, r, 2), NULL, NULL);
+          {
+            g_autoptr(GBytes) packed = _sim_pack_windows (fp, PQgetvalue (result, r, 2), PQgetlength (result, r, 2),
+                                                          NULL, NULL);
+            guint32 *slices = g_new (guint32, SIM_POSTING_SLICES + 1);
+
+            doc.packed = _sim_posting_split (packed, slices);
+            doc.slices = slices;
+            if (doc.packed == NULL)
+              {
+                /* Not whole windows: left out of the run, as a run leaves them. */
+                doc.packed = g_bytes_ref (packed);
+                g_clear_pointer (&slices, g_free);
+                doc.slices = NULL;
+              }
+          }
           g_array_append_val (docs, doc);
           g_array_append_val (ids, id);
         }

@@ -275,6 +275,89 @@ _sim_posting_encode_rows (const SimPosting *postings,
     }
 }
 
+static inline guint
+varint_len (guint64 v)
+{
+  guint n = 1;
+
+  while (v > 0x7f)
+    {
+      v >>= 7;
+      n++;
+    }
+  return n;
+}
+
+static inline guint64
+zigzag (gint64 delta)
+{
+  return delta < 0 ? ((guint64) (-(delta + 1)) << 1) | 1 : (guint64) delta << 1;
+}
+
+static inline guint
+slice_of (guint64 key)
+{
+  return (guint) ((key & SIM_BAND_INDEX_FILE_MASK) >> (SIM_POSTING_KEY_BITS - SIM_POSTING_SLICE_BITS));
+}
+
+GBytes *
+_sim_posting_split (GBytes  *packed,
+                    guint32 *slices)
+{
+  const gsize n = _sim_count_windows (packed);
+  const guint8 *p = g_bytes_get_data (packed, NULL);
+  g_autofree guint64 *windows = NULL;  /* key, start, in pairs */
+  g_autofree guint8 *which = NULL;
+  gint64 last[SIM_POSTING_SLICES] = { 0 }, start = 0;
+  guint64 at[SIM_POSTING_SLICES + 1] = { 0 };
+  guint8 *out;
+
+  if (n == G_MAXSIZE)
+    return NULL;
+  /* Each slice's bytes, its starts coded from the one before in it... */
+  windows = g_new (guint64, 2 * MAX (n, 1));
+  which = g_new (guint8, MAX (n, 1));
+  for (gsize i = 0; i < n; i++)
+    {
+      const guint64 h = _sim_next_window (&p, &start);
+      const guint s = slice_of (h);
+
+      windows[2 * i] = h;
+      windows[2 * i + 1] = (guint64) start;
+      which[i] = (guint8) s;
+      at[s + 1] += 8 + varint_len (zigzag (start - last[s]));
+      last[s] = start;
+    }
+  for (guint s = 0; s < SIM_POSTING_SLICES; s++)
+    at[s + 1] += at[s];
+  if (at[SIM_POSTING_SLICES] > G_MAXUINT32)
+    return NULL;
+  for (guint s = 0; s <= SIM_POSTING_SLICES; s++)
+    slices[s] = (guint32) at[s];
+  /* ... then each window put in its slice. */
+  out = g_malloc (MAX (at[SIM_POSTING_SLICES], 1));
+  memset (last, 0, sizeof last);
+  for (gsize i = 0; i < n; i++)
+    {
+      const guint s = which[i];
+      const guint64 h = GUINT64_TO_LE (windows[2 * i]);
+      guint8 *o = out + at[s];
+      guint64 z = zigzag ((gint64) windows[2 * i + 1] - last[s]);
+
+      memcpy (o, &h, 8);
+      o += 8;
+      do
+        {
+          *o++ = (z & 0x7f) | (z > 0x7f ? 0x80 : 0);
+          z >>= 7;
+        }
+      while (z != 0);
+      at[s] = o - out;
+      last[s] = (gint64) windows[2 * i + 1];
+    }
+  return g_bytes_new_take (out, slices[SIM_POSTING_SLICES]);
+}
+
 typedef struct {
   const SimPostingSource *docs;
   guint           n_docs;
@@ -291,15 +374,16 @@ typedef struct {
 } RowsJob;
 
 /* Makes parts in order, until none is left: each part's postings taken
- * from every document (decoded again for each part), sorted, encoded, and
- * put after the part before. Only the parts being made are held: all at
- * once, and their rows before they were joined, were half an add's memory. */
+ * from its slices of every document, sorted, encoded, and put after the
+ * part before. Only the parts being made are held: all at once, and their
+ * rows before they were joined, were half an add's memory; every part
+ * decoding every window was a tenth of an add's time. */
 static void
 rows_worker (gpointer data)
 {
   RowsJob *job = data;
   const guint n_parts = 1u << job->part_bits;
-  const guint shift = SIM_POSTING_KEY_BITS - job->part_bits;
+  const guint per_part = SIM_POSTING_SLICES >> job->part_bits;
 
   for (;;)
     {
@@ -314,23 +398,25 @@ rows_worker (gpointer data)
       for (guint d = 0; d < job->n_docs; d++)
         {
           const SimPostingSource *doc = &job->docs[d];
-          const guint8 *p;
-          gint64 start = 0;
+          const guint8 *packed;
 
           if (doc->id == 0 || job->counts[d] == G_MAXSIZE)
             continue;
-          p = g_bytes_get_data (doc->packed, NULL);
-          for (gsize i = 0; i < job->counts[d]; i++)
+          packed = g_bytes_get_data (doc->packed, NULL);
+          for (guint s = k * per_part; s < (k + 1) * per_part; s++)
             {
-              const guint64 key = _sim_next_window (&p, &start) & SIM_BAND_INDEX_FILE_MASK;
-              SimPosting posting;
+              const guint8 *p = packed + doc->slices[s], *end = packed + doc->slices[s + 1];
+              gint64 start = 0;
 
-              if (job->part_bits != 0 && key >> shift != (guint64) k)
-                continue;
-              posting.key = key;
-              posting.doc = (guint32) doc->id;
-              posting.start = (guint32) CLAMP (start, 0, MAX (doc->n_chars, 0));
-              g_array_append_val (postings, posting);
+              while (p < end)
+                {
+                  SimPosting posting;
+
+                  posting.key = _sim_next_window (&p, &start) & SIM_BAND_INDEX_FILE_MASK;
+                  posting.doc = (guint32) doc->id;
+                  posting.start = (guint32) CLAMP (start, 0, MAX (doc->n_chars, 0));
+                  g_array_append_val (postings, posting);
+                }
             }
         }
       sort_below (postings, job->part_bits);
@@ -357,12 +443,15 @@ _sim_server_postings_rows (const SimPostingSource *docs,
   RowsJob job = { docs, n_docs, counts, 0, run };
 
   for (guint d = 0; d < n_docs; d++)
-    if (docs[d].id != 0 && (counts[d] = _sim_count_windows (docs[d].packed)) != G_MAXSIZE)
+    /* None split: its windows were not whole (_sim_posting_split()). */
+    if (docs[d].id != 0 && docs[d].slices != NULL && (counts[d] = _sim_count_windows (docs[d].packed)) != G_MAXSIZE)
       job.n += counts[d];
+    else
+      counts[d] = G_MAXSIZE;
   job.bits = _sim_posting_run_bits (job.n);
-  /* Eight parts, each of whole rows (the run's bits are at least the
-   * parts'), on as many threads as there are. */
-  job.part_bits = MIN (job.bits, 3);
+  /* Parts of whole rows (the run's bits are at least the parts'), of
+   * whole slices, on as many threads as there are. */
+  job.part_bits = MIN (job.bits, SIM_POSTING_SLICE_BITS);
   job.rows = g_string_sized_new (job.n * 7 + 64);
   _sim_posting_copy_header (job.rows);
   g_mutex_init (&job.lock);

@@ -261,13 +261,26 @@ _sim_be64 (const char *p)
 gboolean  _sim_server_ids_fit     (SimServer          *server,
                                    gint64              id,
                                    GError            **error);
-/* A document whose postings a run gets: its packed windows
- * (sim-window-codec.h), server id (0: left out) and length. */
+/* A document whose postings a run gets: its windows as
+ * _sim_posting_split() gives them (@slices NULL when they are as
+ * _sim_pack_windows() packs them), server id (0: left out) and length. */
 typedef struct {
-  GBytes *packed;
-  gint64  id;
-  gint64  n_chars;
+  GBytes        *packed;
+  gint64         id;
+  gint64         n_chars;
+  const guint32 *slices;
 } SimPostingSource;
+/* A run's rows are made a part at a time, each part the postings whose
+ * keys share their high bits: a document's windows are kept in
+ * SIM_POSTING_SLICES slices by those bits, so each part reads its own. */
+#define SIM_POSTING_SLICE_BITS 5
+#define SIM_POSTING_SLICES     (1u << SIM_POSTING_SLICE_BITS)
+/* @packed (_sim_pack_windows()) with its windows in slices by their keys'
+ * high bits, each slice in the text's order, as packed from a start of 0;
+ * @slices (SIM_POSTING_SLICES + 1) gets where each begins, in bytes.
+ * NULL when @packed does not hold whole windows. (transfer full) */
+GBytes   *_sim_posting_split      (GBytes             *packed,
+                                   guint32            *slices);
 /* The postings of @docs as the rows of run @run (its bits from their
  * count, *@n_postings), COPY's binary format with its header and
  * trailer, made in parts on every core. (transfer full) */

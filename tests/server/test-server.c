@@ -1832,10 +1832,71 @@ test_upgrade_indexes_documents (void **state)
   sim_test_remove_tree (dir);
 }
 
+/* A run's rows read a document's windows a slice at a time: split, the
+ * windows are the same ones (key and start), each in the slice of its
+ * key's high bits, and windows not whole are refused. */
+static void
+test_split_keeps_every_window (void **state)
+{
+  g_autoptr(SimFingerprinter) fp = sim_fingerprinter_new (SIM_NORMALIZE_FOLD_T2S);
+  g_autoptr(GString) text = g_string_new (NULL);
+  g_autoptr(GBytes) packed = NULL;
+  g_autoptr(GBytes) split = NULL;
+  g_autoptr(GBytes) cut = NULL;
+  g_autoptr(GArray) before = g_array_new (FALSE, FALSE, sizeof (SimPosting));
+  g_autoptr(GArray) after = g_array_new (FALSE, FALSE, sizeof (SimPosting));
+  guint32 slices[SIM_POSTING_SLICES + 1];
+  const guint8 *p;
+  gint64 start = 0;
+  gsize n;
+
+  (void) state;
+  for (guint i = 0; i < 300; i++)
+    g_string_append_printf (text, "Sentence %u tells of the %s river, %u miles long. 第%u句说的是一条河。\n",
+                            i, i % 3 ? "northern" : "southern", i * 7, i);
+  packed = _sim_pack_windows (fp, text->str, text->len, &n, NULL);
+  assert_true (n > 1000);
+  p = g_bytes_get_data (packed, NULL);
+  for (gsize i = 0; i < n; i++)
+    {
+      SimPosting w = { _sim_next_window (&p, &start) & SIM_BAND_INDEX_FILE_MASK, 0, (guint32) start };
+
+      g_array_append_val (before, w);
+    }
+  split = _sim_posting_split (packed, slices);
+  assert_non_null (split);
+  assert_int_equal (slices[0], 0);
+  assert_int_equal (slices[SIM_POSTING_SLICES], g_bytes_get_size (split));
+  for (guint s = 0; s < SIM_POSTING_SLICES; s++)
+    {
+      const guint8 *q = (const guint8 *) g_bytes_get_data (split, NULL) + slices[s];
+      const guint8 *end = (const guint8 *) g_bytes_get_data (split, NULL) + slices[s + 1];
+
+      assert_true (slices[s] <= slices[s + 1]);
+      start = 0;
+      while (q < end)
+        {
+          SimPosting w = { _sim_next_window (&q, &start) & SIM_BAND_INDEX_FILE_MASK, 0, (guint32) start };
+
+          assert_int_equal (w.key >> (SIM_POSTING_KEY_BITS - SIM_POSTING_SLICE_BITS), s);
+          g_array_append_val (after, w);
+        }
+      assert_ptr_equal (q, end);
+    }
+  assert_int_equal (after->len, before->len);
+  _sim_posting_sort (before);
+  _sim_posting_sort (after);
+  assert_memory_equal (after->data, before->data, before->len * sizeof (SimPosting));
+  /* The last window cut in two. */
+  cut = g_bytes_new_from_bytes (packed, 0, g_bytes_get_size (packed) - 5);
+  assert_null (_sim_posting_split (cut, slices));
+}
+
 int
 main (void)
 {
   const struct CMUnitTest tests[] = {
+    cmocka_unit_test (test_split_keeps_every_window),
     cmocka_unit_test (test_init_is_idempotent),
     cmocka_unit_test (test_newer_schema_is_refused),
     cmocka_unit_test (test_missing_schema_says_run_init),
