@@ -5,13 +5,12 @@
  * (sim_corpus_prepare_file()), a batch at a time, while the batch before
  * is sent; one transaction a batch. Each batch's document ids and run are
  * reserved from the server's sequences before it is read, so its
- * documents' rows, and its windows as rows of the lookup table
- * (sim-server-postings.c), are made beside the sending of the batch
- * before. Sent: the documents through COPY into a staging table and
- * inserted from it (one already there is left alone), their texts, the
- * feature statistics and the lookup rows. When a document was there
- * already, the lookup rows are made again for those added. A batch that
- * fails is rolled back whole and named in the failures; the rest goes on.
+ * documents' rows are made beside the sending of the batch before. Sent:
+ * the documents through COPY into a staging table and inserted from it
+ * (one already there is left alone), the lookup rows of those added
+ * (sim-server-postings.c: made as they are sent), their texts and the
+ * feature statistics. A batch that fails is rolled back whole and named
+ * in the failures; the rest goes on.
  *
  * What identifies a document is its content hash and the name it was
  * added under: the file's path below the folder given, after that
@@ -22,6 +21,9 @@
 #include "config.h"
 
 #include <string.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <glib/gi18n-lib.h>
 #include <glib/gstdio.h>
 
@@ -32,19 +34,22 @@
 #include "sim-window-codec.h"
 
 #define BATCH_FILES 4096
-/* Of files (SIMHOUND_SERVER_BATCH_BYTES sets it for tests): 16 MB rather
- * than 4 made an add of 31.7 MB 8.0 -> 5.8 s, its runs few enough that no
- * merge followed, for 160 MB more memory at the peak. */
-#define BATCH_BYTES (16u << 20)
-#define MERGE_EVERY 32           /* batches */
+/* Of files (SIMHOUND_SERVER_BATCH_BYTES sets it for tests). Two batches
+ * are held at once (one read while the one before is sent): 8 MB rather
+ * than 16 made an add of 1 GB peak at 112 MB rather than 135, in the same
+ * time (130 s; merged by bytes, below). 4 MB made an add of 31.7 MB take
+ * 8.0 s rather than 5.8 (at 16 MB). */
+#define BATCH_BYTES (8u << 20)
+#define MERGE_EVERY (512u << 20) /* bytes of text added */
 
 typedef struct {
   char             *path;
   char             *name;
   SimPreparedState  state;
-  SimPreparedFile   file;      /* its packed windows split (_sim_posting_split()) */
+  SimPreparedFile   file;      /* its packed windows let go once split */
+  GBytes           *split;     /* _sim_posting_split(), NULL for none */
   guint32           slices[SIM_POSTING_SLICES + 1];
-  gboolean          split;
+  gsize             n_windows;
   char             *message;   /* SIM_PREPARED_FAILED */
 } Entry;
 
@@ -59,8 +64,6 @@ typedef struct {
   /* Made while the batch before is sent (prepare_batch()): */
   GString           *rows;      /* the new entries as staging rows (COPY's text format) */
   guint              n_sent;
-  GString           *postings;  /* theirs as rows of run @run (COPY's binary format), if all are new */
-  guint64            n_postings;
   guint32           *df;        /* their df buckets counted (SIM_DF_BUCKETS), if all are new */
   GMutex             lock;      /* for @df, while the batch is read */
 } PrepareJob;
@@ -71,6 +74,7 @@ entry_clear (Entry *e)
   g_free (e->path);
   g_free (e->name);
   g_free (e->message);
+  g_clear_pointer (&e->split, g_bytes_unref);
   sim_prepared_file_clear (&e->file);
 }
 
@@ -78,14 +82,8 @@ entry_clear (Entry *e)
 static void
 entry_split (Entry *e)
 {
-  GBytes *split = _sim_posting_split (e->file.packed, e->slices);
-
-  e->split = split != NULL;
-  if (split != NULL)
-    {
-      g_bytes_unref (e->file.packed);
-      e->file.packed = split;
-    }
+  e->split = _sim_posting_split (e->file.packed, e->slices, &e->n_windows);
+  g_clear_pointer (&e->file.packed, g_bytes_unref);
 }
 
 /* Reads and fingerprints files of @job until none is left; each file's
@@ -241,23 +239,19 @@ sources_of (const PrepareJob *job,
   for (guint i = 0; i < job->n; i++)
     if (ids[i] != 0)
       {
-        docs[i].packed = job->entries[i].file.packed;
-        docs[i].slices = job->entries[i].split ? job->entries[i].slices : NULL;
+        docs[i].split = job->entries[i].split;
+        docs[i].slices = job->entries[i].split != NULL ? job->entries[i].slices : NULL;
+        docs[i].n_windows = job->entries[i].n_windows;
         docs[i].id = ids[i];
         docs[i].n_chars = job->entries[i].file.doc->n_chars;
       }
   return docs;
 }
 
-/* The new entries of @job as staging rows, each with its reserved id,
- * and their postings as the rows of its reserved run, encoded beside the
- * batch before's sending: the batch sends them as they are when every
- * entry is added (send_batch()). */
+/* The new entries of @job as staging rows, each with its reserved id. */
 static void
 make_rows (PrepareJob *job)
 {
-  g_autofree gint64 *ids = g_new0 (gint64, job->n);
-
   job->rows = g_string_new (NULL);
   for (guint i = 0; i < job->n; i++)
     {
@@ -267,24 +261,13 @@ make_rows (PrepareJob *job)
       if (e->state != SIM_PREPARED_NEW)
         continue;
       job->n_sent++;
-      ids[i] = job->ids[i];
-      g_string_append_printf (job->rows, "%u\t%" G_GINT64_FORMAT "\t%s\t", i, ids[i], doc->content_hash);
+      g_string_append_printf (job->rows, "%u\t%" G_GINT64_FORMAT "\t%s\t", i, job->ids[i], doc->content_hash);
       copy_escape (job->rows, e->name);
       g_string_append_c (job->rows, '\t');
       copy_escape (job->rows, doc->title);
       g_string_append_printf (job->rows, "\t%" G_GINT64_FORMAT "\t%" G_GINT64_FORMAT "\t%" G_GINT64_FORMAT "\t%" G_GINT64_FORMAT "\n",
                               doc->n_chars, doc->n_bytes, doc->n_segments, doc->modified_at);
     }
-  {
-    g_autofree SimPostingSource *docs = sources_of (job, ids);
-
-    job->postings = _sim_server_postings_rows (docs, job->n, job->run, &job->n_postings);
-  }
-  /* What the batch needs no more unless some of it is there already
-   * (send_batch() makes it again then): the packed windows were a
-   * quarter of an add's memory. */
-  for (guint i = 0; i < job->n; i++)
-    g_clear_pointer (&job->entries[i].file.packed, g_bytes_unref);
 }
 
 /* The texts of the entries of @job given ids (@ids, 0 for none) into
@@ -343,6 +326,7 @@ put_texts (SimServer    *server,
             _sim_server_append_be (id_array, (guint64) ids[i], 8);
             _sim_server_append_be (body_array, job->entries[i].file.text_len, 4);
             g_string_append_len (body_array, job->entries[i].file.text, job->entries[i].file.text_len);
+            g_clear_pointer (&job->entries[i].file.text, g_free);  /* sent: not needed again */
           }
       values[0] = id_array->str;
       lengths[0] = (int) id_array->len;
@@ -426,8 +410,8 @@ send_batch (SimServer       *server,
       bytes += e->file.text_len;
     }
   PQclear (added);
-  /* Some were there already (or twice in the batch): the statistics and
-   * windows of those added, made again from their texts. */
+  /* Some were there already (or twice in the batch): the statistics of
+   * those added, counted again from their texts. */
   if (n_added < job->n_sent)
     {
       g_autoptr(SimFingerprinter) fp = sim_fingerprinter_new (job->flags);
@@ -436,38 +420,24 @@ send_batch (SimServer       *server,
       for (guint i = 0; i < job->n; i++)
         if (ids[i] != 0)
           {
-            SimPreparedFile *file = &job->entries[i].file;
-            gsize n_units = 0;
-            g_autoptr(GArray) buckets = NULL;
+            const SimPreparedFile *file = &job->entries[i].file;
+            const SimUnits *units = sim_fingerprinter_load (fp, file->text, file->text_len);
+            g_autoptr(GArray) buckets = _sim_distinct_buckets (fp, units->n);
 
-            g_clear_pointer (&file->packed, g_bytes_unref);
-            file->packed = _sim_pack_windows (fp, file->text, file->text_len, NULL, &n_units);
-            entry_split (&job->entries[i]);
-            buckets = _sim_distinct_buckets (fp, n_units);
             _sim_df_apply (df, buckets, 1);
           }
     }
-  /* The largest part first, each part let go once sent: the batch after
-   * is read meanwhile. */
-  if (n_added == job->n_sent)
-    {
-      /* Every entry added: the postings as made. */
-      if (!_sim_server_put_run (server, job->postings, job->run, job->n_postings, error))
-        goto fail;
-    }
-  else
-    {
-      /* Some were there already (or twice in the batch): those added,
-       * made again, as a run of their own. */
-      g_autofree SimPostingSource *docs = sources_of (job, ids);
+  /* The postings of those added, made in parts and sent as they are made
+   * (the batch after is read meanwhile), then the texts, each part let go
+   * once sent. */
+  {
+    g_autofree SimPostingSource *docs = sources_of (job, ids);
 
-      if (!_sim_server_put_docs (server, docs, job->n, error))
-        goto fail;
-    }
-  if (job->postings != NULL)
-    g_string_free (g_steal_pointer (&job->postings), TRUE);
+    if (!_sim_server_put_docs (server, docs, job->n, job->run, error))
+      goto fail;
+  }
   for (guint i = 0; i < job->n; i++)
-    g_clear_pointer (&job->entries[i].file.packed, g_bytes_unref);
+    g_clear_pointer (&job->entries[i].split, g_bytes_unref);
   if (!put_texts (server, job, ids, error) ||
       (n_added > 0 && !_sim_server_add_df (server, df != NULL ? df : job->df, 1, error)))
     goto fail;
@@ -578,17 +548,16 @@ batch_free (PrepareJob *job)
   g_free (job->entries);
   if (job->rows != NULL)
     g_string_free (job->rows, TRUE);
-  if (job->postings != NULL)
-    g_string_free (job->postings, TRUE);
   g_free (job->df);
   g_free (job->ids);
   g_free (job);
 }
 
 /* Reserves an id for each entry of @job and one for its run, before it
- * is prepared: its postings are then written as they will be sent, on
- * the thread that prepares it. An id not used (a document already there,
- * a file that could not be read) is a gap, as a removed document's is. */
+ * is prepared: its staging rows are then written as they will be sent,
+ * on the thread that prepares it. An id not used (a document already
+ * there, a file that could not be read) is a gap, as a removed document's
+ * is. */
 static gboolean
 reserve_ids (SimServer  *server,
              PrepareJob *job,
@@ -679,6 +648,7 @@ sim_server_add (SimServer          *server,
   {
     PrepareJob *ready = reserved_batch (server, files, names, &done, 2, error);
     guint n_batches = 0;
+    guint64 merged_at = 0;
 
     if (ready == NULL && done > 0)
       return NULL;
@@ -707,11 +677,17 @@ sim_server_add (SimServer          *server,
                (!send_batch (server, collection, job, result, &batch_error) &&
                 g_error_matches (batch_error, SIM_ERROR, SIM_ERROR_SERVER));
         /* Runs of a like size are merged when the add ends, and every
-         * MERGE_EVERY batches of a long one (each batch's run merged as it
-         * came was written again three times over on an add of 24 MB): a
+         * MERGE_EVERY bytes of a long one (each batch's run merged as it
+         * came was written again three times over on an add of 24 MB;
+         * every 32 batches of 8 MB, a posting was written twice at 1 GB
+         * where every 32 of 16 MB wrote it once: 191 s against 132): a
          * failed merge leaves the runs as they were, and ends the add. */
-        if (!lost && batch_error == NULL && (++n_batches % MERGE_EVERY == 0 || ready == NULL))
-          lost = !_sim_server_postings_merge (server, &batch_error);
+        n_batches++;
+        if (!lost && batch_error == NULL && (result->n_bytes - merged_at >= MERGE_EVERY || ready == NULL))
+          {
+            lost = !_sim_server_postings_merge (server, &batch_error);
+            merged_at = result->n_bytes;
+          }
         if (!lost && batch_error != NULL)
           /* The batch is rolled back whole: its files are named, the rest goes on. */
           for (guint i = 0; i < job->n; i++)
@@ -725,6 +701,12 @@ sim_server_add (SimServer          *server,
         if (progress && !lost)
           progress (job->first + job->n, files->len, job->entries[job->n - 1].path, user_data);
         batch_free (job);
+#ifdef __GLIBC__
+        /* What the batch held goes back to the system: freed on other
+         * threads' arenas it stayed, and an add of 200 MB peaked at 124 MB
+         * where its heap held 97. */
+        malloc_trim (0);
+#endif
         if (ahead != NULL)
           g_thread_join (ahead);
         if (lost)

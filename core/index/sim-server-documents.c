@@ -250,7 +250,7 @@ source_clear (gpointer data)
 {
   SimPostingSource *doc = data;
 
-  g_clear_pointer (&doc->packed, g_bytes_unref);
+  g_clear_pointer (&doc->split, g_bytes_unref);
   g_free ((guint32 *) doc->slices);
 }
 
@@ -287,7 +287,7 @@ sim_server_index_documents (SimServer *server,
       for (int r = 0; r < n; r++)
         {
           const gint64 id = g_ascii_strtoll (PQgetvalue (result, r, 0), NULL, 10);
-          SimPostingSource doc = { NULL, id, g_ascii_strtoll (PQgetvalue (result, r, 1), NULL, 10) };
+          SimPostingSource doc = { .id = id, .n_chars = g_ascii_strtoll (PQgetvalue (result, r, 1), NULL, 10) };
 
           if (!_sim_server_ids_fit (server, id, error))
             {
@@ -299,15 +299,10 @@ sim_server_index_documents (SimServer *server,
                                                           NULL, NULL);
             guint32 *slices = g_new (guint32, SIM_POSTING_SLICES + 1);
 
-            doc.packed = _sim_posting_split (packed, slices);
+            /* NULL when not whole windows: left out of the run. */
+            if ((doc.split = _sim_posting_split (packed, slices, &doc.n_windows)) == NULL)
+              g_clear_pointer (&slices, g_free);
             doc.slices = slices;
-            if (doc.packed == NULL)
-              {
-                /* Not whole windows: left out of the run, as a run leaves them. */
-                doc.packed = g_bytes_ref (packed);
-                g_clear_pointer (&slices, g_free);
-                doc.slices = NULL;
-              }
           }
           g_array_append_val (docs, doc);
           g_array_append_val (ids, id);
@@ -322,7 +317,7 @@ sim_server_index_documents (SimServer *server,
             goto fail;
           PQclear (result);
         }
-      if (!_sim_server_put_docs (server, (const SimPostingSource *) docs->data, docs->len, error) ||
+      if (!_sim_server_put_docs (server, (const SimPostingSource *) docs->data, docs->len, -1, error) ||
           !_sim_server_run_command (server, "COMMIT", error) ||
           !_sim_server_postings_merge (server, error))
         goto fail;

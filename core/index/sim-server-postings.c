@@ -302,30 +302,25 @@ slice_of (guint64 key)
 
 GBytes *
 _sim_posting_split (GBytes  *packed,
-                    guint32 *slices)
+                    guint32 *slices,
+                    gsize   *n_windows)
 {
   const gsize n = _sim_count_windows (packed);
-  const guint8 *p = g_bytes_get_data (packed, NULL);
-  g_autofree guint64 *windows = NULL;  /* key, start, in pairs */
-  g_autofree guint8 *which = NULL;
+  const guint8 *data = g_bytes_get_data (packed, NULL), *p;
   gint64 last[SIM_POSTING_SLICES] = { 0 }, start = 0;
   guint64 at[SIM_POSTING_SLICES + 1] = { 0 };
   guint8 *out;
 
   if (n == G_MAXSIZE)
     return NULL;
-  /* Each slice's bytes, its starts coded from the one before in it... */
-  windows = g_new (guint64, 2 * MAX (n, 1));
-  which = g_new (guint8, MAX (n, 1));
+  /* Each slice's bytes... (decoded twice: kept decoded, the windows of a
+   * large document took twice its packed windows again) */
+  p = data;
   for (gsize i = 0; i < n; i++)
     {
-      const guint64 h = _sim_next_window (&p, &start);
-      const guint s = slice_of (h);
+      const guint s = slice_of (_sim_next_window (&p, &start));
 
-      windows[2 * i] = h;
-      windows[2 * i + 1] = (guint64) start;
-      which[i] = (guint8) s;
-      at[s + 1] += 8 + varint_len (zigzag (start - last[s]));
+      at[s + 1] += 5 + varint_len (zigzag (start - last[s]));
       last[s] = start;
     }
   for (guint s = 0; s < SIM_POSTING_SLICES; s++)
@@ -337,15 +332,17 @@ _sim_posting_split (GBytes  *packed,
   /* ... then each window put in its slice. */
   out = g_malloc (MAX (at[SIM_POSTING_SLICES], 1));
   memset (last, 0, sizeof last);
+  p = data;
+  start = 0;
   for (gsize i = 0; i < n; i++)
     {
-      const guint s = which[i];
-      const guint64 h = GUINT64_TO_LE (windows[2 * i]);
+      const guint64 key = _sim_next_window (&p, &start) & SIM_BAND_INDEX_FILE_MASK;
+      const guint s = slice_of (key);
       guint8 *o = out + at[s];
-      guint64 z = zigzag ((gint64) windows[2 * i + 1] - last[s]);
+      guint64 z = zigzag (start - last[s]);
 
-      memcpy (o, &h, 8);
-      o += 8;
+      for (guint b = 0; b < 5; b++)
+        *o++ = (guint8) (key >> (8 * b));
       do
         {
           *o++ = (z & 0x7f) | (z > 0x7f ? 0x80 : 0);
@@ -353,31 +350,32 @@ _sim_posting_split (GBytes  *packed,
         }
       while (z != 0);
       at[s] = o - out;
-      last[s] = (gint64) windows[2 * i + 1];
+      last[s] = start;
     }
+  *n_windows = n;
   return g_bytes_new_take (out, slices[SIM_POSTING_SLICES]);
 }
 
 typedef struct {
   const SimPostingSource *docs;
   guint           n_docs;
-  const gsize    *counts;     /* windows of each document, G_MAXSIZE for none */
-  guint64         n;          /* all of them */
+  guint64         n;          /* windows of all of them */
   gint64          run;
   guint           bits;       /* of the run */
   guint           part_bits;  /* the parts' keys share their high part_bits */
   gint            next;       /* the next part to make */
   GMutex          lock;
   GCond           turn;
-  guint           appended;   /* parts in @rows so far, under @lock */
-  GString        *rows;
+  guint           appended;   /* parts sent so far, under @lock */
+  SimServer      *server;     /* sent to, under @lock */
+  SimServerCopy  *copy;
 } RowsJob;
 
 /* Makes parts in order, until none is left: each part's postings taken
- * from its slices of every document, sorted, encoded, and put after the
- * part before. Only the parts being made are held: all at once, and their
- * rows before they were joined, were half an add's memory; every part
- * decoding every window was a tenth of an add's time. */
+ * from its slices of every document, sorted, encoded, and sent after the
+ * part before. Only the parts being made are held: all at once, and a
+ * batch's rows made whole before they were sent, were half an add's
+ * memory. */
 static void
 rows_worker (gpointer data)
 {
@@ -398,21 +396,21 @@ rows_worker (gpointer data)
       for (guint d = 0; d < job->n_docs; d++)
         {
           const SimPostingSource *doc = &job->docs[d];
-          const guint8 *packed;
+          const guint8 *split;
 
-          if (doc->id == 0 || job->counts[d] == G_MAXSIZE)
+          if (doc->id == 0 || doc->slices == NULL)
             continue;
-          packed = g_bytes_get_data (doc->packed, NULL);
+          split = g_bytes_get_data (doc->split, NULL);
           for (guint s = k * per_part; s < (k + 1) * per_part; s++)
             {
-              const guint8 *p = packed + doc->slices[s], *end = packed + doc->slices[s + 1];
+              const guint8 *p = split + doc->slices[s], *end = split + doc->slices[s + 1];
               gint64 start = 0;
 
               while (p < end)
                 {
                   SimPosting posting;
 
-                  posting.key = _sim_next_window (&p, &start) & SIM_BAND_INDEX_FILE_MASK;
+                  posting.key = _sim_posting_next_split (&p, &start);
                   posting.doc = (guint32) doc->id;
                   posting.start = (guint32) CLAMP (start, 0, MAX (doc->n_chars, 0));
                   g_array_append_val (postings, posting);
@@ -426,42 +424,11 @@ rows_worker (gpointer data)
       g_mutex_lock (&job->lock);
       while (job->appended != (guint) k)
         g_cond_wait (&job->turn, &job->lock);
-      g_string_append_len (job->rows, rows->str, rows->len);
+      _sim_server_copy_put (job->server, job->copy, rows->str, rows->len);
       job->appended++;
       g_cond_broadcast (&job->turn);
       g_mutex_unlock (&job->lock);
     }
-}
-
-GString *
-_sim_server_postings_rows (const SimPostingSource *docs,
-                           guint                   n_docs,
-                           gint64                  run,
-                           guint64                *n_postings)
-{
-  g_autofree gsize *counts = g_new0 (gsize, MAX (n_docs, 1));
-  RowsJob job = { docs, n_docs, counts, 0, run };
-
-  for (guint d = 0; d < n_docs; d++)
-    /* None split: its windows were not whole (_sim_posting_split()). */
-    if (docs[d].id != 0 && docs[d].slices != NULL && (counts[d] = _sim_count_windows (docs[d].packed)) != G_MAXSIZE)
-      job.n += counts[d];
-    else
-      counts[d] = G_MAXSIZE;
-  job.bits = _sim_posting_run_bits (job.n);
-  /* Parts of whole rows (the run's bits are at least the parts'), of
-   * whole slices, on as many threads as there are. */
-  job.part_bits = MIN (job.bits, SIM_POSTING_SLICE_BITS);
-  job.rows = g_string_sized_new (job.n * 7 + 64);
-  _sim_posting_copy_header (job.rows);
-  g_mutex_init (&job.lock);
-  g_cond_init (&job.turn);
-  sim_parallel_run (MIN (sim_parallel_default_threads (), 1u << job.part_bits), rows_worker, &job);
-  g_mutex_clear (&job.lock);
-  g_cond_clear (&job.turn);
-  _sim_posting_copy_trailer (job.rows);
-  *n_postings = job.n;
-  return job.rows;
 }
 
 gint64
@@ -497,9 +464,9 @@ _sim_posting_write_run (SimServer *server,
 }
 
 gboolean
-_sim_posting_write_rows (SimServer  *server,
-                         GString    *rows,
-                         GError    **error)
+_sim_posting_rows_begin (SimServer     *server,
+                         SimServerCopy *copy,
+                         GError       **error)
 {
   if (server->spread < 0)
     {
@@ -514,45 +481,78 @@ _sim_posting_write_rows (SimServer  *server,
     }
   /* One server needs no staging copy: COPY straight in. */
   if (!server->spread)
-    return _sim_server_copy (server, "COPY simhound.postings (run, bucket, data) FROM STDIN (FORMAT binary)",
-                             rows, error);
+    return _sim_server_copy_begin (server, copy, "COPY simhound.postings (run, bucket, data) FROM STDIN (FORMAT binary)",
+                                   error);
   return _sim_server_run_command (server,
                                   "CREATE TEMP TABLE IF NOT EXISTS simhound_postings_staging"
                                   " (run bigint, bucket integer, data bytea) ON COMMIT DELETE ROWS", error) &&
-         _sim_server_copy (server, "COPY pg_temp.simhound_postings_staging FROM STDIN (FORMAT binary)", rows, error) &&
-         _sim_server_run_command (server, "INSERT INTO simhound.postings (run, bucket, data)"
-                                          " SELECT run, bucket, data FROM pg_temp.simhound_postings_staging", error) &&
-         _sim_server_run_command (server, "TRUNCATE pg_temp.simhound_postings_staging", error);
+         _sim_server_copy_begin (server, copy, "COPY pg_temp.simhound_postings_staging FROM STDIN (FORMAT binary)",
+                                 error);
 }
 
 gboolean
-_sim_server_put_run (SimServer *server,
-                     GString   *rows,
-                     gint64     run,
-                     guint64    n_postings,
-                     GError   **error)
+_sim_posting_rows_end (SimServer     *server,
+                       SimServerCopy *copy,
+                       GError       **error)
 {
-  return n_postings == 0 ||
-         (_sim_posting_write_rows (server, rows, error) &&
-          _sim_posting_write_run (server, run, _sim_posting_run_bits (n_postings), n_postings, error));
+  return _sim_server_copy_end (server, copy, error) &&
+         (!server->spread ||
+          (_sim_server_run_command (server, "INSERT INTO simhound.postings (run, bucket, data)"
+                                            " SELECT run, bucket, data FROM pg_temp.simhound_postings_staging", error) &&
+           _sim_server_run_command (server, "TRUNCATE pg_temp.simhound_postings_staging", error)));
+}
+
+gboolean
+_sim_posting_write_rows (SimServer  *server,
+                         GString    *rows,
+                         GError    **error)
+{
+  SimServerCopy copy;
+
+  if (!_sim_posting_rows_begin (server, &copy, error))
+    return FALSE;
+  _sim_server_copy_put (server, &copy, rows->str, rows->len);
+  return _sim_posting_rows_end (server, &copy, error);
 }
 
 gboolean
 _sim_server_put_docs (SimServer              *server,
                       const SimPostingSource *docs,
                       guint                   n_docs,
+                      gint64                  run,
                       GError                **error)
 {
-  g_autoptr(GString) rows = NULL;
-  guint64 n_postings;
-  gint64 run;
+  g_autoptr(GString) edge = g_string_new (NULL);
+  RowsJob job = { docs, n_docs, 0, run };
+  SimServerCopy copy;
 
-  if (n_docs == 0)
+  for (guint d = 0; d < n_docs; d++)
+    if (docs[d].id != 0 && docs[d].slices != NULL)
+      job.n += docs[d].n_windows;
+  if (job.n == 0)
     return TRUE;
-  if ((run = _sim_posting_next_run (server, error)) < 0)
+  if (run < 0 && (job.run = _sim_posting_next_run (server, error)) < 0)
     return FALSE;
-  rows = _sim_server_postings_rows (docs, n_docs, run, &n_postings);
-  return _sim_server_put_run (server, rows, run, n_postings, error);
+  job.bits = _sim_posting_run_bits (job.n);
+  /* Parts of whole rows (the run's bits are at least the parts'), of
+   * whole slices, on as many threads as there are. */
+  job.part_bits = MIN (job.bits, SIM_POSTING_SLICE_BITS);
+  job.server = server;
+  job.copy = &copy;
+  if (!_sim_posting_rows_begin (server, &copy, error))
+    return FALSE;
+  _sim_posting_copy_header (edge);
+  _sim_server_copy_put (server, &copy, edge->str, edge->len);
+  g_mutex_init (&job.lock);
+  g_cond_init (&job.turn);
+  sim_parallel_run (MIN (sim_parallel_default_threads (), 1u << job.part_bits), rows_worker, &job);
+  g_mutex_clear (&job.lock);
+  g_cond_clear (&job.turn);
+  g_string_truncate (edge, 0);
+  _sim_posting_copy_trailer (edge);
+  _sim_server_copy_put (server, &copy, edge->str, edge->len);
+  return _sim_posting_rows_end (server, &copy, error) &&
+         _sim_posting_write_run (server, job.run, job.bits, job.n, error);
 }
 
 typedef struct {

@@ -126,6 +126,25 @@ gboolean  _sim_server_copy        (SimServer          *server,
                                    const char         *sql,
                                    GString            *rows,
                                    GError            **error);
+/* The same, the rows sent as they are made: begin, put any number of
+ * times (on one thread at a time), end; end reports what failed. */
+typedef struct {
+  const char *sql;
+  gint64      since;
+  gsize       bytes;
+  gboolean    ok;
+} SimServerCopy;
+gboolean  _sim_server_copy_begin  (SimServer          *server,
+                                   SimServerCopy      *copy,
+                                   const char         *sql,
+                                   GError            **error);
+void      _sim_server_copy_put    (SimServer          *server,
+                                   SimServerCopy      *copy,
+                                   const char         *data,
+                                   gsize               len);
+gboolean  _sim_server_copy_end    (SimServer          *server,
+                                   SimServerCopy      *copy,
+                                   GError            **error);
 /* @v's low @bytes bytes, big-endian (PostgreSQL's binary formats). */
 void      _sim_server_append_be   (GString            *out,
                                    guint64             v,
@@ -185,10 +204,17 @@ typedef struct {
  * the key's high @bits (the bucket); a row is its postings sorted, each
  * the key's other bits as a delta, the document and the start as varints. */
 #define SIM_POSTING_KEY_BITS SIM_BAND_INDEX_FILE_BITS
-/* Writes @rows (COPY's binary format, _sim_posting_encode_rows()) into
+/* Writes rows (COPY's binary format, _sim_posting_encode_rows()) into
  * the lookup table: by COPY on one server; spread over shards, through a
  * staging table and INSERT … SELECT, which postgres_fdw sends to a shard
- * in batches where COPY sends a row at a time (sim-server-layout.c). */
+ * in batches where COPY sends a row at a time (sim-server-layout.c).
+ * Begin, put the rows (_sim_server_copy_put()), end; or all at once. */
+gboolean  _sim_posting_rows_begin    (SimServer        *server,
+                                      SimServerCopy    *copy,
+                                      GError          **error);
+gboolean  _sim_posting_rows_end      (SimServer        *server,
+                                      SimServerCopy    *copy,
+                                      GError          **error);
 gboolean  _sim_posting_write_rows    (SimServer        *server,
                                       GString          *rows,
                                       GError          **error);
@@ -261,46 +287,60 @@ _sim_be64 (const char *p)
 gboolean  _sim_server_ids_fit     (SimServer          *server,
                                    gint64              id,
                                    GError            **error);
-/* A document whose postings a run gets: its windows as
- * _sim_posting_split() gives them (@slices NULL when they are as
- * _sim_pack_windows() packs them), server id (0: left out) and length. */
-typedef struct {
-  GBytes        *packed;
-  gint64         id;
-  gint64         n_chars;
-  const guint32 *slices;
-} SimPostingSource;
 /* A run's rows are made a part at a time, each part the postings whose
- * keys share their high bits: a document's windows are kept in
- * SIM_POSTING_SLICES slices by those bits, so each part reads its own. */
+ * keys share their high bits: a document's windows are kept split into
+ * SIM_POSTING_SLICES slices by those bits, so each part reads its own;
+ * each window as its key (5 bytes, little-endian) and its start, coded
+ * from the start before it in its slice (from 0 for the first), zigzag,
+ * 7 bits a byte, low first (6 bytes a window or so, where packed windows
+ * take 9). */
 #define SIM_POSTING_SLICE_BITS 5
 #define SIM_POSTING_SLICES     (1u << SIM_POSTING_SLICE_BITS)
-/* @packed (_sim_pack_windows()) with its windows in slices by their keys'
- * high bits, each slice in the text's order, as packed from a start of 0;
- * @slices (SIM_POSTING_SLICES + 1) gets where each begins, in bytes.
- * NULL when @packed does not hold whole windows. (transfer full) */
+/* A document whose postings a run gets: its windows split, server id (0:
+ * left out) and length. */
+typedef struct {
+  GBytes        *split;
+  const guint32 *slices;     /* where each slice begins, in bytes; NULL: no windows */
+  gsize          n_windows;
+  gint64         id;
+  gint64         n_chars;
+} SimPostingSource;
+/* @packed (_sim_pack_windows()) split: @slices (SIM_POSTING_SLICES + 1)
+ * gets where each slice begins, *@n_windows their number. NULL when
+ * @packed does not hold whole windows. (transfer full) */
 GBytes   *_sim_posting_split      (GBytes             *packed,
-                                   guint32            *slices);
-/* The postings of @docs as the rows of run @run (its bits from their
- * count, *@n_postings), COPY's binary format with its header and
- * trailer, made in parts on every core. (transfer full) */
-GString  *_sim_server_postings_rows (const SimPostingSource *docs,
-                                     guint                   n_docs,
-                                     gint64                  run,
-                                     guint64                *n_postings);
+                                   guint32            *slices,
+                                   gsize              *n_windows);
+/* The key of the split window at *@p, *@p moved past it and *@start to its start. */
+static inline guint64
+_sim_posting_next_split (const guint8 **p,
+                         gint64        *start)
+{
+  guint64 key = 0, delta = 0;
+  guint shift = 0;
+
+  for (guint i = 0; i < 5; i++)
+    key |= (guint64) (*p)[i] << (8 * i);
+  *p += 5;
+  do
+    {
+      if (shift < 63)
+        delta |= (guint64) (**p & 0x7f) << shift;
+      shift += 7;
+    }
+  while (*(*p)++ & 0x80);
+  *start += (delta & 1) ? -(gint64) (delta >> 1) - 1 : (gint64) (delta >> 1);
+  return key;
+}
 /* Sorts @postings by key, document and start. */
 void      _sim_posting_sort       (GArray             *postings);
-/* @rows (_sim_server_postings_rows()) and the row of run @run of
- * @n_postings, inside the caller's transaction; nothing for none. */
-gboolean  _sim_server_put_run     (SimServer          *server,
-                                   GString            *rows,
-                                   gint64              run,
-                                   guint64             n_postings,
-                                   GError            **error);
-/* The postings of @docs as a new run, inside the caller's transaction. */
+/* The postings of @docs as the rows of run @run (a new one when < 0),
+ * inside the caller's transaction; nothing for none. The rows are made a
+ * part at a time on every core and sent as they are made. */
 gboolean  _sim_server_put_docs    (SimServer              *server,
                                    const SimPostingSource *docs,
                                    guint                   n_docs,
+                                   gint64                  run,
                                    GError                **error);
 /* The postings of each of @keys (@n, sorted, distinct, masked) in one
  * statement, appended to @out with key the index into @keys, in key

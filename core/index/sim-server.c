@@ -352,32 +352,51 @@ _sim_server_set_error (SimServer       *server,
                  server->name, message);
 }
 
-/* Sends @rows (COPY's text format) as the rows of COPY @sql. */
 #define COPY_PIECE (256u << 10)
 
 gboolean
-_sim_server_copy (SimServer  *server,
-           const char *sql,
-           GString    *rows,
-           GError    **error)
+_sim_server_copy_begin (SimServer     *server,
+                        SimServerCopy *copy,
+                        const char    *sql,
+                        GError       **error)
 {
-  const gint64 t0 = g_get_monotonic_time ();
-  PGresult *result = PQexec (server->conn, sql);
-  gboolean ok;
+  PGresult *result;
 
+  *copy = (SimServerCopy) { sql, g_get_monotonic_time (), 0, FALSE };
+  result = PQexec (server->conn, sql);
   if (PQresultStatus (result) != PGRES_COPY_IN)
     {
       _sim_server_set_error (server, result, error);
       PQclear (result);
+      trace (server, copy->since, 0, NULL, sql);
       return FALSE;
     }
   PQclear (result);
+  copy->ok = TRUE;
+  return TRUE;
+}
+
+void
+_sim_server_copy_put (SimServer     *server,
+                      SimServerCopy *copy,
+                      const char    *data,
+                      gsize          len)
+{
   /* A message a piece: libpq keeps room for the largest message it sent
    * for as long as the connection lasts. */
-  ok = TRUE;
-  for (gsize at = 0; ok && at < rows->len; at += COPY_PIECE)
-    ok = PQputCopyData (server->conn, rows->str + at, (int) MIN (COPY_PIECE, rows->len - at)) == 1;
-  ok = ok && PQputCopyEnd (server->conn, NULL) == 1;
+  for (gsize at = 0; copy->ok && at < len; at += COPY_PIECE)
+    copy->ok = PQputCopyData (server->conn, data + at, (int) MIN (COPY_PIECE, len - at)) == 1;
+  copy->bytes += len;
+}
+
+gboolean
+_sim_server_copy_end (SimServer     *server,
+                      SimServerCopy *copy,
+                      GError       **error)
+{
+  gboolean ok = copy->ok && PQputCopyEnd (server->conn, NULL) == 1;
+  PGresult *result;
+
   while ((result = PQgetResult (server->conn)) != NULL)
     {
       if (PQresultStatus (result) != PGRES_COMMAND_OK && ok)
@@ -389,8 +408,22 @@ _sim_server_copy (SimServer  *server,
     }
   if (!ok && error != NULL && *error == NULL)
     _sim_server_set_lost (server, error, _("no answer"));
-  trace (server, t0, rows->len, NULL, sql);
+  trace (server, copy->since, copy->bytes, NULL, copy->sql);
   return ok;
+}
+
+gboolean
+_sim_server_copy (SimServer  *server,
+                  const char *sql,
+                  GString    *rows,
+                  GError    **error)
+{
+  SimServerCopy copy;
+
+  if (!_sim_server_copy_begin (server, &copy, sql, error))
+    return FALSE;
+  _sim_server_copy_put (server, &copy, rows->str, rows->len);
+  return _sim_server_copy_end (server, &copy, error);
 }
 
 void

@@ -1848,7 +1848,7 @@ test_split_keeps_every_window (void **state)
   guint32 slices[SIM_POSTING_SLICES + 1];
   const guint8 *p;
   gint64 start = 0;
-  gsize n;
+  gsize n, n_split = 0;
 
   (void) state;
   for (guint i = 0; i < 300; i++)
@@ -1863,8 +1863,11 @@ test_split_keeps_every_window (void **state)
 
       g_array_append_val (before, w);
     }
-  split = _sim_posting_split (packed, slices);
+  split = _sim_posting_split (packed, slices, &n_split);
   assert_non_null (split);
+  assert_int_equal (n_split, n);
+  /* Smaller than packed: 5 bytes of key where packed windows keep 8 of SimHash. */
+  assert_true (g_bytes_get_size (split) < g_bytes_get_size (packed));
   assert_int_equal (slices[0], 0);
   assert_int_equal (slices[SIM_POSTING_SLICES], g_bytes_get_size (split));
   for (guint s = 0; s < SIM_POSTING_SLICES; s++)
@@ -1876,7 +1879,7 @@ test_split_keeps_every_window (void **state)
       start = 0;
       while (q < end)
         {
-          SimPosting w = { _sim_next_window (&q, &start) & SIM_BAND_INDEX_FILE_MASK, 0, (guint32) start };
+          SimPosting w = { _sim_posting_next_split (&q, &start), 0, (guint32) start };
 
           assert_int_equal (w.key >> (SIM_POSTING_KEY_BITS - SIM_POSTING_SLICE_BITS), s);
           g_array_append_val (after, w);
@@ -1889,7 +1892,7 @@ test_split_keeps_every_window (void **state)
   assert_memory_equal (after->data, before->data, before->len * sizeof (SimPosting));
   /* The last window cut in two. */
   cut = g_bytes_new_from_bytes (packed, 0, g_bytes_get_size (packed) - 5);
-  assert_null (_sim_posting_split (cut, slices));
+  assert_null (_sim_posting_split (cut, slices, &n_split));
 }
 
 int
