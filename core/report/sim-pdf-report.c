@@ -17,120 +17,146 @@
 #include "sim-error.h"
 #include "sim-export.h"
 #include "sim-export-private.h"
+#include "sim-parallel.h"
 #include "sim-pdf.h"
 #include "sim-text.h"
 
 #define MARGIN   50.0
+#define CHART_H  100.0   /* the charts' height, points */
+#define CHART_BELOW 24.0 /* room for their labels below */
 
-/* Pages are drawn into recording surfaces and put on the PDF at the end,
- * when their number is known, each with its header and "Page N of M". */
+/* One line of a block as laid out: where it goes from the block's left
+ * and how much it takes down the page. */
 typedef struct {
-  double        page_w;   /* points: A4 595 x 842, Letter 612 x 792 */
-  double        page_h;
-  cairo_t      *cr;       /* of the page being drawn */
-  PangoContext *context;  /* one for every layout: a context per layout cost seconds */
-  GPtrArray    *pages;    /* cairo_surface_t, recording */
-  double        y;
+  PangoLayoutLine *line;
+  double           x;
+  double           baseline;  /* below the line's top */
+  double           height;
+} Line;
+
+/* A piece of the report in reading order: Pango markup, laid out in
+ * lines on any thread (pdf_lay_out()), or the chart (@markup NULL); then
+ * @space points. */
+typedef struct {
+  char        *markup;
+  const char  *font;
+  double       space;
+  PangoLayout *layout;
+  GArray      *lines;
+} Block;
+
+/* The report is gathered as blocks, laid out on every core (shaping took
+ * 1.5-2 s of a 631-page report's 4.9), broken into pages and counted, and
+ * then drawn straight on the PDF page by page with its header and "Page N
+ * of M". Drawn into recording surfaces until their number was known and
+ * put on the PDF after, those pages took 1.1 s more. */
+typedef struct {
+  double               page_w;   /* points: A4 595 x 842, Letter 612 x 792 */
+  double               page_h;
+  PangoContext        *context;  /* the header's and the chart's */
+  GArray              *blocks;   /* Block */
+  gint                 next;     /* the next block to lay out */
+  const SimReportView *view;
 } Pdf;
 
 static void
-pdf_begin_page (Pdf *pdf)
+block_clear (gpointer data)
 {
-  const cairo_rectangle_t extents = { 0, 0, pdf->page_w, pdf->page_h };
-  cairo_surface_t *page = cairo_recording_surface_create (CAIRO_CONTENT_COLOR_ALPHA, &extents);
+  Block *b = data;
 
-  g_clear_pointer (&pdf->cr, cairo_destroy);
-  pdf->cr = cairo_create (page);
-  cairo_set_source_rgb (pdf->cr, 0, 0, 0);
-  g_ptr_array_add (pdf->pages, page);
-  pdf->y = MARGIN;
+  g_free (b->markup);
+  g_clear_pointer (&b->lines, g_array_unref);
+  g_clear_object (&b->layout);
 }
 
+/* Print metrics, whatever the surface; Han characters in their Simplified
+ * Chinese forms (Noto Sans CJK SC, not the Japanese variant fontconfig
+ * picks by default) unless the reader's language wants other forms. */
 static void
-pdf_new_page_if_needed (Pdf    *pdf,
-                        double  height)
+pdf_set_up_context (PangoContext *context)
 {
-  if (pdf->y + height > pdf->page_h - MARGIN)
-    pdf_begin_page (pdf);
+  cairo_font_options_t *options = cairo_font_options_create ();
+  const char *lang = pango_language_to_string (pango_language_get_default ());
+
+  cairo_font_options_set_hint_metrics (options, CAIRO_HINT_METRICS_OFF);
+  cairo_font_options_set_hint_style (options, CAIRO_HINT_STYLE_NONE);
+  pango_cairo_context_set_font_options (context, options);
+  cairo_font_options_destroy (options);
+  if (!g_str_has_prefix (lang, "ja") && !g_str_has_prefix (lang, "ko") &&
+      !g_str_has_prefix (lang, "zh-tw") && !g_str_has_prefix (lang, "zh-hk"))
+    pango_context_set_language (context, pango_language_from_string ("zh-cn"));
 }
 
-/* Puts the recorded pages on @cr, each under a header and over its number. */
-static void
-pdf_emit_pages (Pdf             *pdf,
-                cairo_t         *cr,
-                const SimReport *report)
-{
-  g_autoptr(PangoLayout) layout = pango_layout_new (pdf->context);
-  g_autoptr(GDateTime) now = g_date_time_new_now_local ();
-  g_autofree char *date = g_date_time_format (now, "%Y-%m-%d %H:%M");
-  g_autofree char *header = NULL;
-  PangoFontDescription *desc = pango_font_description_from_string ("Sans 7.5");
-
-  header = sim_report_get_name (report)
-             ? g_strdup_printf ("%s — %s — %s", sim_report_get_name (report), _("Simhound similarity report"), date)
-             : g_strdup_printf ("%s — %s", _("Simhound similarity report"), date);
-  pango_layout_set_font_description (layout, desc);
-  pango_font_description_free (desc);
-  pango_layout_set_width (layout, (pdf->page_w - 2 * MARGIN) * PANGO_SCALE);
-  pango_layout_set_ellipsize (layout, PANGO_ELLIPSIZE_MIDDLE);
-  for (guint i = 0; i < pdf->pages->len; i++)
-    {
-      g_autofree char *number = g_strdup_printf (_("Page %u of %u"), i + 1, pdf->pages->len);
-      int h;
-
-      cairo_set_source_surface (cr, g_ptr_array_index (pdf->pages, i), 0, 0);
-      cairo_paint (cr);
-      cairo_set_source_rgb (cr, 0.35, 0.35, 0.35);
-      pango_layout_set_alignment (layout, PANGO_ALIGN_LEFT);
-      pango_layout_set_text (layout, header, -1);
-      pango_layout_get_pixel_size (layout, NULL, &h);
-      cairo_move_to (cr, MARGIN, MARGIN / 2 - h / 2.0);
-      pango_cairo_show_layout (cr, layout);
-      pango_layout_set_alignment (layout, PANGO_ALIGN_CENTER);
-      pango_layout_set_text (layout, number, -1);
-      cairo_move_to (cr, MARGIN, pdf->page_h - MARGIN / 2 - h / 2.0);
-      pango_cairo_show_layout (cr, layout);
-      cairo_show_page (cr);
-    }
-}
-
-/* Lays out Pango markup across pages, line by line, then @space points. */
+/* Pango markup as the next block, then @space points. */
 static void
 pdf_markup_spaced (Pdf        *pdf,
                    const char *markup,
                    const char *font,
                    double      space)
 {
-  g_autoptr(PangoLayout) layout = pango_layout_new (pdf->context);
-  PangoFontDescription *desc = pango_font_description_from_string (font);
-  PangoLayoutIter *iter;
+  Block b = { g_strdup (markup), font, space };
 
-  pango_layout_set_font_description (layout, desc);
-  pango_font_description_free (desc);
-  pango_layout_set_width (layout, (pdf->page_w - 2 * MARGIN) * PANGO_SCALE);
-  pango_layout_set_wrap (layout, PANGO_WRAP_WORD_CHAR);
-  pango_layout_set_markup (layout, markup, -1);
-  iter = pango_layout_get_iter (layout);
-  do
+  g_array_append_val (pdf->blocks, b);
+}
+
+/* @points more below the last block. */
+static void
+pdf_space (Pdf    *pdf,
+           double  points)
+{
+  g_array_index (pdf->blocks, Block, pdf->blocks->len - 1).space += points;
+}
+
+/* Lays out blocks until none is left, on a font map of its own: Pango's
+ * objects are not to be shared between threads. Drawn once every thread
+ * is done. */
+static void
+pdf_lay_out (gpointer data)
+{
+  Pdf *pdf = data;
+  PangoFontMap *map = pango_cairo_font_map_new ();
+  PangoContext *context = pango_font_map_create_context (map);
+
+  pdf_set_up_context (context);
+  for (;;)
     {
-      PangoRectangle logical;
-      PangoLayoutLine *line = pango_layout_iter_get_line_readonly (iter);
-      const int baseline = pango_layout_iter_get_baseline (iter);
-      double height, top;
+      const gint i = g_atomic_int_add (&pdf->next, 1);
+      Block *b;
+      PangoFontDescription *desc;
+      PangoLayoutIter *iter;
 
-      pango_layout_iter_get_line_extents (iter, NULL, &logical);
-      height = (double) logical.height / PANGO_SCALE;
-      top = (double) logical.y / PANGO_SCALE;
-      pdf_new_page_if_needed (pdf, height);
-      cairo_move_to (pdf->cr, MARGIN + (double) logical.x / PANGO_SCALE,
-                     pdf->y + (double) (baseline - logical.y) / PANGO_SCALE);
-      pango_cairo_show_layout_line (pdf->cr, line);
-      pdf->y += height;
-      (void) top;
+      if (i >= (gint) pdf->blocks->len)
+        break;
+      b = &g_array_index (pdf->blocks, Block, i);
+      if (b->markup == NULL)
+        continue;
+      b->layout = pango_layout_new (context);
+      desc = pango_font_description_from_string (b->font);
+      pango_layout_set_font_description (b->layout, desc);
+      pango_font_description_free (desc);
+      pango_layout_set_width (b->layout, (pdf->page_w - 2 * MARGIN) * PANGO_SCALE);
+      pango_layout_set_wrap (b->layout, PANGO_WRAP_WORD_CHAR);
+      pango_layout_set_markup (b->layout, b->markup, -1);
+      g_clear_pointer (&b->markup, g_free);
+      b->lines = g_array_new (FALSE, FALSE, sizeof (Line));
+      iter = pango_layout_get_iter (b->layout);
+      do
+        {
+          PangoRectangle logical;
+          Line line;
+
+          pango_layout_iter_get_line_extents (iter, NULL, &logical);
+          line.line = pango_layout_iter_get_line_readonly (iter);
+          line.x = (double) logical.x / PANGO_SCALE;
+          line.baseline = (double) (pango_layout_iter_get_baseline (iter) - logical.y) / PANGO_SCALE;
+          line.height = (double) logical.height / PANGO_SCALE;
+          g_array_append_val (b->lines, line);
+        }
+      while (pango_layout_iter_next_line (iter));
+      pango_layout_iter_free (iter);
     }
-  while (pango_layout_iter_next_line (iter));
-  pango_layout_iter_free (iter);
-  pdf->y += space;
+  g_object_unref (context);
+  g_object_unref (map);
 }
 
 static void
@@ -229,6 +255,7 @@ set_color (cairo_t    *cr,
 /* A small label at (@x, @y): @align 0 left, 0.5 centred, 1 right of @x. */
 static void
 chart_label (Pdf        *pdf,
+             cairo_t    *cr,
              const char *text,
              double      x,
              double      y,
@@ -241,33 +268,33 @@ chart_label (Pdf        *pdf,
   pango_layout_set_font_description (layout, font);
   pango_layout_set_text (layout, text, -1);
   pango_layout_get_size (layout, &w, &h);
-  cairo_set_source_rgb (pdf->cr, 0.33, 0.33, 0.33);
-  cairo_move_to (pdf->cr, x - align * w / PANGO_SCALE, y - h / PANGO_SCALE / 2.0);
-  pango_cairo_show_layout (pdf->cr, layout);
+  cairo_set_source_rgb (cr, 0.33, 0.33, 0.33);
+  cairo_move_to (cr, x - align * w / PANGO_SCALE, y - h / PANGO_SCALE / 2.0);
+  pango_cairo_show_layout (cr, layout);
 }
 
 /* The charts of the window, drawn alike: every segment's similarity along
  * the article, with its axis in percent and the two thresholds dashed in
  * their colours, and beside it, apart, the segments per similarity band
- * with their counts. */
+ * with their counts; below the point @y of @cr. */
 static void
-pdf_chart (Pdf                 *pdf,
-           const SimReportView *view)
+pdf_chart (Pdf     *pdf,
+           cairo_t *cr,
+           double   y)
 {
+  const SimReportView *view = pdf->view;
   const SimReport *report = sim_report_view_get_report (view);
   const SimReportSettings *s = sim_report_get_settings (report);
-  const double w = pdf->page_w - 2 * MARGIN, h = 100, axis = 22, below = 24;
+  const double w = pdf->page_w - 2 * MARGIN, h = CHART_H, axis = 22;
   const double left_x = MARGIN + axis, left_w = w * 0.58 - axis;
   const double hist_x = MARGIN + w * 0.58 + 16 + axis, hist_w = MARGIN + w - hist_x;
-  const double top = pdf->y + 8, bottom = top + h;
+  const double top = y + 8, bottom = top + h;
   const guint32 n_chars = MAX (sim_report_get_n_chars (report), 1);
   const guint *counts = sim_report_view_get_histogram (view);
   const float thresholds[2] = { s->medium_threshold, s->high_threshold };
   const SimLevel levels[2] = { SIM_LEVEL_MEDIUM, SIM_LEVEL_HIGH };
   guint max_count = 1;
-  cairo_t *cr = pdf->cr;
 
-  pdf_new_page_if_needed (pdf, h + below + 12);
   for (guint i = 0; i < SIM_CHART_BINS; i++)
     max_count = MAX (max_count, counts[i]);
   cairo_set_line_width (cr, 0.5);
@@ -319,18 +346,107 @@ pdf_chart (Pdf                 *pdf,
       g_autofree char *pct = g_strdup_printf ("%u%%", p);
       g_autofree char *n = g_strdup_printf ("%u", p == 0 ? 0 : p == 50 ? max_count / 2 : max_count);
 
-      chart_label (pdf, pct, left_x - 3, bottom - h * p / 100, 1);
+      chart_label (pdf, cr, pct, left_x - 3, bottom - h * p / 100, 1);
       if (p != 50 || max_count >= 2)
-        chart_label (pdf, n, hist_x - 3, bottom - h * (p == 50 ? (double) (max_count / 2) / max_count : p / 100.0), 1);
-      chart_label (pdf, pct, hist_x + hist_w * p / 100, bottom + 7, p == 0 ? 0 : p == 100 ? 1 : 0.5);
+        chart_label (pdf, cr, n, hist_x - 3, bottom - h * (p == 50 ? (double) (max_count / 2) / max_count : p / 100.0), 1);
+      chart_label (pdf, cr, pct, hist_x + hist_w * p / 100, bottom + 7, p == 0 ? 0 : p == 100 ? 1 : 0.5);
     }
-  chart_label (pdf, _("start of the article"), left_x, bottom + 7, 0);
-  chart_label (pdf, _("end"), left_x + left_w, bottom + 7, 1);
-  chart_label (pdf, _("Similarity of each segment along the article"), left_x + left_w / 2, bottom + 17, 0.5);
-  chart_label (pdf, _("Segments per similarity band"), hist_x + hist_w / 2, bottom + 17, 0.5);
+  chart_label (pdf, cr, _("start of the article"), left_x, bottom + 7, 0);
+  chart_label (pdf, cr, _("end"), left_x + left_w, bottom + 7, 1);
+  chart_label (pdf, cr, _("Similarity of each segment along the article"), left_x + left_w / 2, bottom + 17, 0.5);
+  chart_label (pdf, cr, _("Segments per similarity band"), hist_x + hist_w / 2, bottom + 17, 0.5);
   cairo_set_source_rgb (cr, 0, 0, 0);
-  pdf->y = bottom + below;
 }
+
+/* The header and number of page @page of @n_pages, and the page put on
+ * the PDF. */
+static void
+pdf_end_page (Pdf             *pdf,
+              cairo_t         *cr,
+              const char      *header,
+              guint            page,
+              guint            n_pages)
+{
+  g_autoptr(PangoLayout) layout = pango_layout_new (pdf->context);
+  g_autofree char *number = g_strdup_printf (_("Page %u of %u"), page, n_pages);
+  PangoFontDescription *desc = pango_font_description_from_string ("Sans 7.5");
+  int h;
+
+  pango_layout_set_font_description (layout, desc);
+  pango_font_description_free (desc);
+  pango_layout_set_width (layout, (pdf->page_w - 2 * MARGIN) * PANGO_SCALE);
+  pango_layout_set_ellipsize (layout, PANGO_ELLIPSIZE_MIDDLE);
+  cairo_set_source_rgb (cr, 0.35, 0.35, 0.35);
+  pango_layout_set_alignment (layout, PANGO_ALIGN_LEFT);
+  pango_layout_set_text (layout, header, -1);
+  pango_layout_get_pixel_size (layout, NULL, &h);
+  cairo_move_to (cr, MARGIN, MARGIN / 2 - h / 2.0);
+  pango_cairo_show_layout (cr, layout);
+  pango_layout_set_alignment (layout, PANGO_ALIGN_CENTER);
+  pango_layout_set_text (layout, number, -1);
+  cairo_move_to (cr, MARGIN, pdf->page_h - MARGIN / 2 - h / 2.0);
+  pango_cairo_show_layout (cr, layout);
+  cairo_show_page (cr);
+  cairo_set_source_rgb (cr, 0, 0, 0);
+}
+
+/* The blocks broken into pages: a line goes on the next page when it
+ * would reach the bottom margin, the chart when it would with its labels.
+ * Drawn on @cr, each page ended (pdf_end_page()) as one of @n_pages, or
+ * with @cr NULL only counted. Returns the pages. */
+static guint
+pdf_pages (Pdf        *pdf,
+           cairo_t    *cr,
+           const char *header,
+           guint       n_pages)
+{
+  const double bottom = pdf->page_h - MARGIN;
+  guint page = 1;
+  double y = MARGIN;
+
+  for (guint i = 0; i < pdf->blocks->len; i++)
+    {
+      const Block *b = &g_array_index (pdf->blocks, Block, i);
+
+      if (b->layout == NULL)
+        {
+          if (y + CHART_H + CHART_BELOW + 12 > bottom)
+            {
+              if (cr != NULL)
+                pdf_end_page (pdf, cr, header, page, n_pages);
+              page++;
+              y = MARGIN;
+            }
+          if (cr != NULL)
+            pdf_chart (pdf, cr, y);
+          y += 8 + CHART_H + CHART_BELOW;
+        }
+      else for (guint k = 0; k < b->lines->len; k++)
+        {
+          const Line *line = &g_array_index (b->lines, Line, k);
+
+          if (y + line->height > bottom)
+            {
+              if (cr != NULL)
+                pdf_end_page (pdf, cr, header, page, n_pages);
+              page++;
+              y = MARGIN;
+            }
+          if (cr != NULL)
+            {
+              cairo_move_to (cr, MARGIN + line->x, y + line->baseline);
+              pango_cairo_show_layout_line (cr, line->line);
+            }
+          y += line->height;
+        }
+      y += b->space;
+    }
+  if (cr != NULL)
+    pdf_end_page (pdf, cr, header, page, n_pages);
+  return page;
+}
+
+
 
 gboolean
 sim_pdf_write_report (const SimReportView *view,
@@ -347,7 +463,8 @@ sim_pdf_write_report (const SimReportView *view,
   cairo_surface_t *surface = cairo_pdf_surface_create (partial, page_w, page_h);
   const SimReportSettings *s = sim_report_get_settings (report);
   g_autoptr(GString) markup = g_string_new (NULL);
-  Pdf pdf = { page_w, page_h, NULL, NULL, g_ptr_array_new_with_free_func ((GDestroyNotify) cairo_surface_destroy), 0 };
+  g_autoptr(GArray) blocks = g_array_new (FALSE, TRUE, sizeof (Block));
+  Pdf pdf = { page_w, page_h, NULL, blocks, 0, view };
   cairo_status_t status;
   guint32 at = 0;
 
@@ -356,30 +473,9 @@ sim_pdf_write_report (const SimReportView *view,
       g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_FAILED, _("Cannot write %s: %s"), path,
                    cairo_status_to_string (cairo_surface_status (surface)));
       cairo_surface_destroy (surface);
-      g_ptr_array_unref (pdf.pages);
       return FALSE;
     }
-  pdf_begin_page (&pdf);
-  pdf.context = pango_cairo_create_context (pdf.cr);
-  /* The metrics of print, whatever surface the pages are recorded on. */
-  {
-    cairo_font_options_t *options = cairo_font_options_create ();
-
-    cairo_font_options_set_hint_metrics (options, CAIRO_HINT_METRICS_OFF);
-    cairo_font_options_set_hint_style (options, CAIRO_HINT_STYLE_NONE);
-    pango_cairo_context_set_font_options (pdf.context, options);
-    cairo_font_options_destroy (options);
-  }
-  /* Han characters take the Simplified Chinese forms (Noto Sans CJK SC, not
-   * the Japanese variant fontconfig picks by default) unless the reader's
-   * language wants other forms. */
-  {
-    const char *lang = pango_language_to_string (pango_language_get_default ());
-
-    if (!g_str_has_prefix (lang, "ja") && !g_str_has_prefix (lang, "ko") &&
-        !g_str_has_prefix (lang, "zh-tw") && !g_str_has_prefix (lang, "zh-hk"))
-      pango_context_set_language (pdf.context, pango_language_from_string ("zh-cn"));
-  }
+  g_array_set_clear_func (blocks, block_clear);
   {
     g_autofree char *title = g_markup_printf_escaped ("<b>%s</b>", _("Similarity report"));
     g_autofree char *summary = g_markup_printf_escaped (
@@ -451,9 +547,13 @@ sim_pdf_write_report (const SimReportView *view,
 
         pdf_markup (&pdf, none, "Sans 9");
       }
-    pdf.y += 6;
+    pdf_space (&pdf, 6);
   }
-  pdf_chart (&pdf, view);
+  {
+    const Block chart = { NULL };
+
+    g_array_append_val (blocks, chart);
+  }
 
   /* The article, each flagged passage in its source's colour and number. */
   {
@@ -495,7 +595,7 @@ sim_pdf_write_report (const SimReportView *view,
 
       flow_text (&flow, rest);
       flow_break (&flow);
-      pdf.y += 6;
+      pdf_space (&pdf, 6);
     }
   }
 
@@ -553,19 +653,27 @@ sim_pdf_write_report (const SimReportView *view,
         g_string_append (markup, "</span>");
         flow.tint = NULL;
         flow_break (&flow);
-        pdf.y += 6;
+        pdf_space (&pdf, 6);
       }
   }
 
-  g_clear_pointer (&pdf.cr, cairo_destroy);
+  sim_parallel_run (MIN (sim_parallel_default_threads (), blocks->len), pdf_lay_out, &pdf);
   {
     cairo_t *cr = cairo_create (surface);
+    g_autoptr(GDateTime) now = g_date_time_new_now_local ();
+    g_autofree char *date = g_date_time_format (now, "%Y-%m-%d %H:%M");
+    g_autofree char *header = sim_report_get_name (report)
+      ? g_strdup_printf ("%s — %s — %s", sim_report_get_name (report), _("Simhound similarity report"), date)
+      : g_strdup_printf ("%s — %s", _("Simhound similarity report"), date);
 
-    pdf_emit_pages (&pdf, cr, report);
+    pdf.context = pango_cairo_create_context (cr);
+    pdf_set_up_context (pdf.context);
+    cairo_set_source_rgb (cr, 0, 0, 0);
+    pdf_pages (&pdf, cr, header, pdf_pages (&pdf, NULL, header, 0));
     cairo_destroy (cr);
   }
   g_object_unref (pdf.context);
-  g_ptr_array_unref (pdf.pages);
+  g_array_set_size (blocks, 0);
   cairo_surface_finish (surface);
   status = cairo_surface_status (surface);
   cairo_surface_destroy (surface);

@@ -877,6 +877,95 @@ test_list_shades_only_flagged_text (void **state)
   assert_true (n_pieces > 0);
 }
 
+/* The text of the first 200 points of page @page of @pdf. (transfer full) */
+static char *
+pdf_page_top (const char *pdf,
+              guint       page)
+{
+  g_autofree char *pdftotext = g_find_program_in_path ("pdftotext");
+  g_autofree char *number = g_strdup_printf ("%u", page);
+  const char *argv[] = { pdftotext, "-f", number, "-l", number, "-x", "0", "-y", "0", "-W", "612", "-H", "200",
+                         pdf, "-", NULL };
+  char *top = NULL;
+  int status = 0;
+
+  assert_non_null (pdftotext);
+  assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &top, NULL, &status, NULL));
+  assert_true (g_spawn_check_wait_status (status, NULL));
+  return top;
+}
+
+/* Sources enough to leave too little of a page for the chart: it goes
+ * whole to the top of the next page, its labels with it (they were drawn
+ * where it would have been, its bars on the page before's freed
+ * context). */
+static void
+test_pdf_chart_goes_to_the_next_page (void **state)
+{
+  Fixture *f = *state;
+  static const char *const nouns[] = { "lamp", "reef", "harbour", "mill", "orchard", "bridge", "kettle", "anchor",
+                                       "lantern", "meadow", "quarry", "ferry" };
+  static const char *const verbs[] = { "guarded", "painted", "measured", "carried", "mended", "counted", "traded",
+                                       "watched", "followed", "praised" };
+  static const char *const whos[] = { "the miller", "a sailor", "the widow", "two brothers", "the mayor",
+                                      "a stranger", "the keeper" };
+  g_autofree char *docs = g_build_filename (f->dir, "many", NULL);
+  g_autofree char *store = g_build_filename (f->dir, "many.db", NULL);
+  g_autofree char *pdf = g_build_filename (f->dir, "many.pdf", NULL);
+  g_autoptr(GPtrArray) sentences = g_ptr_array_new_with_free_func (g_free);
+  gboolean broke = FALSE;
+
+  for (guint i = 0; i < 40; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("source %02u with a long title to fill its row.txt", i);
+      char *text = g_strdup_printf ("In year %u %s %s the %s and the %s beside the %s road, number %u.",
+                                    1700 + i * 3, whos[i % 7], verbs[(i * 3) % 10], nouns[i % 12],
+                                    nouns[(i * 5 + 3) % 12], nouns[(i * 7 + 5) % 12], i * 13 + 4);
+
+      g_free (sim_test_write_file (docs, name, text, -1));
+      g_ptr_array_add (sentences, text);
+    }
+  /* Each source listed takes a row: one of these counts leaves the chart
+   * too little room at the foot of the page. */
+  for (guint n = 10; n <= sentences->len && !broke; n++)
+    {
+      g_autoptr(GString) article = g_string_new (NULL);
+      g_autoptr(SimReport) report = NULL;
+      g_autoptr(SimReportView) view = NULL;
+      g_autoptr(GError) error = NULL;
+      SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
+      g_autofree char *out = NULL, *flat = NULL;
+      const char *chart, *page = NULL, *next;
+      guint number = 1;
+
+      for (guint i = 0; i < n; i++)
+        g_string_append_printf (article, "%s\n", (const char *) g_ptr_array_index (sentences, i));
+      report = sim_test_check_folder (store, docs, article->str, &options, NULL);
+      assert_non_null (report);
+      view = sim_report_view_new (report, NULL);
+      assert_true (sim_export_pdf_file (view, pdf, &error));
+      flat = pdf_text (pdf, &out);
+      chart = strstr (out, "Segments per similarity band");
+      assert_non_null (chart);
+      for (page = out; (next = strchr (page, '\f')) != NULL && next < chart; page = next + 1)
+        number++;
+      assert_non_null (next);
+      /* Wherever it is, its labels are on its page. */
+      assert_non_null (g_strstr_len (page, next - page, "start of the article"));
+      assert_non_null (g_strstr_len (page, next - page, "Similarity of each segment along the article"));
+      /* It starts a page only when the rows before it end the page before. */
+      if (number > 1 && g_strstr_len (page, chart - page, "characters)") == NULL)
+        {
+          g_autofree char *top = pdf_page_top (pdf, number);
+
+          assert_non_null (strstr (top, "Segments per similarity band"));
+          assert_non_null (strstr (top, "start of the article"));
+          broke = TRUE;
+        }
+    }
+  assert_true (broke);
+}
+
 int
 main (void)
 {
@@ -896,6 +985,7 @@ main (void)
     cmocka_unit_test (test_html_numbers_and_colours_flags_by_source),
     cmocka_unit_test (test_pdf_holds_flagged_segments_and_sources),
     cmocka_unit_test (test_pdf_keeps_every_paragraph_of_a_long_article),
+    cmocka_unit_test (test_pdf_chart_goes_to_the_next_page),
     cmocka_unit_test (test_list_repeats_only_reworded_passages),
     cmocka_unit_test (test_report_names_the_corpus_last_update),
     cmocka_unit_test (test_saved_report_reopens_identical),
