@@ -142,8 +142,9 @@ sim_server_rescan (SimServer     *server,
                    GError       **error)
 {
   const char *paths[] = { folder, NULL };
-  g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func (g_free);
-  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GStringChunk) strings = g_string_chunk_new (1 << 16);
+  g_autoptr(GPtrArray) files = g_ptr_array_new ();
+  g_autoptr(GPtrArray) names = g_ptr_array_new ();
   g_autoptr(GPtrArray) skipped = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GHashTable) current = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   g_autoptr(GPtrArray) gone = g_ptr_array_new_with_free_func (g_free);
@@ -160,7 +161,7 @@ sim_server_rescan (SimServer     *server,
       return NULL;
     }
   /* What the folder holds now: each name with its file's content hash. */
-  _sim_server_walk (paths, files, names, skipped);
+  _sim_server_walk (paths, strings, files, names, skipped);
   for (guint i = 0; i < files->len; i++)
     {
       g_autofree char *data = NULL;

@@ -378,8 +378,10 @@ gboolean  _sim_server_add_df      (SimServer          *server,
                                    gint                delta,
                                    GError            **error);
 /* The files of @paths (folders walked) into @files, with the names they
- * are added under into @names; what cannot be read into @failures. */
+ * are added under into @names, the strings held by @strings; what cannot
+ * be read into @failures. */
 void      _sim_server_walk        (const char *const  *paths,
+                                   GStringChunk       *strings,
                                    GPtrArray          *files,
                                    GPtrArray          *names,
                                    GPtrArray          *failures);
