@@ -276,25 +276,6 @@ _sim_posting_encode_rows (const SimPosting *postings,
 }
 
 static inline guint
-varint_len (guint64 v)
-{
-  guint n = 1;
-
-  while (v > 0x7f)
-    {
-      v >>= 7;
-      n++;
-    }
-  return n;
-}
-
-static inline guint64
-zigzag (gint64 delta)
-{
-  return delta < 0 ? ((guint64) (-(delta + 1)) << 1) | 1 : (guint64) delta << 1;
-}
-
-static inline guint
 slice_of (guint64 key)
 {
   return (guint) ((key & SIM_BAND_INDEX_FILE_MASK) >> (SIM_POSTING_KEY_BITS - SIM_POSTING_SLICE_BITS));
@@ -320,7 +301,7 @@ _sim_posting_split (GBytes  *packed,
     {
       const guint s = slice_of (_sim_next_window (&p, &start));
 
-      at[s + 1] += 5 + varint_len (zigzag (start - last[s]));
+      at[s + 1] += 5 + _sim_start_len (start - last[s]);
       last[s] = start;
     }
   for (guint s = 0; s < SIM_POSTING_SLICES; s++)
@@ -339,17 +320,10 @@ _sim_posting_split (GBytes  *packed,
       const guint64 key = _sim_next_window (&p, &start) & SIM_BAND_INDEX_FILE_MASK;
       const guint s = slice_of (key);
       guint8 *o = out + at[s];
-      guint64 z = zigzag (start - last[s]);
 
       for (guint b = 0; b < 5; b++)
         *o++ = (guint8) (key >> (8 * b));
-      do
-        {
-          *o++ = (z & 0x7f) | (z > 0x7f ? 0x80 : 0);
-          z >>= 7;
-        }
-      while (z != 0);
-      at[s] = o - out;
+      at[s] = _sim_put_start (o, start - last[s]) - out;
       last[s] = start;
     }
   *n_windows = n;

@@ -15,6 +15,7 @@
 
 #include "sim-band-index.h"
 #include "sim-server.h"
+#include "sim-window-codec.h"
 
 struct _SimServer {
   PGconn  *conn;
@@ -316,20 +317,12 @@ static inline guint64
 _sim_posting_next_split (const guint8 **p,
                          gint64        *start)
 {
-  guint64 key = 0, delta = 0;
-  guint shift = 0;
+  guint64 key = 0;
 
   for (guint i = 0; i < 5; i++)
     key |= (guint64) (*p)[i] << (8 * i);
   *p += 5;
-  do
-    {
-      if (shift < 63)
-        delta |= (guint64) (**p & 0x7f) << shift;
-      shift += 7;
-    }
-  while (*(*p)++ & 0x80);
-  *start += (delta & 1) ? -(gint64) (delta >> 1) - 1 : (gint64) (delta >> 1);
+  _sim_next_start (p, start);
   return key;
 }
 /* Sorts @postings by key, document and start. */

@@ -38,17 +38,9 @@ _sim_pack_windows (SimFingerprinter *fp,
       const SimAnchor *w = &g_array_index (windows, SimAnchor, i);
       const guint64 h = GUINT64_TO_LE (w->simhash);
       const gint64 start = units->src_start[w->unit_start];
-      const gint64 delta = start - previous;
-      guint64 zigzag = delta < 0 ? ((guint64) (-(delta + 1)) << 1) | 1 : (guint64) delta << 1;
 
       memcpy (p, &h, 8);
-      p += 8;
-      do
-        {
-          *p++ = (zigzag & 0x7f) | (zigzag > 0x7f ? 0x80 : 0);
-          zigzag >>= 7;
-        }
-      while (zigzag != 0);
+      p = _sim_put_start (p + 8, start - previous);
       previous = start;
     }
   if (out_n_windows)

@@ -62,17 +62,41 @@ typedef struct {
 /* A worker of a TextJob (sim_parallel_run()). */
 void               _sim_text_worker       (gpointer                data);
 
-/* The next packed window at *@p (_sim_count_windows() said it is whole): its
- * fingerprint, and *@start moved to its start. */
-static inline guint64
-_sim_next_window (const guint8 **p,
-             gint64        *start)
+/* A window's start as packed: how far it is from the start before,
+ * zigzag-encoded in 7-bit groups, low first. Written at @out (at most 10
+ * bytes); returns the end. */
+static inline guint8 *
+_sim_put_start (guint8 *out,
+                gint64  delta)
 {
-  guint64 h, delta = 0;
+  guint64 zigzag = delta < 0 ? ((guint64) (-(delta + 1)) << 1) | 1 : (guint64) delta << 1;
+
+  do
+    {
+      *out++ = (zigzag & 0x7f) | (zigzag > 0x7f ? 0x80 : 0);
+      zigzag >>= 7;
+    }
+  while (zigzag != 0);
+  return out;
+}
+
+/* The bytes _sim_put_start() writes for @delta. */
+static inline guint
+_sim_start_len (gint64 delta)
+{
+  guint8 scratch[10];
+
+  return (guint) (_sim_put_start (scratch, delta) - scratch);
+}
+
+/* *@start moved by the start at *@p (_sim_put_start()), *@p past it. */
+static inline void
+_sim_next_start (const guint8 **p,
+                 gint64        *start)
+{
+  guint64 delta = 0;
   guint shift = 0;
 
-  memcpy (&h, *p, 8);
-  *p += 8;
   /* Most starts are a byte or two on from the one before. */
   if (G_LIKELY ((*p)[0] < 0x80))
     delta = *(*p)++;
@@ -90,6 +114,19 @@ _sim_next_window (const guint8 **p,
       }
     while (*(*p)++ & 0x80);
   *start += (delta & 1) ? -(gint64) (delta >> 1) - 1 : (gint64) (delta >> 1);
+}
+
+/* The next packed window at *@p (_sim_count_windows() said it is whole): its
+ * fingerprint, and *@start moved to its start. */
+static inline guint64
+_sim_next_window (const guint8 **p,
+             gint64        *start)
+{
+  guint64 h;
+
+  memcpy (&h, *p, 8);
+  *p += 8;
+  _sim_next_start (p, start);
   return GUINT64_FROM_LE (h);
 }
 
