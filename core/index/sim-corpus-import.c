@@ -51,7 +51,7 @@ typedef struct {
   char             *text;
   gsize             text_len;
   GBytes           *stored;    /* the text as the store keeps it */
-  GBytes           *packed;
+  SimStashed        packed;    /* its windows, kept for the snapshot built after */
   GArray           *buckets;   /* distinct df buckets */
 } Item;
 
@@ -60,6 +60,7 @@ typedef struct {
   GHashTable       *existing;   /* path -> content hash (owned by existing_docs) */
   SimNormalizeFlags flags;
   GCancellable     *cancellable;
+  SimStash         *stash;
   gint              next;       /* atomic: next item to work on */
   gint              prefetched; /* atomic: items before this one asked of the disk */
   gint              stop;       /* atomic: the writer gave up */
@@ -77,7 +78,7 @@ item_free (Item *item)
   sim_store_document_free (item->doc);
   g_free (item->text);
   g_clear_pointer (&item->stored, g_bytes_unref);
-  g_clear_pointer (&item->packed, g_bytes_unref);
+  _sim_stashed_clear (&item->packed);
   g_clear_pointer (&item->buckets, g_array_unref);
   g_free (item);
 }
@@ -198,7 +199,7 @@ prepare_item (ImportJob        *job,
   item->doc = g_steal_pointer (&file.doc);
   item->text = g_steal_pointer (&file.text);
   item->text_len = file.text_len;
-  item->packed = g_steal_pointer (&file.packed);
+  _sim_stash_keep (job->stash, g_steal_pointer (&file.packed), item->doc->n_segments, &item->packed);
   item->buckets = g_steal_pointer (&file.buckets);
   return states[state];
 }
@@ -371,6 +372,7 @@ sim_corpus_add (SimCorpus          *corpus,
   job.existing = existing;
   job.flags = corpus->flags;
   job.cancellable = cancellable;
+  job.stash = _sim_stash_new (sim_store_get_path (corpus->store));
   g_mutex_init (&job.lock);
   g_cond_init (&job.cond);
   fp = sim_fingerprinter_new (corpus->flags);
@@ -482,7 +484,7 @@ sim_corpus_add (SimCorpus          *corpus,
              * back leaves windows of rows that never were: never used). */
             if (corpus->fresh == NULL)
               corpus->fresh = _sim_fresh_new ();
-            _sim_fresh_put (corpus->fresh, item->doc, g_steal_pointer (&item->packed));
+            _sim_fresh_put (corpus->fresh, item->doc, &item->packed);
             _sim_df_apply (counts, item->buckets, +1);
             n_docs++;
             if (item->state == ITEM_CHANGED)
@@ -501,7 +503,7 @@ sim_corpus_add (SimCorpus          *corpus,
         /* Free the item's payload now: memory stays bounded by in_flight. */
         g_clear_pointer (&item->text, g_free);
         g_clear_pointer (&item->stored, g_bytes_unref);
-        g_clear_pointer (&item->packed, g_bytes_unref);
+        _sim_stashed_clear (&item->packed);
         g_clear_pointer (&item->buckets, g_array_unref);
         g_mutex_lock (&job.lock);
         job.in_flight--;
@@ -544,6 +546,7 @@ sim_corpus_add (SimCorpus          *corpus,
   g_ptr_array_unref (job.items);
   g_mutex_clear (&job.lock);
   g_cond_clear (&job.cond);
+  _sim_stash_unref (job.stash);
 
   /* Whatever happened, the snapshot shows what is committed. */
   if (!_sim_corpus_reload_snapshot (corpus, ok ? error : NULL) && ok)

@@ -22,10 +22,10 @@ SimCorpusSnapshot *_sim_snapshot_load     (SimStore               *store,
 /* Windows a write has just computed, by document id, for the next
  * snapshot: they hold for the row they were computed with. */
 GHashTable        *_sim_fresh_new         (void);
-/* Takes @packed (_sim_pack_windows()) for @doc. */
+/* Takes @packed (cleared) for @doc. */
 void               _sim_fresh_put         (GHashTable             *table,
                                            const SimStoreDocument *doc,
-                                           GBytes                 *packed);
+                                           SimStashed             *packed);
 /* What sim-corpus-import.c (the writes of documents) uses of sim-corpus.c. */
 struct _SimCorpus {
   SimStore          *store;

@@ -48,6 +48,7 @@ corpus_rebuild (SimCorpus  *corpus,
   g_autofree char *flags = _sim_corpus_flags_string (corpus->flags);
   g_autofree char *generation = NULL;
   g_autoptr(GHashTable) fresh = _sim_fresh_new ();
+  g_autoptr(SimStash) stash = _sim_stash_new (sim_store_get_path (corpus->store));
   gboolean dropped = FALSE;
 
   /* The documents are listed under the write lock: none added meanwhile is missed. */
@@ -60,18 +61,16 @@ corpus_rebuild (SimCorpus  *corpus,
    * connection of its own (they do not change under the write lock); the
    * rows are written here. */
   {
-    TextJob job = { sim_store_get_path (corpus->store), corpus->flags, NULL, NULL, NULL, counts, docs->len,
+    TextJob job = { sim_store_get_path (corpus->store), corpus->flags, NULL, stash, NULL, counts, docs->len,
                     0, 0, { 0 }, NULL };
     g_autofree gint64 *ids = g_new (gint64, MAX (docs->len, 1));
-    g_autofree GBytes **packed = g_new0 (GBytes *, MAX (docs->len, 1));
-    g_autofree gsize *n_windows = g_new0 (gsize, MAX (docs->len, 1));
+    g_autofree SimStashed *packed = g_new0 (SimStashed, MAX (docs->len, 1));
     gboolean ok = TRUE;
 
     for (guint i = 0; i < docs->len; i++)
       ids[i] = ((SimStoreDocument *) g_ptr_array_index (docs, i))->id;
     job.ids = ids;
     job.packed = packed;
-    job.n_windows = n_windows;
     g_mutex_init (&job.lock);
     if (docs->len > 0)
       sim_parallel_run (MIN (sim_parallel_default_threads (), docs->len), _sim_text_worker, &job);
@@ -85,12 +84,12 @@ corpus_rebuild (SimCorpus  *corpus,
       {
         SimStoreDocument *doc = g_ptr_array_index (docs, i);
 
-        if (ok && !sim_store_set_n_segments (corpus->store, doc->id, n_windows[i], error))
+        if (ok && !sim_store_set_n_segments (corpus->store, doc->id, packed[i].n_windows, error))
           ok = FALSE;
-        doc->n_segments = n_windows[i];
-        if (ok && packed[i] != NULL)
-          _sim_fresh_put (fresh, doc, g_steal_pointer (&packed[i]));
-        g_clear_pointer (&packed[i], g_bytes_unref);
+        doc->n_segments = packed[i].n_windows;
+        if (ok && _sim_stashed_any (&packed[i]))
+          _sim_fresh_put (fresh, doc, &packed[i]);
+        _sim_stashed_clear (&packed[i]);
       }
     if (!ok)
       goto fail;

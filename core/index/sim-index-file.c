@@ -563,7 +563,7 @@ fresh_free (gpointer data)
 {
   Fresh *fresh = data;
 
-  g_clear_pointer (&fresh->packed, g_bytes_unref);
+  _sim_stashed_clear (&fresh->packed);
   g_free (fresh);
 }
 
@@ -576,12 +576,13 @@ _sim_fresh_new (void)
 void
 _sim_fresh_put (GHashTable             *table,
                 const SimStoreDocument *doc,
-                GBytes                 *packed)
+                SimStashed             *packed)
 {
   Fresh *fresh = g_new (Fresh, 1);
 
   fresh->row = _sim_snapshot_row_key (doc);
-  fresh->packed = packed;
+  fresh->packed = *packed;
+  memset (packed, 0, sizeof *packed);
   g_hash_table_replace (table, g_memdup2 (&doc->id, sizeof doc->id), fresh);
 }
 

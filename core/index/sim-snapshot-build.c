@@ -26,7 +26,7 @@ typedef struct {
   guint     n_docs;
   guint32  *target_of;  /* snapshot document -> part document, or G_MAXUINT32 */
   guint32  *source_of;  /* part document -> the source that holds it, or n_sources */
-  GBytes  **packed;     /* part document -> its windows, when no source holds it */
+  SimStashed *packed;   /* part document -> its windows, when no source holds it */
   gsize    *offsets;    /* part document -> its first window; [n_docs]: how many in all */
 } Plan;
 
@@ -35,7 +35,7 @@ plan_clear (Plan *plan)
 {
   if (plan->packed != NULL)
     for (guint i = 0; i < plan->n_docs; i++)
-      g_clear_pointer (&plan->packed[i], g_bytes_unref);
+      _sim_stashed_clear (&plan->packed[i]);
   g_free (plan->target_of);
   g_free (plan->source_of);
   g_free (plan->packed);
@@ -85,24 +85,28 @@ gather_plan (SimCorpusSnapshot  *snapshot,
         plan->source_of[plan->target_of[sources[s].doc_map[d]]] = s;
 
   /* The windows of the documents no source holds. */
-  plan->packed = g_new0 (GBytes *, MAX (part->n_docs, 1));
+  plan->packed = g_new0 (SimStashed, MAX (part->n_docs, 1));
   for (guint i = 0; i < part->n_docs; i++)
     if (plan->source_of[i] == n_sources)
       {
         const SimCorpusDoc *doc = &g_array_index (snapshot->docs, SimCorpusDoc, part->doc_map[i]);
         Fresh *f = fresh ? g_hash_table_lookup (fresh, &doc->id) : NULL;
 
-        if (f != NULL && f->packed != NULL && f->row == g_array_index (snapshot->rows, DocRow, part->doc_map[i]).key)
-          plan->packed[i] = g_steal_pointer (&f->packed);
+        if (f != NULL && _sim_stashed_any (&f->packed) && f->row == g_array_index (snapshot->rows, DocRow, part->doc_map[i]).key)
+          {
+            plan->packed[i] = f->packed;
+            memset (&f->packed, 0, sizeof f->packed);
+          }
         else
           g_array_append_val (need, i);
       }
   if (need->len > 0)
     {
-      TextJob job = { sim_store_get_path (store), snapshot->flags, NULL, NULL, NULL, NULL, need->len, 0, 0, { 0 }, NULL,
+      g_autoptr(SimStash) stash = _sim_stash_new (sim_store_get_path (store));
+      TextJob job = { sim_store_get_path (store), snapshot->flags, NULL, stash, NULL, NULL, need->len, 0, 0, { 0 }, NULL,
                       cancellable };
       g_autofree gint64 *ids = g_new (gint64, need->len);
-      g_autofree GBytes **made = g_new0 (GBytes *, need->len);
+      g_autofree SimStashed *made = g_new0 (SimStashed, need->len);
 
       for (guint k = 0; k < need->len; k++)
         ids[k] = g_array_index (snapshot->docs, SimCorpusDoc, part->doc_map[g_array_index (need, guint32, k)]).id;
@@ -128,15 +132,8 @@ gather_plan (SimCorpusSnapshot  *snapshot,
     {
       gsize c;
 
-      if (plan->packed[i] != NULL)
-        {
-          c = _sim_count_windows (plan->packed[i]);
-          if (c == G_MAXSIZE)
-            {
-              c = 0;
-              g_clear_pointer (&plan->packed[i], g_bytes_unref);
-            }
-        }
+      if (_sim_stashed_any (&plan->packed[i]))
+        c = plan->packed[i].n_windows;
       else
         {
           const DocRow *row = &g_array_index (snapshot->rows, DocRow, part->doc_map[i]);
@@ -223,7 +220,7 @@ visit_sources (const Part *sources,
 typedef struct {
   const SimCorpusSnapshot *snapshot;
   const Part              *part;
-  GBytes * const          *packed;
+  const SimStashed        *packed;
   const gsize             *offsets;
   guint64                 *pairs;
   gint                     next;   /* the next run of 64 documents */
@@ -237,10 +234,14 @@ unpack_worker (gpointer data)
 
   while ((gsize) (run = g_atomic_int_add (&job->next, 1)) * 64 < job->part->n_docs)
     for (guint i = run * 64; i < MIN ((guint) run * 64 + 64, job->part->n_docs); i++)
-      if (job->packed[i] != NULL)
-        _sim_unpack_windows (job->packed[i], job->offsets[i + 1] - job->offsets[i], i,
-                        g_array_index (job->snapshot->docs, SimCorpusDoc, job->part->doc_map[i]).n_chars,
-                        job->pairs + 2 * job->offsets[i]);
+      if (_sim_stashed_any (&job->packed[i]))
+        {
+          g_autoptr(GBytes) packed = _sim_stashed_get (&job->packed[i]);
+
+          _sim_unpack_windows (packed, job->offsets[i + 1] - job->offsets[i], i,
+                               g_array_index (job->snapshot->docs, SimCorpusDoc, job->part->doc_map[i]).n_chars,
+                               job->pairs + 2 * job->offsets[i]);
+        }
 }
 
 static void
@@ -288,10 +289,10 @@ part_gather (SimCorpusSnapshot  *snapshot,
 
     sim_parallel_run (MIN (sim_parallel_default_threads (), MAX (part->n_docs / 64, 1)), unpack_worker, &job);
     for (guint i = 0; i < part->n_docs; i++)
-      if (plan.packed[i] != NULL)
+      if (_sim_stashed_any (&plan.packed[i]))
         {
           fill[i] = plan.offsets[i + 1];
-          g_clear_pointer (&plan.packed[i], g_bytes_unref);
+          _sim_stashed_clear (&plan.packed[i]);
         }
   }
   visit_sources (sources, n_sources, &plan, fill, put_pair, pairs);
@@ -353,10 +354,11 @@ records_worker (gpointer data)
       const guint hi = (guint64) job->part->n_docs * (t + 1) / job->n_shares;
 
       for (guint i = lo; i < hi; i++)
-        if (job->plan->packed[i] != NULL)
+        if (_sim_stashed_any (&job->plan->packed[i]))
           {
             const gint64 n_chars = g_array_index (job->snapshot->docs, SimCorpusDoc, job->part->doc_map[i]).n_chars;
-            const guint8 *p = g_bytes_get_data (job->plan->packed[i], NULL);
+            g_autoptr(GBytes) packed = _sim_stashed_get (&job->plan->packed[i]);
+            const guint8 *p = g_bytes_get_data (packed, NULL);
             gint64 start = 0;
 
             for (gsize k = job->plan->offsets[i]; k < job->plan->offsets[i + 1]; k++)
@@ -420,7 +422,7 @@ part_gather_records (SimCorpusSnapshot  *snapshot,
       sim_parallel_run (job.n_shares, records_worker, &job);
       /* The packed documents are done: the sources fill the others. */
       for (guint i = 0; i < part->n_docs; i++)
-        fill[i] = plan.packed[i] != NULL ? plan.offsets[i + 1] : plan.offsets[i];
+        fill[i] = _sim_stashed_any (&plan.packed[i]) ? plan.offsets[i + 1] : plan.offsets[i];
       visit_sources (sources, n_sources, &plan, fill, record_source_window, &job);
       if (pass == 1)
         break;

@@ -190,8 +190,8 @@ G_STATIC_ASSERT (sizeof (ListEntry) == 48);
  * id: the next snapshot takes them instead of fingerprinting the text
  * again. They hold for the row they were computed with. */
 typedef struct {
-  guint64  row;
-  GBytes  *packed;  /* pack_windows() */
+  guint64     row;
+  SimStashed  packed;  /* _sim_pack_windows() */
 } Fresh;
 
 void                _sim_snapshot_add_doc (SimCorpusSnapshot *snapshot,

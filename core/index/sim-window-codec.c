@@ -173,14 +173,17 @@ _sim_text_worker (gpointer data)
         {
           /* Removed since the list was read: the next snapshot drops it. */
           g_clear_error (&error);
-          job->packed[i] = g_bytes_new (NULL, 0);
+          _sim_stash_keep (job->stash, g_bytes_new (NULL, 0), 0, &job->packed[i]);
           continue;
         }
       if (text == NULL)
         break;
-      job->packed[i] = _sim_pack_windows (fp, text, len, &n_windows, &n_units);
-      if (job->n_windows)
-        job->n_windows[i] = n_windows;
+      {
+        GBytes *packed = _sim_pack_windows (fp, text, len, &n_windows, &n_units);
+
+        g_clear_pointer (&text, g_free);
+        _sim_stash_keep (job->stash, packed, n_windows, &job->packed[i]);
+      }
       if (counts)
         {
           g_autoptr(GArray) buckets = _sim_distinct_buckets (fp, n_units);

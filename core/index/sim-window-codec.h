@@ -13,6 +13,7 @@
 
 #include "sim-fingerprint.h"
 #include "sim-store.h"
+#include "sim-window-stash.h"
 
 G_BEGIN_DECLS
 
@@ -42,14 +43,14 @@ void               _sim_df_apply          (guint32                *counts,
 
 /* Documents fingerprinted from their stored text, on every core, each
  * worker reading through a connection of its own: their packed windows,
- * and with @n_windows and @counts, how many and the feature statistics
- * they add up to. */
+ * kept in @stash, and with @counts the feature statistics they add up
+ * to. */
 typedef struct {
   const char        *store_path;
   SimNormalizeFlags  flags;
   const gint64      *ids;
-  GBytes           **packed;
-  gsize             *n_windows;
+  SimStash          *stash;
+  SimStashed        *packed;
   guint32           *counts;
   guint              n;
   gint               next;
