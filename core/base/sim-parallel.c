@@ -222,6 +222,27 @@ sim_pread_full (int      fd,
   memset ((char *) buf + done, fill, len - done);
 }
 
+gboolean
+sim_pwrite_full (int           fd,
+                 gconstpointer buf,
+                 gsize         len,
+                 goffset       offset)
+{
+  gsize done = 0;
+
+  while (done < len)
+    {
+      const gssize n = pwrite (fd, (const char *) buf + done, MIN (len - done, (gsize) 1 << 30), offset + done);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        return FALSE;
+      done += n;
+    }
+  return TRUE;
+}
+
 #ifdef HAVE_LIBURING
 #define RING_ENTRIES 128
 

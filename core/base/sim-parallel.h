@@ -33,6 +33,13 @@ void  sim_pread_full               (int            fd,
                                     goffset        offset,
                                     guint8         fill);
 
+/* @len bytes of @buf at @offset of @fd (pwrite until done); FALSE when
+ * the file would not take them all (a full disk). */
+gboolean sim_pwrite_full             (int            fd,
+                                      gconstpointer  buf,
+                                      gsize          len,
+                                      goffset        offset);
+
 /* One read of sim_pread_many(): @len bytes at @offset into @buf. */
 typedef struct {
   gpointer buf;

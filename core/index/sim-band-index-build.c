@@ -271,8 +271,9 @@ sort_pairs_in_place (Entry   *e,
 }
 
 typedef struct {
-  guint64       *records;
+  guint64       *records;  /* bucket lo's first */
   const guint32 *offsets;
+  guint          lo, hi;
   gint           next;     /* the next group of 256 buckets */
 } RecordsJob;
 
@@ -323,10 +324,10 @@ records_worker (gpointer data)
   gsize scratch_len = 0;
   gint g;
 
-  while ((g = g_atomic_int_add (&job->next, 1)) < MAPPED_BUCKETS / 256)
-    for (guint k = 256 * g; k < 256 * (guint) (g + 1); k++)
+  while ((g = g_atomic_int_add (&job->next, 1)) < (gint) ((job->hi - job->lo + 255) / 256))
+    for (guint k = job->lo + 256 * g; k < MIN (job->lo + 256 * (g + 1), job->hi); k++)
       {
-        guint64 *r = job->records + job->offsets[k];
+        guint64 *r = job->records + (job->offsets[k] - job->offsets[job->lo]);
         const gsize m = job->offsets[k + 1] - job->offsets[k];
         gsize at[256] = { 0 };
 
@@ -363,9 +364,116 @@ void
 sim_band_index_sort_records (guint64       *records,
                              const guint32 *offsets)
 {
-  RecordsJob job = { records, offsets, 0 };
+  sim_band_index_sort_records_range (records, offsets, 0, MAPPED_BUCKETS, sim_parallel_default_threads ());
+}
 
-  sim_parallel_run (MIN (sim_parallel_default_threads (), MAPPED_BUCKETS / 256), records_worker, &job);
+void
+sim_band_index_sort_records_range (guint64       *records,
+                                   const guint32 *offsets,
+                                   guint          lo,
+                                   guint          hi,
+                                   guint          n_threads)
+{
+  RecordsJob job = { records, offsets, lo, hi, 0 };
+
+  g_return_if_fail (lo <= hi && hi <= MAPPED_BUCKETS);
+  sim_parallel_run (MIN (n_threads, MAX ((hi - lo) / 256, 1)), records_worker, &job);
+}
+
+/* Entries of a bucket (masked to FILE_MASK, all of one bucket) in the
+ * order of entry_before(): an insertion sort, or qsort() for a long run
+ * (sort_run() with entries). */
+static int
+compare_entries (gconstpointer a,
+                 gconstpointer b)
+{
+  return entry_before (a, b) ? -1 : entry_before (b, a);
+}
+
+static void
+sort_entries (Entry *r,
+              gsize  n)
+{
+  if (n > 64)
+    {
+      qsort (r, n, sizeof *r, compare_entries);
+      return;
+    }
+  for (gsize i = 1; i < n; i++)
+    {
+      const Entry x = r[i];
+      gsize j = i;
+
+      for (; j > 0 && entry_before (&x, &r[j - 1]); j--)
+        r[j] = r[j - 1];
+      r[j] = x;
+    }
+}
+
+typedef struct {
+  Entry         *e;        /* bucket lo's first entry */
+  const guint32 *offsets;
+  guint          lo, hi;
+  gint           next;     /* the next group of 64 buckets */
+} RangeJob;
+
+/* Each bucket: by the top byte of the bits kept through a scratch array
+ * and back, then each run of one top byte sorted (records_worker() with
+ * entries). */
+static void
+range_worker (gpointer data)
+{
+  RangeJob *job = data;
+  g_autofree Entry *scratch = NULL;
+  gsize scratch_len = 0;
+  gint g;
+
+  while ((g = g_atomic_int_add (&job->next, 1)) < (gint) ((job->hi - job->lo + 63) / 64))
+    for (guint k = job->lo + 64 * g; k < MIN (job->lo + 64 * (g + 1), job->hi); k++)
+      {
+        Entry *r = job->e + (job->offsets[k] - job->offsets[job->lo]);
+        const gsize m = job->offsets[k + 1] - job->offsets[k];
+        gsize at[256] = { 0 };
+
+        if (m < 32)
+          {
+            sort_entries (r, m);
+            continue;
+          }
+        if (m > scratch_len)
+          {
+            scratch_len = MAX (m, 2 * scratch_len);
+            g_free (scratch);
+            scratch = g_new (Entry, scratch_len);
+          }
+        for (gsize i = 0; i < m; i++)
+          at[(r[i].fp >> (SIM_BAND_INDEX_FILE_BITS - 8)) & 0xff]++;
+        for (gsize d = 0, sum = 0; d < 256; d++)
+          {
+            const gsize c = at[d];
+
+            at[d] = sum;
+            sum += c;
+          }
+        for (gsize i = 0; i < m; i++)
+          scratch[at[(r[i].fp >> (SIM_BAND_INDEX_FILE_BITS - 8)) & 0xff]++] = r[i];
+        memcpy (r, scratch, m * sizeof *r);
+        for (gsize d = 0, from = 0; d < 256; from = at[d++])
+          sort_entries (r + from, at[d] - from);
+      }
+}
+
+void
+sim_band_index_sort_pairs_range (guint64       *pairs,
+                                 const guint32 *offsets,
+                                 guint          lo,
+                                 guint          hi,
+                                 guint          n_threads)
+{
+  RangeJob job = { (Entry *) pairs, offsets, lo, hi, 0 };
+
+  g_return_if_fail (lo <= hi && hi <= MAPPED_BUCKETS);
+  sim_parallel_run (MIN (n_threads, MAX ((hi - lo) / 64, 1)), range_worker, &job);
 }
 
 static SimBandIndex *index_build (const guint64 *fps, guint64 *owned, gsize n_fps, guint max_distance,

@@ -173,46 +173,74 @@ sim_band_index_dup_fps (const SimBandIndex *index)
 {
   guint64 *fps = g_new (guint64, MAX (index->n_fps, 1));
 
+  if (index->perm != NULL && index->tables[0] != NULL)
+    for (gsize p = 0; p < index->n_fps; p++)
+      fps[index->perm[p]] = index->tables[0][p];
+  else
+    sim_band_index_read_fps (index, 0, index->n_fps, fps);
+  return fps;
+}
+
+void
+sim_band_index_read_fps (const SimBandIndex *index,
+                         gsize               from,
+                         gsize               n,
+                         guint64            *out)
+{
+  g_return_if_fail (from <= index->n_fps && n <= index->n_fps - from);
   if (index->fd >= 0 || index->packed != NULL)
     {
       /* Bucket by bucket, records read a piece at a time from a file. */
       enum { CHUNK = 1 << 16 };
       g_autofree guint8 *buf = index->fd >= 0 ? g_new (guint8, CHUNK * RECORD_BYTES + 8) : NULL;
-      gsize have_from = 0, have_to = 0;  /* records in buf */
+      const guint32 *offsets = index->offsets[0];
+      guint k = 0, hi = MAPPED_BUCKETS;
 
-      for (gsize k = 0; k < MAPPED_BUCKETS; k++)
-        for (guint32 p = index->offsets[0][k]; p < index->offsets[0][k + 1];)
-          {
-            const guint8 *records;
-            gsize m;
+      /* The bucket holding position @from: the last that starts at or before it. */
+      while (hi - k > 1)
+        {
+          const guint mid = k + (hi - k) / 2;
 
-            if (index->packed != NULL)
-              {
-                records = index->packed + (gsize) p * RECORD_BYTES;
-                m = index->offsets[0][k + 1] - p;
-              }
-            else
-              {
-                if (p < have_from || p >= have_to)
-                  {
-                    have_from = p;
-                    have_to = MIN (index->n_fps, p + CHUNK);
-                    sim_pread_full (index->fd, buf, (have_to - have_from) * RECORD_BYTES,
-                                    index->tables_at + (goffset) have_from * RECORD_BYTES, 0);
-                  }
-                records = buf + (p - have_from) * RECORD_BYTES;
-                m = MIN (index->offsets[0][k + 1], have_to) - p;
-              }
-            expand_records (fps + p, records, m, k);
-            p += m;
-          }
+          if (offsets[mid] <= from)
+            k = mid;
+          else
+            hi = mid;
+        }
+      for (gsize done = 0; done < n;)
+        {
+          const gsize m = MIN (CHUNK, n - done);
+          const guint8 *records;
+
+          if (index->packed != NULL)
+            records = index->packed + (from + done) * RECORD_BYTES;
+          else
+            {
+              sim_pread_full (index->fd, buf, m * RECORD_BYTES, index->tables_at + (goffset) (from + done) * RECORD_BYTES, 0);
+              records = buf;
+            }
+          for (gsize i = 0; i < m;)
+            {
+              const gsize p = from + done + i;
+              gsize c;
+
+              while (k + 1 < MAPPED_BUCKETS && offsets[k + 1] <= p)
+                k++;
+              c = MIN (offsets[k + 1] - p, m - i);
+              expand_records (out + done + i, records + i * RECORD_BYTES, c, k);
+              i += c;
+            }
+          done += m;
+        }
     }
   else if (index->perm != NULL)
-    for (gsize p = 0; p < index->n_fps; p++)
-      fps[index->perm[p]] = index->tables[0][p];
-  else if (index->n_fps > 0)
-    memcpy (fps, index->tables[0], index->n_fps * sizeof (guint64));
-  return fps;
+    {
+      /* In the caller's order, in memory: every one made, for a slice. */
+      g_autofree guint64 *all = sim_band_index_dup_fps (index);
+
+      memcpy (out, all + from, n * sizeof (guint64));
+    }
+  else if (n > 0)
+    memcpy (out, index->tables[0] + from, n * sizeof (guint64));
 }
 
 gsize

@@ -74,6 +74,22 @@ void          sim_band_index_sort_pairs       (guint64            *pairs,
  * sim_band_index_sort_pairs() gives pairs whose 8 bytes grow with the 4. */
 void          sim_band_index_sort_records     (guint64            *records,
                                                const guint32      *offsets);
+/* The same for buckets @lo to @hi - 1 only, bucket k's at @offsets[k] -
+ * @offsets[@lo] of @records, on up to @n_threads. */
+void          sim_band_index_sort_records_range (guint64       *records,
+                                                 const guint32 *offsets,
+                                                 guint          lo,
+                                                 guint          hi,
+                                                 guint          n_threads);
+/* Pairs (as above, fingerprints cut to SIM_BAND_INDEX_FILE_MASK) of
+ * buckets @lo to @hi - 1 only, grouped by bucket: bucket k's at
+ * @offsets[k] - @offsets[@lo] of @pairs. Sorts each bucket where it is
+ * into the order sim_band_index_sort_pairs() gives, on up to @n_threads. */
+void          sim_band_index_sort_pairs_range (guint64            *pairs,
+                                               const guint32      *offsets,
+                                               guint               lo,
+                                               guint               hi,
+                                               guint               n_threads);
 void          sim_band_index_free             (SimBandIndex       *index);
 guint         sim_band_index_get_max_distance (const SimBandIndex *index);
 guint         sim_band_index_get_n_blocks     (const SimBandIndex *index);
@@ -129,6 +145,12 @@ SimBandIndex *sim_band_index_new_read     (int                 fd,
 /* Every fingerprint, in id order (read from the file when the index is),
  * as far as the index keeps it. (transfer full) */
 guint64      *sim_band_index_dup_fps      (const SimBandIndex *index);
+/* The fingerprints of ids @from to @from + @n - 1 into @out, for an index
+ * that keeps them in id order (one whose order was not the caller's). */
+void          sim_band_index_read_fps     (const SimBandIndex *index,
+                                           gsize               from,
+                                           gsize               n,
+                                           guint64            *out);
 
 /* Appends to @out (GArray of guint32) the index of every fingerprint within
  * @max_distance (<= the index's) of @fp, each once. Returns how many. */

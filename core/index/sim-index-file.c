@@ -460,6 +460,102 @@ _sim_snapshot_positions_fit (guint64 n_positions)
   return n_positions <= (limit ? g_ascii_strtoull (limit, NULL, 10) : G_MAXUINT32);
 }
 
+/* Writing a spilled part (write_spilled()): its ranges on every core,
+ * each read back, sorted and written where it goes on a thread of its own
+ * (the part's ranges sized for that). */
+typedef struct {
+  const Part     *part;
+  int             fd;
+  goffset         table_at;
+  goffset         places_at;
+  guint           place_bytes;
+  const IndexDoc *docs;
+  gint            next;
+  gint            failed;
+} SpilledJob;
+
+static void
+spilled_worker (gpointer data)
+{
+  SpilledJob *job = data;
+  const Part *part = job->part;
+  const gsize n = part->n_fps;
+  const gboolean records = sim_band_spill_records (part->spill);
+  gint r;
+
+  while ((r = g_atomic_int_add (&job->next, 1)) < (gint) sim_band_spill_n_ranges (part->spill) &&
+         !g_atomic_int_get (&job->failed))
+    {
+      g_autofree guint64 *pairs = NULL;
+      g_autofree guint8 *keys = NULL;
+      g_autofree guint32 *places = NULL;
+      gboolean ok;
+      guint lo, hi;
+      gsize first, m;
+
+      sim_band_spill_range (part->spill, r, &lo, &hi);
+      first = part->pair_offsets[lo];
+      m = part->pair_offsets[hi] - first;
+      if (m == 0)
+        continue;
+      if ((pairs = sim_band_spill_read (part->spill, r, 1)) == NULL)
+        {
+          g_atomic_int_set (&job->failed, 1);
+          return;
+        }
+      keys = g_new (guint8, m * 3 + 1);
+      for (gsize i = 0; i < m; i++)
+        {
+          const guint32 v = GUINT32_TO_LE ((guint32) (records ? pairs[i] >> 32 : pairs[2 * i] >> 16));
+
+          memcpy (keys + 3 * i, &v, 3);
+        }
+      ok = sim_pwrite_full (job->fd, keys, 3 * m, job->table_at + 3 * (goffset) first);
+      g_clear_pointer (&keys, g_free);
+      places = g_new (guint32, m);
+      for (guint pass = 0; ok && pass < (job->place_bytes == 8 ? 2 : 1); pass++)
+        {
+          for (gsize i = 0; i < m; i++)
+            {
+              const guint64 p = records ? pairs[i] : pairs[2 * i + 1];
+
+              places[i] = records ? (guint32) p : job->place_bytes == 4 ? job->docs[p >> 32].base + (guint32) p
+                                                : pass == 0 ? p >> 32 : (guint32) p;
+            }
+          ok = sim_pwrite_full (job->fd, places, 4 * m, job->places_at + 4 * (goffset) (pass * n + first));
+        }
+      if (!ok)
+        g_atomic_int_set (&job->failed, 1);
+    }
+}
+
+/* The table and places of a spilled @part at @index_at of @fd (written up
+ * to it), range by range (sim_band_spill_read()): the 3 bytes of each
+ * pair's fingerprint, then their places (positions from @docs' bases, or
+ * documents and then starts); then the statistics @df. */
+static gboolean
+write_spilled (const Part     *part,
+               int             fd,
+               goffset         index_at,
+               guint           place_bytes,
+               const IndexDoc *docs,
+               GBytes         *df)
+{
+  static const guint8 zeros[8] = { 0 };
+  const gsize n = part->n_fps;
+  SpilledJob job = { part, fd, index_at + (SIM_BAND_INDEX_FILE_BUCKETS + 2) * sizeof (guint32),
+                     index_at + sim_band_index_get_serialized_size (n), place_bytes, docs, 0, 0 };
+
+  if (!write_all (part->pair_offsets, (SIM_BAND_INDEX_FILE_BUCKETS + 1) * sizeof (guint32), GINT_TO_POINTER (fd)) ||
+      !write_all (zeros, sizeof (guint32), GINT_TO_POINTER (fd)))
+    return FALSE;
+  sim_parallel_run (MIN (sim_parallel_default_threads (), sim_band_spill_n_ranges (part->spill)), spilled_worker, &job);
+  /* The table's padding to 8 bytes, and the statistics after the places. */
+  return !job.failed &&
+         sim_pwrite_full (fd, zeros, job.places_at - job.table_at - 3 * (goffset) n, job.table_at + 3 * (goffset) n) &&
+         sim_pwrite_full (fd, g_bytes_get_data (df, NULL), g_bytes_get_size (df), job.places_at + (goffset) n * place_bytes);
+}
+
 /* Writes @part (built, its pairs or records sorted) as the index file of @kind. Best
  * effort: a store in a folder we may not write simply has no file. */
 gboolean
@@ -497,7 +593,14 @@ _sim_snapshot_part_write (SimCorpusSnapshot *snapshot,
   g_assert (part->records == NULL || header.place_bytes == 4);
   ok = write_all (&header, sizeof header, GINT_TO_POINTER (fd)) &&
        write_all (list->data, list->len, GINT_TO_POINTER (fd)) &&
-       write_all (docs, part->n_docs * sizeof (IndexDoc), GINT_TO_POINTER (fd)) &&
+       write_all (docs, part->n_docs * sizeof (IndexDoc), GINT_TO_POINTER (fd));
+  if (part->spill != NULL)
+    {
+      ok = ok && write_spilled (part, fd, sizeof header + list->len + part->n_docs * sizeof (IndexDoc),
+                                header.place_bytes, docs, packed);
+      goto written;
+    }
+  ok = ok &&
        (part->records != NULL
           ? sim_band_index_serialize_records (part->records, part->n_fps, part->pair_offsets, write_all,
                                               GINT_TO_POINTER (fd))
@@ -529,6 +632,7 @@ _sim_snapshot_part_write (SimCorpusSnapshot *snapshot,
           }
     }
   ok = ok && write_all (g_bytes_get_data (packed, NULL), g_bytes_get_size (packed), GINT_TO_POINTER (fd));
+written:
   ok = g_close (fd, NULL) && ok;
   if (!ok || g_rename (tmp, path) != 0)
     {

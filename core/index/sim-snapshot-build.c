@@ -179,7 +179,7 @@ visit_sources (const Part *sources,
     {
       const Part *src = &sources[s];
       g_autofree guint32 *take = g_new (guint32, MAX (src->n_docs, 1));
-      g_autofree guint64 *owned = NULL;
+      g_autofree guint64 *chunk = NULL;
       g_autofree guint32 *buf = NULL;
       const guint64 *src_fps;
       gboolean any = FALSE;
@@ -194,15 +194,21 @@ visit_sources (const Part *sources,
         }
       if (!any)
         continue;
+      /* A source's fingerprints read a chunk at a time with their places,
+       * unless in memory: made whole, they were 8 bytes a window of
+       * every document it holds. */
       src_fps = sim_band_index_get_fps (src->index);
       if (src_fps == NULL)
-        src_fps = owned = sim_band_index_dup_fps (src->index);
+        chunk = g_new (guint64, PLACES_CHUNK);
       buf = g_new (guint32, 2 * PLACES_CHUNK);
       for (gsize k0 = 0; k0 < src->n_fps; k0 += PLACES_CHUNK)
         {
           const gsize m = MIN (PLACES_CHUNK, src->n_fps - k0);
           const guint32 *d_of = buf, *s_of = buf + PLACES_CHUNK;
+          const guint64 *fps = chunk != NULL ? chunk : src_fps + k0;
 
+          if (chunk != NULL)
+            sim_band_index_read_fps (src->index, k0, m, chunk);
           _sim_snapshot_part_read_places (src, k0, m, buf, buf + PLACES_CHUNK);
           for (gsize k = 0; k < m; k++)
             {
@@ -211,7 +217,7 @@ visit_sources (const Part *sources,
 
               if (d >= src->n_docs || (t = take[d]) == G_MAXUINT32 || fill[t] == plan->offsets[t + 1])
                 continue;
-              visit (data, t, fill[t]++, src_fps[k0 + k], s_of[k]);
+              visit (data, t, fill[t]++, fps[k], s_of[k]);
             }
         }
     }
@@ -314,9 +320,11 @@ part_gather (SimCorpusSnapshot  *snapshot,
   return TRUE;
 }
 
-/* Gathering records (part_gather_records()): each share of the documents
- * on a thread of its own, and the sources' windows in one more share,
- * counted by bucket and then put where the counts say. */
+/* Gathering by bucket (part_gather_records()): each share of the
+ * documents on a thread of its own, and the sources' windows in one more
+ * share, counted by bucket and then put where the counts say: as records,
+ * as pairs (a part whose positions do not fit in 4 bytes), or spilled (a
+ * part too large to sort in memory). */
 typedef struct {
   const SimCorpusSnapshot *snapshot;
   const Part              *part;
@@ -324,22 +332,36 @@ typedef struct {
   const guint64           *bases;     /* part document -> its first position */
   guint                    n_shares;
   guint32                (*at)[SIM_BAND_INDEX_FILE_BUCKETS]; /* per share: counts, then where it writes */
-  guint64                 *records;   /* NULL while counting */
+  guint64                 *records;   /* all three NULL while counting */
+  guint64                 *pairs;
+  SimBandSpill            *spill;
+  gboolean                 fit;       /* places as positions */
   gint                     next;
 } GatherJob;
 
 static inline void
 record_window (GatherJob *job,
-               guint       share,
-               guint64     fp,
-               guint32     position)
+               guint      share,
+               guint64    fp,
+               guint32    doc,
+               guint32    start)
 {
   const guint bucket = fp & (SIM_BAND_INDEX_FILE_BUCKETS - 1);
 
-  if (job->records == NULL)
-    job->at[share][bucket]++;
+  if (job->records != NULL)
+    job->records[job->at[share][bucket]++] =
+      ((fp & SIM_BAND_INDEX_FILE_MASK) >> 16) << 32 | (guint32) (job->bases[doc] + start);
+  else if (job->spill != NULL)
+    sim_band_spill_put (job->spill, share, fp, job->fit ? job->bases[doc] + start : (guint64) doc << 32 | start);
+  else if (job->pairs != NULL)
+    {
+      const guint32 at = job->at[share][bucket]++;
+
+      job->pairs[2 * (gsize) at] = fp & SIM_BAND_INDEX_FILE_MASK;
+      job->pairs[2 * (gsize) at + 1] = (guint64) doc << 32 | start;
+    }
   else
-    job->records[job->at[share][bucket]++] = ((fp & SIM_BAND_INDEX_FILE_MASK) >> 16) << 32 | position;
+    job->at[share][bucket]++;
 }
 
 static void
@@ -365,7 +387,7 @@ records_worker (gpointer data)
               {
                 const guint64 fp = _sim_next_window (&p, &start);
 
-                record_window (job, t, fp, (guint32) (job->bases[i] + CLAMP (start, 0, MAX (n_chars, 0))));
+                record_window (job, t, fp, i, (guint32) CLAMP (start, 0, MAX (n_chars, 0)));
               }
           }
     }
@@ -380,13 +402,16 @@ record_source_window (gpointer data,
 {
   GatherJob *job = data;
 
-  record_window (job, job->n_shares, fp, (guint32) (job->bases[doc] + start));
+  record_window (job, job->n_shares, fp, doc, start);
 }
 
-/* The windows of @part's documents (gather_plan()) as records, bucket by
- * bucket and sorted (sim_band_index_sort_records()), into part->records
- * and part->pair_offsets: 8 bytes a window where pairs take 16, for a part
- * whose positions fit in 4 bytes (_sim_snapshot_positions_fit()). */
+/* The windows of @part's documents (gather_plan()) bucket by bucket, each
+ * bucket sorted: as records (sim_band_index_sort_records()) into
+ * part->records, 8 bytes a window, for a part whose positions @fit in 4
+ * bytes (_sim_snapshot_positions_fit()); else as pairs into part->pairs;
+ * and either, when it would take more than the build's memory and @spill
+ * allows, spilled into part->spill instead, sorted range by range as its
+ * file is written. Where each bucket starts into part->pair_offsets. */
 static gboolean
 part_gather_records (SimCorpusSnapshot  *snapshot,
                      SimStore           *store,
@@ -395,6 +420,8 @@ part_gather_records (SimCorpusSnapshot  *snapshot,
                      const Part         *sources,
                      guint               n_sources,
                      GHashTable         *fresh,
+                     gboolean            fit,
+                     gboolean            spill,
                      GError            **error)
 {
   Plan plan = { 0 };
@@ -410,6 +437,7 @@ part_gather_records (SimCorpusSnapshot  *snapshot,
   job.part = part;
   job.plan = &plan;
   job.bases = bases;
+  job.fit = fit;
   job.n_shares = MIN (sim_parallel_default_threads (), MAX (part->n_docs / 64, 1));
   job.at = g_malloc0 ((job.n_shares + 1) * sizeof *job.at);
   fill = g_new (gsize, MAX (part->n_docs, 1));
@@ -426,33 +454,63 @@ part_gather_records (SimCorpusSnapshot  *snapshot,
       visit_sources (sources, n_sources, &plan, fill, record_source_window, &job);
       if (pass == 1)
         break;
-      /* Where each bucket starts, and where in it each share writes. */
       part->pair_offsets = g_new (guint32, SIM_BAND_INDEX_FILE_BUCKETS + 1);
       for (guint k = 0; k < SIM_BAND_INDEX_FILE_BUCKETS; k++)
         {
           part->pair_offsets[k] = n;
           for (guint t = 0; t <= job.n_shares; t++)
-            {
-              const guint32 c = job.at[t][k];
-
-              job.at[t][k] = n;
-              n += c;
-            }
+            n += job.at[t][k];
         }
       part->pair_offsets[SIM_BAND_INDEX_FILE_BUCKETS] = n;
-      job.records = part->records = g_new (guint64, MAX (n, 1));
+      if (spill && n * (fit ? sizeof (guint64) : 2 * sizeof (guint64)) > _sim_build_memory ())
+        job.spill = part->spill = sim_band_spill_new (snapshot->store_path, part->pair_offsets, (const guint32 *) job.at,
+                                                      job.n_shares + 1, fit,
+                                                      _sim_build_memory () / sim_parallel_default_threads ());
+      if (job.spill != NULL)
+        continue;
+      /* Where in its bucket each share writes. */
+      for (guint k = 0; k < SIM_BAND_INDEX_FILE_BUCKETS; k++)
+        for (guint t = 0, at = part->pair_offsets[k]; t <= job.n_shares; t++)
+          {
+            const guint32 c = job.at[t][k];
+
+            job.at[t][k] = at;
+            at += c;
+          }
+      if (fit)
+        job.records = part->records = g_new (guint64, MAX (n, 1));
+      else
+        job.pairs = part->pairs = g_new (guint64, 2 * MAX (n, 1));
     }
   g_free (job.at);
   plan_clear (&plan);
   part->n_fps = n;
-  sim_band_index_sort_records (part->records, part->pair_offsets);
+  if (part->spill != NULL)
+    {
+      for (guint t = 0; t <= job.n_shares; t++)
+        sim_band_spill_flush (part->spill, t);
+      if (!sim_band_spill_ok (part->spill))
+        {
+          _sim_snapshot_part_clear (part);
+          g_set_error (error, SIM_ERROR, SIM_ERROR_STORE_FULL,
+                       _("Could not write the index being built beside %s: %s"), snapshot->store_path,
+                       g_strerror (ENOSPC));
+          return FALSE;
+        }
+    }
+  else if (part->records != NULL)
+    sim_band_index_sort_records (part->records, part->pair_offsets);
+  else
+    sim_band_index_sort_pairs_range (part->pairs, part->pair_offsets, 0, SIM_BAND_INDEX_FILE_BUCKETS,
+                                     sim_parallel_default_threads ());
   return TRUE;
 }
 
-/* Builds @part (part_gather() or part_gather_records()): its pairs or
- * records sorted where they are, the order a build from the texts alone
- * gives, ready to be written (_sim_snapshot_part_write()); part_finish() indexes them
- * when no file takes over. */
+/* Builds @part (part_gather_records()): its records or pairs sorted where
+ * they are, the order a build from the texts alone gives, or spilled (when
+ * @spill: a file will be written), ready to be written
+ * (_sim_snapshot_part_write()); part_finish() indexes them when no file
+ * takes over. */
 static gboolean
 part_build (SimCorpusSnapshot  *snapshot,
             SimStore           *store,
@@ -461,6 +519,7 @@ part_build (SimCorpusSnapshot  *snapshot,
             const Part         *sources,
             guint               n_sources,
             GHashTable         *fresh,
+            gboolean            spill,
             GError            **error)
 {
   const guint n_docs = docs ? docs->len : snapshot->docs->len;
@@ -468,13 +527,9 @@ part_build (SimCorpusSnapshot  *snapshot,
 
   for (guint i = 0; i < n_docs; i++)
     doc_map[i] = docs ? g_array_index (docs, guint32, i) : i;
-  if (_sim_snapshot_positions_fit (_sim_snapshot_part_positions (snapshot, doc_map, n_docs, NULL)))
-    return part_gather_records (snapshot, store, part, docs, sources, n_sources, fresh, error);
-  if (!part_gather (snapshot, store, part, docs, sources, n_sources, fresh, NULL, &part->pairs, &part->n_fps, error))
-    return FALSE;
-  part->pair_offsets = g_new (guint32, SIM_BAND_INDEX_FILE_BUCKETS + 1);
-  sim_band_index_sort_pairs (part->pairs, part->n_fps, part->pair_offsets);
-  return TRUE;
+  return part_gather_records (snapshot, store, part, docs, sources, n_sources, fresh,
+                              _sim_snapshot_positions_fit (_sim_snapshot_part_positions (snapshot, doc_map, n_docs, NULL)),
+                              spill, error);
 }
 
 /* The index in memory of a part built and not replaced by its file (none
@@ -485,6 +540,34 @@ static void
 part_finish (const SimCorpusSnapshot *snapshot,
              Part                    *part)
 {
+  /* Spilled, and no file took over (the disk full meanwhile): read back
+   * whole. Unreadable, the part holds nothing until the next build. */
+  if (part->spill != NULL)
+    {
+      const guint w = sim_band_spill_records (part->spill) ? 1 : 2;
+      guint64 *all = g_new (guint64, w * MAX (part->n_fps, 1));
+
+      for (guint r = 0; r < sim_band_spill_n_ranges (part->spill); r++)
+        {
+          g_autofree guint64 *range = sim_band_spill_read (part->spill, r, sim_parallel_default_threads ());
+          guint lo, hi;
+
+          sim_band_spill_range (part->spill, r, &lo, &hi);
+          if (range == NULL)
+            {
+              memset (part->pair_offsets, 0, (SIM_BAND_INDEX_FILE_BUCKETS + 1) * sizeof (guint32));
+              part->n_fps = 0;
+              break;
+            }
+          memcpy (all + w * (gsize) part->pair_offsets[lo], range,
+                  w * sizeof (guint64) * (part->pair_offsets[hi] - part->pair_offsets[lo]));
+        }
+      if (w == 1)
+        part->records = all;
+      else
+        part->pairs = all;
+      g_clear_pointer (&part->spill, sim_band_spill_free);
+    }
   if (part->records != NULL)
     {
       g_autofree guint64 *bases = g_new (guint64, MAX (part->n_docs, 1));
@@ -745,7 +828,7 @@ _sim_snapshot_load (SimStore           *store,
         {
           *whole = sources[0];
           _sim_snapshot_part_init (&sources[0]);
-          if (!part_build (snapshot, store, delta, uncovered, sources + 1, n_sources - 1, fresh, error))
+          if (!part_build (snapshot, store, delta, uncovered, sources + 1, n_sources - 1, fresh, TRUE, error))
             goto fail;
           _sim_snapshot_part_clear (&sources[1]);
           snapshot->n_parts = 2;
@@ -757,7 +840,7 @@ _sim_snapshot_load (SimStore           *store,
     }
 
   /* Everything built again. */
-  if (!part_build (snapshot, store, whole, NULL, sources, n_sources, fresh, error))
+  if (!part_build (snapshot, store, whole, NULL, sources, n_sources, fresh, use_file, error))
     goto fail;
   _sim_snapshot_part_clear (&sources[0]);
   _sim_snapshot_part_clear (&sources[1]);

@@ -9,6 +9,7 @@
 #pragma once
 
 #include "sim-band-index.h"
+#include "sim-band-spill.h"
 #include "sim-corpus.h"
 #include "sim-corpus-private.h"
 
@@ -26,7 +27,8 @@ typedef struct {
   guint64       *places;     /* built in memory: part document << 32 | code-point start */
   guint64       *pairs;      /* built and sorted, not indexed yet: (fingerprint, place) pairs */
   guint64       *records;    /* or, when positions fit in 32 bits, records (sim_band_index_sort_records()) */
-  guint32       *pair_offsets; /* where each bucket of either starts */
+  SimBandSpill  *spill;      /* or, built too large to sort in memory, spilled (the pairs' order) */
+  guint32       *pair_offsets; /* where each bucket of any of them starts */
   const guint32 *docs_of;    /* the mapped file's, when it keeps documents and starts apart */
   const guint32 *starts_of;
   const guint32 *pos_of;     /* the mapped file's positions, when it keeps them */

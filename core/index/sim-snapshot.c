@@ -45,6 +45,7 @@ _sim_snapshot_part_clear (Part *part)
   g_free (part->places);
   g_free (part->pairs);
   g_free (part->records);
+  sim_band_spill_free (part->spill);
   g_free (part->pair_offsets);
   g_clear_pointer (&part->mapped, g_mapped_file_unref);
   if (part->fd >= 0)

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "config.h"
 
-#include <errno.h>
 #include <fcntl.h>
 #include <unistd.h>
 #include <glib/gstdio.h>
@@ -23,16 +22,10 @@ struct _SimStash {
 gsize
 _sim_build_memory (void)
 {
-  static gsize memory;
+  const char *env = g_getenv ("SIMHOUND_BUILD_MEMORY");
+  const guint64 v = env != NULL ? g_ascii_strtoull (env, NULL, 10) : 0;
 
-  if (g_once_init_enter (&memory))
-    {
-      const char *env = g_getenv ("SIMHOUND_BUILD_MEMORY");
-      const guint64 v = env != NULL ? g_ascii_strtoull (env, NULL, 10) : 0;
-
-      g_once_init_leave (&memory, v > 0 ? (gsize) MIN (v, G_MAXSIZE / 4) : BUILD_MEMORY);
-    }
-  return memory;
+  return v > 0 ? (gsize) MIN (v, G_MAXSIZE / 4) : BUILD_MEMORY;
 }
 
 int
@@ -85,27 +78,6 @@ _sim_stash_unref (SimStash *stash)
   g_free (stash);
 }
 
-static gboolean
-pwrite_full (int           fd,
-             const guint8 *data,
-             gsize         len,
-             guint64       at)
-{
-  while (len > 0)
-    {
-      const gssize n = pwrite (fd, data, MIN (len, (gsize) 1 << 30), (off_t) at);
-
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        return FALSE;
-      data += n;
-      len -= n;
-      at += n;
-    }
-  return TRUE;
-}
-
 void
 _sim_stash_keep (SimStash   *stash,
                  GBytes     *packed,
@@ -135,7 +107,7 @@ _sim_stash_keep (SimStash   *stash,
     stash->in_memory += len;
   g_mutex_unlock (&stash->lock);
   /* A file that cannot take them (a full disk) leaves them in memory. */
-  if (to_file && pwrite_full (stash->fd, data, len, at))
+  if (to_file && sim_pwrite_full (stash->fd, data, len, (goffset) at))
     {
       out->at = at;
       out->bytes = NULL;

@@ -1038,6 +1038,125 @@ import (Fixture *f)
  * what it adds: the index file stays as it is, documents removed or changed
  * since are never found through it, and every check answers as a fresh
  * build would. Past a share of the index, everything is built again. */
+/* The index file @index past its document rows (which name the times
+ * rows were written): its table, places and statistics. */
+static char *
+index_tail (const char *index,
+            gsize      *out_len)
+{
+  g_autofree char *bytes = NULL;
+  guint64 n_docs, list_len;
+  gsize len = 0, at;
+
+  assert_true (g_file_get_contents (index, &bytes, &len, NULL));
+  memcpy (&n_docs, bytes + 40, 8);
+  memcpy (&list_len, bytes + 56, 8);
+  at = 64 + list_len + 24 * n_docs;
+  assert_true (at < len);
+  *out_len = len - at;
+  return g_memdup2 (bytes + at, len - at);
+}
+
+/* @json without its "corpus" object (the store's name and time). */
+static char *
+without_corpus (char *json)
+{
+  char *from = strstr (json, "\"corpus\":{");
+  char *to = from != NULL ? strchr (from, '}') : NULL;
+
+  assert_non_null (to);
+  memmove (from, to + 1, strlen (to + 1) + 1);
+  return json;
+}
+
+/* A build larger than the memory it may take (SIMHOUND_BUILD_MEMORY
+ * lowered) keeps the windows it waits on in a file and spills its
+ * fingerprints by ranges of buckets: it writes the index file a build in
+ * memory writes, byte for byte past the document rows, with places of 4
+ * bytes or 8, built from an import, from the texts alone, and from an
+ * index file read bucket by bucket as it is replaced; checks answer the
+ * same. */
+static void
+test_corpus_build_past_its_memory_writes_the_same_index (void **state)
+{
+  Fixture *f = *state;
+  g_autofree char *more = g_build_filename (f->dir, "more", NULL);
+  const char *first[] = { f->docs, NULL }, *second[] = { more, NULL };
+  g_autofree char *a = make_text (3, TRUE, 12);
+  g_autofree char *b = make_text (48, FALSE, 12);
+  g_autofree char *article = g_strconcat ("My own first sentence is here. ", a, b, NULL);
+
+  write_docs (f, 0, 40);
+  g_mkdir (more, 0700);
+  for (guint i = 40; i < 80; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("doc-%04u.txt", i);
+      g_autofree char *text = make_text (i, i % 2, 12);
+
+      g_free (sim_test_write_file (more, name, text, -1));
+    }
+  g_setenv ("SIMHOUND_INDEX_MAP_LIMIT", "0", TRUE);
+  for (guint wide = 0; wide < 2; wide++)
+    {
+      char *want[3] = { NULL }, *want_json[3] = { NULL };
+      gsize want_len[3] = { 0 };
+
+      if (wide)
+        g_setenv ("SIMHOUND_INDEX_POSITION_LIMIT", "0", TRUE);
+      for (guint small = 0; small < 2; small++)
+        {
+          g_autofree char *store = g_strdup_printf ("%s-%u-%u.db", f->store, wide, small);
+          g_autofree char *index = g_strconcat (store, ".index", NULL);
+
+          if (small)
+            g_setenv ("SIMHOUND_BUILD_MEMORY", "4096", TRUE);
+          for (guint step = 0; step < 3; step++)
+            {
+              g_autoptr(SimCorpus) corpus = sim_corpus_open (store, FALSE, NULL);
+              g_autofree char *tail = NULL, *json = NULL;
+              gsize len = 0;
+
+              assert_non_null (corpus);
+              /* An import; the same documents from their texts (no index
+               * file); as many again, read from the file being replaced. */
+              if (step != 1)
+                {
+                  g_autoptr(SimImportResult) result = sim_corpus_add (corpus, step == 0 ? first : second,
+                                                                      NULL, NULL, NULL, NULL);
+
+                  assert_int_equal (result->n_added, 40);
+                }
+              json = without_corpus (check_json (corpus, article));
+              tail = index_tail (index, &len);
+              if (!small)
+                {
+                  want[step] = g_steal_pointer (&tail);
+                  want_len[step] = len;
+                  want_json[step] = g_steal_pointer (&json);
+                }
+              else
+                {
+                  assert_int_equal (len, want_len[step]);
+                  assert_memory_equal (tail, want[step], len);
+                  assert_string_equal (json, want_json[step]);
+                }
+              if (step == 0)
+                assert_int_equal (g_unlink (index), 0);
+            }
+          g_unsetenv ("SIMHOUND_BUILD_MEMORY");
+        }
+      /* Places of 8 bytes take more room than positions. */
+      for (guint step = 0; step < 3; step++)
+        {
+          assert_non_null (strstr (want_json[step], "doc-0003.txt"));
+          g_free (want[step]);
+          g_free (want_json[step]);
+        }
+      g_unsetenv ("SIMHOUND_INDEX_POSITION_LIMIT");
+    }
+  g_unsetenv ("SIMHOUND_INDEX_MAP_LIMIT");
+}
+
 static void
 test_corpus_index_delta_answers_as_a_fresh_build (void **state)
 {
@@ -1362,6 +1481,7 @@ main (void)
     cmocka_unit_test_setup_teardown (test_corpus_index_file_is_mapped_and_never_trusted_blindly, setup, teardown),
     cmocka_unit_test_setup_teardown (test_corpus_index_file_cut_inside_its_document_list, setup, teardown),
     cmocka_unit_test_setup_teardown (test_corpus_index_delta_answers_as_a_fresh_build, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_corpus_build_past_its_memory_writes_the_same_index, setup, teardown),
     cmocka_unit_test_setup_teardown (test_corpus_snapshot_readers_see_the_store_as_it_is, setup, teardown),
     cmocka_unit_test_setup_teardown (test_corpus_near_lookups_see_all_64_bits, setup, teardown),
   };
