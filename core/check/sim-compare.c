@@ -37,14 +37,13 @@ side_load (Side              *side,
   side->len = strlen (side->text);
   sim_units_init (&side->units);
   side->sentences = g_array_new (FALSE, FALSE, sizeof (SimSegment));
-  sim_text_normalize (side->text, side->len, 0, flags, &side->units);
+  sim_segment_prepare (side->text, side->len, flags, mode, window, &side->units, side->sentences);
   if (side->units.n == 0)
     {
       g_set_error (error, SIM_ERROR, SIM_ERROR_EMPTY,
                    _("%s is empty: there are no letters, digits or CJK characters to compare"), name);
       return FALSE;
     }
-  sim_segment_split (side->text, side->len, &side->units, mode, window, side->sentences);
   sim_text_index_init (&side->index, side->text, side->len);
   return TRUE;
 }

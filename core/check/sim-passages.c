@@ -218,8 +218,8 @@ align_target (Job    *job,
   from = _sim_source_cache_pointer (cache, lo);
   to = _sim_source_cache_pointer (cache, hi);
   sim_units_init (&units);
-  sim_text_normalize (from, to - from, 0, sim_corpus_snapshot_get_flags (check->snapshot), &units);
-  sim_segment_split (from, to - from, &units, SIM_SEGMENT_SENTENCE, 0, sentences);
+  sim_segment_prepare (from, to - from, sim_corpus_snapshot_get_flags (check->snapshot), SIM_SEGMENT_SENTENCE, 0,
+                       &units, sentences);
   source.units = &units;
   source.sentences = (const SimSegment *) sentences->data;
   source.n_sentences = sentences->len;

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
+#define _GNU_SOURCE /* O_TMPFILE */
 #include "config.h"
 
 #include <fcntl.h>

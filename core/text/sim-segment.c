@@ -8,10 +8,12 @@
  * ends a heading or list item (a line much shorter than the next one, a very
  * short line, or a line before a bullet), but not a hard-wrapped line.
  */
+#define _GNU_SOURCE /* memmem */
 #include "config.h"
 
 #include <string.h>
 
+#include "sim-parallel.h"
 #include "sim-segment.h"
 
 static const char *const abbreviations[] = {
@@ -521,5 +523,100 @@ sim_segment_split (const char     *text,
       u = seg.unit_end = find_from (units, u, seg.end);
       if (seg.unit_end > seg.unit_start)
         g_array_append_val (out, seg);
+    }
+}
+
+/* Bytes of text below which sim_segment_prepare() does it in one piece,
+ * and the least a piece holds. */
+#define PREPARE_PIECE (512u << 10)
+#define MAX_PIECES    16
+
+typedef struct {
+  const char        *text;
+  SimNormalizeFlags  flags;
+  SimSegmentMode     mode;
+  guint              window;
+  gsize              cut[MAX_PIECES + 1];  /* each piece's first byte */
+  SimUnits           units[MAX_PIECES];
+  GArray            *segments[MAX_PIECES];
+  guint32            n_chars[MAX_PIECES];
+  guint              n;
+  gint               next;
+} PrepareJob;
+
+static void
+prepare_worker (gpointer data)
+{
+  PrepareJob *job = data;
+  gint k;
+
+  while ((k = g_atomic_int_add (&job->next, 1)) < (gint) job->n)
+    {
+      const char *piece = job->text + job->cut[k];
+      const gsize len = job->cut[k + 1] - job->cut[k];
+
+      job->n_chars[k] = sim_text_normalize (piece, len, 0, job->flags, &job->units[k]);
+      sim_segment_split (piece, len, &job->units[k], job->mode, job->window, job->segments[k]);
+    }
+}
+
+void
+sim_segment_prepare (const char        *text,
+                     gsize              len,
+                     SimNormalizeFlags  flags,
+                     SimSegmentMode     mode,
+                     guint              window,
+                     SimUnits          *units,
+                     GArray            *out)
+{
+  PrepareJob job = { text, flags, mode, window, { 0 }, { { 0 } }, { NULL }, { 0 }, 0, 0 };
+  const guint want = MIN (MIN (sim_parallel_default_threads (), MAX_PIECES), len / PREPARE_PIECE);
+  guint32 chars = 0;
+  gsize n_units = 0;
+
+  /* Cut after a blank line ("\n\n"): a paragraph's end, where every
+   * segment ends and no unit or its flags look across. */
+  for (guint k = 1; k < want; k++)
+    {
+      const gsize from = MAX (len * k / want, job.cut[job.n]);
+      const char *blank = from < len ? memmem (text + from, len - from, "\n\n", 2) : NULL;
+
+      if (blank == NULL)
+        break;
+      job.cut[++job.n] = blank - text + 2;
+    }
+  if (job.n == 0)
+    {
+      sim_text_normalize (text, len, 0, flags, units);
+      sim_segment_split (text, len, units, mode, window, out);
+      return;
+    }
+  job.cut[++job.n] = len;
+  for (guint k = 0; k < job.n; k++)
+    {
+      sim_units_init (&job.units[k]);
+      job.segments[k] = g_array_new (FALSE, FALSE, sizeof (SimSegment));
+    }
+  sim_parallel_run (job.n, prepare_worker, &job);
+  /* The pieces one after another: their offsets moved by what came before. */
+  for (guint k = 0; k < job.n; k++)
+    {
+      const SimUnits *u = &job.units[k];
+
+      for (guint i = 0; i < job.segments[k]->len; i++)
+        {
+          SimSegment seg = g_array_index (job.segments[k], SimSegment, i);
+
+          seg.start += chars;
+          seg.end += chars;
+          seg.unit_start += n_units;
+          seg.unit_end += n_units;
+          g_array_append_val (out, seg);
+        }
+      sim_units_append (units, u, chars);
+      n_units += u->n;
+      chars += job.n_chars[k];
+      sim_units_clear (&job.units[k]);
+      g_array_unref (job.segments[k]);
     }
 }

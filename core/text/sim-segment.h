@@ -39,4 +39,16 @@ void sim_segment_split (const char     *text,
                         guint           window,
                         GArray         *out);
 
+/* sim_text_normalize() of @text (from offset 0, into the empty @units)
+ * and then sim_segment_split() of it, with the same units and segments;
+ * a long text (a book, an archive file of the corpus) cut at blank lines,
+ * where a segment always ends, into pieces done on every core. */
+void sim_segment_prepare (const char        *text,
+                          gsize              len,
+                          SimNormalizeFlags  flags,
+                          SimSegmentMode     mode,
+                          guint              window,
+                          SimUnits          *units,
+                          GArray            *out);
+
 G_END_DECLS

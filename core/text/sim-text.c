@@ -398,6 +398,20 @@ units_grow (SimUnits *units,
   units->alloc = alloc;
 }
 
+void
+sim_units_append (SimUnits       *units,
+                  const SimUnits *more,
+                  guint32         offset)
+{
+  if (units->n + more->n > units->alloc)
+    units_grow (units, units->n + more->n);
+  memcpy (units->cps + units->n, more->cps, more->n * sizeof (guint32));
+  memcpy (units->flags + units->n, more->flags, more->n);
+  for (gsize i = 0; i < more->n; i++)
+    units->src_start[units->n + i] = more->src_start[i] + offset;
+  units->n += more->n;
+}
+
 gsize
 sim_units_find (const SimUnits *units,
                 guint32         offset)

@@ -57,6 +57,10 @@ sim_units_get_end (const SimUnits *units,
 void     sim_units_init   (SimUnits *units);
 void     sim_units_reset  (SimUnits *units);
 void     sim_units_clear  (SimUnits *units);
+/* Appends @more's units, their source offsets moved on by @offset. */
+void     sim_units_append (SimUnits       *units,
+                           const SimUnits *more,
+                           guint32         offset);
 /* Whether units [from, to) are only a name: a few words, those of more than
  * three letters written with a capital but for a fifth of the letters at
  * most ("World Bank President Barber Conable", "said Buddy McIntyre of the

@@ -176,6 +176,73 @@ test_no_segments_without_content (void **state)
   assert_string_equal (s, "");
 }
 
+/* A long text of paragraphs, English and Chinese (traditional too),
+ * headings, short and hard-wrapped lines, abbreviations, combining marks;
+ * mostly apart by blank lines, some not; one of them longer than the
+ * pieces sim_segment_prepare() cuts. */
+static char *
+long_text (void)
+{
+  static const char *const parts[] = {
+    "Mr. Smith went to Washington", "the U.S. economy grew 3.5 percent", "It rained",
+    "she said \u201cno\u201d", "caf\u00e9 na\u0308ive r\u00e9sum\u00e9", "see e.g. page 12",
+    "\u4eca\u5929\u5929\u6c23\u5f88\u597d", "\u6211\u5011\u53bb\u516c\u5712\u6563\u6b65",
+    "\u7d93\u6fdf\u767c\u5c55\u5f88\u5feb", "- a bullet item", "Chapter 3",
+  };
+  static const char *const ends[] = { ". ", "! ", "? ", "\u3002", "\uff01", ".\n", "\n", "; " };
+  static const char *const breaks[] = { "\n\n", "\n\n", "\n\n\n", "\n \n", "\n" };
+  g_autoptr(GRand) rand = g_rand_new_with_seed (7);
+  GString *s = g_string_new (NULL);
+
+  while (s->len < (3u << 20))
+    {
+      const guint n = s->len > (1u << 20) && s->len < (1u << 20) + 4096 ? 20000 : g_rand_int_range (rand, 1, 12);
+
+      for (guint i = 0; i < n; i++)
+        {
+          g_string_append (s, parts[g_rand_int_range (rand, 0, G_N_ELEMENTS (parts))]);
+          g_string_append (s, ends[g_rand_int_range (rand, 0, G_N_ELEMENTS (ends))]);
+        }
+      g_string_append (s, breaks[g_rand_int_range (rand, 0, G_N_ELEMENTS (breaks))]);
+    }
+  return g_string_free (s, FALSE);
+}
+
+/* A long text prepared in pieces on every core has the units and segments
+ * of the whole prepared at once, in either mode, folded or not. */
+static void
+test_prepare_in_pieces_is_the_whole (void **state)
+{
+  g_autofree char *text = long_text ();
+  const gsize len = strlen (text);
+
+  g_setenv ("SIMHOUND_THREADS", "4", TRUE);
+  for (guint mode = 0; mode < 2; mode++)
+    for (guint fold = 0; fold < 2; fold++)
+      {
+        const SimNormalizeFlags flags = fold ? SIM_NORMALIZE_FOLD_T2S : SIM_NORMALIZE_DEFAULT;
+        SimUnits whole, pieces;
+        g_autoptr(GArray) want = g_array_new (FALSE, FALSE, sizeof (SimSegment));
+        g_autoptr(GArray) got = g_array_new (FALSE, FALSE, sizeof (SimSegment));
+
+        sim_units_init (&whole);
+        sim_units_init (&pieces);
+        sim_text_normalize (text, len, 0, flags, &whole);
+        sim_segment_split (text, len, &whole, mode, SIM_SEGMENT_DEFAULT_WINDOW, want);
+        sim_segment_prepare (text, len, flags, mode, SIM_SEGMENT_DEFAULT_WINDOW, &pieces, got);
+        assert_true (want->len > 1000);
+        assert_int_equal (pieces.n, whole.n);
+        assert_memory_equal (pieces.cps, whole.cps, whole.n * sizeof (guint32));
+        assert_memory_equal (pieces.src_start, whole.src_start, whole.n * sizeof (guint32));
+        assert_memory_equal (pieces.flags, whole.flags, whole.n);
+        assert_int_equal (got->len, want->len);
+        assert_memory_equal (got->data, want->data, want->len * sizeof (SimSegment));
+        sim_units_clear (&whole);
+        sim_units_clear (&pieces);
+      }
+  g_unsetenv ("SIMHOUND_THREADS");
+}
+
 int
 main (void)
 {
@@ -189,6 +256,7 @@ main (void)
     cmocka_unit_test (test_windows_count_characters_and_keep_words_whole),
     cmocka_unit_test (test_windows_stop_at_paragraph_breaks),
     cmocka_unit_test (test_no_segments_without_content),
+    cmocka_unit_test (test_prepare_in_pieces_is_the_whole),
   };
 
   return cmocka_run_group_tests_name ("segment", tests, NULL, NULL);
