@@ -52,24 +52,26 @@ keep_posting (const SimPosting *posting,
     g_array_append_val (k->out, *posting);
 }
 
-/* Sorts @postings made of sorted stretches ending at @ends (each end the
- * next one's start) by merging them two by two. */
+/* Sorts @n postings at @p made of @k sorted stretches ending at @ends
+ * (each end the next one's start) by merging them two by two through
+ * @other (room for @n). */
 static void
-merge_sorted (GArray *postings,
-              GArray *ends)
+merge_sorted (SimPosting *p,
+              gsize       n,
+              guint      *ends,
+              guint       k,
+              SimPosting *other)
 {
-  const guint n = postings->len;
-  g_autofree SimPosting *other = g_new (SimPosting, MAX (n, 1));
-  SimPosting *from = (SimPosting *) postings->data, *to = other;
+  SimPosting *from = p, *to = other;
 
-  while (ends->len > 1)
+  while (k > 1)
     {
-      guint k = 0, out = 0;
+      guint out = 0, m = 0;
 
-      for (guint e = 0; e < ends->len; e += 2)
+      for (guint e = 0; e < k; e += 2)
         {
-          const guint a0 = e ? g_array_index (ends, guint, e - 1) : 0, a1 = g_array_index (ends, guint, e);
-          const guint b1 = e + 1 < ends->len ? g_array_index (ends, guint, e + 1) : a1;
+          const guint a0 = e ? ends[e - 1] : 0, a1 = ends[e];
+          const guint b1 = e + 1 < k ? ends[e + 1] : a1;
           guint i = a0, j = a1;
 
           while (i < a1 && j < b1)
@@ -78,13 +80,87 @@ merge_sorted (GArray *postings,
             to[out++] = from[i++];
           while (j < b1)
             to[out++] = from[j++];
-          g_array_index (ends, guint, k++) = out;
+          ends[m++] = out;
         }
-      g_array_set_size (ends, k);
+      k = m;
       { SimPosting *t = from; from = to; to = t; }
     }
-  if (from != (SimPosting *) postings->data)
-    memcpy (postings->data, from, n * sizeof (SimPosting));
+  if (from != p)
+    memcpy (p, from, n * sizeof (SimPosting));
+}
+
+/* Postings of a merge sorted at a time: a group of buckets. */
+#define MERGE_GROUP (1u << 16)
+
+/* @postings made of sorted stretches ending at @ends (each end the next
+ * one's start) as rows of run @run of @bits (_sim_posting_encode_rows()),
+ * merged a group of the new run's buckets at a time: each stretch's
+ * postings of the group copied out and merged (merge_sorted()), then
+ * encoded. Merged whole, the chunk took a second array of its size (9 MB
+ * at 1 GB, a tenth of the add's memory, held while the next batch was
+ * made). */
+static void
+encode_merged (const GArray *postings,
+               const GArray *ends,
+               gint64        run,
+               guint         bits,
+               GString      *rows)
+{
+  const SimPosting *all = (const SimPosting *) postings->data;
+  const guint k = ends->len;
+  const guint shift = SIM_POSTING_KEY_BITS - bits;
+  g_autofree guint *at = g_new (guint, k);
+  g_autofree guint *group_ends = g_new (guint, k);
+  g_autofree SimPosting *group = NULL, *other = NULL;
+  gsize room = MERGE_GROUP;
+  guint64 lo, hi, width;
+
+  if (postings->len == 0)
+    return;
+  for (guint r = 0; r < k; r++)
+    at[r] = r ? g_array_index (ends, guint, r - 1) : 0;
+  /* The buckets the chunk spans, cut into groups of about MERGE_GROUP postings. */
+  lo = G_MAXUINT64;
+  hi = 0;
+  for (guint r = 0; r < k; r++)
+    if (at[r] < g_array_index (ends, guint, r))
+      {
+        lo = MIN (lo, bits ? all[at[r]].key >> shift : 0);
+        hi = MAX (hi, (bits ? all[g_array_index (ends, guint, r) - 1].key >> shift : 0) + 1);
+      }
+  width = MAX ((hi - lo) * MERGE_GROUP / postings->len, 1);
+  group = g_new (SimPosting, room);
+  other = g_new (SimPosting, room);
+  for (guint64 g = lo; g < hi; g += width)
+    {
+      gsize n = 0;
+      guint m = 0;
+
+      for (guint r = 0; r < k; r++)
+        {
+          const guint end = g_array_index (ends, guint, r);
+          guint stop = at[r];
+
+          while (stop < end && (bits ? all[stop].key >> shift : 0) < g + width)
+            stop++;
+          if (stop == at[r])
+            continue;
+          if (n + (stop - at[r]) > room)
+            {
+              room = MAX (2 * room, n + (stop - at[r]));
+              group = g_renew (SimPosting, group, room);
+              other = g_renew (SimPosting, other, room);
+            }
+          memcpy (group + n, all + at[r], (stop - at[r]) * sizeof (SimPosting));
+          n += stop - at[r];
+          group_ends[m++] = n;
+          at[r] = stop;
+        }
+      if (n == 0)
+        continue;
+      merge_sorted (group, n, group_ends, m, other);
+      _sim_posting_encode_rows (group, n, run, bits, rows);
+    }
 }
 
 /* Merges @runs into one, in the caller's transaction: chunk by chunk of
@@ -102,7 +178,7 @@ merge_runs (SimServer    *server,
   g_autofree char *bits_literal = NULL;
   g_autofree guint8 *live = NULL;
   gint64 n_ids = 0;
-  g_autoptr(GArray) postings = g_array_new (FALSE, FALSE, sizeof (SimPosting));
+  g_autoptr(GArray) postings = NULL;
   g_autoptr(GArray) ends = g_array_new (FALSE, FALSE, sizeof (guint));
   guint64 total = 0, written = 0;
   guint min_bits = 30, chunk_bits = 0, bits;
@@ -130,6 +206,10 @@ merge_runs (SimServer    *server,
   bits = _sim_posting_run_bits (total);
   while (chunk_bits < min_bits && (total >> chunk_bits) > MERGE_CHUNK)
     chunk_bits++;
+  /* Room for a chunk and a quarter more: grown by doubling from a chunk's
+   * size, it held 16 MB for 9 MB of postings. */
+  postings = g_array_sized_new (FALSE, FALSE, sizeof (SimPosting),
+                                (guint) MIN ((total >> chunk_bits) + (total >> chunk_bits) / 4 + 1024, G_MAXUINT32 / 2));
   /* A merge of every run drops every posting of a document removed
    * before it read which are there: those are no longer "removed" (read
    * first, so that one removed meanwhile stays). */
@@ -213,12 +293,14 @@ merge_runs (SimServer    *server,
       if (postings->len == 0)
         continue;
       g_array_append_val (ends, postings->len);
-      if (in_order)
-        merge_sorted (postings, ends);
-      else
-        _sim_posting_sort (postings);
       _sim_posting_copy_header (rows);
-      _sim_posting_encode_rows ((const SimPosting *) postings->data, postings->len, run, bits, rows);
+      if (in_order)
+        encode_merged (postings, ends, run, bits, rows);
+      else
+        {
+          _sim_posting_sort (postings);
+          _sim_posting_encode_rows ((const SimPosting *) postings->data, postings->len, run, bits, rows);
+        }
       _sim_posting_copy_trailer (rows);
       if (!_sim_posting_write_rows (server, rows, error))
         return FALSE;
