@@ -443,8 +443,10 @@ part_gather_records (SimCorpusSnapshot  *snapshot,
   fill = g_new (gsize, MAX (part->n_docs, 1));
   _sim_snapshot_part_positions (snapshot, part->doc_map, part->n_docs, bases);
 
-  /* Counted, then put: both passes see the same windows. */
-  for (guint pass = 0; pass < 2; pass++)
+  /* Counted, then put, spilled or in memory: every pass sees the same
+   * windows. A spill the disk would not take all of is let go, and the
+   * windows put in memory instead (what a build did before it spilled). */
+  for (guint pass = 0;; pass++)
     {
       job.next = 0;
       sim_parallel_run (job.n_shares, records_worker, &job);
@@ -452,20 +454,32 @@ part_gather_records (SimCorpusSnapshot  *snapshot,
       for (guint i = 0; i < part->n_docs; i++)
         fill[i] = _sim_stashed_any (&plan.packed[i]) ? plan.offsets[i + 1] : plan.offsets[i];
       visit_sources (sources, n_sources, &plan, fill, record_source_window, &job);
-      if (pass == 1)
-        break;
-      part->pair_offsets = g_new (guint32, SIM_BAND_INDEX_FILE_BUCKETS + 1);
-      for (guint k = 0; k < SIM_BAND_INDEX_FILE_BUCKETS; k++)
+      if (pass == 0)
         {
-          part->pair_offsets[k] = n;
-          for (guint t = 0; t <= job.n_shares; t++)
-            n += job.at[t][k];
+          part->pair_offsets = g_new (guint32, SIM_BAND_INDEX_FILE_BUCKETS + 1);
+          for (guint k = 0; k < SIM_BAND_INDEX_FILE_BUCKETS; k++)
+            {
+              part->pair_offsets[k] = n;
+              for (guint t = 0; t <= job.n_shares; t++)
+                n += job.at[t][k];
+            }
+          part->pair_offsets[SIM_BAND_INDEX_FILE_BUCKETS] = n;
+          if (spill && n * (fit ? sizeof (guint64) : 2 * sizeof (guint64)) > _sim_build_memory ())
+            job.spill = part->spill = sim_band_spill_new (snapshot->store_path, part->pair_offsets,
+                                                          (const guint32 *) job.at, job.n_shares + 1, fit,
+                                                          _sim_build_memory () / sim_parallel_default_threads ());
         }
-      part->pair_offsets[SIM_BAND_INDEX_FILE_BUCKETS] = n;
-      if (spill && n * (fit ? sizeof (guint64) : 2 * sizeof (guint64)) > _sim_build_memory ())
-        job.spill = part->spill = sim_band_spill_new (snapshot->store_path, part->pair_offsets, (const guint32 *) job.at,
-                                                      job.n_shares + 1, fit,
-                                                      _sim_build_memory () / sim_parallel_default_threads ());
+      else if (job.spill != NULL)
+        {
+          for (guint t = 0; t <= job.n_shares; t++)
+            sim_band_spill_flush (job.spill, t);
+          if (sim_band_spill_ok (job.spill))
+            break;
+          g_clear_pointer (&part->spill, sim_band_spill_free);
+          job.spill = NULL;
+        }
+      else
+        break;
       if (job.spill != NULL)
         continue;
       /* Where in its bucket each share writes. */
@@ -485,22 +499,10 @@ part_gather_records (SimCorpusSnapshot  *snapshot,
   g_free (job.at);
   plan_clear (&plan);
   part->n_fps = n;
-  if (part->spill != NULL)
-    {
-      for (guint t = 0; t <= job.n_shares; t++)
-        sim_band_spill_flush (part->spill, t);
-      if (!sim_band_spill_ok (part->spill))
-        {
-          _sim_snapshot_part_clear (part);
-          g_set_error (error, SIM_ERROR, SIM_ERROR_STORE_FULL,
-                       _("Could not write the index being built beside %s: %s"), snapshot->store_path,
-                       g_strerror (ENOSPC));
-          return FALSE;
-        }
-    }
-  else if (part->records != NULL)
+  /* A spilled part is sorted a range at a time as it is written. */
+  if (part->records != NULL)
     sim_band_index_sort_records (part->records, part->pair_offsets);
-  else
+  else if (part->pairs != NULL)
     sim_band_index_sort_pairs_range (part->pairs, part->pair_offsets, 0, SIM_BAND_INDEX_FILE_BUCKETS,
                                      sim_parallel_default_threads ());
   return TRUE;
