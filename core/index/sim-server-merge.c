@@ -204,12 +204,12 @@ merge_runs (SimServer    *server,
     bits_literal = _sim_server_array_literal ((const gint64 *) run_bits->data, run_bits->len);
   }
   bits = _sim_posting_run_bits (total);
-  while (chunk_bits < min_bits && (total >> chunk_bits) > MERGE_CHUNK)
+  /* Chunks of at most four fifths of MERGE_CHUNK, in an array of
+   * MERGE_CHUNK: a GArray's room is a power of two, and grown from a
+   * chunk's size it held 16 MB for 9 MB of postings. */
+  while (chunk_bits < min_bits && (total >> chunk_bits) > MERGE_CHUNK / 5 * 4)
     chunk_bits++;
-  /* Room for a chunk and a quarter more: grown by doubling from a chunk's
-   * size, it held 16 MB for 9 MB of postings. */
-  postings = g_array_sized_new (FALSE, FALSE, sizeof (SimPosting),
-                                (guint) MIN ((total >> chunk_bits) + (total >> chunk_bits) / 4 + 1024, G_MAXUINT32 / 2));
+  postings = g_array_sized_new (FALSE, FALSE, sizeof (SimPosting), MERGE_CHUNK);
   /* A merge of every run drops every posting of a document removed
    * before it read which are there: those are no longer "removed" (read
    * first, so that one removed meanwhile stays). */
