@@ -24,6 +24,21 @@ sim_band_index_get_serialized_size (gsize n_fps)
   return (MAPPED_BUCKETS + 2) * sizeof (guint32) + records_size (n_fps);
 }
 
+void
+sim_band_index_pack_records (const guint64 *fps,
+                             gsize          n,
+                             guint          stride,
+                             guint          shift,
+                             guint8        *out)
+{
+  for (gsize i = 0; i < n; i++)
+    {
+      const guint32 v = GUINT32_TO_LE ((guint32) (fps[i * stride] >> shift));
+
+      memcpy (out + i * RECORD_BYTES, &v, RECORD_BYTES);
+    }
+}
+
 /* Writes @offsets and then the records of @fps (every @stride words,
  * the bits kept at @shift). */
 static gboolean
@@ -48,12 +63,7 @@ serialize (const guint32         *offsets,
       const gsize m = MIN (CHUNK, n_fps - i0);
       gsize len = m * RECORD_BYTES;
 
-      for (gsize i = 0; i < m; i++)
-        {
-          const guint32 v = GUINT32_TO_LE ((guint32) (fps[(i0 + i) * stride] >> shift));
-
-          memcpy (out + i * RECORD_BYTES, &v, RECORD_BYTES);
-        }
+      sim_band_index_pack_records (fps + i0 * stride, m, stride, shift, out);
       if (i0 + m == n_fps)
         {
           memset (out + len, 0, 8);

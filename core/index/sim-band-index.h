@@ -107,6 +107,14 @@ typedef gboolean (*SimBandIndexWriteFunc) (gconstpointer data,
                                            gsize         len,
                                            gpointer      user_data);
 gsize         sim_band_index_get_serialized_size (gsize n_fps);
+/* The table's records of @n fingerprints at @fps (every @stride words,
+ * the bits kept at @shift: 16 for fingerprints, 32 for records) into
+ * @out: 3 bytes each, and one more byte of room after them. */
+void          sim_band_index_pack_records (const guint64 *fps,
+                                           gsize          n,
+                                           guint          stride,
+                                           guint          shift,
+                                           guint8        *out);
 /* Hands the bytes to @write in order; FALSE as soon as @write fails. */
 gboolean      sim_band_index_serialize    (const SimBandIndex    *index,
                                            SimBandIndexWriteFunc  write,

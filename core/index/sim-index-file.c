@@ -460,6 +460,28 @@ _sim_snapshot_positions_fit (guint64 n_positions)
   return n_positions <= (limit ? g_ascii_strtoull (limit, NULL, 10) : G_MAXUINT32);
 }
 
+/* The places of @m fingerprints into @out, as the file keeps them (pass
+ * 0: positions, or documents; pass 1: starts): from records at @at (a
+ * position in the low 4 bytes), or from pairs' places at @at, every other
+ * word (a part document << 32 | a start; @docs give their bases). */
+static void
+fill_places (const guint64  *at,
+             gsize           m,
+             gboolean        records,
+             guint           place_bytes,
+             guint           pass,
+             const IndexDoc *docs,
+             guint32        *out)
+{
+  for (gsize k = 0; k < m; k++)
+    {
+      const guint64 p = records ? at[k] : at[2 * k];
+
+      out[k] = records ? (guint32) p : place_bytes == 4 ? docs[p >> 32].base + (guint32) p
+                                     : pass == 0 ? p >> 32 : (guint32) p;
+    }
+}
+
 /* Writing a spilled part (write_spilled()): its ranges on every core,
  * each read back, sorted and written where it goes on a thread of its own
  * (the part's ranges sized for that). */
@@ -504,24 +526,13 @@ spilled_worker (gpointer data)
           return;
         }
       keys = g_new (guint8, m * 3 + 1);
-      for (gsize i = 0; i < m; i++)
-        {
-          const guint32 v = GUINT32_TO_LE ((guint32) (records ? pairs[i] >> 32 : pairs[2 * i] >> 16));
-
-          memcpy (keys + 3 * i, &v, 3);
-        }
+      sim_band_index_pack_records (pairs, m, records ? 1 : 2, records ? 32 : 16, keys);
       ok = sim_pwrite_full (job->fd, keys, 3 * m, job->table_at + 3 * (goffset) first);
       g_clear_pointer (&keys, g_free);
       places = g_new (guint32, m);
       for (guint pass = 0; ok && pass < (job->place_bytes == 8 ? 2 : 1); pass++)
         {
-          for (gsize i = 0; i < m; i++)
-            {
-              const guint64 p = records ? pairs[i] : pairs[2 * i + 1];
-
-              places[i] = records ? (guint32) p : job->place_bytes == 4 ? job->docs[p >> 32].base + (guint32) p
-                                                : pass == 0 ? p >> 32 : (guint32) p;
-            }
+          fill_places (records ? pairs : pairs + 1, m, records, job->place_bytes, pass, job->docs, places);
           ok = sim_pwrite_full (job->fd, places, 4 * m, job->places_at + 4 * (goffset) (pass * n + first));
         }
       if (!ok)
@@ -617,17 +628,8 @@ _sim_snapshot_part_write (SimCorpusSnapshot *snapshot,
           {
             const gsize m = MIN (PLACES_CHUNK, part->n_fps - k0);
 
-            if (part->records != NULL)
-              for (gsize k = 0; k < m; k++)
-                out[k] = (guint32) part->records[k0 + k];
-            else
-              {
-                const guint64 *p = part->pairs + 2 * k0 + 1;
-
-                for (gsize k = 0; k < m; k++)
-                  out[k] = header.place_bytes == 4 ? docs[p[2 * k] >> 32].base + (guint32) p[2 * k]
-                                                   : pass == 0 ? p[2 * k] >> 32 : (guint32) p[2 * k];
-              }
+            fill_places (part->records != NULL ? part->records + k0 : part->pairs + 2 * k0 + 1, m,
+                         part->records != NULL, header.place_bytes, pass, docs, out);
             ok = write_all (out, m * sizeof (guint32), GINT_TO_POINTER (fd));
           }
     }
