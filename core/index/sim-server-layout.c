@@ -13,7 +13,7 @@
  * foreign partitions can have no unique index, so the coordinator's table
  * loses its own). The foreign servers fetch 10,000 rows at a time (100 by
  * default), scan the partitions at once (async_capable) and take inserts
- * 1,000 rows at a time (batch_size: _sim_posting_write_rows() inserts,
+ * 1,000 rows at a time (batch_size: _sim_posting_rows_end() inserts,
  * since COPY into a foreign partition goes a row at a time). The coordinator reaches each
  * shard as one account for everyone (a user mapping for PUBLIC): who may
  * read and write is decided on the coordinator, whose roles and functions

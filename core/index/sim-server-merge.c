@@ -91,20 +91,24 @@ merge_sorted (SimPosting *p,
 
 /* Postings of a merge sorted at a time: a group of buckets. */
 #define MERGE_GROUP (1u << 16)
+/* Rows a merge makes before they are sent. */
+#define MERGE_SEND  (256u << 10)
 
 /* @postings made of sorted stretches ending at @ends (each end the next
  * one's start) as rows of run @run of @bits (_sim_posting_encode_rows()),
  * merged a group of the new run's buckets at a time: each stretch's
  * postings of the group copied out and merged (merge_sorted()), then
- * encoded. Merged whole, the chunk took a second array of its size (9 MB
- * at 1 GB, a tenth of the add's memory, held while the next batch was
- * made). */
+ * encoded, and sent into @copy as they come. Merged whole, the chunk took
+ * a second array of its size (9 MB at 1 GB, a tenth of the add's memory,
+ * held while the next batch was made). */
 static void
-encode_merged (const GArray *postings,
-               const GArray *ends,
-               gint64        run,
-               guint         bits,
-               GString      *rows)
+encode_merged (const GArray  *postings,
+               const GArray  *ends,
+               gint64         run,
+               guint          bits,
+               GString       *rows,
+               SimServer     *server,
+               SimServerCopy *copy)
 {
   const SimPosting *all = (const SimPosting *) postings->data;
   const guint k = ends->len;
@@ -160,7 +164,227 @@ encode_merged (const GArray *postings,
         continue;
       merge_sorted (group, n, group_ends, m, other);
       _sim_posting_encode_rows (group, n, run, bits, rows);
+      if (rows->len >= MERGE_SEND)
+        {
+          _sim_server_copy_put (server, copy, rows->str, rows->len);
+          g_string_truncate (rows, 0);
+        }
     }
+}
+
+/* What every chunk of a merge is read by. */
+typedef struct {
+  const char   *runs;       /* the runs' ids, a bigint[] literal */
+  const char   *runs_bits;  /* their bits, a smallint[] literal */
+  guint         chunk_bits; /* the chunks cut the key space by */
+  const guint8 *live;       /* a bit per document id: still there */
+  gint64        n_ids;
+} Reading;
+
+/* A chunk of the key space as read: the postings of documents still
+ * there, a run's after another's, each run's sorted (@in_order) and
+ * ending at @ends. */
+typedef struct {
+  GArray   *postings;
+  GArray   *ends;
+  gboolean  in_order;
+  gboolean  last;     /* the reader's end: nothing more comes (@error if it failed) */
+  GError   *error;
+} Chunk;
+
+/* Reads chunk @c of the runs into @chunk: each run's rows of the chunk by
+ * a range of its key (run, bucket). With the runs joined to the table
+ * instead, the planner scanned the whole table for each chunk (1.5 s a
+ * chunk at 1 GB, against 66 ms). */
+static gboolean
+read_chunk (SimServer     *server,
+            const Reading *reading,
+            guint64        c,
+            Chunk         *chunk,
+            GError       **error)
+{
+  g_autofree char *s_chunk = g_strdup_printf ("%" G_GUINT64_FORMAT, c);
+  g_autofree char *s_bits = g_strdup_printf ("%u", reading->chunk_bits);
+  const char *params[] = { reading->runs, reading->runs_bits, s_chunk, s_bits };
+  Keep keep = { reading->live, reading->n_ids, chunk->postings };
+  PGresult *result;
+
+  g_array_set_size (chunk->postings, 0);
+  g_array_set_size (chunk->ends, 0);
+  chunk->in_order = TRUE;
+  result = _sim_server_run_as (server,
+                               "SELECT q.bits, p.bucket, p.data, q.run"
+                               " FROM unnest ($1::bigint[], $2::smallint[]) WITH ORDINALITY AS q (run, bits, i)"
+                               " CROSS JOIN LATERAL (SELECT p.bucket, p.data FROM simhound.postings p"
+                               "   WHERE p.run = q.run"
+                               "     AND p.bucket >= ($3::bigint << (q.bits - $4::integer))"
+                               "     AND p.bucket < (($3::bigint + 1) << (q.bits - $4::integer))"
+                               "   ORDER BY p.bucket) p"
+                               " ORDER BY q.i",
+                               4, params, 1, error);
+  if (result == NULL)
+    return FALSE;
+  for (int r = 0; r < PQntuples (result); r++)
+    {
+      const gboolean same_run = r > 0 && memcmp (PQgetvalue (result, r, 3), PQgetvalue (result, r - 1, 3), 8) == 0;
+
+      if (r > 0 && !same_run)
+        g_array_append_val (chunk->ends, chunk->postings->len);
+      /* SQL promises no order of a lateral's rows: should they come
+       * otherwise, the chunk is sorted whole. */
+      if (same_run && _sim_be32 (PQgetvalue (result, r, 1)) <= _sim_be32 (PQgetvalue (result, r - 1, 1)))
+        chunk->in_order = FALSE;
+      if (!_sim_posting_decode_row ((const guint8 *) PQgetvalue (result, r, 2), PQgetlength (result, r, 2),
+                                    _sim_be32 (PQgetvalue (result, r, 1)), _sim_be16 (PQgetvalue (result, r, 0)),
+                                    keep_posting, &keep))
+        {
+          g_set_error (error, SIM_ERROR, SIM_ERROR_STORE_CORRUPT,
+                       _("The corpus server %s holds a damaged row of its lookup table"),
+                       sim_server_get_name (server));
+          PQclear (result);
+          return FALSE;
+        }
+    }
+  PQclear (result);
+  if (chunk->postings->len > 0)
+    g_array_append_val (chunk->ends, chunk->postings->len);
+  return TRUE;
+}
+
+/* Writes @chunk's postings as rows of run @run of @bits. */
+static gboolean
+write_chunk (SimServer *server,
+             Chunk     *chunk,
+             gint64     run,
+             guint      bits,
+             GError   **error)
+{
+  g_autoptr(GString) rows = g_string_new (NULL);
+  SimServerCopy copy;
+
+  if (chunk->postings->len == 0)
+    return TRUE;
+  if (!_sim_posting_rows_begin (server, &copy, error))
+    return FALSE;
+  _sim_posting_copy_header (rows);
+  if (chunk->in_order)
+    encode_merged (chunk->postings, chunk->ends, run, bits, rows, server, &copy);
+  else
+    {
+      _sim_posting_sort (chunk->postings);
+      _sim_posting_encode_rows ((const SimPosting *) chunk->postings->data, chunk->postings->len, run, bits, rows);
+    }
+  _sim_posting_copy_trailer (rows);
+  _sim_server_copy_put (server, &copy, rows->str, rows->len);
+  return _sim_posting_rows_end (server, &copy, error);
+}
+
+/* Chunks read on a second connection while the one before is merged and
+ * written on the merge's: the merge read, merged and wrote in turn, on
+ * one core of two (11 s of an add of 210 MB's 26.5). */
+typedef struct {
+  SimServer     *server;
+  const Reading *reading;
+  guint64        n_chunks;
+  GAsyncQueue   *full;   /* Chunk, read */
+  GAsyncQueue   *empty;  /* Chunk, to read into */
+  gint           stop;   /* the writer failed */
+} Reader;
+
+static gpointer
+reader_thread (gpointer data)
+{
+  Reader *reader = data;
+  Chunk *chunk;
+
+  for (guint64 c = 0; c < reader->n_chunks && !g_atomic_int_get (&reader->stop); c++)
+    {
+      chunk = g_async_queue_pop (reader->empty);
+      if (!read_chunk (reader->server, reader->reading, c, chunk, &chunk->error))
+        {
+          chunk->last = TRUE;
+          g_async_queue_push (reader->full, chunk);
+          return NULL;
+        }
+      g_async_queue_push (reader->full, chunk);
+    }
+  chunk = g_async_queue_pop (reader->empty);
+  chunk->last = TRUE;
+  g_async_queue_push (reader->full, chunk);
+  return NULL;
+}
+
+/* Every chunk of @reading read (beside, on @second, if not NULL) and
+ * written by @server as rows of run @run of @bits; the postings written
+ * into *@written. */
+static gboolean
+copy_chunks (SimServer     *server,
+             SimServer     *second,
+             const Reading *reading,
+             gint64         run,
+             guint          bits,
+             guint64       *written,
+             GError       **error)
+{
+  const guint64 n_chunks = G_GUINT64_CONSTANT (1) << reading->chunk_bits;
+  /* Chunks of at most four fifths of MERGE_CHUNK (merge_runs()), in
+   * arrays of MERGE_CHUNK: a GArray's room is a power of two, and grown
+   * from a chunk's size it held 16 MB for 9 MB of postings. */
+  Chunk chunks[2] = { { g_array_sized_new (FALSE, FALSE, sizeof (SimPosting), MERGE_CHUNK),
+                        g_array_new (FALSE, FALSE, sizeof (guint)) },
+                      { NULL, NULL } };
+  gboolean ok = TRUE;
+
+  if (second == NULL || n_chunks == 1)
+    for (guint64 c = 0; ok && c < n_chunks; c++)
+      {
+        ok = read_chunk (server, reading, c, &chunks[0], error) && write_chunk (server, &chunks[0], run, bits, error);
+        *written += chunks[0].postings->len;
+      }
+  else
+    {
+      Reader reader = { second, reading, n_chunks, g_async_queue_new (), g_async_queue_new (), 0 };
+      GThread *thread;
+
+      chunks[1].postings = g_array_sized_new (FALSE, FALSE, sizeof (SimPosting), MERGE_CHUNK);
+      chunks[1].ends = g_array_new (FALSE, FALSE, sizeof (guint));
+      g_async_queue_push (reader.empty, &chunks[0]);
+      g_async_queue_push (reader.empty, &chunks[1]);
+      thread = g_thread_new ("simhound-merge", reader_thread, &reader);
+      for (;;)
+        {
+          Chunk *chunk = g_async_queue_pop (reader.full);
+
+          if (chunk->last)
+            {
+              if (chunk->error != NULL)
+                {
+                  if (ok)
+                    g_propagate_error (error, g_steal_pointer (&chunk->error));
+                  ok = FALSE;
+                }
+              break;
+            }
+          if (ok && !write_chunk (server, chunk, run, bits, error))
+            {
+              ok = FALSE;
+              g_atomic_int_set (&reader.stop, 1);
+            }
+          *written += chunk->postings->len;
+          g_async_queue_push (reader.empty, chunk);
+        }
+      g_thread_join (thread);
+      g_async_queue_unref (reader.full);
+      g_async_queue_unref (reader.empty);
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (chunks); i++)
+    if (chunks[i].postings != NULL)
+      {
+        g_array_unref (chunks[i].postings);
+        g_array_unref (chunks[i].ends);
+        g_clear_error (&chunks[i].error);
+      }
+  return ok;
 }
 
 /* Merges @runs into one, in the caller's transaction: chunk by chunk of
@@ -174,12 +398,11 @@ merge_runs (SimServer    *server,
 {
   g_autoptr(GArray) gone = g_array_new (FALSE, FALSE, sizeof (gint64));
   g_autoptr(GArray) run_ids = g_array_new (FALSE, FALSE, sizeof (gint64));
+  g_autoptr(SimServer) second = NULL;
   g_autofree char *literal = NULL;
   g_autofree char *bits_literal = NULL;
   g_autofree guint8 *live = NULL;
   gint64 n_ids = 0;
-  g_autoptr(GArray) postings = NULL;
-  g_autoptr(GArray) ends = g_array_new (FALSE, FALSE, sizeof (guint));
   guint64 total = 0, written = 0;
   guint min_bits = 30, chunk_bits = 0, bits;
   gint64 run;
@@ -204,12 +427,15 @@ merge_runs (SimServer    *server,
     bits_literal = _sim_server_array_literal ((const gint64 *) run_bits->data, run_bits->len);
   }
   bits = _sim_posting_run_bits (total);
-  /* Chunks of at most four fifths of MERGE_CHUNK, in an array of
-   * MERGE_CHUNK: a GArray's room is a power of two, and grown from a
-   * chunk's size it held 16 MB for 9 MB of postings. */
-  while (chunk_bits < min_bits && (total >> chunk_bits) > MERGE_CHUNK / 5 * 4)
-    chunk_bits++;
-  postings = g_array_sized_new (FALSE, FALSE, sizeof (SimPosting), MERGE_CHUNK);
+  {
+    /* SIMHOUND_SERVER_MERGE_CHUNK sets it smaller, for tests. */
+    const char *env = g_getenv ("SIMHOUND_SERVER_MERGE_CHUNK");
+    const guint64 chunk = env && g_ascii_strtoull (env, NULL, 10) > 0 ? MIN (g_ascii_strtoull (env, NULL, 10), MERGE_CHUNK)
+                                                                       : MERGE_CHUNK;
+
+    while (chunk_bits < min_bits && (total >> chunk_bits) > chunk / 5 * 4)
+      chunk_bits++;
+  }
   /* A merge of every run drops every posting of a document removed
    * before it read which are there: those are no longer "removed" (read
    * first, so that one removed meanwhile stays). */
@@ -240,72 +466,17 @@ merge_runs (SimServer    *server,
   PQclear (result);
   if ((run = _sim_posting_next_run (server, error)) < 0)
     return FALSE;
+  /* The runs read are committed, and only a merge, which holds the lock,
+   * deletes them: another connection reads them as this one does. Without
+   * one (the server's connections used up), chunks are read in turn. */
+  if (chunk_bits > 0)
+    second = _sim_server_connect_again (server, NULL);
+  {
+    const Reading reading = { literal, bits_literal, chunk_bits, live, n_ids };
 
-  for (guint64 c = 0; c < (G_GUINT64_CONSTANT (1) << chunk_bits); c++)
-    {
-      g_autofree char *s_chunk = g_strdup_printf ("%" G_GUINT64_FORMAT, c);
-      g_autofree char *s_bits = g_strdup_printf ("%u", chunk_bits);
-      g_autoptr(GString) rows = g_string_new (NULL);
-      const char *params[] = { literal, bits_literal, s_chunk, s_bits };
-      Keep keep = { live, n_ids, postings };
-      gboolean in_order = TRUE;
-
-      g_array_set_size (postings, 0);
-      /* Each run's postings sorted, one run after another: each run's
-       * rows of the chunk by a range of its key (run, bucket). With the
-       * runs joined to the table instead, the planner scanned the whole
-       * table for each chunk (1.5 s a chunk at 1 GB, against 66 ms). */
-      result = _sim_server_run_as (server,
-                                   "SELECT q.bits, p.bucket, p.data, q.run"
-                                   " FROM unnest ($1::bigint[], $2::smallint[]) WITH ORDINALITY AS q (run, bits, i)"
-                                   " CROSS JOIN LATERAL (SELECT p.bucket, p.data FROM simhound.postings p"
-                                   "   WHERE p.run = q.run"
-                                   "     AND p.bucket >= ($3::bigint << (q.bits - $4::integer))"
-                                   "     AND p.bucket < (($3::bigint + 1) << (q.bits - $4::integer))"
-                                   "   ORDER BY p.bucket) p"
-                                   " ORDER BY q.i",
-                                   4, params, 1, error);
-      if (result == NULL)
-        return FALSE;
-      g_array_set_size (ends, 0);
-      for (int r = 0; r < PQntuples (result); r++)
-        {
-          const gboolean same_run = r > 0 && memcmp (PQgetvalue (result, r, 3), PQgetvalue (result, r - 1, 3), 8) == 0;
-
-          if (r > 0 && !same_run)
-            g_array_append_val (ends, postings->len);
-          /* SQL promises no order of a lateral's rows: should they come
-           * otherwise, the chunk is sorted whole. */
-          if (same_run && _sim_be32 (PQgetvalue (result, r, 1)) <= _sim_be32 (PQgetvalue (result, r - 1, 1)))
-            in_order = FALSE;
-          if (!_sim_posting_decode_row ((const guint8 *) PQgetvalue (result, r, 2), PQgetlength (result, r, 2),
-                                        _sim_be32 (PQgetvalue (result, r, 1)), _sim_be16 (PQgetvalue (result, r, 0)),
-                                        keep_posting, &keep))
-            {
-              g_set_error (error, SIM_ERROR, SIM_ERROR_STORE_CORRUPT,
-                           _("The corpus server %s holds a damaged row of its lookup table"),
-                           sim_server_get_name (server));
-              PQclear (result);
-              return FALSE;
-            }
-        }
-      PQclear (result);
-      if (postings->len == 0)
-        continue;
-      g_array_append_val (ends, postings->len);
-      _sim_posting_copy_header (rows);
-      if (in_order)
-        encode_merged (postings, ends, run, bits, rows);
-      else
-        {
-          _sim_posting_sort (postings);
-          _sim_posting_encode_rows ((const SimPosting *) postings->data, postings->len, run, bits, rows);
-        }
-      _sim_posting_copy_trailer (rows);
-      if (!_sim_posting_write_rows (server, rows, error))
-        return FALSE;
-      written += postings->len;
-    }
+    if (!copy_chunks (server, second, &reading, run, bits, &written, error))
+      return FALSE;
+  }
   {
     const char *params[] = { literal };
 

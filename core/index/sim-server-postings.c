@@ -477,19 +477,6 @@ _sim_posting_rows_end (SimServer     *server,
 }
 
 gboolean
-_sim_posting_write_rows (SimServer  *server,
-                         GString    *rows,
-                         GError    **error)
-{
-  SimServerCopy copy;
-
-  if (!_sim_posting_rows_begin (server, &copy, error))
-    return FALSE;
-  _sim_server_copy_put (server, &copy, rows->str, rows->len);
-  return _sim_posting_rows_end (server, &copy, error);
-}
-
-gboolean
 _sim_server_put_docs (SimServer              *server,
                       const SimPostingSource *docs,
                       guint                   n_docs,

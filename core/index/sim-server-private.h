@@ -22,6 +22,10 @@ struct _SimServer {
   char    *name;
   gint     spread;  /* whether the lookup table is on other servers: -1 not asked yet */
   gboolean beside;  /* its statements go beside another connection's: no round trip of their own */
+  /* What it was connected with, for _sim_server_connect_again(): */
+  char    *conninfo;
+  char    *password;
+  char    *settings;
 };
 
 /* ------------------------------------------------------ layouts
@@ -162,6 +166,9 @@ SimServer *_sim_server_connect_with_options (const char *conninfo,
                                              const char *password,
                                              const char *settings,
                                              GError    **error);
+/* A second connection to @server's database, as it was connected. */
+SimServer *_sim_server_connect_again (SimServer *server,
+                                      GError   **error);
 /* Whether this client can use schema @version / fingerprints of
  * @version: the errors of sim_server_check_schema() and
  * _sim_server_same_features(), from versions read elsewhere. */
@@ -209,15 +216,12 @@ typedef struct {
  * the lookup table: by COPY on one server; spread over shards, through a
  * staging table and INSERT … SELECT, which postgres_fdw sends to a shard
  * in batches where COPY sends a row at a time (sim-server-layout.c).
- * Begin, put the rows (_sim_server_copy_put()), end; or all at once. */
+ * Begin, put the rows (_sim_server_copy_put()), end. */
 gboolean  _sim_posting_rows_begin    (SimServer        *server,
                                       SimServerCopy    *copy,
                                       GError          **error);
 gboolean  _sim_posting_rows_end      (SimServer        *server,
                                       SimServerCopy    *copy,
-                                      GError          **error);
-gboolean  _sim_posting_write_rows    (SimServer        *server,
-                                      GString          *rows,
                                       GError          **error);
 
 static inline gboolean

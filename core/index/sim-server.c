@@ -578,7 +578,17 @@ _sim_server_connect_with_options (const char  *conninfo,
     }
   /* "policy … does not exist, skipping" and the like are for a DBA's psql. */
   PQsetNoticeProcessor (server->conn, ignore_notice, NULL);
+  server->conninfo = g_strdup (conninfo);
+  server->password = g_strdup (password);
+  server->settings = g_strdup (settings);
   return g_steal_pointer (&server);
+}
+
+SimServer *
+_sim_server_connect_again (SimServer *server,
+                           GError   **error)
+{
+  return _sim_server_connect_with_options (server->conninfo, server->password, server->settings, error);
 }
 
 void
@@ -589,6 +599,11 @@ sim_server_free (SimServer *server)
   if (server->conn != NULL)
     PQfinish (server->conn);
   g_free (server->name);
+  g_free (server->conninfo);
+  if (server->password != NULL)
+    memset (server->password, 0, strlen (server->password));
+  g_free (server->password);
+  g_free (server->settings);
   g_free (server);
 }
 
