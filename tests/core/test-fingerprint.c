@@ -241,9 +241,9 @@ window_by_definition (const SimUnits *units,
 }
 
 /* Every window's SimHash is that of its features (the twin of the window
- * sums: 8-bit counters with AVX-512, 16-bit lanes without; the suite runs
- * once with SIMHOUND_NO_AVX512 set), in Latin, CJK and mixed text, all
- * windows and winnowed. */
+ * sums: 8-bit counters with AVX-512 or AVX2, 16-bit lanes without; the
+ * suite runs again with SIMHOUND_NO_AVX512 set, and with SIMHOUND_NO_AVX2
+ * too), in Latin, CJK and mixed text, all windows and winnowed. */
 static void
 test_window_simhash_is_the_simhash_of_its_features (void **state)
 {
