@@ -673,11 +673,25 @@ sim_server_add (SimServer          *server,
         g_autoptr(GError) batch_error = NULL;
         GThread *ahead = NULL;
         PrepareJob *job = ready;
-        gboolean lost;
+        gboolean lost, merge_after;
+        guint64 new_bytes = 0;
 
+        /* Runs of a like size are merged when the add ends, and every
+         * MERGE_EVERY bytes of a long one (each batch's run merged as it
+         * came was written again three times over on an add of 24 MB;
+         * every 32 batches of 8 MB, a posting was written twice at 1 GB
+         * where every 32 of 16 MB wrote it once: 191 s against 132). The
+         * next batch is read after such a merge, not beside it: with it
+         * the merge of an add of 1 GB peaked at 88 MB, 70-77 MB between
+         * merges. */
+        for (guint i = 0; i < job->n; i++)
+          if (job->entries[i].state == SIM_PREPARED_NEW)
+            new_bytes += job->entries[i].file.text_len;
+        merge_after = done >= files->len || result->n_bytes + new_bytes - merged_at >= MERGE_EVERY;
         ready = NULL;
         if (done < files->len &&
-            (ready = reserved_batch (server, files, names, &done, n_batches == 0 ? 1 : 0, &batch_error)) != NULL)
+            (ready = reserved_batch (server, files, names, &done, n_batches == 0 ? 1 : 0, &batch_error)) != NULL &&
+            !merge_after)
           ahead = g_thread_new ("simhound-prepare", prepare_batch, ready);
         for (guint i = 0; i < job->n; i++)
           if (job->entries[i].state == SIM_PREPARED_FAILED)
@@ -689,18 +703,7 @@ sim_server_add (SimServer          *server,
         lost = batch_error != NULL || g_cancellable_set_error_if_cancelled (cancellable, &batch_error) ||
                (!send_batch (server, collection, job, result, &batch_error) &&
                 g_error_matches (batch_error, SIM_ERROR, SIM_ERROR_SERVER));
-        /* Runs of a like size are merged when the add ends, and every
-         * MERGE_EVERY bytes of a long one (each batch's run merged as it
-         * came was written again three times over on an add of 24 MB;
-         * every 32 batches of 8 MB, a posting was written twice at 1 GB
-         * where every 32 of 16 MB wrote it once: 191 s against 132): a
-         * failed merge leaves the runs as they were, and ends the add. */
         n_batches++;
-        if (!lost && batch_error == NULL && (result->n_bytes - merged_at >= MERGE_EVERY || ready == NULL))
-          {
-            lost = !_sim_server_postings_merge (server, &batch_error);
-            merged_at = result->n_bytes;
-          }
         if (!lost && batch_error != NULL)
           /* The batch is rolled back whole: its files are named, the rest goes on. */
           for (guint i = 0; i < job->n; i++)
@@ -721,8 +724,16 @@ sim_server_add (SimServer          *server,
          * this and at 96 MB with it). */
         malloc_trim (0);
 #endif
+        /* A failed merge leaves the runs as they were, and ends the add. */
+        if (!lost && batch_error == NULL && merge_after)
+          {
+            lost = !_sim_server_postings_merge (server, &batch_error);
+            merged_at = result->n_bytes;
+          }
         if (ahead != NULL)
           g_thread_join (ahead);
+        else if (ready != NULL && !lost)
+          prepare_batch (ready);
         if (lost)
           {
             g_clear_pointer (&ready, batch_free);
