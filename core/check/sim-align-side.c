@@ -9,7 +9,12 @@
 #include <string.h>
 
 #include "sim-align-private.h"
+#include "sim-parallel.h"
 #include "sim-words.h"
+
+/* Units of a piece of a long text whose sentences are counted on every
+ * core (a source of 7.5 million characters took 446 ms on one). */
+#define PIECE_UNITS (1u << 16)
 
 typedef struct {
   guint64 token;
@@ -178,52 +183,133 @@ index_copies (SimAlignSide *side)
   side->seed_first[side->n_words] = k;
 }
 
+/* The words of sentences [@first, @last) of @text, each sentence's
+ * sorted with their counts, appended to @entries (sentence numbers whole,
+ * each vector's first from @entries' start); @tokens is scratch. */
+static void
+count_words (const SimAlignText *text,
+             guint               first,
+             guint               last,
+             GArray             *tokens,
+             GArray             *entries,
+             Vector             *vectors)
+{
+  for (guint s = first; s < last; s++)
+    {
+      Vector *v = &vectors[s];
+      const guint64 *t;
+
+      g_array_set_size (tokens, 0);
+      sim_words_tokenize (text->units, text->sentences[s].unit_start, text->sentences[s].unit_end, tokens, NULL);
+      t = (const guint64 *) tokens->data;
+      sort_tokens ((guint64 *) tokens->data, tokens->len);
+      *v = (Vector) { entries->len, 0 };
+      for (guint i = 0; i < tokens->len; i++)
+        if (v->n > 0 && t[i] == t[i - 1])
+          g_array_index (entries, Entry, entries->len - 1).tf++;
+        else
+          {
+            const Entry e = { t[i], 1, s, 0 };
+
+            g_array_append_val (entries, e);
+            v->n++;
+          }
+    }
+}
+
+/* A long text's sentences counted a piece at a time on every core, each
+ * piece's entries appended in order as soon as those before are. */
+typedef struct {
+  const SimAlignText *text;
+  const guint        *cut;       /* the pieces' first sentences, and the end */
+  guint               n_pieces;
+  gint                next;      /* the next piece to count */
+  GArray            **counted;   /* a piece's entries, until appended */
+  guint               appended;  /* pieces appended */
+  GMutex              lock;      /* for @counted, @appended, @entries */
+  GArray             *entries;
+  Vector             *vectors;
+} Pieces;
+
+static void
+count_pieces (gpointer data)
+{
+  Pieces *pieces = data;
+  g_autoptr(GArray) tokens = g_array_new (FALSE, FALSE, sizeof (guint64));
+
+  for (;;)
+    {
+      const gint i = g_atomic_int_add (&pieces->next, 1);
+      GArray *entries;
+
+      if (i >= (gint) pieces->n_pieces)
+        break;
+      entries = g_array_new (FALSE, FALSE, sizeof (Entry));
+      count_words (pieces->text, pieces->cut[i], pieces->cut[i + 1], tokens, entries, pieces->vectors);
+      g_mutex_lock (&pieces->lock);
+      pieces->counted[i] = entries;
+      while (pieces->appended < pieces->n_pieces && pieces->counted[pieces->appended] != NULL)
+        {
+          const guint p = pieces->appended++;
+          const guint offset = pieces->entries->len;
+
+          for (guint s = pieces->cut[p]; s < pieces->cut[p + 1]; s++)
+            pieces->vectors[s].first += offset;
+          g_array_append_vals (pieces->entries, pieces->counted[p]->data, pieces->counted[p]->len);
+          g_clear_pointer (&pieces->counted[p], g_array_unref);
+        }
+      g_mutex_unlock (&pieces->lock);
+    }
+}
+
 SimAlignSide *
 sim_align_side_new (const SimAlignText *text)
 {
   SimAlignSide *side = g_new0 (SimAlignSide, 1);
   const guint32 n_units = text->n_sentences > 0
                             ? text->sentences[text->n_sentences - 1].unit_end - text->sentences[0].unit_start : 0;
-  g_autoptr(GArray) tokens = g_array_sized_new (FALSE, FALSE, sizeof (guint64), n_units / 2 + 16);
-  g_autofree guint *bounds = g_new (guint, text->n_sentences + 1);
+  const guint n_threads = sim_parallel_default_threads ();
   g_autofree Occurrence *occ = NULL;
   g_autofree Occurrence *tmp = NULL;
   Entry *entries;
-  guint n = 0;
+  guint n;
 
   side->text = *text;
-  /* Each sentence's words, sorted with their counts. */
-  for (guint s = 0; s < text->n_sentences; s++)
-    {
-      bounds[s] = tokens->len;
-      sim_words_tokenize (text->units, text->sentences[s].unit_start, text->sentences[s].unit_end, tokens, NULL);
-      sort_tokens (&g_array_index (tokens, guint64, bounds[s]), tokens->len - bounds[s]);
-    }
-  bounds[text->n_sentences] = tokens->len;
-  side->entries = g_array_sized_new (FALSE, FALSE, sizeof (Entry), tokens->len);
+  side->entries = g_array_sized_new (FALSE, FALSE, sizeof (Entry), n_units / 2 + 16);
   side->vectors = g_array_sized_new (FALSE, TRUE, sizeof (Vector), text->n_sentences);
-  g_array_set_size (side->entries, tokens->len);
   g_array_set_size (side->vectors, text->n_sentences);
-  entries = (Entry *) side->entries->data;
-  for (guint s = 0; s < text->n_sentences; s++)
+  /* Each sentence's words, sorted with their counts. */
+  if (n_threads > 1 && n_units >= 4 * PIECE_UNITS)
     {
-      Vector *v = &g_array_index (side->vectors, Vector, s);
+      g_autoptr(GArray) cut = g_array_new (FALSE, FALSE, sizeof (guint));
+      Pieces pieces = { text };
+      guint32 from = text->sentences[0].unit_start;
 
-      *v = (Vector) { n, 0 };
-      for (guint i = bounds[s]; i < bounds[s + 1]; i++)
-        {
-          const guint64 t = g_array_index (tokens, guint64, i);
-
-          if (v->n > 0 && entries[n - 1].token == t)
-            entries[n - 1].tf++;
-          else
-            {
-              entries[n++] = (Entry) { t, 1, s, 0 };
-              v->n++;
-            }
-        }
+      for (guint s = 0; s < text->n_sentences; s++)
+        if (s == 0 || text->sentences[s].unit_start - from >= PIECE_UNITS)
+          {
+            g_array_append_val (cut, s);
+            from = text->sentences[s].unit_start;
+          }
+      g_array_append_val (cut, text->n_sentences);
+      pieces.cut = (const guint *) cut->data;
+      pieces.n_pieces = cut->len - 1;
+      pieces.counted = g_new0 (GArray *, pieces.n_pieces);
+      pieces.entries = side->entries;
+      pieces.vectors = (Vector *) side->vectors->data;
+      g_mutex_init (&pieces.lock);
+      sim_parallel_run (MIN (n_threads, pieces.n_pieces), count_pieces, &pieces);
+      g_mutex_clear (&pieces.lock);
+      g_free (pieces.counted);
     }
-  g_array_set_size (side->entries, n);
+  else
+    {
+      g_autoptr(GArray) tokens = g_array_new (FALSE, FALSE, sizeof (guint64));
+
+      count_words (text, 0, text->n_sentences, tokens, side->entries, (Vector *) side->vectors->data);
+    }
+  entries = (Entry *) side->entries->data;
+  n = side->entries->len;
   /* The distinct words, how many sentences hold each, and where. */
   occ = g_new (Occurrence, MAX (n, 1));
   tmp = g_new (Occurrence, MAX (n, 1));

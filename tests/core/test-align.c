@@ -15,6 +15,7 @@
 #include <glib.h>
 
 #include "sim-align.h"
+#include "sim-align-private.h"
 
 /* A source about glaciers, one sentence per line of the array. */
 static const char *const source[] = {
@@ -305,6 +306,72 @@ test_align_chinese_by_character_bigrams (void **state)
   assert_int_equal (al->b_start, g_utf8_strlen ("老城区的石板路在雨后显得格外明亮。", -1));
 }
 
+/* A long text's side, its sentences counted a piece at a time on two
+ * threads, is the side counted on one: the same entries, words, postings
+ * and copies. */
+static void
+test_align_side_in_pieces_is_the_whole (void **state)
+{
+  static const char *const vocabulary[] = { "glacier", "valley", "moraine", "ice", "river", "stone", "the", "of",
+                                            "冰川", "山谷", "河流", "石头", "moves", "slowly", "carves", "a" };
+  g_autoptr(GString) text = g_string_new (NULL);
+  g_autoptr(GRand) rand = g_rand_new_with_seed (3);
+  g_autoptr(GArray) sentences = g_array_new (FALSE, FALSE, sizeof (SimSegment));
+  SimAlignSide *one, *two;
+  SimAlignText t;
+  SimUnits units;
+
+  while (text->len < 600000)
+    {
+      /* Some sentences again, word for word. */
+      if (text->len > 1000 && g_rand_int_range (rand, 0, 5) == 0)
+        {
+          const gsize at = g_rand_int_range (rand, 0, (gint32) text->len / 2);
+          const char *start = strstr (text->str + at, ". ");
+          const char *end = start ? strstr (start + 2, ". ") : NULL;
+
+          if (end != NULL)
+            {
+              g_autofree char *again = g_strndup (start + 2, end - start);
+
+              g_string_append_printf (text, "%s ", again);
+              continue;
+            }
+        }
+      for (guint w = 0, n = g_rand_int_range (rand, 3, 25); w < n; w++)
+        g_string_append_printf (text, "%s%s", w ? " " : "", vocabulary[g_rand_int_range (rand, 0, G_N_ELEMENTS (vocabulary))]);
+      g_string_append (text, ". ");
+    }
+  sim_units_init (&units);
+  sim_text_normalize (text->str, text->len, 0, SIM_NORMALIZE_DEFAULT, &units);
+  sim_segment_split (text->str, text->len, &units, SIM_SEGMENT_SENTENCE, 0, sentences);
+  t = (SimAlignText) { &units, (const SimSegment *) sentences->data, sentences->len, TRUE };
+  g_setenv ("SIMHOUND_THREADS", "1", TRUE);
+  one = sim_align_side_new (&t);
+  g_setenv ("SIMHOUND_THREADS", "2", TRUE);
+  two = sim_align_side_new (&t);
+  g_unsetenv ("SIMHOUND_THREADS");
+
+  assert_true (units.n > 4 * 65536);
+  assert_int_equal (one->entries->len, two->entries->len);
+  assert_memory_equal (one->entries->data, two->entries->data, one->entries->len * sizeof (Entry));
+  assert_memory_equal (one->vectors->data, two->vectors->data, sentences->len * sizeof (Vector));
+  assert_int_equal (one->n_words, two->n_words);
+  assert_memory_equal (one->words, two->words, one->n_words * sizeof (guint64));
+  assert_memory_equal (one->df, two->df, one->n_words * sizeof (guint));
+  assert_memory_equal (one->post_first, two->post_first, (one->n_words + 1) * sizeof (guint));
+  assert_memory_equal (one->postings, two->postings, one->entries->len * sizeof (guint));
+  assert_memory_equal (one->post_sentence, two->post_sentence, one->entries->len * sizeof (guint));
+  assert_memory_equal (one->seed_first, two->seed_first, (one->n_words + 1) * sizeof (guint));
+  assert_memory_equal (one->seed_postings, two->seed_postings, one->seed_first[one->n_words] * sizeof (guint));
+  assert_memory_equal (one->next_copy, two->next_copy, sentences->len * sizeof (guint));
+  /* Not vacuous: sentences repeat, and words are shared. */
+  assert_true (one->seed_first[one->n_words] < one->entries->len);
+  sim_align_side_free (one);
+  sim_align_side_free (two);
+  sim_units_clear (&units);
+}
+
 /* A side made from a range of a prepared text's sentences aligns as the
  * side of those sentences made afresh, for every range. */
 static void
@@ -399,6 +466,7 @@ main (void)
     cmocka_unit_test (test_align_unrelated_texts_give_nothing),
     cmocka_unit_test (test_align_chinese_by_character_bigrams),
     cmocka_unit_test (test_align_range_side_is_the_side_of_its_sentences),
+    cmocka_unit_test (test_align_side_in_pieces_is_the_whole),
     cmocka_unit_test (test_align_stop_words_alone_are_no_passage),
   };
 
