@@ -17,41 +17,184 @@
 #include "sim-report-private.h"
 
 
-/* One member of the object being built. */
-static void
-member_int (JsonBuilder *b,
-            const char  *name,
-            gint64       value)
+/* ------------------------------------------------------------ writing
+ *
+ * JSON is written as it is made, byte for byte as json-glib's generator
+ * (1.6) writes it: a JsonBuilder made a node, a hash table and slices for
+ * every member, and the generator walked them again, a tenth of checking
+ * a 1 MB article. tests/core/test-report-view.c holds the two the same.
+ */
+typedef struct {
+  GString  *out;
+  gboolean  pretty;
+  guint     depth;    /* containers open */
+  guint64   objects;  /* bit d: the container at depth d is an object */
+  gboolean  empty;    /* the innermost container holds nothing yet */
+  gboolean  named;    /* a member's name is written: its value follows */
+} Writer;
+
+static Writer
+writer_new (gboolean pretty)
 {
-  json_builder_set_member_name (b, name);
-  json_builder_add_int_value (b, value);
+  return (Writer) { g_string_sized_new (4096), pretty, 0, 0, TRUE, FALSE };
+}
+
+/* (transfer full) */
+static char *
+writer_finish (Writer *w)
+{
+  return g_string_free (w->out, FALSE);
 }
 
 static void
-member_double (JsonBuilder *b,
-               const char  *name,
-               double       value)
+indent (Writer *w,
+        guint   level)
 {
-  json_builder_set_member_name (b, name);
-  json_builder_add_double_value (b, value);
+  for (guint i = 0; i < level; i++)
+    g_string_append (w->out, "  ");
+}
+
+/* What goes before a value or a member's name. */
+static void
+next_item (Writer *w)
+{
+  if (w->named)
+    {
+      w->named = FALSE;
+      return;
+    }
+  if (w->depth == 0)
+    return;
+  if (!w->empty)
+    g_string_append_c (w->out, ',');
+  if (w->pretty)
+    {
+      g_string_append_c (w->out, '\n');
+      indent (w, w->depth);
+    }
+  w->empty = FALSE;
+}
+
+/* json-glib's escaping, to the byte: 0x1f is left as it is, and 0x7f is
+ * escaped. */
+static void
+append_string (Writer     *w,
+               const char *s)
+{
+  g_string_append_c (w->out, '"');
+  for (const char *p = s; *p != '\0'; p++)
+    if (*p == '\\' || *p == '"')
+      {
+        g_string_append_c (w->out, '\\');
+        g_string_append_c (w->out, *p);
+      }
+    else if ((*p > 0 && *p < 0x1f) || *p == 0x7f)
+      switch (*p)
+        {
+        case '\b': g_string_append (w->out, "\\b"); break;
+        case '\f': g_string_append (w->out, "\\f"); break;
+        case '\n': g_string_append (w->out, "\\n"); break;
+        case '\r': g_string_append (w->out, "\\r"); break;
+        case '\t': g_string_append (w->out, "\\t"); break;
+        default: g_string_append_printf (w->out, "\\u00%.2x", (guint) *p); break;
+        }
+    else
+      g_string_append_c (w->out, *p);
+  g_string_append_c (w->out, '"');
 }
 
 static void
-member_string (JsonBuilder *b,
-               const char  *name,
-               const char  *value)
+begin (Writer   *w,
+       gboolean  object)
 {
-  json_builder_set_member_name (b, name);
-  json_builder_add_string_value (b, value);
+  next_item (w);
+  g_string_append_c (w->out, object ? '{' : '[');
+  if (object)
+    w->objects |= G_GUINT64_CONSTANT (1) << w->depth;
+  else
+    w->objects &= ~(G_GUINT64_CONSTANT (1) << w->depth);
+  w->depth++;
+  w->empty = TRUE;
 }
 
 static void
-member_boolean (JsonBuilder *b,
-                const char  *name,
-                gboolean     value)
+end (Writer *w)
 {
-  json_builder_set_member_name (b, name);
-  json_builder_add_boolean_value (b, value);
+  const gboolean object = (w->objects >> (w->depth - 1)) & 1;
+
+  w->depth--;
+  if (w->pretty && !w->empty)
+    {
+      g_string_append_c (w->out, '\n');
+      indent (w, w->depth);
+    }
+  else if (w->pretty && object)
+    indent (w, w->depth);
+  g_string_append_c (w->out, object ? '}' : ']');
+  w->empty = FALSE;
+}
+
+static void
+name (Writer     *w,
+      const char *member)
+{
+  next_item (w);
+  append_string (w, member);
+  g_string_append (w->out, w->pretty ? " : " : ":");
+  w->named = TRUE;
+}
+
+static void
+add_int (Writer *w,
+         gint64  value)
+{
+  next_item (w);
+  g_string_append_printf (w->out, "%" G_GINT64_FORMAT, value);
+}
+
+/* One member of the object being written. */
+static void
+member_int (Writer     *w,
+            const char *member,
+            gint64      value)
+{
+  name (w, member);
+  add_int (w, value);
+}
+
+static void
+member_double (Writer     *w,
+               const char *member,
+               double      value)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE + 2];
+
+  name (w, member);
+  next_item (w);
+  g_ascii_formatd (buf, G_ASCII_DTOSTR_BUF_SIZE, "%.17g", value);
+  if (strchr (buf, '.') == NULL)
+    strcat (buf, ".0");
+  g_string_append (w->out, buf);
+}
+
+static void
+member_string (Writer     *w,
+               const char *member,
+               const char *value)
+{
+  name (w, member);
+  next_item (w);
+  append_string (w, value);
+}
+
+static void
+member_boolean (Writer     *w,
+                const char *member,
+                gboolean    value)
+{
+  name (w, member);
+  next_item (w);
+  g_string_append (w->out, value ? "true" : "false");
 }
 
 static double
@@ -83,12 +226,10 @@ report_to_json (const SimReportView *view,
 {
   const SimReport *report = sim_report_view_get_report (view);
   const SimRatios *ratios = sim_report_view_get_ratios (view);
-  g_autoptr(JsonBuilder) b = json_builder_new ();
-  g_autoptr(JsonGenerator) gen = json_generator_new ();
-  g_autoptr(JsonNode) root = NULL;
+  Writer w = writer_new (pretty), *b = &w;
   const SimReportSettings *s = &report->settings;
 
-  json_builder_begin_object (b);
+  begin (b, TRUE);
   if (saved)
     {
       member_int (b, "saved_report", SIM_SAVED_REPORT_VERSION);
@@ -103,8 +244,8 @@ report_to_json (const SimReportView *view,
       member_string (b, "file", display);
     }
   member_string (b, "format", sim_report_get_format (report));
-  json_builder_set_member_name (b, "settings");
-  json_builder_begin_object (b);
+  name (b, "settings");
+  begin (b, TRUE);
   member_string (b, "mode", s->mode);
   member_int (b, "window", s->window);
   member_int (b, "max_distance", s->max_distance);
@@ -112,10 +253,10 @@ report_to_json (const SimReportView *view,
   member_double (b, "high_threshold", round3 (s->high_threshold));
   member_double (b, "medium_threshold", round3 (s->medium_threshold));
   member_boolean (b, "fold_traditional", s->fold_t2s);
-  json_builder_end_object (b);
+  end (b);
 
-  json_builder_set_member_name (b, "corpus");
-  json_builder_begin_object (b);
+  name (b, "corpus");
+  begin (b, TRUE);
   member_string (b, "store", s->store);
   member_int (b, "documents", s->n_documents);
   member_int (b, "segments", s->n_fingerprints);
@@ -127,81 +268,81 @@ report_to_json (const SimReportView *view,
 
       member_string (b, "updated", iso ? iso : "");
     }
-  json_builder_end_object (b);
+  end (b);
 
   member_int (b, "characters", report->n_chars);
   member_double (b, "similarity", round3 (sim_report_view_get_similarity (view)));
-  json_builder_set_member_name (b, "ratios");
-  json_builder_begin_object (b);
+  name (b, "ratios");
+  begin (b, TRUE);
   member_double (b, "total", round3 (ratios->total));
   member_double (b, "excluding_quotes", round3 (ratios->excluding_quotes));
   member_double (b, "excluding_references", round3 (ratios->excluding_references));
   member_double (b, "excluding_both", round3 (ratios->excluding_both));
   member_double (b, "largest_source", round3 (ratios->largest_source));
-  json_builder_end_object (b);
-  json_builder_set_member_name (b, "excluded");
-  json_builder_begin_array (b);
+  end (b);
+  name (b, "excluded");
+  begin (b, FALSE);
   for (guint i = 0; i < sim_report_view_get_n_excluded (view); i++)
     {
       const SimExcludedSpan *x = sim_report_view_get_excluded (view, i);
 
-      json_builder_begin_object (b);
+      begin (b, TRUE);
       member_int (b, "start", x->start);
       member_int (b, "end", x->end);
       member_string (b, "reason", sim_excluded_reason_to_string (x->reason));
-      json_builder_end_object (b);
+      end (b);
     }
-  json_builder_end_array (b);
-  json_builder_set_member_name (b, "suspicious");
-  json_builder_begin_array (b);
+  end (b);
+  name (b, "suspicious");
+  begin (b, FALSE);
   for (guint i = 0; i < report->suspicious->len; i++)
     {
       const SimSuspicious *x = &g_array_index (report->suspicious, SimSuspicious, i);
 
-      json_builder_begin_object (b);
+      begin (b, TRUE);
       member_string (b, "kind", sim_suspicious_kind_to_string (x->kind));
       member_int (b, "count", x->count);
       member_int (b, "start", x->start);
       member_int (b, "end", x->end);
-      json_builder_end_object (b);
+      end (b);
     }
-  json_builder_end_array (b);
-  json_builder_set_member_name (b, "counts");
-  json_builder_begin_object (b);
+  end (b);
+  name (b, "counts");
+  begin (b, TRUE);
   for (SimLevel level = SIM_LEVEL_LOW; level <= SIM_LEVEL_HIGH; level++)
     {
-      json_builder_set_member_name (b, sim_level_to_string (level));
-      json_builder_add_int_value (b, sim_report_view_count_level (view, level));
+      name (b, sim_level_to_string (level));
+      add_int (b, sim_report_view_count_level (view, level));
     }
   member_int (b, "excluded", sim_report_view_count_excluded (view));
-  json_builder_end_object (b);
-  json_builder_set_member_name (b, "histogram");
-  json_builder_begin_array (b);
+  end (b);
+  name (b, "histogram");
+  begin (b, FALSE);
   for (guint i = 0; i < SIM_CHART_BINS; i++)
-    json_builder_add_int_value (b, sim_report_view_get_histogram (view)[i]);
-  json_builder_end_array (b);
+    add_int (b, sim_report_view_get_histogram (view)[i]);
+  end (b);
 
-  json_builder_set_member_name (b, "segments");
-  json_builder_begin_array (b);
+  name (b, "segments");
+  begin (b, FALSE);
   for (guint i = 0; i < report->segments->len; i++)
     {
       const SimReportSegment *seg = &g_array_index (report->segments, SimReportSegment, i);
 
-      json_builder_begin_object (b);
+      begin (b, TRUE);
       member_int (b, "start", seg->start);
       member_int (b, "end", seg->end);
       member_string (b, "level", sim_level_to_string (seg->level));
       member_double (b, "similarity", round3 (seg->similarity));
       member_int (b, "distance", seg->distance);
       member_string (b, "level_from", seg->from_passage ? "passage" : "segment");
-      json_builder_set_member_name (b, "matches");
-      json_builder_begin_array (b);
+      name (b, "matches");
+      begin (b, FALSE);
       for (guint j = 0; j < seg->n_matches; j++)
         {
           const SimMatch *m = &g_array_index (report->matches, SimMatch, seg->first_match + j);
           const SimReportSource *src = &g_array_index (report->sources, SimReportSource, m->source);
 
-          json_builder_begin_object (b);
+          begin (b, TRUE);
           member_string (b, "document", src->display_path);
           member_int (b, "doc_id", src->doc_id);
           member_int (b, "start", m->start);
@@ -212,21 +353,21 @@ report_to_json (const SimReportView *view,
             {
               member_string (b, "excerpt", m->excerpt ? m->excerpt : "");
             }
-          json_builder_end_object (b);
+          end (b);
         }
-      json_builder_end_array (b);
-      json_builder_end_object (b);
+      end (b);
+      end (b);
     }
-  json_builder_end_array (b);
+  end (b);
 
-  json_builder_set_member_name (b, "passages");
-  json_builder_begin_array (b);
+  name (b, "passages");
+  begin (b, FALSE);
   for (guint i = 0; i < report->passages->len; i++)
     {
       const SimPassage *p = &g_array_index (report->passages, SimPassage, i);
       const SimReportSource *src = &g_array_index (report->sources, SimReportSource, p->source);
 
-      json_builder_begin_object (b);
+      begin (b, TRUE);
       member_int (b, "start", p->start);
       member_int (b, "end", p->end);
       member_string (b, "level", sim_level_to_string (p->level));
@@ -236,36 +377,36 @@ report_to_json (const SimReportView *view,
       member_int (b, "doc_id", src->doc_id);
       member_int (b, "source_start", p->source_start);
       member_int (b, "source_end", p->source_end);
-      json_builder_end_object (b);
+      end (b);
     }
-  json_builder_end_array (b);
+  end (b);
 
   /* What a reader sees as one highlighted stretch (sim-report-view.h). */
-  json_builder_set_member_name (b, "runs");
-  json_builder_begin_array (b);
+  name (b, "runs");
+  begin (b, FALSE);
   for (guint i = 0; i < sim_report_view_get_n_runs (view); i++)
     {
       const SimFlaggedRun *run = sim_report_view_get_run (view, i);
 
-      json_builder_begin_object (b);
+      begin (b, TRUE);
       member_int (b, "start", run->start);
       member_int (b, "end", run->end);
       member_int (b, "source", run->source + 1);
       member_string (b, "level", sim_level_to_string (run->level));
       member_double (b, "similarity", round3 (run->similarity));
       member_boolean (b, "excluded", run->excluded);
-      json_builder_end_object (b);
+      end (b);
     }
-  json_builder_end_array (b);
+  end (b);
 
-  json_builder_set_member_name (b, "sources");
-  json_builder_begin_array (b);
+  name (b, "sources");
+  begin (b, FALSE);
   for (guint i = 0; i < report->sources->len; i++)
     {
       const SimReportSource *src = &g_array_index (report->sources, SimReportSource, i);
       const SimSourceShare *share = sim_report_view_get_share (view, i);
 
-      json_builder_begin_object (b);
+      begin (b, TRUE);
       /* The number and colour the window and the exports show it with. */
       member_int (b, "number", i + 1);
       member_string (b, "color", sim_source_color (i + 1));
@@ -277,16 +418,13 @@ report_to_json (const SimReportView *view,
       member_int (b, "segments", share->n_segments);
       member_int (b, "characters", share->n_chars);
       member_double (b, "share", round3 (share->share));
-      json_builder_end_object (b);
+      end (b);
     }
-  json_builder_end_array (b);
+  end (b);
 
-  json_builder_end_object (b);
+  end (b);
 
-  root = json_builder_get_root (b);
-  json_generator_set_root (gen, root);
-  json_generator_set_pretty (gen, pretty);
-  return json_generator_to_data (gen, NULL);
+  return writer_finish (b);
 }
 
 /* ------------------------------------------------------ saved reports */
@@ -660,32 +798,34 @@ sim_report_from_saved_json (const char  *data,
 /* ------------------------------------------------------------ compare */
 
 static void
-add_document (JsonBuilder *b,
+add_document (Writer      *b,
               const char  *member,
               const char  *path,
               guint32      n_chars)
 {
   g_autofree char *display = g_filename_display_name (path);
 
-  json_builder_set_member_name (b, member);
-  json_builder_begin_object (b);
+  name (b, member);
+  begin (b, TRUE);
   member_string (b, "path", display);
   member_int (b, "characters", n_chars);
-  json_builder_end_object (b);
+  end (b);
 }
 
-void
-sim_compare_add_passage_json (JsonBuilder      *b,
+/* One passage as compare's and cross's JSON give it: {"start", "end",
+ * "source_start", "source_end", "level", "similarity"}. */
+static void
+add_passage (Writer           *b,
                               const SimPassage *p)
 {
-  json_builder_begin_object (b);
+  begin (b, TRUE);
   member_int (b, "start", p->start);
   member_int (b, "end", p->end);
   member_int (b, "source_start", p->source_start);
   member_int (b, "source_end", p->source_end);
   member_string (b, "level", sim_level_to_string (p->level));
   member_double (b, "similarity", round3 (p->similarity));
-  json_builder_end_object (b);
+  end (b);
 }
 
 char *
@@ -697,24 +837,19 @@ sim_compare_to_json (const SimReport  *report,
                      const char       *b_path,
                      guint32           b_chars)
 {
-  g_autoptr(JsonBuilder) b = json_builder_new ();
-  g_autoptr(JsonGenerator) gen = json_generator_new ();
-  g_autoptr(JsonNode) root = NULL;
+  Writer w = writer_new (TRUE), *b = &w;
 
-  json_builder_begin_object (b);
+  begin (b, TRUE);
   add_document (b, "a", a_path, sim_report_get_n_chars (report));
   add_document (b, "b", b_path, b_chars);
   member_double (b, "similarity", round3 (similarity));
-  json_builder_set_member_name (b, "passages");
-  json_builder_begin_array (b);
+  name (b, "passages");
+  begin (b, FALSE);
   for (guint i = 0; i < n_passages; i++)
-    sim_compare_add_passage_json (b, &passages[i]);
-  json_builder_end_array (b);
-  json_builder_end_object (b);
-  root = json_builder_get_root (b);
-  json_generator_set_root (gen, root);
-  json_generator_set_pretty (gen, TRUE);
-  return json_generator_to_data (gen, NULL);
+    add_passage (b, &passages[i]);
+  end (b);
+  end (b);
+  return writer_finish (b);
 }
 
 /* -------------------------------------------------------------- cross */
@@ -722,26 +857,26 @@ sim_compare_to_json (const SimReport  *report,
 /* A document's check against the corpus: its similarity and its largest
  * sources. */
 static void
-add_corpus_json (JsonBuilder     *b,
+add_corpus_json (Writer          *b,
                  const SimReport *report)
 {
-  json_builder_set_member_name (b, "corpus");
-  json_builder_begin_object (b);
+  name (b, "corpus");
+  begin (b, TRUE);
   member_double (b, "similarity", round (1000 * sim_report_get_similarity (report)) / 1000);
-  json_builder_set_member_name (b, "sources");
-  json_builder_begin_array (b);
+  name (b, "sources");
+  begin (b, FALSE);
   for (guint s = 0; s < MIN (sim_report_get_n_sources (report), SIM_CROSS_CORPUS_SOURCES); s++)
     {
       const SimReportSource *src = sim_report_get_source (report, s);
 
-      json_builder_begin_object (b);
+      begin (b, TRUE);
       member_string (b, "document", src->display_path);
       member_string (b, "title", src->title);
       member_double (b, "share", round (1000 * src->share) / 1000);
-      json_builder_end_object (b);
+      end (b);
     }
-  json_builder_end_array (b);
-  json_builder_end_object (b);
+  end (b);
+  end (b);
 }
 
 char *
@@ -752,51 +887,46 @@ sim_cross_to_json (GArray            *pairs,
                    SimReport *const  *corpus,
                    guint              n)
 {
-  g_autoptr(JsonBuilder) b = json_builder_new ();
-  g_autoptr(JsonGenerator) gen = json_generator_new ();
-  g_autoptr(JsonNode) root = NULL;
+  Writer w = writer_new (TRUE), *b = &w;
 
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "documents");
-  json_builder_begin_array (b);
+  begin (b, TRUE);
+  name (b, "documents");
+  begin (b, FALSE);
   for (guint i = 0; i < n; i++)
     {
       g_autofree char *display = g_filename_display_name (paths[i]);
 
-      json_builder_begin_object (b);
+      begin (b, TRUE);
       member_string (b, "path", display);
       member_string (b, "format", formats[i]);
       member_int (b, "characters", n_chars[i]);
       if (corpus != NULL && corpus[i] != NULL)
         add_corpus_json (b, corpus[i]);
-      json_builder_end_object (b);
+      end (b);
     }
-  json_builder_end_array (b);
-  json_builder_set_member_name (b, "pairs");
-  json_builder_begin_array (b);
+  end (b);
+  name (b, "pairs");
+  begin (b, FALSE);
   for (guint i = 0; i < pairs->len; i++)
     {
       const SimCrossPair *pair = &g_array_index (pairs, SimCrossPair, i);
       g_autofree char *a = g_filename_display_name (paths[pair->a]);
       g_autofree char *bp = g_filename_display_name (paths[pair->b]);
 
-      json_builder_begin_object (b);
+      begin (b, TRUE);
       member_string (b, "a", a);
       member_string (b, "b", bp);
       member_int (b, "shared_characters", pair->shared_a);
       member_double (b, "share_a", round (1000 * pair->share_a) / 1000);
       member_double (b, "share_b", round (1000 * pair->share_b) / 1000);
-      json_builder_set_member_name (b, "passages");
-      json_builder_begin_array (b);
+      name (b, "passages");
+      begin (b, FALSE);
       for (guint p = 0; p < pair->passages->len; p++)
-        sim_compare_add_passage_json (b, &g_array_index (pair->passages, SimPassage, p));
-      json_builder_end_array (b);
-      json_builder_end_object (b);
+        add_passage (b, &g_array_index (pair->passages, SimPassage, p));
+      end (b);
+      end (b);
     }
-  json_builder_end_array (b);
-  json_builder_end_object (b);
-  root = json_builder_get_root (b);
-  json_generator_set_root (gen, root);
-  json_generator_set_pretty (gen, TRUE);
-  return json_generator_to_data (gen, NULL);
+  end (b);
+  end (b);
+  return writer_finish (b);
 }

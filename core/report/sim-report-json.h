@@ -10,8 +10,6 @@
 
 #include <glib.h>
 
-#include <json-glib/json-glib.h>
-
 #include "sim-cross.h"
 #include "sim-report-view.h"
 
@@ -37,11 +35,6 @@ SimReport  *sim_report_from_saved_json    (const char          *data,
                                            GError             **error);
 
 /* `simhound-cli compare --json` and `cross --json` */
-
-/* One passage as compare's and cross's JSON give it: {"start", "end",
- * "source_start", "source_end", "level", "similarity"}. */
-void       sim_compare_add_passage_json (JsonBuilder      *b,
-                                         const SimPassage *p);
 
 /* The JSON of `simhound-cli compare --json`: {"a": {"path", "characters"},
  * "b": {...}, "similarity", "passages": [{"start", "end", "source_start",

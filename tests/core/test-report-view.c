@@ -270,12 +270,53 @@ test_a_quote_inside_a_sentence_is_greyed_alone (void **state)
   sim_test_remove_tree (dir);
 }
 
+/* The JSON is written as json-glib's generator writes it, to the byte:
+ * parsed and generated again by json-glib, each document (the check's,
+ * pretty and on one line, and the saved report, which holds the article's
+ * text) comes out the same, quotes, control characters and all. */
+static void
+test_json_is_json_glib_s (void **state)
+{
+  g_autofree char *dir = sim_test_make_tmp_dir ();
+  g_autofree char *docs = g_build_filename (dir, "docs", NULL);
+  g_autofree char *store = g_build_filename (dir, "store.db", NULL);
+  static const char odd[] = "A \"quoted\" word, a back\\slash, a\ttab, \x01 \x1f \x7f \b\f\r and 😀 é.\n\n";
+  g_autofree char *text = g_strconcat (odd, article, NULL);
+  SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
+  g_autoptr(SimReport) report = NULL;
+  g_autoptr(SimReportView) view = NULL;
+  char *docs_json[3];
+
+  g_free (sim_test_write_file (docs, "lighthouse \"keeper\".txt", COPY " " COPY2 "\n\n" REF "\n", -1));
+  g_free (sim_test_write_file (docs, "tea.txt", "茶馆\n\n" TEA "\n", -1));
+  report = sim_test_check_folder (store, docs, text, &options, NULL);
+  assert_non_null (report);
+  assert_true (sim_report_get_n_sources (report) >= 2);
+  view = sim_report_view_new (report, NULL);
+  docs_json[0] = sim_report_view_to_json (view, "essay \"1\".txt", TRUE);
+  docs_json[1] = sim_report_view_to_json (view, NULL, FALSE);
+  docs_json[2] = sim_report_to_saved_json (report);
+  for (guint i = 0; i < G_N_ELEMENTS (docs_json); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(JsonNode) node = json_from_string (docs_json[i], &error);
+      g_autofree char *again = NULL;
+
+      assert_non_null (node);
+      again = json_to_string (node, i == 0);
+      assert_string_equal (again, docs_json[i]);
+      g_free (docs_json[i]);
+    }
+  sim_test_remove_tree (dir);
+}
+
 int
 main (void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test (test_views_agree_under_every_choice),
     cmocka_unit_test (test_a_quote_inside_a_sentence_is_greyed_alone),
+    cmocka_unit_test (test_json_is_json_glib_s),
   };
 
   return cmocka_run_group_tests (tests, NULL, NULL);
