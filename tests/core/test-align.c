@@ -354,7 +354,13 @@ test_align_side_in_pieces_is_the_whole (void **state)
 
   assert_true (units.n > 4 * 65536);
   assert_int_equal (one->entries->len, two->entries->len);
-  assert_memory_equal (one->entries->data, two->entries->data, one->entries->len * sizeof (Entry));
+  /* Field by field: an Entry's last four bytes are padding. */
+  for (guint i = 0; i < one->entries->len; i++)
+    {
+      const Entry *x = &g_array_index (one->entries, Entry, i), *y = &g_array_index (two->entries, Entry, i);
+
+      assert_true (x->token == y->token && x->tf == y->tf && x->sentence == y->sentence && x->word == y->word);
+    }
   assert_memory_equal (one->vectors->data, two->vectors->data, sentences->len * sizeof (Vector));
   assert_int_equal (one->n_words, two->n_words);
   assert_memory_equal (one->words, two->words, one->n_words * sizeof (guint64));
