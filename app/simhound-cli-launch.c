@@ -20,7 +20,8 @@
  * article 4.15 → 2.75 s; a check of 10,000 characters against a store of
  * 1 GB or more (its file and index file) 0.23-0.29 → 0.13-0.20 s, against
  * 105 MB of corpus 0.12-0.13 s either way; a 100 KB article against one
- * 10 MB source 1.9-2.1 → 1.2-1.3 s (tests/bench/RESULTS.md).
+ * 10 MB source 1.9-2.1 → 1.2-1.3 s (tests/bench/RESULTS.md). A check
+ * through a corpus server of 1 GB: 0.22 → 0.17 s of client CPU.
  */
 #include "config.h"
 
@@ -118,7 +119,11 @@ is_heavy (int    argc,
          input_bytes (argc, argv) >= HUGE_PAGES_INPUT) ||
         (g_str_equal (argv[i], "check") && input_bytes (argc, argv) >= HUGE_PAGES_INPUT / 4 &&
          store_bytes (argc, argv) >= HUGE_PAGES_STORE) ||
-        (g_str_equal (argv[i], "check") && store_bytes (argc, argv) >= HUGE_PAGES_BIG_STORE))
+        (g_str_equal (argv[i], "check") && store_bytes (argc, argv) >= HUGE_PAGES_BIG_STORE) ||
+        /* A check through a corpus server decodes the postings of
+         * thousands of rows (13,000 at 1 GB): 4 KB pages faulted in were
+         * a fifth of its CPU, 0.22 -> 0.17 s a check, 50 -> 56 MB. */
+        (g_str_equal (argv[i], "check") && sim_store_location_is_server (store)))
       return TRUE;
   return FALSE;
 }

@@ -127,7 +127,11 @@ class CliTest(unittest.TestCase):
         local_store = env["SIMHOUND_STORE"]
         env["SIMHOUND_STORE"] = "host=db dbname=simhound"
         self.assertIn("tunables=\n", run("corpus", "add", self.docs))
+        # A check through a server decodes thousands of rows: huge pages,
+        # however short the article.
+        self.assertIn("hugetlb=1", run("check", "--json", small))
         env["SIMHOUND_STORE"] = local_store
+        self.assertIn("hugetlb=1", run("--store", "postgresql://school@db/simhound", "check", small))
         # The user's own tunables are kept, and theirs for huge pages win.
         self.assertIn("tunables=glibc.malloc.arena_max=2:glibc.malloc.hugetlb=1",
                       run("corpus", "add", self.docs, tunables="glibc.malloc.arena_max=2"))
