@@ -10,56 +10,12 @@
 
 #include "sim-align-private.h"
 #include "sim-parallel.h"
+#include "sim-sort.h"
 #include "sim-words.h"
 
 /* Units of a piece of a long text whose sentences are counted on every
  * core (a source of 7.5 million characters took 446 ms on one). */
 #define PIECE_UNITS (1u << 16)
-
-typedef struct {
-  guint64 token;
-  guint   entry;
-} Occurrence;
-
-/* Sorts @n occurrences by token, those of one token in their order: eight
- * stable counting passes of a byte each (bytes all occurrences share
- * skipped), through @tmp, with the eight counts made in one pass. */
-static void
-sort_occurrences (Occurrence *occ,
-                  Occurrence *tmp,
-                  guint       n)
-{
-  guint count[8][256] = { { 0 } };
-  Occurrence *from = occ, *to = tmp;
-
-  for (guint i = 0; i < n; i++)
-    for (guint b = 0; b < 8; b++)
-      count[b][(occ[i].token >> (8 * b)) & 0xff]++;
-  for (guint b = 0; b < 8; b++)
-    {
-      guint *c = count[b], at = 0;
-
-      if (c[(occ[0].token >> (8 * b)) & 0xff] == n)
-        continue;
-      for (guint d = 0; d < 256; d++)
-        {
-          const guint k = c[d];
-
-          c[d] = at;
-          at += k;
-        }
-      for (guint i = 0; i < n; i++)
-        to[c[(from[i].token >> (8 * b)) & 0xff]++] = from[i];
-      {
-        Occurrence *x = from;
-
-        from = to;
-        to = x;
-      }
-    }
-  if (from != occ)
-    memcpy (occ, from, n * sizeof (Occurrence));
-}
 
 /* A sentence's words: a quicksort down to runs of 16, then an insertion
  * sort (a CJK sentence is a bigram a character; qsort's callback was a
@@ -269,8 +225,8 @@ sim_align_side_new (const SimAlignText *text)
   const guint32 n_units = text->n_sentences > 0
                             ? text->sentences[text->n_sentences - 1].unit_end - text->sentences[0].unit_start : 0;
   const guint n_threads = sim_parallel_default_threads ();
-  g_autofree Occurrence *occ = NULL;
-  g_autofree Occurrence *tmp = NULL;
+  g_autofree SimKeyed *occ = NULL;
+  g_autofree SimKeyed *tmp = NULL;
   Entry *entries;
   guint n;
 
@@ -311,12 +267,12 @@ sim_align_side_new (const SimAlignText *text)
   entries = (Entry *) side->entries->data;
   n = side->entries->len;
   /* The distinct words, how many sentences hold each, and where. */
-  occ = g_new (Occurrence, MAX (n, 1));
-  tmp = g_new (Occurrence, MAX (n, 1));
+  occ = g_new (SimKeyed, MAX (n, 1));
+  tmp = g_new (SimKeyed, MAX (n, 1));
   for (guint k = 0; k < n; k++)
-    occ[k] = (Occurrence) { entries[k].token, k };
+    occ[k] = (SimKeyed) { entries[k].token, k };
   if (n > 0)
-    sort_occurrences (occ, tmp, n);
+    sim_sort_keyed (occ, tmp, n);
   side->words = g_new (guint64, MAX (n, 1));
   side->df = g_new (guint, MAX (n, 1));
   side->post_first = g_new (guint, n + 1);
@@ -324,16 +280,16 @@ sim_align_side_new (const SimAlignText *text)
   side->post_sentence = g_new (guint, MAX (n, 1));
   for (guint k = 0; k < n; k++)
     {
-      if (k == 0 || occ[k].token != occ[k - 1].token)
+      if (k == 0 || occ[k].key != occ[k - 1].key)
         {
           side->post_first[side->n_words] = k;
-          side->words[side->n_words] = occ[k].token;
+          side->words[side->n_words] = occ[k].key;
           side->df[side->n_words++] = 0;
         }
       side->df[side->n_words - 1]++;
-      side->postings[k] = occ[k].entry;
-      side->post_sentence[k] = entries[occ[k].entry].sentence;
-      entries[occ[k].entry].word = side->n_words - 1;
+      side->postings[k] = occ[k].value;
+      side->post_sentence[k] = entries[occ[k].value].sentence;
+      entries[occ[k].value].word = side->n_words - 1;
     }
   side->post_first[side->n_words] = n;
   index_copies (side);
