@@ -212,12 +212,32 @@ static const char *const to_v5[] = {
 /* The steps from version N to N + 1, index N - 1. */
 static const char *const *const upgrades[] = { to_v2, to_v3, to_v4, to_v5 };
 
+/* @s (a server's or libpq's message, several lines) on one line, in
+ * place: a message printed for the user was "…unexpectedly\x0a\x09This
+ * probably means…". Returns @s. */
+static char *
+one_line (char *s)
+{
+  char *to = s;
+
+  for (const char *p = s; *p != '\0'; p++)
+    if (*p == '\n' || *p == '\t' || *p == '\r')
+      {
+        if (to > s && to[-1] != ' ')
+          *to++ = ' ';
+      }
+    else
+      *to++ = *p;
+  *to = '\0';
+  return g_strstrip (s);
+}
+
 void
 _sim_server_set_lost (SimServer  *server,
           GError    **error,
           const char *what)
 {
-  g_autofree char *message = g_strstrip (g_strdup (PQerrorMessage (server->conn)));
+  g_autofree char *message = one_line (g_strdup (PQerrorMessage (server->conn)));
 
   g_set_error (error, SIM_ERROR, SIM_ERROR_SERVER, _("Lost the connection to the corpus server %s: %s"),
                server->name, *message ? message : what);
@@ -339,7 +359,16 @@ _sim_server_set_error (SimServer       *server,
       return;
     }
   state = result ? PQresultErrorField (result, PG_DIAG_SQLSTATE) : NULL;
-  message = g_strstrip (g_strdup (result ? PQresultErrorMessage (result) : PQerrorMessage (server->conn)));
+  message = one_line (g_strdup (result ? PQresultErrorMessage (result) : PQerrorMessage (server->conn)));
+  /* The server shut down or crashed under the statement (57P01-57P05:
+   * "terminating connection due to unexpected postmaster exit"), or the
+   * connection failed (class 08): lost, before libpq says so. An add
+   * stopped mid-batch took it for a batch refused and went on. */
+  if (state != NULL && (g_str_has_prefix (state, "08") || g_str_has_prefix (state, "57P")))
+    {
+      _sim_server_set_lost (server, error, message);
+      return;
+    }
   if (state != NULL && g_str_equal (state, "53400"))
     g_set_error (error, SIM_ERROR, SIM_ERROR_NOT_ALLOWED,
                  _("This account has made all the lookups it may make today on the corpus server %s: "
@@ -570,7 +599,7 @@ _sim_server_connect_with_options (const char  *conninfo,
                                   PQdb (server->conn) ? PQdb (server->conn) : "?");
   if (PQstatus (server->conn) != CONNECTION_OK)
     {
-      g_autofree char *message = g_strstrip (g_strdup (PQerrorMessage (server->conn)));
+      g_autofree char *message = one_line (g_strdup (PQerrorMessage (server->conn)));
 
       g_set_error (error, SIM_ERROR, SIM_ERROR_SERVER, _("Cannot reach the corpus server %s: %s"),
                    server->name, message);
