@@ -13,189 +13,10 @@
 
 #include "sim-compare.h"
 #include "sim-cross.h"
+#include "sim-json-writer.h"
 #include "sim-report-json.h"
 #include "sim-report-private.h"
 
-
-/* ------------------------------------------------------------ writing
- *
- * JSON is written as it is made, byte for byte as json-glib's generator
- * (1.6) writes it: a JsonBuilder made a node, a hash table and slices for
- * every member, and the generator walked them again, a tenth of checking
- * a 1 MB article. tests/core/test-report-view.c holds the two the same.
- */
-typedef struct {
-  GString  *out;
-  gboolean  pretty;
-  guint     depth;    /* containers open */
-  guint64   objects;  /* bit d: the container at depth d is an object */
-  gboolean  empty;    /* the innermost container holds nothing yet */
-  gboolean  named;    /* a member's name is written: its value follows */
-} Writer;
-
-static Writer
-writer_new (gboolean pretty)
-{
-  return (Writer) { g_string_sized_new (4096), pretty, 0, 0, TRUE, FALSE };
-}
-
-/* (transfer full) */
-static char *
-writer_finish (Writer *w)
-{
-  return g_string_free (w->out, FALSE);
-}
-
-static void
-indent (Writer *w,
-        guint   level)
-{
-  for (guint i = 0; i < level; i++)
-    g_string_append (w->out, "  ");
-}
-
-/* What goes before a value or a member's name. */
-static void
-next_item (Writer *w)
-{
-  if (w->named)
-    {
-      w->named = FALSE;
-      return;
-    }
-  if (w->depth == 0)
-    return;
-  if (!w->empty)
-    g_string_append_c (w->out, ',');
-  if (w->pretty)
-    {
-      g_string_append_c (w->out, '\n');
-      indent (w, w->depth);
-    }
-  w->empty = FALSE;
-}
-
-/* json-glib's escaping, to the byte: 0x1f is left as it is, and 0x7f is
- * escaped. */
-static void
-append_string (Writer     *w,
-               const char *s)
-{
-  g_string_append_c (w->out, '"');
-  for (const char *p = s; *p != '\0'; p++)
-    if (*p == '\\' || *p == '"')
-      {
-        g_string_append_c (w->out, '\\');
-        g_string_append_c (w->out, *p);
-      }
-    else if ((*p > 0 && *p < 0x1f) || *p == 0x7f)
-      switch (*p)
-        {
-        case '\b': g_string_append (w->out, "\\b"); break;
-        case '\f': g_string_append (w->out, "\\f"); break;
-        case '\n': g_string_append (w->out, "\\n"); break;
-        case '\r': g_string_append (w->out, "\\r"); break;
-        case '\t': g_string_append (w->out, "\\t"); break;
-        default: g_string_append_printf (w->out, "\\u00%.2x", (guint) *p); break;
-        }
-    else
-      g_string_append_c (w->out, *p);
-  g_string_append_c (w->out, '"');
-}
-
-static void
-begin (Writer   *w,
-       gboolean  object)
-{
-  next_item (w);
-  g_string_append_c (w->out, object ? '{' : '[');
-  if (object)
-    w->objects |= G_GUINT64_CONSTANT (1) << w->depth;
-  else
-    w->objects &= ~(G_GUINT64_CONSTANT (1) << w->depth);
-  w->depth++;
-  w->empty = TRUE;
-}
-
-static void
-end (Writer *w)
-{
-  const gboolean object = (w->objects >> (w->depth - 1)) & 1;
-
-  w->depth--;
-  if (w->pretty && !w->empty)
-    {
-      g_string_append_c (w->out, '\n');
-      indent (w, w->depth);
-    }
-  else if (w->pretty && object)
-    indent (w, w->depth);
-  g_string_append_c (w->out, object ? '}' : ']');
-  w->empty = FALSE;
-}
-
-static void
-name (Writer     *w,
-      const char *member)
-{
-  next_item (w);
-  append_string (w, member);
-  g_string_append (w->out, w->pretty ? " : " : ":");
-  w->named = TRUE;
-}
-
-static void
-add_int (Writer *w,
-         gint64  value)
-{
-  next_item (w);
-  g_string_append_printf (w->out, "%" G_GINT64_FORMAT, value);
-}
-
-/* One member of the object being written. */
-static void
-member_int (Writer     *w,
-            const char *member,
-            gint64      value)
-{
-  name (w, member);
-  add_int (w, value);
-}
-
-static void
-member_double (Writer     *w,
-               const char *member,
-               double      value)
-{
-  char buf[G_ASCII_DTOSTR_BUF_SIZE + 2];
-
-  name (w, member);
-  next_item (w);
-  g_ascii_formatd (buf, G_ASCII_DTOSTR_BUF_SIZE, "%.17g", value);
-  if (strchr (buf, '.') == NULL)
-    strcat (buf, ".0");
-  g_string_append (w->out, buf);
-}
-
-static void
-member_string (Writer     *w,
-               const char *member,
-               const char *value)
-{
-  name (w, member);
-  next_item (w);
-  append_string (w, value);
-}
-
-static void
-member_boolean (Writer     *w,
-                const char *member,
-                gboolean    value)
-{
-  name (w, member);
-  next_item (w);
-  g_string_append (w->out, value ? "true" : "false");
-}
 
 static double
 round3 (float x)
@@ -226,205 +47,205 @@ report_to_json (const SimReportView *view,
 {
   const SimReport *report = sim_report_view_get_report (view);
   const SimRatios *ratios = sim_report_view_get_ratios (view);
-  Writer w = writer_new (pretty), *b = &w;
+  SimJsonWriter w = sim_json_writer_new (pretty), *b = &w;
   const SimReportSettings *s = &report->settings;
 
-  begin (b, TRUE);
+  sim_json_begin (b, TRUE);
   if (saved)
     {
-      member_int (b, "saved_report", SIM_SAVED_REPORT_VERSION);
-      member_string (b, "name", report->name ? report->name : "");
-      member_string (b, "text", report->text);
+      sim_json_member_int (b, "saved_report", SIM_SAVED_REPORT_VERSION);
+      sim_json_member_string (b, "name", report->name ? report->name : "");
+      sim_json_member_string (b, "text", report->text);
     }
 
   if (file != NULL)
     {
       g_autofree char *display = g_filename_display_name (file);
 
-      member_string (b, "file", display);
+      sim_json_member_string (b, "file", display);
     }
-  member_string (b, "format", sim_report_get_format (report));
-  name (b, "settings");
-  begin (b, TRUE);
-  member_string (b, "mode", s->mode);
-  member_int (b, "window", s->window);
-  member_int (b, "max_distance", s->max_distance);
-  member_string (b, "search", s->fast ? "fast" : "precise");
-  member_double (b, "high_threshold", round3 (s->high_threshold));
-  member_double (b, "medium_threshold", round3 (s->medium_threshold));
-  member_boolean (b, "fold_traditional", s->fold_t2s);
-  end (b);
+  sim_json_member_string (b, "format", sim_report_get_format (report));
+  sim_json_name (b, "settings");
+  sim_json_begin (b, TRUE);
+  sim_json_member_string (b, "mode", s->mode);
+  sim_json_member_int (b, "window", s->window);
+  sim_json_member_int (b, "max_distance", s->max_distance);
+  sim_json_member_string (b, "search", s->fast ? "fast" : "precise");
+  sim_json_member_double (b, "high_threshold", round3 (s->high_threshold));
+  sim_json_member_double (b, "medium_threshold", round3 (s->medium_threshold));
+  sim_json_member_boolean (b, "fold_traditional", s->fold_t2s);
+  sim_json_end (b);
 
-  name (b, "corpus");
-  begin (b, TRUE);
-  member_string (b, "store", s->store);
-  member_int (b, "documents", s->n_documents);
-  member_int (b, "segments", s->n_fingerprints);
-  member_int (b, "feature_version", s->feature_version);
+  sim_json_name (b, "corpus");
+  sim_json_begin (b, TRUE);
+  sim_json_member_string (b, "store", s->store);
+  sim_json_member_int (b, "documents", s->n_documents);
+  sim_json_member_int (b, "segments", s->n_fingerprints);
+  sim_json_member_int (b, "feature_version", s->feature_version);
   if (s->corpus_updated > 0)
     {
       g_autoptr(GDateTime) dt = g_date_time_new_from_unix_utc (s->corpus_updated);
       g_autofree char *iso = dt ? g_date_time_format_iso8601 (dt) : NULL;
 
-      member_string (b, "updated", iso ? iso : "");
+      sim_json_member_string (b, "updated", iso ? iso : "");
     }
-  end (b);
+  sim_json_end (b);
 
-  member_int (b, "characters", report->n_chars);
-  member_double (b, "similarity", round3 (sim_report_view_get_similarity (view)));
-  name (b, "ratios");
-  begin (b, TRUE);
-  member_double (b, "total", round3 (ratios->total));
-  member_double (b, "excluding_quotes", round3 (ratios->excluding_quotes));
-  member_double (b, "excluding_references", round3 (ratios->excluding_references));
-  member_double (b, "excluding_both", round3 (ratios->excluding_both));
-  member_double (b, "largest_source", round3 (ratios->largest_source));
-  end (b);
-  name (b, "excluded");
-  begin (b, FALSE);
+  sim_json_member_int (b, "characters", report->n_chars);
+  sim_json_member_double (b, "similarity", round3 (sim_report_view_get_similarity (view)));
+  sim_json_name (b, "ratios");
+  sim_json_begin (b, TRUE);
+  sim_json_member_double (b, "total", round3 (ratios->total));
+  sim_json_member_double (b, "excluding_quotes", round3 (ratios->excluding_quotes));
+  sim_json_member_double (b, "excluding_references", round3 (ratios->excluding_references));
+  sim_json_member_double (b, "excluding_both", round3 (ratios->excluding_both));
+  sim_json_member_double (b, "largest_source", round3 (ratios->largest_source));
+  sim_json_end (b);
+  sim_json_name (b, "excluded");
+  sim_json_begin (b, FALSE);
   for (guint i = 0; i < sim_report_view_get_n_excluded (view); i++)
     {
       const SimExcludedSpan *x = sim_report_view_get_excluded (view, i);
 
-      begin (b, TRUE);
-      member_int (b, "start", x->start);
-      member_int (b, "end", x->end);
-      member_string (b, "reason", sim_excluded_reason_to_string (x->reason));
-      end (b);
+      sim_json_begin (b, TRUE);
+      sim_json_member_int (b, "start", x->start);
+      sim_json_member_int (b, "end", x->end);
+      sim_json_member_string (b, "reason", sim_excluded_reason_to_string (x->reason));
+      sim_json_end (b);
     }
-  end (b);
-  name (b, "suspicious");
-  begin (b, FALSE);
+  sim_json_end (b);
+  sim_json_name (b, "suspicious");
+  sim_json_begin (b, FALSE);
   for (guint i = 0; i < report->suspicious->len; i++)
     {
       const SimSuspicious *x = &g_array_index (report->suspicious, SimSuspicious, i);
 
-      begin (b, TRUE);
-      member_string (b, "kind", sim_suspicious_kind_to_string (x->kind));
-      member_int (b, "count", x->count);
-      member_int (b, "start", x->start);
-      member_int (b, "end", x->end);
-      end (b);
+      sim_json_begin (b, TRUE);
+      sim_json_member_string (b, "kind", sim_suspicious_kind_to_string (x->kind));
+      sim_json_member_int (b, "count", x->count);
+      sim_json_member_int (b, "start", x->start);
+      sim_json_member_int (b, "end", x->end);
+      sim_json_end (b);
     }
-  end (b);
-  name (b, "counts");
-  begin (b, TRUE);
+  sim_json_end (b);
+  sim_json_name (b, "counts");
+  sim_json_begin (b, TRUE);
   for (SimLevel level = SIM_LEVEL_LOW; level <= SIM_LEVEL_HIGH; level++)
     {
-      name (b, sim_level_to_string (level));
-      add_int (b, sim_report_view_count_level (view, level));
+      sim_json_name (b, sim_level_to_string (level));
+      sim_json_int (b, sim_report_view_count_level (view, level));
     }
-  member_int (b, "excluded", sim_report_view_count_excluded (view));
-  end (b);
-  name (b, "histogram");
-  begin (b, FALSE);
+  sim_json_member_int (b, "excluded", sim_report_view_count_excluded (view));
+  sim_json_end (b);
+  sim_json_name (b, "histogram");
+  sim_json_begin (b, FALSE);
   for (guint i = 0; i < SIM_CHART_BINS; i++)
-    add_int (b, sim_report_view_get_histogram (view)[i]);
-  end (b);
+    sim_json_int (b, sim_report_view_get_histogram (view)[i]);
+  sim_json_end (b);
 
-  name (b, "segments");
-  begin (b, FALSE);
+  sim_json_name (b, "segments");
+  sim_json_begin (b, FALSE);
   for (guint i = 0; i < report->segments->len; i++)
     {
       const SimReportSegment *seg = &g_array_index (report->segments, SimReportSegment, i);
 
-      begin (b, TRUE);
-      member_int (b, "start", seg->start);
-      member_int (b, "end", seg->end);
-      member_string (b, "level", sim_level_to_string (seg->level));
-      member_double (b, "similarity", round3 (seg->similarity));
-      member_int (b, "distance", seg->distance);
-      member_string (b, "level_from", seg->from_passage ? "passage" : "segment");
-      name (b, "matches");
-      begin (b, FALSE);
+      sim_json_begin (b, TRUE);
+      sim_json_member_int (b, "start", seg->start);
+      sim_json_member_int (b, "end", seg->end);
+      sim_json_member_string (b, "level", sim_level_to_string (seg->level));
+      sim_json_member_double (b, "similarity", round3 (seg->similarity));
+      sim_json_member_int (b, "distance", seg->distance);
+      sim_json_member_string (b, "level_from", seg->from_passage ? "passage" : "segment");
+      sim_json_name (b, "matches");
+      sim_json_begin (b, FALSE);
       for (guint j = 0; j < seg->n_matches; j++)
         {
           const SimMatch *m = &g_array_index (report->matches, SimMatch, seg->first_match + j);
           const SimReportSource *src = &g_array_index (report->sources, SimReportSource, m->source);
 
-          begin (b, TRUE);
-          member_string (b, "document", src->display_path);
-          member_int (b, "doc_id", src->doc_id);
-          member_int (b, "start", m->start);
-          member_int (b, "end", m->end);
-          member_double (b, "similarity", round3 (m->similarity));
-          member_int (b, "distance", m->distance);
+          sim_json_begin (b, TRUE);
+          sim_json_member_string (b, "document", src->display_path);
+          sim_json_member_int (b, "doc_id", src->doc_id);
+          sim_json_member_int (b, "start", m->start);
+          sim_json_member_int (b, "end", m->end);
+          sim_json_member_double (b, "similarity", round3 (m->similarity));
+          sim_json_member_int (b, "distance", m->distance);
           if (saved)
             {
-              member_string (b, "excerpt", m->excerpt ? m->excerpt : "");
+              sim_json_member_string (b, "excerpt", m->excerpt ? m->excerpt : "");
             }
-          end (b);
+          sim_json_end (b);
         }
-      end (b);
-      end (b);
+      sim_json_end (b);
+      sim_json_end (b);
     }
-  end (b);
+  sim_json_end (b);
 
-  name (b, "passages");
-  begin (b, FALSE);
+  sim_json_name (b, "passages");
+  sim_json_begin (b, FALSE);
   for (guint i = 0; i < report->passages->len; i++)
     {
       const SimPassage *p = &g_array_index (report->passages, SimPassage, i);
       const SimReportSource *src = &g_array_index (report->sources, SimReportSource, p->source);
 
-      begin (b, TRUE);
-      member_int (b, "start", p->start);
-      member_int (b, "end", p->end);
-      member_string (b, "level", sim_level_to_string (p->level));
-      member_double (b, "similarity", round3 (p->similarity));
-      member_int (b, "segments", p->n_segments);
-      member_string (b, "document", src->display_path);
-      member_int (b, "doc_id", src->doc_id);
-      member_int (b, "source_start", p->source_start);
-      member_int (b, "source_end", p->source_end);
-      end (b);
+      sim_json_begin (b, TRUE);
+      sim_json_member_int (b, "start", p->start);
+      sim_json_member_int (b, "end", p->end);
+      sim_json_member_string (b, "level", sim_level_to_string (p->level));
+      sim_json_member_double (b, "similarity", round3 (p->similarity));
+      sim_json_member_int (b, "segments", p->n_segments);
+      sim_json_member_string (b, "document", src->display_path);
+      sim_json_member_int (b, "doc_id", src->doc_id);
+      sim_json_member_int (b, "source_start", p->source_start);
+      sim_json_member_int (b, "source_end", p->source_end);
+      sim_json_end (b);
     }
-  end (b);
+  sim_json_end (b);
 
   /* What a reader sees as one highlighted stretch (sim-report-view.h). */
-  name (b, "runs");
-  begin (b, FALSE);
+  sim_json_name (b, "runs");
+  sim_json_begin (b, FALSE);
   for (guint i = 0; i < sim_report_view_get_n_runs (view); i++)
     {
       const SimFlaggedRun *run = sim_report_view_get_run (view, i);
 
-      begin (b, TRUE);
-      member_int (b, "start", run->start);
-      member_int (b, "end", run->end);
-      member_int (b, "source", run->source + 1);
-      member_string (b, "level", sim_level_to_string (run->level));
-      member_double (b, "similarity", round3 (run->similarity));
-      member_boolean (b, "excluded", run->excluded);
-      end (b);
+      sim_json_begin (b, TRUE);
+      sim_json_member_int (b, "start", run->start);
+      sim_json_member_int (b, "end", run->end);
+      sim_json_member_int (b, "source", run->source + 1);
+      sim_json_member_string (b, "level", sim_level_to_string (run->level));
+      sim_json_member_double (b, "similarity", round3 (run->similarity));
+      sim_json_member_boolean (b, "excluded", run->excluded);
+      sim_json_end (b);
     }
-  end (b);
+  sim_json_end (b);
 
-  name (b, "sources");
-  begin (b, FALSE);
+  sim_json_name (b, "sources");
+  sim_json_begin (b, FALSE);
   for (guint i = 0; i < report->sources->len; i++)
     {
       const SimReportSource *src = &g_array_index (report->sources, SimReportSource, i);
       const SimSourceShare *share = sim_report_view_get_share (view, i);
 
-      begin (b, TRUE);
+      sim_json_begin (b, TRUE);
       /* The number and colour the window and the exports show it with. */
-      member_int (b, "number", i + 1);
-      member_string (b, "color", sim_source_color (i + 1));
-      member_string (b, "document", src->display_path);
-      member_int (b, "doc_id", src->doc_id);
-      member_string (b, "title", src->title);
+      sim_json_member_int (b, "number", i + 1);
+      sim_json_member_string (b, "color", sim_source_color (i + 1));
+      sim_json_member_string (b, "document", src->display_path);
+      sim_json_member_int (b, "doc_id", src->doc_id);
+      sim_json_member_string (b, "title", src->title);
       /* false: a server kept its text from the account that checked. */
-      member_boolean (b, "text_available", !src->text_withheld);
-      member_int (b, "segments", share->n_segments);
-      member_int (b, "characters", share->n_chars);
-      member_double (b, "share", round3 (share->share));
-      end (b);
+      sim_json_member_boolean (b, "text_available", !src->text_withheld);
+      sim_json_member_int (b, "segments", share->n_segments);
+      sim_json_member_int (b, "characters", share->n_chars);
+      sim_json_member_double (b, "share", round3 (share->share));
+      sim_json_end (b);
     }
-  end (b);
+  sim_json_end (b);
 
-  end (b);
+  sim_json_end (b);
 
-  return writer_finish (b);
+  return sim_json_writer_finish (b);
 }
 
 /* ------------------------------------------------------ saved reports */
@@ -798,34 +619,34 @@ sim_report_from_saved_json (const char  *data,
 /* ------------------------------------------------------------ compare */
 
 static void
-add_document (Writer      *b,
-              const char  *member,
-              const char  *path,
-              guint32      n_chars)
+add_document (SimJsonWriter *b,
+              const char    *member,
+              const char    *path,
+              guint32       n_chars)
 {
   g_autofree char *display = g_filename_display_name (path);
 
-  name (b, member);
-  begin (b, TRUE);
-  member_string (b, "path", display);
-  member_int (b, "characters", n_chars);
-  end (b);
+  sim_json_name (b, member);
+  sim_json_begin (b, TRUE);
+  sim_json_member_string (b, "path", display);
+  sim_json_member_int (b, "characters", n_chars);
+  sim_json_end (b);
 }
 
 /* One passage as compare's and cross's JSON give it: {"start", "end",
  * "source_start", "source_end", "level", "similarity"}. */
 static void
-add_passage (Writer           *b,
-                              const SimPassage *p)
+add_passage (SimJsonWriter    *b,
+             const SimPassage *p)
 {
-  begin (b, TRUE);
-  member_int (b, "start", p->start);
-  member_int (b, "end", p->end);
-  member_int (b, "source_start", p->source_start);
-  member_int (b, "source_end", p->source_end);
-  member_string (b, "level", sim_level_to_string (p->level));
-  member_double (b, "similarity", round3 (p->similarity));
-  end (b);
+  sim_json_begin (b, TRUE);
+  sim_json_member_int (b, "start", p->start);
+  sim_json_member_int (b, "end", p->end);
+  sim_json_member_int (b, "source_start", p->source_start);
+  sim_json_member_int (b, "source_end", p->source_end);
+  sim_json_member_string (b, "level", sim_level_to_string (p->level));
+  sim_json_member_double (b, "similarity", round3 (p->similarity));
+  sim_json_end (b);
 }
 
 char *
@@ -837,19 +658,19 @@ sim_compare_to_json (const SimReport  *report,
                      const char       *b_path,
                      guint32           b_chars)
 {
-  Writer w = writer_new (TRUE), *b = &w;
+  SimJsonWriter w = sim_json_writer_new (TRUE), *b = &w;
 
-  begin (b, TRUE);
+  sim_json_begin (b, TRUE);
   add_document (b, "a", a_path, sim_report_get_n_chars (report));
   add_document (b, "b", b_path, b_chars);
-  member_double (b, "similarity", round3 (similarity));
-  name (b, "passages");
-  begin (b, FALSE);
+  sim_json_member_double (b, "similarity", round3 (similarity));
+  sim_json_name (b, "passages");
+  sim_json_begin (b, FALSE);
   for (guint i = 0; i < n_passages; i++)
     add_passage (b, &passages[i]);
-  end (b);
-  end (b);
-  return writer_finish (b);
+  sim_json_end (b);
+  sim_json_end (b);
+  return sim_json_writer_finish (b);
 }
 
 /* -------------------------------------------------------------- cross */
@@ -857,26 +678,26 @@ sim_compare_to_json (const SimReport  *report,
 /* A document's check against the corpus: its similarity and its largest
  * sources. */
 static void
-add_corpus_json (Writer          *b,
+add_corpus_json (SimJsonWriter   *b,
                  const SimReport *report)
 {
-  name (b, "corpus");
-  begin (b, TRUE);
-  member_double (b, "similarity", round (1000 * sim_report_get_similarity (report)) / 1000);
-  name (b, "sources");
-  begin (b, FALSE);
+  sim_json_name (b, "corpus");
+  sim_json_begin (b, TRUE);
+  sim_json_member_double (b, "similarity", round (1000 * sim_report_get_similarity (report)) / 1000);
+  sim_json_name (b, "sources");
+  sim_json_begin (b, FALSE);
   for (guint s = 0; s < MIN (sim_report_get_n_sources (report), SIM_CROSS_CORPUS_SOURCES); s++)
     {
       const SimReportSource *src = sim_report_get_source (report, s);
 
-      begin (b, TRUE);
-      member_string (b, "document", src->display_path);
-      member_string (b, "title", src->title);
-      member_double (b, "share", round (1000 * src->share) / 1000);
-      end (b);
+      sim_json_begin (b, TRUE);
+      sim_json_member_string (b, "document", src->display_path);
+      sim_json_member_string (b, "title", src->title);
+      sim_json_member_double (b, "share", round (1000 * src->share) / 1000);
+      sim_json_end (b);
     }
-  end (b);
-  end (b);
+  sim_json_end (b);
+  sim_json_end (b);
 }
 
 char *
@@ -887,46 +708,46 @@ sim_cross_to_json (GArray            *pairs,
                    SimReport *const  *corpus,
                    guint              n)
 {
-  Writer w = writer_new (TRUE), *b = &w;
+  SimJsonWriter w = sim_json_writer_new (TRUE), *b = &w;
 
-  begin (b, TRUE);
-  name (b, "documents");
-  begin (b, FALSE);
+  sim_json_begin (b, TRUE);
+  sim_json_name (b, "documents");
+  sim_json_begin (b, FALSE);
   for (guint i = 0; i < n; i++)
     {
       g_autofree char *display = g_filename_display_name (paths[i]);
 
-      begin (b, TRUE);
-      member_string (b, "path", display);
-      member_string (b, "format", formats[i]);
-      member_int (b, "characters", n_chars[i]);
+      sim_json_begin (b, TRUE);
+      sim_json_member_string (b, "path", display);
+      sim_json_member_string (b, "format", formats[i]);
+      sim_json_member_int (b, "characters", n_chars[i]);
       if (corpus != NULL && corpus[i] != NULL)
         add_corpus_json (b, corpus[i]);
-      end (b);
+      sim_json_end (b);
     }
-  end (b);
-  name (b, "pairs");
-  begin (b, FALSE);
+  sim_json_end (b);
+  sim_json_name (b, "pairs");
+  sim_json_begin (b, FALSE);
   for (guint i = 0; i < pairs->len; i++)
     {
       const SimCrossPair *pair = &g_array_index (pairs, SimCrossPair, i);
       g_autofree char *a = g_filename_display_name (paths[pair->a]);
       g_autofree char *bp = g_filename_display_name (paths[pair->b]);
 
-      begin (b, TRUE);
-      member_string (b, "a", a);
-      member_string (b, "b", bp);
-      member_int (b, "shared_characters", pair->shared_a);
-      member_double (b, "share_a", round (1000 * pair->share_a) / 1000);
-      member_double (b, "share_b", round (1000 * pair->share_b) / 1000);
-      name (b, "passages");
-      begin (b, FALSE);
+      sim_json_begin (b, TRUE);
+      sim_json_member_string (b, "a", a);
+      sim_json_member_string (b, "b", bp);
+      sim_json_member_int (b, "shared_characters", pair->shared_a);
+      sim_json_member_double (b, "share_a", round (1000 * pair->share_a) / 1000);
+      sim_json_member_double (b, "share_b", round (1000 * pair->share_b) / 1000);
+      sim_json_name (b, "passages");
+      sim_json_begin (b, FALSE);
       for (guint p = 0; p < pair->passages->len; p++)
         add_passage (b, &g_array_index (pair->passages, SimPassage, p));
-      end (b);
-      end (b);
+      sim_json_end (b);
+      sim_json_end (b);
     }
-  end (b);
-  end (b);
-  return writer_finish (b);
+  sim_json_end (b);
+  sim_json_end (b);
+  return sim_json_writer_finish (b);
 }
