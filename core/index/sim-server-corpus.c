@@ -3,14 +3,17 @@
  * The corpus server's documents: adding files and folders, and the list.
  * Files are read and fingerprinted on every core as a local import does
  * (sim_corpus_prepare_file()), a batch at a time, while the batch before
- * is sent; one transaction a batch. Each batch's document ids and run are
- * reserved from the server's sequences before it is read, so its
+ * is sent; one transaction a batch. Each batch's document ids are
+ * reserved from the server's sequence before it is read, so its
  * documents' rows are made beside the sending of the batch before. Sent:
  * the documents through COPY into a staging table and inserted from it
- * (one already there is left alone), the lookup rows of those added
- * (sim-server-postings.c: made as they are sent), their texts and the
- * feature statistics. A batch that fails is rolled back whole and named
- * in the failures; the rest goes on.
+ * (one already there is left alone), their texts and the feature
+ * statistics. The lookup rows of those added (sim-server-postings.c) are
+ * kept beside the add, and written as one run when it ends and every
+ * MERGE_EVERY bytes of a long one (sim-server-merge.c): till then its
+ * documents wait for it, not indexed (schema version 6, sim-server.c). A
+ * batch that fails is rolled back whole and named in the failures; the
+ * rest goes on.
  *
  * What identifies a document is its content hash and the name it was
  * added under: the file's path below the folder given, after that
@@ -60,7 +63,6 @@ typedef struct {
   gint               next;
   SimNormalizeFlags  flags;
   gint64            *ids;       /* reserved for each entry, rising (reserve_ids()) */
-  gint64             run;       /* reserved for its postings */
   /* Made while the batch before is sent (prepare_batch()): */
   GString           *rows;      /* the new entries as staging rows (COPY's text format) */
   guint              n_sent;
@@ -343,19 +345,24 @@ put_texts (SimServer    *server,
   return TRUE;
 }
 
-/* Sends the prepared entries of @job in one transaction; counts what was
- * added in @result. FALSE with @error when the batch failed (rolled
- * back). */
+/* Sends the prepared entries of @job in one transaction, those added
+ * left waiting for @owner's run and their postings put in @spill; counts
+ * what was added in @result. FALSE with @error when the batch failed
+ * (rolled back, @spill as it was). */
 static gboolean
 send_batch (SimServer       *server,
             const char      *collection,
+            gint64           owner,
+            SimPostingSpill *spill,
             PrepareJob      *job,
             SimImportResult *result,
             GError         **error)
 {
   g_autofree gint64 *ids = NULL;
   g_autofree guint32 *df = NULL;
-  const char *params[2] = { collection, NULL };
+  g_autofree char *s_owner = g_strdup_printf ("%" G_GINT64_FORMAT, owner);
+  const char *params[2] = { collection, s_owner };
+  const guint n_runs = spill->runs->len;
   PGresult *added;
   guint n_added = 0;
   guint64 bytes = 0;
@@ -370,10 +377,11 @@ send_batch (SimServer       *server,
   added = _sim_server_run (server,
                            "WITH new AS ("
                            "  INSERT INTO simhound.documents"
-                           "    (id, content_hash, name, title, collection_id, n_chars, n_bytes, n_windows, modified_at)"
+                           "    (id, content_hash, name, title, collection_id, n_chars, n_bytes, n_windows, modified_at,"
+                           "     indexed, owner)"
                            "  SELECT first.id, content_hash, name, title,"
                            "    (SELECT id FROM simhound.collections WHERE name = $1), n_chars, n_bytes, n_windows,"
-                           "    modified_at"
+                           "    modified_at, false, $2"
                            "  FROM (SELECT DISTINCT ON (content_hash, name) * FROM pg_temp.simhound_staging"
                            "        ORDER BY content_hash, name, seq) first"
                            "  ORDER BY first.id"
@@ -383,7 +391,7 @@ send_batch (SimServer       *server,
                            "  INSERT INTO simhound.tallies SELECT count(*), coalesce (sum (n_windows), 0), max (added_at)"
                            "  FROM new HAVING count(*) > 0)"
                            " SELECT id FROM new ORDER BY id",
-                           1, params, error);
+                           2, params, error);
   if (added == NULL)
     goto fail;
 
@@ -427,13 +435,13 @@ send_batch (SimServer       *server,
             _sim_df_apply (df, buckets, 1);
           }
     }
-  /* The postings of those added, made in parts and sent as they are made
-   * (the batch after is read meanwhile), then the texts, each part let go
-   * once sent. */
+  /* The postings of those added, made in parts on every core (the batch
+   * after is read meanwhile) and kept beside the add, then the texts,
+   * each part let go once sent. */
   {
     g_autofree SimPostingSource *docs = sources_of (job, ids);
 
-    if (!_sim_server_put_docs (server, docs, job->n, job->run, error))
+    if (!_sim_posting_spill_put_docs (spill, docs, job->n, error))
       goto fail;
   }
   for (guint i = 0; i < job->n; i++)
@@ -449,6 +457,7 @@ send_batch (SimServer       *server,
   return TRUE;
 
 fail:
+  _sim_posting_spill_truncate (spill, n_runs);
   if (PQstatus (server->conn) == CONNECTION_OK)
     _sim_server_run_command (server, "ROLLBACK", NULL);
   return FALSE;
@@ -565,8 +574,8 @@ batch_free (PrepareJob *job)
   g_free (job);
 }
 
-/* Reserves an id for each entry of @job and one for its run, before it
- * is prepared: its staging rows are then written as they will be sent,
+/* Reserves an id for each entry of @job before it is prepared: its
+ * staging rows are then written as they will be sent,
  * on the thread that prepares it. An id not used (a document already
  * there, a file that could not be read) is a gap, as a removed document's
  * is. */
@@ -578,9 +587,8 @@ reserve_ids (SimServer  *server,
   g_autofree char *n = g_strdup_printf ("%u", job->n);
   const char *params[] = { n };
   PGresult *result = _sim_server_run (server,
-                                      "SELECT (SELECT nextval ('simhound.run_ids')),"
-                                      " nextval ('simhound.documents_id_seq') FROM generate_series (1, $1::integer)"
-                                      " ORDER BY 2",
+                                      "SELECT nextval ('simhound.documents_id_seq') FROM generate_series (1, $1::integer)"
+                                      " ORDER BY 1",
                                       1, params, error);
 
   if (result == NULL)
@@ -593,11 +601,10 @@ reserve_ids (SimServer  *server,
       return FALSE;
     }
   job->ids = g_new (gint64, job->n);
-  job->run = g_ascii_strtoll (PQgetvalue (result, 0, 0), NULL, 10);
   for (guint i = 0; i < job->n; i++)
-    job->ids[i] = g_ascii_strtoll (PQgetvalue (result, i, 1), NULL, 10);
+    job->ids[i] = g_ascii_strtoll (PQgetvalue (result, i, 0), NULL, 10);
   PQclear (result);
-  /* Rising in the entries' order (ORDER BY 2), as a local store gives ids. */
+  /* Rising in the entries' order (ORDER BY 1), as a local store gives ids. */
   return _sim_server_ids_fit (server, job->ids[job->n - 1], error);
 }
 
@@ -618,6 +625,47 @@ reserved_batch (SimServer *server,
   return job;
 }
 
+/* An id of this add's own, and the advisory lock on it held by its
+ * session until finish_add(): documents wait for its run under it. */
+static gint64
+take_owner (SimServer *server,
+            GError   **error)
+{
+  PGresult *result = _sim_server_run (server,
+                                      "SELECT o, pg_advisory_lock (" SIM_SERVER_OWNER_LOCK ", (o & 2147483647)::integer)"
+                                      " FROM (SELECT nextval ('simhound.run_ids') o) s", 0, NULL, error);
+  gint64 owner;
+
+  if (result == NULL)
+    return -1;
+  owner = g_ascii_strtoll (PQgetvalue (result, 0, 0), NULL, 10);
+  PQclear (result);
+  return owner;
+}
+
+/* Ends an add: what @spill holds written as a run (but with the
+ * connection gone: its documents then wait for the next add), the lock
+ * on @owner let go. FALSE with @error when the run could not be
+ * written. */
+static gboolean
+finish_add (SimServer       *server,
+            SimPostingSpill *spill,
+            gint64           owner,
+            GError         **error)
+{
+  g_autofree char *unlock = g_strdup_printf ("SELECT pg_advisory_unlock (" SIM_SERVER_OWNER_LOCK ", %d)",
+                                             (int) (owner & 0x7fffffff));
+  gboolean ok = TRUE;
+
+  if (PQstatus (server->conn) != CONNECTION_OK)
+    return TRUE;
+  if (spill->runs->len > 0)
+    ok = _sim_server_spill_merge (server, spill, owner, error) && _sim_server_postings_merge (server, error);
+  if (PQstatus (server->conn) == CONNECTION_OK)
+    _sim_server_run_command (server, unlock, NULL);
+  return ok;
+}
+
 SimImportResult *
 sim_server_add (SimServer          *server,
                 const char *const  *paths,
@@ -631,7 +679,9 @@ sim_server_add (SimServer          *server,
   g_autoptr(GPtrArray) files = g_ptr_array_new ();
   g_autoptr(GPtrArray) names = g_ptr_array_new ();
   g_autoptr(GStringChunk) strings = g_string_chunk_new (1 << 16);
-  guint done = 0;
+  g_autoptr(SimPostingSpill) spill = NULL;
+  guint done = 0, n_waiting = 0;
+  gint64 owner;
 
   g_return_val_if_fail (paths != NULL, NULL);
 
@@ -654,6 +704,11 @@ sim_server_add (SimServer          *server,
       return NULL;
     PQclear (made);
   }
+  /* What an add that ended early left waiting, indexed first. */
+  if (!sim_server_index_documents (server, &n_waiting, error) ||
+      (spill = _sim_posting_spill_new (error)) == NULL ||
+      (owner = take_owner (server, error)) < 0)
+    return NULL;
   _sim_server_walk (paths, strings, files, names, result->failures);
   result->n_failed = result->failures->len;
 
@@ -664,7 +719,10 @@ sim_server_add (SimServer          *server,
     guint64 merged_at = 0;
 
     if (ready == NULL && done > 0)
-      return NULL;
+      {
+        finish_add (server, spill, owner, NULL);
+        return NULL;
+      }
     if (ready != NULL)
       prepare_batch (ready);
 
@@ -701,7 +759,7 @@ sim_server_add (SimServer          *server,
             }
         /* The ids not given: the connection is lost or the server refuses. */
         lost = batch_error != NULL || g_cancellable_set_error_if_cancelled (cancellable, &batch_error) ||
-               (!send_batch (server, collection, job, result, &batch_error) &&
+               (!send_batch (server, collection, owner, spill, job, result, &batch_error) &&
                 g_error_matches (batch_error, SIM_ERROR, SIM_ERROR_SERVER));
         n_batches++;
         if (!lost && batch_error != NULL)
@@ -724,10 +782,13 @@ sim_server_add (SimServer          *server,
          * this and at 96 MB with it). */
         malloc_trim (0);
 #endif
-        /* A failed merge leaves the runs as they were, and ends the add. */
+        /* The postings kept so far written as a run, then runs of a like
+         * size merged. A failed merge leaves the runs as they were, and
+         * ends the add. */
         if (!lost && batch_error == NULL && merge_after)
           {
-            lost = !_sim_server_postings_merge (server, &batch_error);
+            lost = !_sim_server_spill_merge (server, spill, owner, &batch_error) ||
+                   !_sim_server_postings_merge (server, &batch_error);
             merged_at = result->n_bytes;
           }
         if (ahead != NULL)
@@ -737,10 +798,14 @@ sim_server_add (SimServer          *server,
         if (lost)
           {
             g_clear_pointer (&ready, batch_free);
+            /* Stopped (or refused): what was added is still indexed. */
+            finish_add (server, spill, owner, NULL);
             g_propagate_error (error, g_steal_pointer (&batch_error));
             return NULL;
           }
       }
   }
+  if (!finish_add (server, spill, owner, error))
+    return NULL;
   return g_steal_pointer (&result);
 }

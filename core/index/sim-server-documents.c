@@ -281,7 +281,11 @@ sim_server_index_documents (SimServer *server,
       result = _sim_server_run (server,
                                 "SELECT d.id, d.n_chars, t.body FROM simhound.documents d"
                                 " JOIN simhound.texts t ON t.doc_id = d.id"
-                                " WHERE NOT d.indexed ORDER BY d.id LIMIT 256 FOR UPDATE OF d", 0, NULL, error);
+                                " WHERE NOT d.indexed"
+                                /* Not one an add that runs still owns (and will index). */
+                                "   AND (d.owner IS NULL"
+                                "        OR pg_try_advisory_xact_lock (" SIM_SERVER_OWNER_LOCK ", (d.owner & 2147483647)::integer))"
+                                " ORDER BY d.id LIMIT 256 FOR UPDATE OF d", 0, NULL, error);
       if (result == NULL)
         goto fail;
       n = PQntuples (result);
@@ -312,15 +316,16 @@ sim_server_index_documents (SimServer *server,
       params[0] = list = _sim_server_array_literal ((const gint64 *) ids->data, ids->len);
       if (n > 0)
         {
-          result = _sim_server_run (server, "UPDATE simhound.documents SET indexed = true WHERE id = ANY ($1::bigint[])",
+          result = _sim_server_run (server, "UPDATE simhound.documents SET indexed = true, owner = NULL"
+                                            " WHERE id = ANY ($1::bigint[])",
                                     1, params, error);
           if (result == NULL)
             goto fail;
           PQclear (result);
         }
-      if (!_sim_server_put_docs (server, (const SimPostingSource *) docs->data, docs->len, -1, error) ||
+      if (!_sim_server_put_docs (server, (const SimPostingSource *) docs->data, docs->len, error) ||
           !_sim_server_run_command (server, "COMMIT", error) ||
-          !_sim_server_postings_merge (server, error))
+          (n > 0 && !_sim_server_postings_merge (server, error)))
         goto fail;
       *out_n_indexed += n;
       if (n == 0)

@@ -4,12 +4,16 @@
  * of a like size are merged in tiers of MERGE_FANIN, so a corpus of N
  * postings has O(log N) runs and each posting is written O(log N) times;
  * a merge drops the postings of removed documents. One client merges at
- * a time (an advisory lock); each merge is one transaction.
+ * a time (an advisory lock); each merge is one transaction. An add's
+ * runs, kept beside it (SimPostingSpill), are merged the same way into
+ * one run of the table: read from the file rather than the server.
  */
 #include "config.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <glib/gi18n-lib.h>
 
 #include "sim-error.h"
@@ -172,13 +176,25 @@ encode_merged (const GArray  *postings,
     }
 }
 
-/* What every chunk of a merge is read by. */
+/* Where a spill's run is read from, a buffer at a time. */
+typedef struct {
+  guint64  at, end;   /* in the file */
+  guint8  *buf;
+  gsize    len, pos;  /* bytes in @buf, the first not taken */
+} Cursor;
+
+#define CURSOR_READ (64u << 10)
+
+/* What every chunk of a merge is read by: the runs of the server, or
+ * those of a spill. */
 typedef struct {
   const char   *runs;       /* the runs' ids, a bigint[] literal */
   const char   *runs_bits;  /* their bits, a smallint[] literal */
   guint         chunk_bits; /* the chunks cut the key space by */
   const guint8 *live;       /* a bit per document id: still there */
   gint64        n_ids;
+  const SimPostingSpill *spill;
+  Cursor       *cursors;    /* a spill's: one a run */
 } Reading;
 
 /* A chunk of the key space as read: the postings of documents still
@@ -251,6 +267,110 @@ read_chunk (SimServer     *server,
   return TRUE;
 }
 
+/* The head of the next row of @cursor (COPY's binary format: 26 bytes,
+ * then its data) with its data, buffered: NULL at the run's end, or with
+ * @error set for a short or damaged spill. */
+static const guint8 *
+cursor_row (Cursor                *cursor,
+            const SimPostingSpill *spill,
+            GError               **error)
+{
+  enum { HEAD = 26 };
+  gsize need = HEAD;
+
+  for (;;)
+    {
+      const gsize have = cursor->len - cursor->pos;
+
+      if (have >= HEAD && need == HEAD)
+        {
+          need = HEAD + _sim_be32 ((const char *) cursor->buf + cursor->pos + 22);
+          if (need > have + (cursor->end - cursor->at))
+            break;
+        }
+      if (have >= need)
+        return cursor->buf + cursor->pos;
+      if (have == 0 && cursor->at == cursor->end)
+        return NULL;
+      if (cursor->at == cursor->end)
+        break;
+      /* Room for @need from the row's start, the rest read on. */
+      memmove (cursor->buf, cursor->buf + cursor->pos, have);
+      cursor->len = have;
+      cursor->pos = 0;
+      {
+        const gsize room = MAX (need, CURSOR_READ);
+        gssize n;
+
+        cursor->buf = g_realloc (cursor->buf, room);
+        do
+          n = pread (spill->fd, cursor->buf + cursor->len, MIN (room - cursor->len, cursor->end - cursor->at),
+                     (off_t) cursor->at);
+        while (n < 0 && errno == EINTR);
+        if (n <= 0)
+          {
+            g_set_error (error, SIM_ERROR, SIM_ERROR_STORE, _("Cannot read the add's postings back: %s"),
+                         n < 0 ? g_strerror (errno) : _("the file is shorter than written"));
+            return NULL;
+          }
+        cursor->len += n;
+        cursor->at += n;
+      }
+    }
+  g_set_error (error, SIM_ERROR, SIM_ERROR_STORE_CORRUPT, _("The add's postings were damaged beside it"));
+  return NULL;
+}
+
+/* Reads chunk @c of a spill's runs, as read_chunk() does the server's:
+ * each run's rows of the chunk's buckets, from where the chunk before
+ * ended. */
+static gboolean
+read_spill_chunk (const Reading *reading,
+                  guint64        c,
+                  Chunk         *chunk,
+                  GError       **error)
+{
+  const SimPostingSpill *spill = reading->spill;
+  Keep keep = { reading->live, reading->n_ids, chunk->postings };
+
+  g_array_set_size (chunk->postings, 0);
+  g_array_set_size (chunk->ends, 0);
+  chunk->in_order = TRUE;
+  for (guint r = 0; r < spill->runs->len; r++)
+    {
+      const SimSpillRun *run = &g_array_index (spill->runs, SimSpillRun, r);
+      Cursor *cursor = &reading->cursors[r];
+      /* The chunk's buckets in the run's: below (c + 1) << (bits - chunk_bits). */
+      const guint64 limit = (c + 1) << (run->bits - reading->chunk_bits);
+      const guint before = chunk->postings->len;
+      const guint8 *row;
+      GError *local = NULL;
+
+      while ((row = cursor_row (cursor, spill, &local)) != NULL)
+        {
+          const guint32 bucket = _sim_be32 ((const char *) row + 18);
+          const guint32 len = _sim_be32 ((const char *) row + 22);
+
+          if (bucket >= limit)
+            break;
+          if (!_sim_posting_decode_row (row + 26, len, bucket, run->bits, keep_posting, &keep))
+            {
+              g_set_error (&local, SIM_ERROR, SIM_ERROR_STORE_CORRUPT, _("The add's postings were damaged beside it"));
+              break;
+            }
+          cursor->pos += 26 + len;
+        }
+      if (local != NULL)
+        {
+          g_propagate_error (error, local);
+          return FALSE;
+        }
+      if (chunk->postings->len > before)
+        g_array_append_val (chunk->ends, chunk->postings->len);
+    }
+  return TRUE;
+}
+
 /* Writes @chunk's postings as rows of run @run of @bits. */
 static gboolean
 write_chunk (SimServer *server,
@@ -300,7 +420,8 @@ reader_thread (gpointer data)
   for (guint64 c = 0; c < reader->n_chunks && !g_atomic_int_get (&reader->stop); c++)
     {
       chunk = g_async_queue_pop (reader->empty);
-      if (!read_chunk (reader->server, reader->reading, c, chunk, &chunk->error))
+      if (!(reader->reading->spill ? read_spill_chunk (reader->reading, c, chunk, &chunk->error)
+                                   : read_chunk (reader->server, reader->reading, c, chunk, &chunk->error)))
         {
           chunk->last = TRUE;
           g_async_queue_push (reader->full, chunk);
@@ -335,10 +456,12 @@ copy_chunks (SimServer     *server,
                       { NULL, NULL } };
   gboolean ok = TRUE;
 
-  if (second == NULL || n_chunks == 1)
+  if ((second == NULL && reading->spill == NULL) || n_chunks == 1)
     for (guint64 c = 0; ok && c < n_chunks; c++)
       {
-        ok = read_chunk (server, reading, c, &chunks[0], error) && write_chunk (server, &chunks[0], run, bits, error);
+        ok = (reading->spill ? read_spill_chunk (reading, c, &chunks[0], error)
+                             : read_chunk (server, reading, c, &chunks[0], error)) &&
+             write_chunk (server, &chunks[0], run, bits, error);
         *written += chunks[0].postings->len;
       }
   else
@@ -387,6 +510,47 @@ copy_chunks (SimServer     *server,
   return ok;
 }
 
+/* A bit per document id, set for those there (@n_ids of them); NULL
+ * with @error when the server could not say. */
+static guint8 *
+live_documents (SimServer *server,
+                gint64    *n_ids,
+                GError   **error)
+{
+  PGresult *result = _sim_server_run_as (server, "SELECT id FROM simhound.documents ORDER BY id", 0, NULL, 1, error);
+  guint8 *live;
+
+  if (result == NULL)
+    return NULL;
+  *n_ids = PQntuples (result) > 0 ? _sim_be64 (PQgetvalue (result, PQntuples (result) - 1, 0)) + 1 : 0;
+  live = g_new0 (guint8, *n_ids / 8 + 1);
+  for (int r = 0; r < PQntuples (result); r++)
+    {
+      const gint64 id = _sim_be64 (PQgetvalue (result, r, 0));
+
+      live[id >> 3] |= 1 << (id & 7);
+    }
+  PQclear (result);
+  return live;
+}
+
+/* Bits the chunks of a merge of @total postings cut the key space by,
+ * its runs cut by at least @min_bits. */
+static guint
+chunk_bits_of (guint64 total,
+               guint   min_bits)
+{
+  /* SIMHOUND_SERVER_MERGE_CHUNK sets it smaller, for tests. */
+  const char *env = g_getenv ("SIMHOUND_SERVER_MERGE_CHUNK");
+  const guint64 chunk = env && g_ascii_strtoull (env, NULL, 10) > 0 ? MIN (g_ascii_strtoull (env, NULL, 10), MERGE_CHUNK)
+                                                                     : MERGE_CHUNK;
+  guint chunk_bits = 0;
+
+  while (chunk_bits < min_bits && (total >> chunk_bits) > chunk / 5 * 4)
+    chunk_bits++;
+  return chunk_bits;
+}
+
 /* Merges @runs into one, in the caller's transaction: chunk by chunk of
  * the key space, each run's rows of it read, the postings of documents
  * still there kept, written as rows of the new run. */
@@ -404,7 +568,7 @@ merge_runs (SimServer    *server,
   g_autofree guint8 *live = NULL;
   gint64 n_ids = 0;
   guint64 total = 0, written = 0;
-  guint min_bits = 30, chunk_bits = 0, bits;
+  guint min_bits = 30, chunk_bits, bits;
   gint64 run;
   PGresult *result;
 
@@ -427,15 +591,7 @@ merge_runs (SimServer    *server,
     bits_literal = _sim_server_array_literal ((const gint64 *) run_bits->data, run_bits->len);
   }
   bits = _sim_posting_run_bits (total);
-  {
-    /* SIMHOUND_SERVER_MERGE_CHUNK sets it smaller, for tests. */
-    const char *env = g_getenv ("SIMHOUND_SERVER_MERGE_CHUNK");
-    const guint64 chunk = env && g_ascii_strtoull (env, NULL, 10) > 0 ? MIN (g_ascii_strtoull (env, NULL, 10), MERGE_CHUNK)
-                                                                       : MERGE_CHUNK;
-
-    while (chunk_bits < min_bits && (total >> chunk_bits) > chunk / 5 * 4)
-      chunk_bits++;
-  }
+  chunk_bits = chunk_bits_of (total, min_bits);
   /* A merge of every run drops every posting of a document removed
    * before it read which are there: those are no longer "removed" (read
    * first, so that one removed meanwhile stays). */
@@ -452,19 +608,8 @@ merge_runs (SimServer    *server,
         }
       PQclear (result);
     }
-  result = _sim_server_run_as (server, "SELECT id FROM simhound.documents ORDER BY id", 0, NULL, 1, error);
-  if (result == NULL)
-    return FALSE;
-  n_ids = PQntuples (result) > 0 ? _sim_be64 (PQgetvalue (result, PQntuples (result) - 1, 0)) + 1 : 0;
-  live = g_new0 (guint8, n_ids / 8 + 1);
-  for (int r = 0; r < PQntuples (result); r++)
-    {
-      const gint64 id = _sim_be64 (PQgetvalue (result, r, 0));
-
-      live[id >> 3] |= 1 << (id & 7);
-    }
-  PQclear (result);
-  if ((run = _sim_posting_next_run (server, error)) < 0)
+  if ((live = live_documents (server, &n_ids, error)) == NULL ||
+      (run = _sim_posting_next_run (server, error)) < 0)
     return FALSE;
   /* The runs read are committed, and only a merge, which holds the lock,
    * deletes them: another connection reads them as this one does. Without
@@ -472,7 +617,7 @@ merge_runs (SimServer    *server,
   if (chunk_bits > 0)
     second = _sim_server_connect_again (server, NULL);
   {
-    const Reading reading = { literal, bits_literal, chunk_bits, live, n_ids };
+    const Reading reading = { literal, bits_literal, chunk_bits, live, n_ids, NULL, NULL };
 
     if (!copy_chunks (server, second, &reading, run, bits, &written, error))
       return FALSE;
@@ -653,6 +798,66 @@ merge (SimServer *server,
       if (!merge_runs (server, runs, whole, error) || !_sim_server_run_command (server, "COMMIT", error))
         goto fail;
     }
+
+fail:
+  if (PQstatus (server->conn) == CONNECTION_OK)
+    _sim_server_run_command (server, "ROLLBACK", NULL);
+  return FALSE;
+}
+
+gboolean
+_sim_server_spill_merge (SimServer       *server,
+                         SimPostingSpill *spill,
+                         gint64           owner,
+                         GError         **error)
+{
+  g_autofree guint8 *live = NULL;
+  g_autofree Cursor *cursors = NULL;
+  g_autofree char *s_owner = g_strdup_printf ("%" G_GINT64_FORMAT, owner);
+  const char *params[] = { s_owner };
+  guint64 total = 0, written = 0;
+  guint min_bits = 30, bits;
+  gint64 n_ids = 0, run;
+  gboolean ok;
+  PGresult *result;
+
+  if (spill->runs->len == 0)
+    return TRUE;
+  cursors = g_new0 (Cursor, spill->runs->len);
+  for (guint r = 0; r < spill->runs->len; r++)
+    {
+      const SimSpillRun *s_run = &g_array_index (spill->runs, SimSpillRun, r);
+
+      total += s_run->n;
+      min_bits = MIN (min_bits, s_run->bits);
+      cursors[r].at = s_run->offset;
+      cursors[r].end = s_run->offset + s_run->length;
+    }
+  bits = _sim_posting_run_bits (total);
+  if (!_sim_server_run_command (server, "BEGIN", error))
+    return FALSE;
+  /* The documents there now: one removed meanwhile keeps no posting. */
+  ok = (live = live_documents (server, &n_ids, error)) != NULL && (run = _sim_posting_next_run (server, error)) >= 0;
+  if (ok)
+    {
+      const Reading reading = { NULL, NULL, chunk_bits_of (total, min_bits), live, n_ids, spill, cursors };
+
+      ok = copy_chunks (server, NULL, &reading, run, bits, &written, error) &&
+           (written == 0 || _sim_posting_write_run (server, run, bits, written, error));
+    }
+  for (guint r = 0; r < spill->runs->len; r++)
+    g_free (cursors[r].buf);
+  if (!ok)
+    goto fail;
+  result = _sim_server_run (server, "UPDATE simhound.documents SET indexed = true, owner = NULL"
+                                    " WHERE owner = $1 AND NOT indexed", 1, params, error);
+  if (result == NULL)
+    goto fail;
+  PQclear (result);
+  if (!_sim_server_run_command (server, "COMMIT", error))
+    goto fail;
+  _sim_posting_spill_truncate (spill, 0);
+  return TRUE;
 
 fail:
   if (PQstatus (server->conn) == CONNECTION_OK)

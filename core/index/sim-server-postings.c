@@ -15,9 +15,12 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <glib/gi18n-lib.h>
+#include <glib/gstdio.h>
 
 #include "sim-band-index.h"
 #include "sim-error.h"
@@ -330,6 +333,75 @@ _sim_posting_split (GBytes  *packed,
   return g_bytes_new_take (out, slices[SIM_POSTING_SLICES]);
 }
 
+SimPostingSpill *
+_sim_posting_spill_new (GError **error)
+{
+  g_autoptr(GError) local = NULL;
+  g_autofree char *path = NULL;
+  SimPostingSpill *spill;
+  const int fd = g_file_open_tmp ("simhound-add-XXXXXX", &path, &local);
+
+  if (fd < 0)
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_STORE, _("Cannot make room for the add's postings: %s"), local->message);
+      return NULL;
+    }
+  /* Gone when the add is, however it ends. */
+  g_unlink (path);
+  spill = g_new0 (SimPostingSpill, 1);
+  spill->fd = fd;
+  spill->runs = g_array_new (FALSE, FALSE, sizeof (SimSpillRun));
+  return spill;
+}
+
+void
+_sim_posting_spill_free (SimPostingSpill *spill)
+{
+  if (spill == NULL)
+    return;
+  close (spill->fd);
+  g_array_unref (spill->runs);
+  g_free (spill);
+}
+
+void
+_sim_posting_spill_truncate (SimPostingSpill *spill,
+                             guint            n_runs)
+{
+  g_return_if_fail (n_runs <= spill->runs->len);
+  g_array_set_size (spill->runs, n_runs);
+  spill->end = n_runs > 0 ? g_array_index (spill->runs, SimSpillRun, n_runs - 1).offset +
+                            g_array_index (spill->runs, SimSpillRun, n_runs - 1).length : 0;
+  spill->failed = 0;
+  /* The space back; should that fail, what is past the end is never read. */
+  if (ftruncate (spill->fd, (off_t) spill->end) != 0)
+    g_debug ("ftruncate: %s", g_strerror (errno));
+}
+
+/* @data at the end of @spill (one writer at a time); a failure is kept
+ * in spill->failed. */
+static void
+spill_write (SimPostingSpill *spill,
+             const char      *data,
+             gsize            len)
+{
+  while (len > 0 && spill->failed == 0)
+    {
+      const gssize n = pwrite (spill->fd, data, MIN (len, (gsize) 1 << 30), (off_t) spill->end);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        {
+          spill->failed = n < 0 ? errno : ENOSPC;
+          return;
+        }
+      data += n;
+      len -= n;
+      spill->end += n;
+    }
+}
+
 typedef struct {
   const SimPostingSource *docs;
   guint           n_docs;
@@ -341,8 +413,9 @@ typedef struct {
   GMutex          lock;
   GCond           turn;
   guint           appended;   /* parts sent so far, under @lock */
-  SimServer      *server;     /* sent to, under @lock */
+  SimServer      *server;     /* sent to, under @lock: into @copy, or… */
   SimServerCopy  *copy;
+  SimPostingSpill *spill;     /* … written at the end of @spill */
 } RowsJob;
 
 /* Makes parts in order, until none is left: each part's postings taken
@@ -398,7 +471,10 @@ rows_worker (gpointer data)
       g_mutex_lock (&job->lock);
       while (job->appended != (guint) k)
         g_cond_wait (&job->turn, &job->lock);
-      _sim_server_copy_put (job->server, job->copy, rows->str, rows->len);
+      if (job->spill != NULL)
+        spill_write (job->spill, rows->str, rows->len);
+      else
+        _sim_server_copy_put (job->server, job->copy, rows->str, rows->len);
       job->appended++;
       g_cond_broadcast (&job->turn);
       g_mutex_unlock (&job->lock);
@@ -476,44 +552,85 @@ _sim_posting_rows_end (SimServer     *server,
            _sim_server_run_command (server, "TRUNCATE pg_temp.simhound_postings_staging", error)));
 }
 
+/* @job's postings counted and its run's bits set: FALSE when it has none. */
+static gboolean
+rows_job_init (RowsJob *job)
+{
+  for (guint d = 0; d < job->n_docs; d++)
+    if (job->docs[d].id != 0 && job->docs[d].slices != NULL)
+      job->n += job->docs[d].n_windows;
+  job->bits = _sim_posting_run_bits (job->n);
+  /* Parts of whole rows (the run's bits are at least the parts'), of
+   * whole slices. */
+  job->part_bits = MIN (job->bits, SIM_POSTING_SLICE_BITS);
+  return job->n > 0;
+}
+
+/* @job's rows made on as many threads as there are, and put in order. */
+static void
+rows_job_run (RowsJob *job)
+{
+  g_mutex_init (&job->lock);
+  g_cond_init (&job->turn);
+  sim_parallel_run (MIN (sim_parallel_default_threads (), 1u << job->part_bits), rows_worker, job);
+  g_mutex_clear (&job->lock);
+  g_cond_clear (&job->turn);
+}
+
 gboolean
 _sim_server_put_docs (SimServer              *server,
                       const SimPostingSource *docs,
                       guint                   n_docs,
-                      gint64                  run,
                       GError                **error)
 {
   g_autoptr(GString) edge = g_string_new (NULL);
-  RowsJob job = { docs, n_docs, 0, run };
+  RowsJob job = { docs, n_docs };
   SimServerCopy copy;
 
-  for (guint d = 0; d < n_docs; d++)
-    if (docs[d].id != 0 && docs[d].slices != NULL)
-      job.n += docs[d].n_windows;
-  if (job.n == 0)
+  if (!rows_job_init (&job))
     return TRUE;
-  if (run < 0 && (job.run = _sim_posting_next_run (server, error)) < 0)
+  if ((job.run = _sim_posting_next_run (server, error)) < 0)
     return FALSE;
-  job.bits = _sim_posting_run_bits (job.n);
-  /* Parts of whole rows (the run's bits are at least the parts'), of
-   * whole slices, on as many threads as there are. */
-  job.part_bits = MIN (job.bits, SIM_POSTING_SLICE_BITS);
   job.server = server;
   job.copy = &copy;
   if (!_sim_posting_rows_begin (server, &copy, error))
     return FALSE;
   _sim_posting_copy_header (edge);
   _sim_server_copy_put (server, &copy, edge->str, edge->len);
-  g_mutex_init (&job.lock);
-  g_cond_init (&job.turn);
-  sim_parallel_run (MIN (sim_parallel_default_threads (), 1u << job.part_bits), rows_worker, &job);
-  g_mutex_clear (&job.lock);
-  g_cond_clear (&job.turn);
+  rows_job_run (&job);
   g_string_truncate (edge, 0);
   _sim_posting_copy_trailer (edge);
   _sim_server_copy_put (server, &copy, edge->str, edge->len);
   return _sim_posting_rows_end (server, &copy, error) &&
          _sim_posting_write_run (server, job.run, job.bits, job.n, error);
+}
+
+gboolean
+_sim_posting_spill_put_docs (SimPostingSpill        *spill,
+                             const SimPostingSource *docs,
+                             guint                   n_docs,
+                             GError                **error)
+{
+  RowsJob job = { docs, n_docs, 0, 0 };
+  const guint n_runs = spill->runs->len;
+  SimSpillRun run = { spill->end };
+
+  if (!rows_job_init (&job))
+    return TRUE;
+  job.spill = spill;
+  rows_job_run (&job);
+  if (spill->failed != 0)
+    {
+      g_set_error (error, SIM_ERROR, spill->failed == ENOSPC ? SIM_ERROR_STORE_FULL : SIM_ERROR_STORE,
+                   _("Cannot keep the add's postings beside it: %s"), g_strerror (spill->failed));
+      _sim_posting_spill_truncate (spill, n_runs);
+      return FALSE;
+    }
+  run.length = spill->end - run.offset;
+  run.bits = job.bits;
+  run.n = job.n;
+  g_array_append_val (spill->runs, run);
+  return TRUE;
 }
 
 typedef struct {

@@ -93,6 +93,11 @@ struct _SimServer {
 #define SIM_SERVER_POSTINGS_STORAGE \
   "(autovacuum_vacuum_scale_factor = 0, autovacuum_vacuum_threshold = 20000, autovacuum_vacuum_cost_delay = 0)"
 
+/* The advisory lock (its first key; the second is the add's owner id
+ * & 0x7fffffff) an add holds while documents wait for its run (schema
+ * version 6, sim-server.c). */
+#define SIM_SERVER_OWNER_LOCK "743735712"
+
 /* Runs @sql with @n_params text @params; the result when it succeeded
  * (command or rows), else NULL and @error: SIM_ERROR_SERVER when the
  * connection is gone, SIM_ERROR_NOT_ALLOWED when the account may not,
@@ -331,14 +336,44 @@ _sim_posting_next_split (const guint8 **p,
 }
 /* Sorts @postings by key, document and start. */
 void      _sim_posting_sort       (GArray             *postings);
-/* The postings of @docs as the rows of run @run (a new one when < 0),
- * inside the caller's transaction; nothing for none. The rows are made a
- * part at a time on every core and sent as they are made. */
+/* The postings of @docs as the rows of a new run, inside the caller's
+ * transaction; nothing for none. The rows are made a part at a time on
+ * every core and sent as they are made. */
 gboolean  _sim_server_put_docs    (SimServer              *server,
                                    const SimPostingSource *docs,
                                    guint                   n_docs,
-                                   gint64                  run,
                                    GError                **error);
+/* An add's postings, kept beside the client until they are written as
+ * one run (_sim_server_spill_merge()): each batch's as a run of rows
+ * (COPY's binary format, no header or trailer) at the end of an unlinked
+ * file. Written to the server a batch at a time, every posting was
+ * written twice: in its batch's run, then read back, merged and deleted
+ * (half the server's statement time of an add). A spill is used by one
+ * thread at a time. */
+typedef struct {
+  guint64 offset;   /* of its rows in the file */
+  guint64 length;
+  guint   bits;
+  guint64 n;        /* postings */
+} SimSpillRun;
+typedef struct {
+  int      fd;
+  guint64  end;     /* bytes written */
+  GArray  *runs;    /* SimSpillRun, in the file's order */
+  int      failed;  /* errno of a write that failed, else 0 */
+} SimPostingSpill;
+SimPostingSpill *_sim_posting_spill_new (GError **error);
+void      _sim_posting_spill_free (SimPostingSpill        *spill);
+/* The postings of @docs as a run at the end of @spill; FALSE with @error
+ * when they could not be written, @spill as it was. */
+gboolean  _sim_posting_spill_put_docs (SimPostingSpill    *spill,
+                                       const SimPostingSource *docs,
+                                       guint               n_docs,
+                                       GError            **error);
+/* @spill back to its first @n_runs runs (0: empty). */
+void      _sim_posting_spill_truncate (SimPostingSpill    *spill,
+                                       guint               n_runs);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimPostingSpill, _sim_posting_spill_free)
 /* The postings of each of @keys (@n, sorted, distinct, masked) in one
  * statement, appended to @out with key the index into @keys, in key
  * order. Documents removed since may be among them. */
@@ -354,6 +389,13 @@ gboolean  _sim_server_postings_lookup (SimServer      *server,
  * one transaction; nothing when another client is merging. */
 gboolean  _sim_server_postings_merge (SimServer       *server,
                                       GError         **error);
+/* @spill's runs merged and written as one run of the lookup table, and
+ * the documents @owner left waiting for it marked indexed, in one
+ * transaction; @spill emptied when it is done. */
+gboolean  _sim_server_spill_merge  (SimServer          *server,
+                                    SimPostingSpill    *spill,
+                                    gint64              owner,
+                                    GError            **error);
 
 /* Statements this process has sent any server, each a round trip (the
  * round-trip tests count them), but those of a connection sent beside

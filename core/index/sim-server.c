@@ -209,8 +209,21 @@ static const char *const to_v5[] = {
   NULL,
 };
 
+/* Version 6: the add a document not yet in the lookup table waits for.
+ * An add keeps its postings beside it and writes them as one run when it
+ * ends (sim-server-corpus.c), its documents added meanwhile not indexed
+ * and owned by it (an id it holds an advisory lock on while it runs:
+ * SIM_SERVER_OWNER_LOCK). Documents whose add ended before their run was
+ * written (killed, its connection lost) are indexed from their stored
+ * texts by the next add (sim_server_index_documents()). */
+static const char *const to_v6[] = {
+  "ALTER TABLE simhound.documents ADD COLUMN IF NOT EXISTS owner bigint",
+  "CREATE INDEX IF NOT EXISTS documents_waiting ON simhound.documents (id) WHERE NOT indexed",
+  NULL,
+};
+
 /* The steps from version N to N + 1, index N - 1. */
-static const char *const *const upgrades[] = { to_v2, to_v3, to_v4, to_v5 };
+static const char *const *const upgrades[] = { to_v2, to_v3, to_v4, to_v5, to_v6 };
 
 /* @s (a server's or libpq's message, several lines) on one line, in
  * place: a message printed for the user was "…unexpectedly\x0a\x09This

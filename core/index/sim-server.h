@@ -35,7 +35,7 @@
 
 G_BEGIN_DECLS
 
-#define SIM_SERVER_SCHEMA_VERSION    5
+#define SIM_SERVER_SCHEMA_VERSION    6
 #define SIM_SERVER_CONNECT_TIMEOUT   10     /* seconds */
 #define SIM_SERVER_STATEMENT_TIMEOUT 60000  /* milliseconds */
 #define SIM_SERVER_PARTITIONS        8      /* of the lookup table, by its key */
@@ -162,10 +162,12 @@ gboolean         sim_server_remove   (SimServer          *server,
  * nothing when another client is merging. */
 gboolean         sim_server_compact  (SimServer          *server,
                                       GError            **error);
-/* Puts the documents the lookup table does not hold yet (those of a
- * server upgraded from schema version 1) into it, from their stored
- * texts, a batch a transaction; how many in @out_n_indexed. Stopped, a
- * second call finishes the job. */
+/* Puts the documents the lookup table does not hold yet into it, from
+ * their stored texts, a batch a transaction; how many in @out_n_indexed:
+ * those of a server upgraded from schema version 1, and those of an add
+ * that ended before it wrote their run (killed, its connection lost),
+ * not those of an add still running. Stopped, a second call finishes
+ * the job. sim_server_add() calls it first. */
 gboolean         sim_server_index_documents (SimServer   *server,
                                              guint       *out_n_indexed,
                                              GError     **error);

@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -862,6 +863,142 @@ fresh_database (const char *name,
                           g_getenv ("SIMHOUND_TEST_PG_PORT"), name);
 }
 
+
+/* A value of @sql as the superuser in database "waiting". */
+static gint64
+waiting_value (const char *sql)
+{
+  g_autofree char *v = superuser_in ("waiting", sql);
+
+  return g_ascii_strtoll (v, NULL, 10);
+}
+
+#define N_WAITING "SELECT count(*) FROM simhound.documents WHERE NOT indexed"
+/* The lookup table holds each document's postings once (in a database
+ * where none was removed). */
+#define POSTINGS_MATCH "SELECT (SELECT coalesce (sum (n_postings), 0) FROM simhound.runs)" \
+                       " - (SELECT coalesce (sum (n_windows), 0) FROM simhound.documents)"
+
+/* A child process adding @dir to @uri: exits 0 when it added @n files. */
+static pid_t
+add_in_child (const char *uri,
+              const char *dir,
+              gint64      n)
+{
+  const pid_t pid = fork ();
+
+  assert_true (pid >= 0);
+  if (pid == 0)
+    {
+      const char *paths[] = { dir, NULL };
+      GError *error = NULL;
+      SimServer *server = sim_server_connect (uri, &error);
+      SimImportResult *result = server ? sim_server_add (server, paths, NULL, NULL, NULL, NULL, &error) : NULL;
+
+      if (result == NULL)
+        g_printerr ("add: %s\n", error->message);
+      _exit (result != NULL && result->n_added == n ? 0 : 1);
+    }
+  return pid;
+}
+
+/* An add's documents wait for its run, which it writes as it ends (the
+ * test holds the lookup table locked meanwhile): while it runs, another
+ * add leaves them to it; killed before it wrote the run, the next add
+ * indexes them from their stored texts. Each time the lookup table ends
+ * holding every document's postings once, and a check finds them. */
+static void
+test_documents_wait_for_their_add (void **state)
+{
+  g_autofree char *dir = sim_test_make_tmp_dir ();
+  g_autofree char *first = g_build_filename (dir, "first", NULL);
+  g_autofree char *second = g_build_filename (dir, "second", NULL);
+  g_autofree char *uri = NULL;
+  g_autofree char *owner_uri = g_strdup_printf ("postgresql://postgres@%s:%s/waiting", g_getenv ("SIMHOUND_TEST_PG_HOST"),
+                                                g_getenv ("SIMHOUND_TEST_PG_PORT"));
+  PGconn *locker;
+  PGresult *locked;
+  int status = 0;
+  pid_t pid;
+
+  ensure_roles ();
+  uri = fresh_database ("waiting", "wendy");
+  /* Several batches each. */
+  g_setenv ("SIMHOUND_SERVER_BATCH_BYTES", "65536", TRUE);
+  write_documents (first, 600, 21);
+  write_documents (second, 400, 22);
+  locker = PQconnectdb (owner_uri);
+  assert_int_equal (PQstatus (locker), CONNECTION_OK);
+
+  /* A running add's documents are not another's to index. */
+  locked = PQexec (locker, "BEGIN; LOCK TABLE simhound.postings IN EXCLUSIVE MODE");
+  assert_int_equal (PQresultStatus (locked), PGRES_COMMAND_OK);
+  PQclear (locked);
+  pid = add_in_child (uri, first, 600);
+  for (guint i = 0; i < 3000 && waiting_value ("SELECT count(*) FROM simhound.documents") < 600; i++)
+    g_usleep (10000);
+  assert_int_equal (waiting_value (N_WAITING), 600);
+  {
+    g_autoptr(SimServer) other = sim_server_connect (uri, NULL);
+    g_autoptr(GError) error = NULL;
+    guint n = 99;
+
+    assert_non_null (other);
+    assert_true (sim_server_index_documents (other, &n, &error));
+    assert_int_equal (n, 0);
+  }
+  locked = PQexec (locker, "COMMIT");
+  PQclear (locked);
+  assert_int_equal (waitpid (pid, &status, 0), pid);
+  assert_true (WIFEXITED (status));
+  assert_int_equal (WEXITSTATUS (status), 0);
+  assert_int_equal (waiting_value (N_WAITING), 0);
+  assert_int_equal (waiting_value (POSTINGS_MATCH), 0);
+
+  /* Killed before its run: the next add indexes what it left. */
+  locked = PQexec (locker, "BEGIN; LOCK TABLE simhound.postings IN EXCLUSIVE MODE");
+  PQclear (locked);
+  pid = add_in_child (uri, second, 400);
+  for (guint i = 0; i < 3000 && waiting_value ("SELECT count(*) FROM simhound.documents") < 1000; i++)
+    g_usleep (10000);
+  assert_int_equal (waiting_value (N_WAITING), 400);
+  assert_int_equal (kill (pid, SIGKILL), 0);
+  assert_int_equal (waitpid (pid, &status, 0), pid);
+  locked = PQexec (locker, "COMMIT");
+  PQclear (locked);
+  PQfinish (locker);
+  /* Its session gone on the server too (and with it the lock it held). */
+  for (guint i = 0; i < 3000 && waiting_value ("SELECT count(*) FROM pg_stat_activity WHERE usename = 'wendy'"
+                                               " AND datname = 'waiting'") > 0; i++)
+    g_usleep (10000);
+  assert_int_equal (waiting_value (N_WAITING), 400);
+  {
+    g_autoptr(SimServer) again = sim_server_connect (uri, NULL);
+    g_autoptr(GError) error = NULL;
+    const char *paths[] = { second, NULL };
+    g_autoptr(SimImportResult) result = sim_server_add (again, paths, NULL, NULL, NULL, NULL, &error);
+    g_autoptr(SimCorpusSnapshot) snapshot = NULL;
+    g_autoptr(SimReport) report = NULL;
+    g_autofree char *text = NULL;
+    g_autofree char *path = g_build_filename (second, "essay-123.txt", NULL);
+    SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
+
+    assert_non_null (result);
+    assert_int_equal (result->n_unchanged, 400);
+    assert_int_equal (waiting_value (N_WAITING), 0);
+    assert_int_equal (waiting_value (POSTINGS_MATCH), 0);
+    assert_true (g_file_get_contents (path, &text, NULL, NULL));
+    snapshot = sim_server_snapshot_new (owner_uri, &error);
+    assert_non_null (snapshot);
+    report = sim_check_run (snapshot, text, strlen (text), &options, NULL, NULL, NULL, &error);
+    assert_non_null (report);
+    assert_true (sim_report_get_n_passages (report) >= 1);
+    assert_true (g_str_has_suffix (sim_report_get_source (report, sim_report_get_passage (report, 0)->source)->path,
+                                   "second/essay-123.txt"));
+  }
+  g_unsetenv ("SIMHOUND_SERVER_BATCH_BYTES");
+  sim_test_remove_tree (dir);
+}
 
 /* @report's JSON without what names the store (where it is, when it
  * changed) and with each document's file name alone: a local store keeps
@@ -1940,6 +2077,7 @@ main (void)
     cmocka_unit_test (test_statements_are_bounded),
     cmocka_unit_test (test_citus_is_asked_for),
     cmocka_unit_test (test_add_survives_a_lost_connection),
+    cmocka_unit_test (test_documents_wait_for_their_add),
     cmocka_unit_test (test_remove_gives_back_the_statistics),
     cmocka_unit_test (test_rescan_follows_the_folder),
     cmocka_unit_test (test_unreachable_server_is_named),
