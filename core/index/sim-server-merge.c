@@ -371,32 +371,38 @@ read_spill_chunk (const Reading *reading,
   return TRUE;
 }
 
-/* Writes @chunk's postings as rows of run @run of @bits. */
+/* Writes @chunk's postings as rows of run @run of @bits: into @open, a
+ * COPY the caller began and ends, or in a statement of their own. */
 static gboolean
-write_chunk (SimServer *server,
-             Chunk     *chunk,
-             gint64     run,
-             guint      bits,
-             GError   **error)
+write_chunk (SimServer     *server,
+             Chunk         *chunk,
+             gint64         run,
+             guint          bits,
+             SimServerCopy *open,
+             GError       **error)
 {
   g_autoptr(GString) rows = g_string_new (NULL);
-  SimServerCopy copy;
+  SimServerCopy own, *copy = open != NULL ? open : &own;
 
   if (chunk->postings->len == 0)
     return TRUE;
-  if (!_sim_posting_rows_begin (server, &copy, error))
-    return FALSE;
-  _sim_posting_copy_header (rows);
+  if (open == NULL)
+    {
+      if (!_sim_posting_rows_begin (server, &own, error))
+        return FALSE;
+      _sim_posting_copy_header (rows);
+    }
   if (chunk->in_order)
-    encode_merged (chunk->postings, chunk->ends, run, bits, rows, server, &copy);
+    encode_merged (chunk->postings, chunk->ends, run, bits, rows, server, copy);
   else
     {
       _sim_posting_sort (chunk->postings);
       _sim_posting_encode_rows ((const SimPosting *) chunk->postings->data, chunk->postings->len, run, bits, rows);
     }
-  _sim_posting_copy_trailer (rows);
-  _sim_server_copy_put (server, &copy, rows->str, rows->len);
-  return _sim_posting_rows_end (server, &copy, error);
+  if (open == NULL)
+    _sim_posting_copy_trailer (rows);
+  _sim_server_copy_put (server, copy, rows->str, rows->len);
+  return open != NULL || _sim_posting_rows_end (server, &own, error);
 }
 
 /* Chunks read on a second connection while the one before is merged and
@@ -455,13 +461,34 @@ copy_chunks (SimServer     *server,
                         g_array_new (FALSE, FALSE, sizeof (guint)) },
                       { NULL, NULL } };
   gboolean ok = TRUE;
+  SimServerCopy copy, *open = NULL;
+  int spread;
+
+  /* On one server, every chunk into one COPY, which the server takes in
+   * while the next chunk is read and merged: a COPY a chunk, the client
+   * waited for the server to finish each, and the server for the client
+   * to begin the next (an add's 36 chunks of 1.7 MB took 1.4 s at two
+   * thirds of two cores). Spread over servers, a chunk at a time goes
+   * through the staging table. */
+  if ((spread = _sim_posting_spread (server, error)) < 0)
+    return FALSE;
+  if (!spread && n_chunks > 1)
+    {
+      g_autoptr(GString) header = g_string_new (NULL);
+
+      if (!_sim_posting_rows_begin (server, &copy, error))
+        return FALSE;
+      _sim_posting_copy_header (header);
+      _sim_server_copy_put (server, &copy, header->str, header->len);
+      open = &copy;
+    }
 
   if ((second == NULL && reading->spill == NULL) || n_chunks == 1)
     for (guint64 c = 0; ok && c < n_chunks; c++)
       {
         ok = (reading->spill ? read_spill_chunk (reading, c, &chunks[0], error)
                              : read_chunk (server, reading, c, &chunks[0], error)) &&
-             write_chunk (server, &chunks[0], run, bits, error);
+             write_chunk (server, &chunks[0], run, bits, open, error);
         *written += chunks[0].postings->len;
       }
   else
@@ -488,7 +515,7 @@ copy_chunks (SimServer     *server,
                 }
               break;
             }
-          if (ok && !write_chunk (server, chunk, run, bits, error))
+          if (ok && !write_chunk (server, chunk, run, bits, open, error))
             {
               ok = FALSE;
               g_atomic_int_set (&reader.stop, 1);
@@ -499,6 +526,15 @@ copy_chunks (SimServer     *server,
       g_thread_join (thread);
       g_async_queue_unref (reader.full);
       g_async_queue_unref (reader.empty);
+    }
+  if (open != NULL)
+    {
+      g_autoptr(GString) trailer = g_string_new (NULL);
+
+      /* After a failure the transaction is rolled back: what the COPY took is gone. */
+      _sim_posting_copy_trailer (trailer);
+      _sim_server_copy_put (server, open, trailer->str, trailer->len);
+      ok = _sim_posting_rows_end (server, open, ok ? error : NULL) && ok;
     }
   for (guint i = 0; i < G_N_ELEMENTS (chunks); i++)
     if (chunks[i].postings != NULL)

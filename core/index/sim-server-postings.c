@@ -513,10 +513,9 @@ _sim_posting_write_run (SimServer *server,
   return result != NULL;
 }
 
-gboolean
-_sim_posting_rows_begin (SimServer     *server,
-                         SimServerCopy *copy,
-                         GError       **error)
+int
+_sim_posting_spread (SimServer *server,
+                     GError   **error)
 {
   if (server->spread < 0)
     {
@@ -525,10 +524,20 @@ _sim_posting_rows_begin (SimServer     *server,
                                           0, NULL, error);
 
       if (result == NULL)
-        return FALSE;
+        return -1;
       server->spread = g_str_equal (PQgetvalue (result, 0, 0), "t");
       PQclear (result);
     }
+  return server->spread;
+}
+
+gboolean
+_sim_posting_rows_begin (SimServer     *server,
+                         SimServerCopy *copy,
+                         GError       **error)
+{
+  if (_sim_posting_spread (server, error) < 0)
+    return FALSE;
   /* One server needs no staging copy: COPY straight in. */
   if (!server->spread)
     return _sim_server_copy_begin (server, copy, "COPY simhound.postings (run, bucket, data) FROM STDIN (FORMAT binary)",

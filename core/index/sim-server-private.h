@@ -228,6 +228,10 @@ gboolean  _sim_posting_rows_begin    (SimServer        *server,
 gboolean  _sim_posting_rows_end      (SimServer        *server,
                                       SimServerCopy    *copy,
                                       GError          **error);
+/* Whether the lookup table is on other servers (postgres_fdw): 1, 0, or
+ * -1 with @error. */
+int       _sim_posting_spread        (SimServer        *server,
+                                      GError          **error);
 
 static inline gboolean
 _sim_posting_less (const SimPosting *x,
