@@ -14,6 +14,7 @@
 #include <cmocka.h>
 #include <glib.h>
 #include <libpq-fe.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <glib/gstdio.h>
@@ -864,11 +865,12 @@ fresh_database (const char *name,
 }
 
 
-/* A value of @sql as the superuser in database "waiting". */
+/* The number @sql gives as the superuser in database @db. */
 static gint64
-waiting_value (const char *sql)
+value_in (const char *db,
+          const char *sql)
 {
-  g_autofree char *v = superuser_in ("waiting", sql);
+  g_autofree char *v = superuser_in (db, sql);
 
   return g_ascii_strtoll (v, NULL, 10);
 }
@@ -935,9 +937,9 @@ test_documents_wait_for_their_add (void **state)
   assert_int_equal (PQresultStatus (locked), PGRES_COMMAND_OK);
   PQclear (locked);
   pid = add_in_child (uri, first, 600);
-  for (guint i = 0; i < 3000 && waiting_value ("SELECT count(*) FROM simhound.documents") < 600; i++)
+  for (guint i = 0; i < 3000 && value_in ("waiting", "SELECT count(*) FROM simhound.documents") < 600; i++)
     g_usleep (10000);
-  assert_int_equal (waiting_value (N_WAITING), 600);
+  assert_int_equal (value_in ("waiting", N_WAITING), 600);
   {
     g_autoptr(SimServer) other = sim_server_connect (uri, NULL);
     g_autoptr(GError) error = NULL;
@@ -952,26 +954,26 @@ test_documents_wait_for_their_add (void **state)
   assert_int_equal (waitpid (pid, &status, 0), pid);
   assert_true (WIFEXITED (status));
   assert_int_equal (WEXITSTATUS (status), 0);
-  assert_int_equal (waiting_value (N_WAITING), 0);
-  assert_int_equal (waiting_value (POSTINGS_MATCH), 0);
+  assert_int_equal (value_in ("waiting", N_WAITING), 0);
+  assert_int_equal (value_in ("waiting", POSTINGS_MATCH), 0);
 
   /* Killed before its run: the next add indexes what it left. */
   locked = PQexec (locker, "BEGIN; LOCK TABLE simhound.postings IN EXCLUSIVE MODE");
   PQclear (locked);
   pid = add_in_child (uri, second, 400);
-  for (guint i = 0; i < 3000 && waiting_value ("SELECT count(*) FROM simhound.documents") < 1000; i++)
+  for (guint i = 0; i < 3000 && value_in ("waiting", "SELECT count(*) FROM simhound.documents") < 1000; i++)
     g_usleep (10000);
-  assert_int_equal (waiting_value (N_WAITING), 400);
+  assert_int_equal (value_in ("waiting", N_WAITING), 400);
   assert_int_equal (kill (pid, SIGKILL), 0);
   assert_int_equal (waitpid (pid, &status, 0), pid);
   locked = PQexec (locker, "COMMIT");
   PQclear (locked);
   PQfinish (locker);
   /* Its session gone on the server too (and with it the lock it held). */
-  for (guint i = 0; i < 3000 && waiting_value ("SELECT count(*) FROM pg_stat_activity WHERE usename = 'wendy'"
-                                               " AND datname = 'waiting'") > 0; i++)
+  for (guint i = 0; i < 3000 && value_in ("waiting", "SELECT count(*) FROM pg_stat_activity WHERE usename = 'wendy'"
+                                                  " AND datname = 'waiting'") > 0; i++)
     g_usleep (10000);
-  assert_int_equal (waiting_value (N_WAITING), 400);
+  assert_int_equal (value_in ("waiting", N_WAITING), 400);
   {
     g_autoptr(SimServer) again = sim_server_connect (uri, NULL);
     g_autoptr(GError) error = NULL;
@@ -985,8 +987,8 @@ test_documents_wait_for_their_add (void **state)
 
     assert_non_null (result);
     assert_int_equal (result->n_unchanged, 400);
-    assert_int_equal (waiting_value (N_WAITING), 0);
-    assert_int_equal (waiting_value (POSTINGS_MATCH), 0);
+    assert_int_equal (value_in ("waiting", N_WAITING), 0);
+    assert_int_equal (value_in ("waiting", POSTINGS_MATCH), 0);
     assert_true (g_file_get_contents (path, &text, NULL, NULL));
     snapshot = sim_server_snapshot_new (owner_uri, &error);
     assert_non_null (snapshot);
@@ -996,6 +998,135 @@ test_documents_wait_for_their_add (void **state)
     assert_true (g_str_has_suffix (sim_report_get_source (report, sim_report_get_passage (report, 0)->source)->path,
                                    "second/essay-123.txt"));
   }
+  g_unsetenv ("SIMHOUND_SERVER_BATCH_BYTES");
+  sim_test_remove_tree (dir);
+}
+
+/* No room beside the add for its postings (a file size limit stands in
+ * for a full disk): the batches that could not keep theirs are rolled
+ * back and named, the rest added and indexed; the add run again, with
+ * room, adds exactly those. */
+static void
+test_add_without_room_beside_it (void **state)
+{
+  g_autofree char *dir = sim_test_make_tmp_dir ();
+  g_autofree char *class_dir = g_build_filename (dir, "class", NULL);
+  g_autofree char *uri = NULL;
+  const char *paths[] = { class_dir, NULL };
+  int status = 0, pipe_fds[2];
+  guint child_added = 0, child_failed = 0;
+  pid_t pid;
+
+  ensure_roles ();
+  uri = fresh_database ("noroom", "wendy");
+  g_setenv ("SIMHOUND_SERVER_BATCH_BYTES", "65536", TRUE);
+  write_documents (class_dir, 600, 31);
+  assert_int_equal (pipe (pipe_fds), 0);
+  pid = fork ();
+  assert_true (pid >= 0);
+  if (pid == 0)
+    {
+      struct rlimit limit = { 96 << 10, 96 << 10 };
+      GError *error = NULL;
+      SimServer *server = sim_server_connect (uri, &error);
+      SimImportResult *result;
+      char line[64];
+      gboolean named = TRUE;
+
+      signal (SIGXFSZ, SIG_IGN);
+      setrlimit (RLIMIT_FSIZE, &limit);
+      result = server ? sim_server_add (server, paths, NULL, NULL, NULL, NULL, &error) : NULL;
+      if (result == NULL)
+        {
+          g_printerr ("add: %s\n", error->message);
+          _exit (1);
+        }
+      for (guint i = 0; i < result->failures->len; i++)
+        named = named && strstr (g_ptr_array_index (result->failures, i), "its batch was rolled back") != NULL &&
+                strstr (g_ptr_array_index (result->failures, i), "essay-") != NULL;
+      g_snprintf (line, sizeof line, "%u %u\n", result->n_added, result->n_failed);
+      if (write (pipe_fds[1], line, strlen (line)) < 0 || !named)
+        _exit (2);
+      _exit (0);
+    }
+  close (pipe_fds[1]);
+  {
+    char line[64] = { 0 };
+    gssize n = read (pipe_fds[0], line, sizeof line - 1);
+
+    close (pipe_fds[0]);
+    assert_true (n > 0);
+    assert_int_equal (sscanf (line, "%u %u", &child_added, &child_failed), 2);
+  }
+  assert_int_equal (waitpid (pid, &status, 0), pid);
+  assert_true (WIFEXITED (status));
+  assert_int_equal (WEXITSTATUS (status), 0);
+  /* Some batches kept their postings, some could not. */
+  assert_true (child_added > 0 && child_failed > 0);
+  assert_int_equal (child_added + child_failed, 600);
+  assert_int_equal (value_in ("noroom", "SELECT count(*) FROM simhound.documents"), child_added);
+  assert_int_equal (value_in ("noroom", N_WAITING), 0);
+  assert_int_equal (value_in ("noroom", POSTINGS_MATCH), 0);
+  {
+    g_autoptr(SimServer) again = sim_server_connect (uri, NULL);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(SimImportResult) result = sim_server_add (again, paths, NULL, NULL, NULL, NULL, &error);
+
+    assert_non_null (result);
+    assert_int_equal (result->n_added, child_failed);
+    assert_int_equal (result->n_unchanged, child_added);
+  }
+  assert_int_equal (value_in ("noroom", N_WAITING), 0);
+  assert_int_equal (value_in ("noroom", POSTINGS_MATCH), 0);
+  g_unsetenv ("SIMHOUND_SERVER_BATCH_BYTES");
+  sim_test_remove_tree (dir);
+}
+
+static void
+cancel_at_first (guint64     done,
+                 guint64     total,
+                 const char *path,
+                 gpointer    user_data)
+{
+  g_cancellable_cancel (user_data);
+}
+
+/* An add stopped after its first batch: what it added is indexed before
+ * it returns (no document waits), and running it again adds the rest. */
+static void
+test_stopped_add_indexes_what_it_added (void **state)
+{
+  g_autofree char *dir = sim_test_make_tmp_dir ();
+  g_autofree char *class_dir = g_build_filename (dir, "class", NULL);
+  g_autofree char *uri = NULL;
+  const char *paths[] = { class_dir, NULL };
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr(SimServer) server = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SimImportResult) stopped = NULL;
+  g_autoptr(SimImportResult) again = NULL;
+  gint64 kept;
+
+  ensure_roles ();
+  uri = fresh_database ("stopped", "wendy");
+  g_setenv ("SIMHOUND_SERVER_BATCH_BYTES", "65536", TRUE);
+  write_documents (class_dir, 600, 41);
+  server = sim_server_connect (uri, &error);
+  assert_non_null (server);
+  stopped = sim_server_add (server, paths, NULL, cancel_at_first, cancellable, cancellable, &error);
+  assert_null (stopped);
+  assert_true (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED));
+  g_clear_error (&error);
+  kept = value_in ("stopped", "SELECT count(*) FROM simhound.documents");
+  assert_true (kept > 0 && kept < 600);
+  assert_int_equal (value_in ("stopped", N_WAITING), 0);
+  assert_int_equal (value_in ("stopped", POSTINGS_MATCH), 0);
+  again = sim_server_add (server, paths, NULL, NULL, NULL, NULL, &error);
+  assert_non_null (again);
+  assert_int_equal (again->n_unchanged, kept);
+  assert_int_equal (again->n_added, 600 - kept);
+  assert_int_equal (value_in ("stopped", N_WAITING), 0);
+  assert_int_equal (value_in ("stopped", POSTINGS_MATCH), 0);
   g_unsetenv ("SIMHOUND_SERVER_BATCH_BYTES");
   sim_test_remove_tree (dir);
 }
@@ -2078,6 +2209,8 @@ main (void)
     cmocka_unit_test (test_citus_is_asked_for),
     cmocka_unit_test (test_add_survives_a_lost_connection),
     cmocka_unit_test (test_documents_wait_for_their_add),
+    cmocka_unit_test (test_add_without_room_beside_it),
+    cmocka_unit_test (test_stopped_add_indexes_what_it_added),
     cmocka_unit_test (test_remove_gives_back_the_statistics),
     cmocka_unit_test (test_rescan_follows_the_folder),
     cmocka_unit_test (test_unreachable_server_is_named),
