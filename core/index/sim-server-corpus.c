@@ -11,7 +11,7 @@
  * statistics. The lookup rows of those added (sim-server-postings.c) are
  * kept beside the add, and written as one run when it ends and every
  * MERGE_EVERY bytes of a long one (sim-server-merge.c): till then its
- * documents wait for it, not indexed (schema version 6, sim-server.c). A
+ * documents wait for it (schema version 6, sim-server.c). A
  * batch that fails is rolled back whole and named in the failures; the
  * rest goes on.
  *
@@ -378,10 +378,10 @@ send_batch (SimServer       *server,
                            "WITH new AS ("
                            "  INSERT INTO simhound.documents"
                            "    (id, content_hash, name, title, collection_id, n_chars, n_bytes, n_windows, modified_at,"
-                           "     indexed, owner)"
+                           "     owner)"
                            "  SELECT first.id, content_hash, name, title,"
                            "    (SELECT id FROM simhound.collections WHERE name = $1), n_chars, n_bytes, n_windows,"
-                           "    modified_at, false, $2"
+                           "    modified_at, $2"
                            "  FROM (SELECT DISTINCT ON (content_hash, name) * FROM pg_temp.simhound_staging"
                            "        ORDER BY content_hash, name, seq) first"
                            "  ORDER BY first.id"
@@ -625,15 +625,18 @@ reserved_batch (SimServer *server,
   return job;
 }
 
-/* An id of this add's own, and the advisory lock on it held by its
- * session until finish_add(): documents wait for its run under it. */
+/* A row of simhound.adds for the documents this add adds until its next
+ * run is written, and the advisory lock on it, held by its session until
+ * let_owner_go(): the row is there, and the lock free, only once the add
+ * has ended without writing the run. */
 static gint64
 take_owner (SimServer *server,
             GError   **error)
 {
   PGresult *result = _sim_server_run (server,
-                                      "SELECT o, pg_advisory_lock (" SIM_SERVER_OWNER_LOCK ", (o & 2147483647)::integer)"
-                                      " FROM (SELECT nextval ('simhound.run_ids') o) s", 0, NULL, error);
+                                      "INSERT INTO simhound.adds SELECT nextval ('simhound.run_ids')"
+                                      " RETURNING owner, pg_advisory_lock (" SIM_SERVER_OWNER_LOCK ", (owner & 2147483647)::integer)",
+                                      0, NULL, error);
   gint64 owner;
 
   if (result == NULL)
@@ -641,6 +644,36 @@ take_owner (SimServer *server,
   owner = g_ascii_strtoll (PQgetvalue (result, 0, 0), NULL, 10);
   PQclear (result);
   return owner;
+}
+
+static void
+let_owner_go (SimServer *server,
+              gint64     owner)
+{
+  g_autofree char *unlock = g_strdup_printf ("SELECT pg_advisory_unlock (" SIM_SERVER_OWNER_LOCK ", %d)",
+                                             (int) (owner & 0x7fffffff));
+
+  if (PQstatus (server->conn) == CONNECTION_OK)
+    _sim_server_run_command (server, unlock, NULL);
+}
+
+/* What @spill holds written as a run, and @owner's documents with it;
+ * with none kept, @owner's row alone deleted. */
+static gboolean
+write_spill (SimServer       *server,
+             SimPostingSpill *spill,
+             gint64           owner,
+             GError         **error)
+{
+  g_autofree char *s_owner = g_strdup_printf ("%" G_GINT64_FORMAT, owner);
+  const char *params[] = { s_owner };
+  PGresult *result;
+
+  if (spill->runs->len > 0)
+    return _sim_server_spill_merge (server, spill, owner, error) && _sim_server_postings_merge (server, error);
+  result = _sim_server_run (server, "DELETE FROM simhound.adds WHERE owner = $1", 1, params, error);
+  PQclear (result);
+  return result != NULL;
 }
 
 /* Ends an add: what @spill holds written as a run (but with the
@@ -653,16 +686,12 @@ finish_add (SimServer       *server,
             gint64           owner,
             GError         **error)
 {
-  g_autofree char *unlock = g_strdup_printf ("SELECT pg_advisory_unlock (" SIM_SERVER_OWNER_LOCK ", %d)",
-                                             (int) (owner & 0x7fffffff));
-  gboolean ok = TRUE;
+  gboolean ok;
 
   if (PQstatus (server->conn) != CONNECTION_OK)
     return TRUE;
-  if (spill->runs->len > 0)
-    ok = _sim_server_spill_merge (server, spill, owner, error) && _sim_server_postings_merge (server, error);
-  if (PQstatus (server->conn) == CONNECTION_OK)
-    _sim_server_run_command (server, unlock, NULL);
+  ok = write_spill (server, spill, owner, error);
+  let_owner_go (server, owner);
   return ok;
 }
 
@@ -783,12 +812,16 @@ sim_server_add (SimServer          *server,
         malloc_trim (0);
 #endif
         /* The postings kept so far written as a run, then runs of a like
-         * size merged. A failed merge leaves the runs as they were, and
-         * ends the add. */
-        if (!lost && batch_error == NULL && merge_after)
+         * size merged; the documents after wait under an owner of their
+         * own. A failed merge leaves the runs as they were, and ends the
+         * add. */
+        if (!lost && batch_error == NULL && merge_after && ready != NULL)
           {
-            lost = !_sim_server_spill_merge (server, spill, owner, &batch_error) ||
-                   !_sim_server_postings_merge (server, &batch_error);
+            const gint64 before = owner;
+
+            lost = !write_spill (server, spill, owner, &batch_error) ||
+                   (owner = take_owner (server, &batch_error)) < 0;
+            let_owner_go (server, before);
             merged_at = result->n_bytes;
           }
         if (ahead != NULL)

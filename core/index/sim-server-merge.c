@@ -295,7 +295,8 @@ cursor_row (Cursor                *cursor,
       if (cursor->at == cursor->end)
         break;
       /* Room for @need from the row's start, the rest read on. */
-      memmove (cursor->buf, cursor->buf + cursor->pos, have);
+      if (have > 0)
+        memmove (cursor->buf, cursor->buf + cursor->pos, have);
       cursor->len = have;
       cursor->pos = 0;
       {
@@ -885,8 +886,7 @@ _sim_server_spill_merge (SimServer       *server,
     g_free (cursors[r].buf);
   if (!ok)
     goto fail;
-  result = _sim_server_run (server, "UPDATE simhound.documents SET indexed = true, owner = NULL"
-                                    " WHERE owner = $1 AND NOT indexed", 1, params, error);
+  result = _sim_server_run (server, "DELETE FROM simhound.adds WHERE owner = $1", 1, params, error);
   if (result == NULL)
     goto fail;
   PQclear (result);

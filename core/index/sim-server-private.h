@@ -394,8 +394,8 @@ gboolean  _sim_server_postings_lookup (SimServer      *server,
 gboolean  _sim_server_postings_merge (SimServer       *server,
                                       GError         **error);
 /* @spill's runs merged and written as one run of the lookup table, and
- * the documents @owner left waiting for it marked indexed, in one
- * transaction; @spill emptied when it is done. */
+ * @owner's row of simhound.adds deleted (the documents that name it
+ * indexed), in one transaction; @spill emptied when it is done. */
 gboolean  _sim_server_spill_merge  (SimServer          *server,
                                     SimPostingSpill    *spill,
                                     gint64              owner,

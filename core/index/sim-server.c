@@ -211,14 +211,20 @@ static const char *const to_v5[] = {
 
 /* Version 6: the add a document not yet in the lookup table waits for.
  * An add keeps its postings beside it and writes them as one run when it
- * ends (sim-server-corpus.c), its documents added meanwhile not indexed
- * and owned by it (an id it holds an advisory lock on while it runs:
- * SIM_SERVER_OWNER_LOCK). Documents whose add ended before their run was
- * written (killed, its connection lost) are indexed from their stored
- * texts by the next add (sim_server_index_documents()). */
+ * ends (sim-server-corpus.c). The documents it adds meanwhile name it as
+ * their owner: an id in simhound.adds, on which its session holds an
+ * advisory lock (SIM_SERVER_OWNER_LOCK) while it runs, and whose row the
+ * run's transaction deletes (marking each document indexed instead took
+ * 0.2 s of an add of 9,347 files). A document waits while its owner's
+ * row is there; those whose add ended before their run was written
+ * (killed, its connection lost) are indexed from their stored texts by
+ * the next add (sim_server_index_documents()), as are those of version 1
+ * (not indexed; the partial index finds them at once, and stays empty). */
 static const char *const to_v6[] = {
   "ALTER TABLE simhound.documents ADD COLUMN IF NOT EXISTS owner bigint",
-  "CREATE INDEX IF NOT EXISTS documents_waiting ON simhound.documents (id) WHERE NOT indexed",
+  "CREATE TABLE IF NOT EXISTS simhound.adds (owner bigint PRIMARY KEY)",
+  "CREATE INDEX IF NOT EXISTS documents_not_indexed ON simhound.documents (id) WHERE NOT indexed",
+  "GRANT SELECT, INSERT, DELETE ON simhound.adds TO simhound_writer",
   NULL,
 };
 

@@ -875,7 +875,10 @@ value_in (const char *db,
   return g_ascii_strtoll (v, NULL, 10);
 }
 
-#define N_WAITING "SELECT count(*) FROM simhound.documents WHERE NOT indexed"
+/* Documents not in the lookup table yet: not indexed (schema version 1)
+ * or named by an add whose run is not written. */
+#define N_WAITING "SELECT count(*) FROM simhound.documents d" \
+                  " WHERE NOT d.indexed OR d.owner IN (SELECT owner FROM simhound.adds)"
 /* The lookup table holds each document's postings once (in a database
  * where none was removed). */
 #define POSTINGS_MATCH "SELECT (SELECT coalesce (sum (n_postings), 0) FROM simhound.runs)" \
