@@ -473,7 +473,9 @@ copy_chunks (SimServer     *server,
    * through the staging table. */
   if ((spread = _sim_posting_spread (server, error)) < 0)
     return FALSE;
-  if (!spread && n_chunks > 1)
+  /* (Not when the chunks are read on this connection: no statement runs
+   * beside a COPY.) */
+  if (!spread && n_chunks > 1 && (second != NULL || reading->spill != NULL))
     {
       g_autoptr(GString) header = g_string_new (NULL);
 
@@ -651,7 +653,7 @@ merge_runs (SimServer    *server,
   /* The runs read are committed, and only a merge, which holds the lock,
    * deletes them: another connection reads them as this one does. Without
    * one (the server's connections used up), chunks are read in turn. */
-  if (chunk_bits > 0)
+  if (chunk_bits > 0 && g_getenv ("SIMHOUND_SERVER_MERGE_ALONE") == NULL) /* for tests */
     second = _sim_server_connect_again (server, NULL);
   {
     const Reading reading = { literal, bits_literal, chunk_bits, live, n_ids, NULL, NULL };

@@ -1392,11 +1392,17 @@ test_check_is_the_same_as_a_local_store (void **state)
 
   /* Compacted into one run, the server still answers the same. Merged in
    * many chunks, each read on a second connection while the one before
-   * is written, the run's rows are those of a merge in one chunk. */
+   * is written (or, without a second connection, each read and written
+   * in turn), the run's rows are those of a merge in one chunk. */
   {
     const char *digest = "SELECT md5 (string_agg (bucket::text || encode (data, 'hex'), ',' ORDER BY bucket))"
                          " FROM simhound.postings";
+    const char *restore = "DELETE FROM simhound.postings;"
+                          " INSERT INTO simhound.postings SELECT * FROM saved_postings;"
+                          " DELETE FROM simhound.runs; INSERT INTO simhound.runs SELECT * FROM saved_runs;"
+                          " DELETE FROM simhound.removed; INSERT INTO simhound.removed SELECT * FROM saved_removed";
     g_autofree char *in_chunks = NULL;
+    g_autofree char *alone = NULL;
     g_autofree char *at_once = NULL;
 
     g_free (superuser_in ("same_answer", "CREATE TABLE saved_postings AS SELECT * FROM simhound.postings;"
@@ -1404,17 +1410,21 @@ test_check_is_the_same_as_a_local_store (void **state)
                                          " CREATE TABLE saved_removed AS SELECT * FROM simhound.removed"));
     g_setenv ("SIMHOUND_SERVER_MERGE_CHUNK", "4096", TRUE);
     assert_true (sim_server_compact (server, &error));
-    g_unsetenv ("SIMHOUND_SERVER_MERGE_CHUNK");
     in_chunks = superuser_in ("same_answer", digest);
-    g_free (superuser_in ("same_answer", "DELETE FROM simhound.postings;"
-                                         " INSERT INTO simhound.postings SELECT * FROM saved_postings;"
-                                         " DELETE FROM simhound.runs; INSERT INTO simhound.runs SELECT * FROM saved_runs;"
-                                         " INSERT INTO simhound.removed SELECT * FROM saved_removed;"
-                                         " DROP TABLE saved_postings, saved_runs, saved_removed"));
+    g_free (superuser_in ("same_answer", restore));
+    g_setenv ("SIMHOUND_SERVER_MERGE_ALONE", "1", TRUE);
+    assert_true (sim_server_compact (server, &error));
+    g_unsetenv ("SIMHOUND_SERVER_MERGE_ALONE");
+    g_unsetenv ("SIMHOUND_SERVER_MERGE_CHUNK");
+    alone = superuser_in ("same_answer", digest);
+    g_free (superuser_in ("same_answer", restore));
+    g_free (superuser_in ("same_answer", "DROP TABLE saved_postings, saved_runs, saved_removed"));
     assert_true (sim_server_compact (server, &error));
     at_once = superuser_in ("same_answer", digest);
     assert_non_null (in_chunks);
     assert_string_equal (in_chunks, at_once);
+    assert_non_null (alone);
+    assert_string_equal (alone, at_once);
   }
   g_free (runs);
   runs = superuser_in ("same_answer", "SELECT count(*) FROM simhound.runs");
