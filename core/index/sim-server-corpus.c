@@ -734,7 +734,7 @@ sim_server_add (SimServer          *server,
     PQclear (made);
   }
   /* What an add that ended early left waiting, indexed first. */
-  if (!sim_server_index_documents (server, &n_waiting, error) ||
+  if (!_sim_server_index_waiting (server, &n_waiting, error) ||
       (spill = _sim_posting_spill_new (error)) == NULL ||
       (owner = take_owner (server, error)) < 0)
     return NULL;

@@ -3,9 +3,10 @@
  * What the corpus server's files share: the connection (sim-server.c) and
  * the statements that run on it; sim-server-postings.c the lookup table
  * and its rows (uses sim-server.c); sim-server-merge.c merges its runs;
- * sim-server-corpus.c adds documents (uses those before);
- * sim-server-documents.c removes, rescans, lists and indexes them (uses
- * those before); sim-server-snapshot.c gives checks a snapshot of a server
+ * sim-server-waiting.c indexes documents waiting for a run (uses those
+ * before); sim-server-corpus.c adds documents (uses those before);
+ * sim-server-documents.c removes, rescans and lists them (uses those
+ * before); sim-server-snapshot.c gives checks a snapshot of a server
  * (uses sim-server.c and sim-server-postings.c).
  */
 #pragma once
@@ -411,6 +412,14 @@ guint     _sim_server_n_statements (void);
 /* Bytes of text this process's snapshots have read from any server (the
  * tests hold a check to the parts it needs). */
 guint64   _sim_server_n_text_bytes (void);
+
+/* ----------------------------------------------------- sim-server-waiting.c */
+
+/* sim_server_index_documents() without asking again whether the schema
+ * is this client's and the account may write (an add has asked). */
+gboolean  _sim_server_index_waiting (SimServer        *server,
+                                     guint            *out_n_indexed,
+                                     GError          **error);
 
 /* ------------------------------------------------------ sim-server-corpus.c */
 
