@@ -146,11 +146,16 @@ start_helper (Job *job)
 guint
 sim_parallel_default_threads (void)
 {
+  /* g_get_num_processors() reads /sys each time: a check asks once for
+   * each source it aligns (600 reads a check at 1 GB). */
+  static gsize n_processors;
   const char *env = g_getenv ("SIMHOUND_THREADS");
 
   if (env != NULL && atoi (env) > 0)
     return MIN (atoi (env), 64);
-  return MAX (1, MIN (g_get_num_processors (), 16));
+  if (g_once_init_enter (&n_processors))
+    g_once_init_leave (&n_processors, MAX (1, MIN (g_get_num_processors (), 16)));
+  return n_processors;
 }
 
 void

@@ -130,7 +130,7 @@ static const char *const to_v3[] = {
   "  PRIMARY KEY (account, day))",
   "INSERT INTO simhound.meta (key, value) VALUES ('student_keys_per_day', '" G_STRINGIFY (SIM_SERVER_STUDENT_KEYS_PER_DAY) "')"
   "  ON CONFLICT (key) DO NOTHING",
-  SIM_SERVER_LOOKUP_FUNCTION (SIM_SERVER_LOOKUP_BY_PAIRS),
+  SIM_SERVER_LOOKUP_FUNCTION (SIM_SERVER_LOOKUP_BY_BITS),
   "REVOKE ALL ON FUNCTION simhound.lookup (bigint[]) FROM PUBLIC",
   "GRANT EXECUTE ON FUNCTION simhound.lookup (bigint[]) TO simhound_student, simhound_reader",
   "REVOKE SELECT ON simhound.runs, simhound.postings FROM simhound_student",
@@ -203,7 +203,7 @@ static const char *const to_v5[] = {
    * (sim-server-private.h); spread over servers, they ask by buckets. */
   "DO $do$ BEGIN"
   "  IF NOT EXISTS (SELECT FROM simhound.meta WHERE key = 'layout') THEN"
-  "    EXECUTE $sql$" SIM_SERVER_LOOKUP_FUNCTION (SIM_SERVER_LOOKUP_BY_PAIRS) "$sql$;"
+  "    EXECUTE $sql$" SIM_SERVER_LOOKUP_FUNCTION (SIM_SERVER_LOOKUP_BY_BITS) "$sql$;"
   "  END IF;"
   " END $do$",
   NULL,
@@ -228,8 +228,22 @@ static const char *const to_v6[] = {
   NULL,
 };
 
+/* Version 7: on one server, a lookup reads every run of like bits with
+ * one probe a bucket, through an index on (bucket, run)
+ * (sim-server-private.h). Spread over servers, the shards' tables are
+ * keyed so already. */
+static const char *const to_v7[] = {
+  "DO $do$ BEGIN"
+  "  IF NOT EXISTS (SELECT FROM simhound.meta WHERE key = 'layout') THEN"
+  "    " SIM_SERVER_POSTINGS_BY_BUCKET ";"
+  "    EXECUTE $sql$" SIM_SERVER_LOOKUP_FUNCTION (SIM_SERVER_LOOKUP_BY_BITS) "$sql$;"
+  "  END IF;"
+  " END $do$",
+  NULL,
+};
+
 /* The steps from version N to N + 1, index N - 1. */
-static const char *const *const upgrades[] = { to_v2, to_v3, to_v4, to_v5, to_v6 };
+static const char *const *const upgrades[] = { to_v2, to_v3, to_v4, to_v5, to_v6, to_v7 };
 
 /* @s (a server's or libpq's message, several lines) on one line, in
  * place: a message printed for the user was "…unexpectedly\x0a\x09This

@@ -2139,6 +2139,76 @@ test_upgrade_indexes_documents (void **state)
   sim_test_remove_tree (dir);
 }
 
+/* What PostgreSQL counts of the lookup table's partitions' indexes
+ * other than their primary keys: @what summed. */
+#define BY_BUCKET(what) \
+  "SELECT coalesce (sum (" what "), 0) FROM pg_stat_user_indexes" \
+  " WHERE schemaname = 'simhound' AND relname LIKE 'postings\\_%' AND indexrelname NOT LIKE '%pkey'"
+
+/* Two runs of like bits, each holding every bucket: a check asks each
+ * bucket of its keys once for both runs, by the index on (bucket, run),
+ * and reads two index entries a probe (asked a run at a time, it read
+ * one), never the primary key; it finds what the second run holds.
+ * PostgreSQL counts a backend's scans as it ends: the check's
+ * connections are closed, then the counts awaited. */
+static void
+test_lookup_asks_each_bucket_once (void **state)
+{
+  g_autofree char *dir = sim_test_make_tmp_dir ();
+  g_autofree char *uri = fresh_database ("bybucket", "postgres");
+  g_autofree char *first = g_build_filename (dir, "first", NULL);
+  g_autofree char *second = g_build_filename (dir, "second", NULL);
+  g_autofree char *doc_path = g_build_filename (second, "essay-017.txt", NULL);
+  g_autofree char *doc = NULL;
+  g_autoptr(SimServer) server = NULL;
+  g_autoptr(GError) error = NULL;
+  SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
+  gint64 scans, entries, by_pkey;
+  guint wait;
+
+  (void) state;
+  write_documents (first, 40, 21);
+  write_documents (second, 40, 22);
+  server = sim_server_connect (uri, &error);
+  assert_non_null (server);
+  for (guint i = 0; i < 2; i++)
+    {
+      const char *paths[] = { i == 0 ? first : second, NULL };
+      g_autoptr(SimImportResult) added = sim_server_add (server, paths, NULL, NULL, NULL, NULL, &error);
+
+      assert_non_null (added);
+      assert_int_equal (added->n_added, 40);
+    }
+  assert_int_equal (value_in ("bybucket", "SELECT count(*) FROM simhound.runs"), 2);
+  assert_int_equal (value_in ("bybucket", "SELECT count(DISTINCT bits) FROM simhound.runs"), 1);
+  assert_int_equal (value_in ("bybucket", "SELECT count(*) FROM (SELECT bucket FROM simhound.postings"
+                                          " GROUP BY bucket HAVING count(*) = 1) b"), 0);
+  scans = value_in ("bybucket", BY_BUCKET ("idx_scan"));
+  entries = value_in ("bybucket", BY_BUCKET ("idx_tup_read"));
+  by_pkey = value_in ("bybucket", "SELECT coalesce (sum (idx_scan), 0) FROM pg_stat_user_indexes"
+                                  " WHERE schemaname = 'simhound' AND indexrelname LIKE 'postings\\_%pkey'");
+  assert_true (g_file_get_contents (doc_path, &doc, NULL, NULL));
+  {
+    g_autoptr(SimCorpusSnapshot) snapshot = sim_server_snapshot_new (uri, &error);
+    g_autoptr(SimReport) report = NULL;
+
+    assert_non_null (snapshot);
+    report = sim_check_run (snapshot, doc, strlen (doc), &options, NULL, NULL, NULL, &error);
+    assert_non_null (report);
+    assert_int_equal (sim_report_get_n_passages (report), 1);
+  }
+  for (wait = 0; wait < 100 && value_in ("bybucket", BY_BUCKET ("idx_scan")) == scans; wait++)
+    g_usleep (100 * 1000);
+  scans = value_in ("bybucket", BY_BUCKET ("idx_scan")) - scans;
+  entries = value_in ("bybucket", BY_BUCKET ("idx_tup_read")) - entries;
+  assert_true (scans > 0);
+  assert_int_equal (entries, 2 * scans);
+  assert_int_equal (value_in ("bybucket", "SELECT coalesce (sum (idx_scan), 0) FROM pg_stat_user_indexes"
+                                          " WHERE schemaname = 'simhound' AND indexrelname LIKE 'postings\\_%pkey'"),
+                    by_pkey);
+  sim_test_remove_tree (dir);
+}
+
 /* A run's rows read a document's windows a slice at a time: split, the
  * windows are the same ones (key and start), each in the slice of its
  * key's high bits, and windows not whole are refused. */
@@ -2231,6 +2301,7 @@ main (void)
     cmocka_unit_test (test_check_reads_parts_of_long_texts),
     cmocka_unit_test (test_check_fails_when_the_server_is_lost),
     cmocka_unit_test (test_upgrade_indexes_documents),
+    cmocka_unit_test (test_lookup_asks_each_bucket_once),
   };
 
   if (g_getenv ("SIMHOUND_TEST_PG") == NULL)
@@ -2238,5 +2309,8 @@ main (void)
       g_printerr ("SIMHOUND_TEST_PG is not set: run through tests/server/with-postgres.sh (meson test does)\n");
       return 1;
     }
+  /* One test, or those a pattern names (by hand: "test_lookup_*"). */
+  if (g_getenv ("SIMHOUND_TEST_ONLY") != NULL)
+    cmocka_set_test_filter (g_getenv ("SIMHOUND_TEST_ONLY"));
   return cmocka_run_group_tests (tests, setup_schema, NULL);
 }
