@@ -233,8 +233,7 @@ sim_server_shard (SimServer          *server,
                                 "    ELSE EXECUTE format ('DROP TABLE simhound.%I', t.relname); END IF;"
                                 "  END LOOP;"
                                 "END $$", error) ||
-      !_sim_server_run_command (server, "ALTER TABLE simhound.postings DROP CONSTRAINT IF EXISTS postings_pkey", error) ||
-      !_sim_server_run_command (server, "DROP INDEX IF EXISTS simhound.postings_by_bucket", error))
+      !_sim_server_run_command (server, "ALTER TABLE simhound.postings DROP CONSTRAINT IF EXISTS postings_pkey", error))
     goto fail;
   for (guint i = 0; i < SIM_SERVER_PARTITIONS; i++)
     {
@@ -267,8 +266,6 @@ fail:
  * its bucket, already in its only unique key. In this order: a table is
  * distributed after those it refers to. */
 static const char *const citus_layout[] = {
-  /* One server's index: each shard is keyed by bucket already. */
-  "DROP INDEX IF EXISTS simhound.postings_by_bucket",
   "SELECT create_reference_table ('simhound.meta')",
   "SELECT create_reference_table ('simhound.collections')",
   "SELECT create_reference_table ('simhound.documents')",

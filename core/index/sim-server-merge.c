@@ -209,7 +209,8 @@ typedef struct {
 } Chunk;
 
 /* Reads chunk @c of the runs into @chunk: each run's rows of the chunk by
- * a range of its key (run, bucket). With the runs joined to the table
+ * a range of its buckets (the run checked on the key's entries, (bucket,
+ * run); before schema version 7, on one server, a range of (run, bucket)). With the runs joined to the table
  * instead, the planner scanned the whole table for each chunk (1.5 s a
  * chunk at 1 GB, against 66 ms). */
 static gboolean
@@ -664,10 +665,23 @@ merge_runs (SimServer    *server,
   {
     const char *params[] = { literal };
 
-    result = _sim_server_run (server, "DELETE FROM simhound.postings WHERE run = ANY ($1::bigint[])", 1, params, error);
-    if (result == NULL)
-      return FALSE;
-    PQclear (result);
+    /* A run's rows by the range of its buckets (every run's there is
+     * read, the run checked on the index's entries): a small run's are
+     * found at once, where asking by the run alone read the whole table
+     * keyed (bucket, run). Each run on its own, planned for its bits. */
+    for (guint i = 0; i < runs->len; i++)
+      {
+        const Run *merged = &g_array_index (runs, Run, i);
+        g_autofree char *s_run = g_strdup_printf ("%" G_GINT64_FORMAT, merged->run);
+        g_autofree char *s_end = g_strdup_printf ("%" G_GUINT64_FORMAT, (guint64) 1 << merged->bits);
+        const char *run_params[] = { s_run, s_end };
+
+        result = _sim_server_run (server, "DELETE FROM simhound.postings WHERE bucket < $2::bigint AND run = $1::bigint",
+                                  2, run_params, error);
+        if (result == NULL)
+          return FALSE;
+        PQclear (result);
+      }
     result = _sim_server_run (server, "DELETE FROM simhound.runs WHERE run = ANY ($1::bigint[])", 1, params, error);
     if (result == NULL)
       return FALSE;

@@ -10,8 +10,9 @@
  * posting). A lookup asks every run for the rows of the article's keys in
  * one statement. Runs are merged by sim-server-merge.c.
  *
- * Rows are keyed (run, bucket) and the table is hash-partitioned on the
- * bucket, so its partitions can live on other servers.
+ * Rows are keyed (bucket, run) (before schema version 7, on one server,
+ * (run, bucket)) and the table is hash-partitioned on the bucket, so its
+ * partitions can live on other servers.
  */
 #include "config.h"
 

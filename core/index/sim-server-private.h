@@ -59,17 +59,17 @@ struct _SimServer {
 
 /* On one server: the runs grouped by their bits, each group asked for
  * the buckets of the keys by its bits, the rows of all its runs by the
- * index on (bucket, run) (version 7): one probe a bucket for every run of
- * like bits, where asking each run by its primary key (run, bucket) made
- * one a run. An add of 1 GB writes two runs of 21 bits (a run every
- * 512 MB): with a probe a run, eight clients checked 4.9-5.2 articles a
- * second against it; with a probe a bucket, 5.9-6.0. The keys come sorted
- * and distinct (sim-server-snapshot.c), so a group's buckets come in
- * order, and a key whose bucket is the key before's is left out where it
- * stands: with a DISTINCT and a sort instead, building them was 35-40 ms
- * of a lookup of 5,000 keys in four runs, now 7 ms. The run is a join
- * filter, checked on the index's tuples: asked as an index condition,
- * each run would be a descent of its own again. */
+ * primary key (bucket, run) (version 7): one probe a bucket for every run
+ * of like bits, where the key (run, bucket) made one a run. An add of 1 GB
+ * writes two runs of 21 bits (a run every 512 MB): with a probe a run,
+ * eight clients checked 4.9-5.2 articles a second against it; with a probe
+ * a bucket, 5.9-6.0. The keys come sorted and distinct
+ * (sim-server-snapshot.c), so a group's buckets come in order, and a key
+ * whose bucket is the key before's is left out where it stands: with a
+ * DISTINCT and a sort instead, building them was 35-40 ms of a lookup of
+ * 5,000 keys in four runs, now 7 ms. The run is a join filter, checked on
+ * the index's entries: asked as an index condition, each run would be a
+ * descent of its own again. */
 #define SIM_SERVER_LOOKUP_BY_BITS \
   "  RETURN QUERY SELECT g.bits, p.bucket, p.data FROM" \
   "    (SELECT x.bits, array_agg (x.run) AS runs FROM simhound.runs x GROUP BY x.bits ORDER BY x.bits) g" \
@@ -78,12 +78,6 @@ struct _SimServer {
   "      WHERE u.i = 1 OR (g.bits > 0 AND (keys[u.i - 1] >> (40 - g.bits)) <> (u.k >> (40 - g.bits)))" \
   "      OFFSET 0) b" \
   "    JOIN simhound.postings p ON p.bucket = b.b AND p.run = ANY (g.runs);"
-
-/* The index a lookup on one server reads the table by (version 7); spread
- * over servers, the shards key their tables by (bucket, run) instead
- * (sim-server-layout.c drops it). */
-#define SIM_SERVER_POSTINGS_BY_BUCKET \
-  "CREATE INDEX IF NOT EXISTS postings_by_bucket ON simhound.postings (bucket, run)"
 
 /* Spread over servers: every bucket any run asks for, in one array, so
  * each partition (a foreign table, a Citus shard) gets one query with its

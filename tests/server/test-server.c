@@ -2139,18 +2139,18 @@ test_upgrade_indexes_documents (void **state)
   sim_test_remove_tree (dir);
 }
 
-/* What PostgreSQL counts of the lookup table's partitions' indexes
- * other than their primary keys: @what summed. */
+/* What PostgreSQL counts of the lookup table's partitions' keys, @what
+ * summed. */
 #define BY_BUCKET(what) \
   "SELECT coalesce (sum (" what "), 0) FROM pg_stat_user_indexes" \
-  " WHERE schemaname = 'simhound' AND relname LIKE 'postings\\_%' AND indexrelname NOT LIKE '%pkey'"
+  " WHERE schemaname = 'simhound' AND relname LIKE 'postings\\_%' AND indexrelname LIKE '%pkey'"
 
 /* Two runs of like bits, each holding every bucket: a check asks each
- * bucket of its keys once for both runs, by the index on (bucket, run),
- * and reads two index entries a probe (asked a run at a time, it read
- * one), never the primary key; it finds what the second run holds.
- * PostgreSQL counts a backend's scans as it ends: the check's
- * connections are closed, then the counts awaited. */
+ * bucket of its keys once for both runs, by the key (bucket, run), and
+ * reads two index entries a probe (asked a run at a time, it read one);
+ * it finds what the second run holds. PostgreSQL counts a backend's
+ * scans as it ends: the check's connections are closed, then the counts
+ * awaited. */
 static void
 test_lookup_asks_each_bucket_once (void **state)
 {
@@ -2163,7 +2163,7 @@ test_lookup_asks_each_bucket_once (void **state)
   g_autoptr(SimServer) server = NULL;
   g_autoptr(GError) error = NULL;
   SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
-  gint64 scans, entries, by_pkey;
+  gint64 scans, entries;
   guint wait;
 
   (void) state;
@@ -2185,8 +2185,6 @@ test_lookup_asks_each_bucket_once (void **state)
                                           " GROUP BY bucket HAVING count(*) = 1) b"), 0);
   scans = value_in ("bybucket", BY_BUCKET ("idx_scan"));
   entries = value_in ("bybucket", BY_BUCKET ("idx_tup_read"));
-  by_pkey = value_in ("bybucket", "SELECT coalesce (sum (idx_scan), 0) FROM pg_stat_user_indexes"
-                                  " WHERE schemaname = 'simhound' AND indexrelname LIKE 'postings\\_%pkey'");
   assert_true (g_file_get_contents (doc_path, &doc, NULL, NULL));
   {
     g_autoptr(SimCorpusSnapshot) snapshot = sim_server_snapshot_new (uri, &error);
@@ -2203,9 +2201,6 @@ test_lookup_asks_each_bucket_once (void **state)
   entries = value_in ("bybucket", BY_BUCKET ("idx_tup_read")) - entries;
   assert_true (scans > 0);
   assert_int_equal (entries, 2 * scans);
-  assert_int_equal (value_in ("bybucket", "SELECT coalesce (sum (idx_scan), 0) FROM pg_stat_user_indexes"
-                                          " WHERE schemaname = 'simhound' AND indexrelname LIKE 'postings\\_%pkey'"),
-                    by_pkey);
   sim_test_remove_tree (dir);
 }
 
