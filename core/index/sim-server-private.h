@@ -412,6 +412,21 @@ gboolean  _sim_server_spill_merge  (SimServer          *server,
  * another's (SimServer.beside), which wait with them. */
 guint     _sim_server_n_statements (void);
 
+/* ---------------------------------------------------- sim-server-df-cache.c */
+
+/* The file a corpus server's (@name's) feature statistics are kept in
+ * beside the client: under $SIMHOUND_CACHE_DIR, else the user's cache
+ * folder. */
+char     *_sim_server_df_cache_path  (const char    *name);
+/* The SIM_DF_BUCKETS counts kept for @name, and the stamp they were kept
+ * under in @out_stamp; or NULL (none kept, or a damaged file). */
+guint32  *_sim_server_df_cache_read  (const char    *name,
+                                      char         **out_stamp);
+/* Keeps @counts for @name under @stamp; a failure is only logged. */
+void      _sim_server_df_cache_write (const char    *name,
+                                      const char    *stamp,
+                                      const guint32 *counts);
+
 /* ---------------------------------------------------- sim-server-snapshot.c */
 
 /* Bytes of text this process's snapshots have read from any server (the

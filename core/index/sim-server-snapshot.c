@@ -856,15 +856,23 @@ sim_server_snapshot_new_with_password (const char  *conninfo,
   gsize n_windows;
   gint64 updated_at;
   g_autoptr(GArray) removed = NULL;
+  g_autofree guint32 *kept = NULL;
+  g_autofree char *kept_stamp = NULL;
 
   if (server == NULL)
     return NULL;
   /* The versions, the settings, the counts and the feature statistics in
    * one round trip (in binary: the statistics are packed), each row one
    * chunk of the statistics; a server without the schema fails it, and is
-   * then told apart. */
+   * then told apart. The statistics come only when those kept beside
+   * the client are not current (sim-server-df-cache.c): the stamp, the
+   * counts and the time of the last add to the microsecond, changes with
+   * every add (the last add's time only grows) and every removal (which
+   * lowers the count of documents), in the statement that reads them. */
+  kept = _sim_server_df_cache_read (sim_server_get_name (server), &kept_stamp);
   {
     g_autoptr(GError) local_error = NULL;
+    const char *params[] = { kept_stamp };
 
     result = _sim_server_run_as (server,
                                  "SELECT m.*, d.chunk, d.counts FROM (SELECT"
@@ -874,9 +882,11 @@ sim_server_snapshot_new_with_password (const char  *conninfo,
                                  "  coalesce(sum(n_documents), 0)::bigint, coalesce(sum(n_windows), 0)::bigint,"
                                  "  coalesce(extract(epoch FROM max(added_at))::bigint, 0),"
                                  "  (SELECT CASE WHEN count(*) <= " G_STRINGIFY (MAX_REMOVED)
-                                 "     THEN coalesce (array_agg (id ORDER BY id), '{}') END FROM simhound.removed)"
-                                 "  FROM simhound.tallies) m LEFT JOIN simhound.df d ON TRUE",
-                                 0, NULL, 1, &local_error);
+                                 "     THEN coalesce (array_agg (id ORDER BY id), '{}') END FROM simhound.removed),"
+                                 "  coalesce(sum(n_documents), 0) || ':' || coalesce(sum(n_windows), 0) || ':'"
+                                 "    || coalesce(to_char(max(added_at) AT TIME ZONE 'UTC', 'YYYYMMDDHH24MISSUS'), '-') AS stamp"
+                                 "  FROM simhound.tallies) m LEFT JOIN simhound.df d ON m.stamp IS DISTINCT FROM $1::text",
+                                 1, params, 1, &local_error);
     if (result == NULL)
       {
         if (!g_error_matches (local_error, SIM_ERROR, SIM_ERROR_SERVER) && !sim_server_check_schema (server, error))
@@ -887,8 +897,16 @@ sim_server_snapshot_new_with_password (const char  *conninfo,
   }
   if (PQntuples (result) == 0 ||
       !_sim_server_usable_schema (server, (guint) g_ascii_strtoull (PQgetvalue (result, 0, 0), NULL, 10), error) ||
-      !_sim_server_usable_features (server, (guint) g_ascii_strtoull (PQgetvalue (result, 0, 1), NULL, 10), error) ||
-      (counts = df_of (server, result, 7, error)) == NULL)
+      !_sim_server_usable_features (server, (guint) g_ascii_strtoull (PQgetvalue (result, 0, 1), NULL, 10), error))
+    {
+      PQclear (result);
+      return NULL;
+    }
+  if (kept != NULL && g_str_equal (PQgetvalue (result, 0, 7), kept_stamp))
+    counts = g_steal_pointer (&kept);
+  else if ((counts = df_of (server, result, 8, error)) != NULL)
+    _sim_server_df_cache_write (sim_server_get_name (server), PQgetvalue (result, 0, 7), counts);
+  else
     {
       PQclear (result);
       return NULL;

@@ -2139,6 +2139,109 @@ test_upgrade_indexes_documents (void **state)
   sim_test_remove_tree (dir);
 }
 
+/* A check in database "kept" of @article through a new snapshot: its
+ * comparable JSON. */
+static char *
+check_kept (const char *uri,
+            const char *article)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SimCorpusSnapshot) snapshot = sim_server_snapshot_new (uri, &error);
+  g_autoptr(SimReport) report = NULL;
+  SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
+
+  assert_non_null (snapshot);
+  report = sim_check_run (snapshot, article, strlen (article), &options, NULL, NULL, NULL, &error);
+  assert_non_null (report);
+  return comparable_json (report);
+}
+
+/* The feature statistics are kept beside the client for the next check
+ * and used while the server's stamp is theirs: kept counts of zero (a
+ * file written with the stamp) change the report, so they are what the
+ * check read; a damaged file is fetched again; an add moves the stamp on,
+ * and the check then reads the server's statistics, not the kept ones. */
+static void
+test_statistics_kept_beside_the_client (void **state)
+{
+  g_autofree char *dir = sim_test_make_tmp_dir ();
+  g_autofree char *uri = fresh_database ("kept", "postgres");
+  g_autofree char *first = g_build_filename (dir, "first", NULL);
+  g_autofree char *second = g_build_filename (dir, "second", NULL);
+  g_autofree char *doc_path = g_build_filename (first, "essay-007.txt", NULL);
+  g_autofree char *doc = NULL, *article = NULL, *path = NULL, *stamp = NULL, *data = NULL;
+  g_autofree char *fetched = NULL, *from_zeros = NULL, *again = NULL, *moved_on = NULL, *fresh = NULL;
+  g_autofree guint32 *counts = NULL;
+  g_autofree guint32 *zeros = g_new0 (guint32, SIM_DF_BUCKETS);
+  g_autoptr(SimServer) server = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *name;
+  gsize len;
+
+  (void) state;
+  write_documents (first, 30, 31);
+  write_documents (second, 30, 32);
+  server = sim_server_connect (uri, &error);
+  assert_non_null (server);
+  name = sim_server_get_name (server);
+  {
+    const char *paths[] = { first, NULL };
+    g_autoptr(SimImportResult) added = sim_server_add (server, paths, NULL, NULL, NULL, NULL, &error);
+
+    assert_non_null (added);
+  }
+  assert_true (g_file_get_contents (doc_path, &doc, NULL, NULL));
+  /* Half a copy, half the writer's own. */
+  article = g_strconcat ("The harbour lantern burned through the thunder of the glacier night. ", doc,
+                         " Nobody in the meadow heard the copper bell of the quarry that spring.", NULL);
+  path = _sim_server_df_cache_path (name);
+  g_remove (path);
+  fetched = check_kept (uri, article);
+  counts = _sim_server_df_cache_read (name, &stamp);
+  assert_non_null (counts);
+  assert_non_null (stamp);
+  assert_true (memcmp (counts, zeros, SIM_DF_BUCKETS * sizeof (guint32)) != 0);
+
+  _sim_server_df_cache_write (name, stamp, zeros);
+  from_zeros = check_kept (uri, article);
+  assert_string_not_equal (from_zeros, fetched);
+
+  /* A byte of the kept counts changed: not used, and written again. */
+  assert_true (g_file_get_contents (path, &data, &len, NULL));
+  data[len / 2] ^= 1;
+  assert_true (g_file_set_contents (path, data, len, NULL));
+  again = check_kept (uri, article);
+  assert_string_equal (again, fetched);
+  g_clear_pointer (&counts, g_free);
+  g_clear_pointer (&stamp, g_free);
+  counts = _sim_server_df_cache_read (name, &stamp);
+  assert_non_null (counts);
+  assert_true (memcmp (counts, zeros, SIM_DF_BUCKETS * sizeof (guint32)) != 0);
+
+  /* Zeros kept under the stamp before an add: the add moves it on. */
+  _sim_server_df_cache_write (name, stamp, zeros);
+  {
+    const char *paths[] = { second, NULL };
+    g_autoptr(SimImportResult) added = sim_server_add (server, paths, NULL, NULL, NULL, NULL, &error);
+
+    assert_non_null (added);
+  }
+  moved_on = check_kept (uri, article);
+  g_clear_pointer (&counts, g_free);
+  {
+    g_autofree char *old_stamp = g_steal_pointer (&stamp);
+
+    counts = _sim_server_df_cache_read (name, &stamp);
+    assert_non_null (counts);
+    assert_string_not_equal (stamp, old_stamp);
+    assert_true (memcmp (counts, zeros, SIM_DF_BUCKETS * sizeof (guint32)) != 0);
+  }
+  g_remove (path);
+  fresh = check_kept (uri, article);
+  assert_string_equal (moved_on, fresh);
+  sim_test_remove_tree (dir);
+}
+
 /* What PostgreSQL counts of the lookup table's partitions' keys, @what
  * summed. */
 #define BY_BUCKET(what) \
@@ -2297,7 +2400,11 @@ main (void)
     cmocka_unit_test (test_check_fails_when_the_server_is_lost),
     cmocka_unit_test (test_upgrade_indexes_documents),
     cmocka_unit_test (test_lookup_asks_each_bucket_once),
+    cmocka_unit_test (test_statistics_kept_beside_the_client),
   };
+
+  g_autofree char *cache = NULL;
+  int failed;
 
   if (g_getenv ("SIMHOUND_TEST_PG") == NULL)
     {
@@ -2307,5 +2414,10 @@ main (void)
   /* One test, or those a pattern names (by hand: "test_lookup_*"). */
   if (g_getenv ("SIMHOUND_TEST_ONLY") != NULL)
     cmocka_set_test_filter (g_getenv ("SIMHOUND_TEST_ONLY"));
-  return cmocka_run_group_tests (tests, setup_schema, NULL);
+  /* The statistics checks keep, in a folder of the tests' own. */
+  cache = sim_test_make_tmp_dir ();
+  g_setenv ("SIMHOUND_CACHE_DIR", cache, TRUE);
+  failed = cmocka_run_group_tests (tests, setup_schema, NULL);
+  sim_test_remove_tree (cache);
+  return failed;
 }
