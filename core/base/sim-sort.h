@@ -3,7 +3,8 @@
  * Sorting many 64-bit keys, each with a 32-bit value, by key: a stable
  * least-significant-digit radix sort, a byte a pass (the eight counts made
  * in one pass, bytes every key shares skipped). Used where a text's
- * hashes are sorted: an aligned side's words, a check's windows.
+ * hashes are sorted: an aligned side's words, a check's windows. And
+ * finding a key in sorted keys.
  */
 #pragma once
 
@@ -21,5 +22,25 @@ typedef struct {
 void sim_sort_keyed (SimKeyed *items,
                      SimKeyed *tmp,
                      gsize     n);
+
+/* The first of the @n sorted @keys not below @key (@n if none). */
+static inline gsize
+sim_lower_bound (const guint64 *keys,
+                 gsize          n,
+                 guint64        key)
+{
+  gsize lo = 0, hi = n;
+
+  while (lo < hi)
+    {
+      const gsize mid = lo + (hi - lo) / 2;
+
+      if (keys[mid] < key)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
+}
 
 G_END_DECLS

@@ -22,6 +22,7 @@
 
 #include "sim-band-index-private.h"
 #include "sim-parallel.h"
+#include "sim-sort.h"
 
 #define PIPELINE    6 /* queries in flight in a batched lookup */
 #define BUCKET_LEAD 2 /* how many queries ahead buckets are fetched */
@@ -267,25 +268,6 @@ expand_records (guint64      *fps,
 }
 
 /* The first of the @n sorted fingerprints of @bucket that is not below @fp. */
-static guint32
-lower_bound (const guint64 *bucket,
-             guint32        n,
-             guint64        fp)
-{
-  guint32 lo = 0, hi = n;
-
-  while (lo < hi)
-    {
-      const guint32 mid = lo + (hi - lo) / 2;
-
-      if (bucket[mid] < fp)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-  return lo;
-}
-
 /* Appends the id of every stored copy of @fp. */
 static gsize
 append_ids (const SimBandIndex *index,
@@ -297,7 +279,7 @@ append_ids (const SimBandIndex *index,
   const guint32 start = index->offsets[0][key], end = index->offsets[0][key + 1];
   gsize n = 0;
 
-  for (guint32 p = start + lower_bound (table + start, end - start, fp); p < end && table[p] == fp; p++)
+  for (guint32 p = start + (guint32) sim_lower_bound (table + start, end - start, fp); p < end && table[p] == fp; p++)
     {
       const guint32 id = index->perm ? index->perm[p] : p;
 
@@ -429,7 +411,7 @@ scan_bucket (const SimBandIndex *index,
     {
       /* Only table 0 is scanned, and its bucket is sorted: the copies of
        * @fp are one run in it. */
-      for (guint32 p = lower_bound (bucket, n, fp); p < n && bucket[p] == fp; p++)
+      for (guint32 p = (guint32) sim_lower_bound (bucket, n, fp); p < n && bucket[p] == fp; p++)
         {
           const guint32 id = index->perm ? index->perm[base + p] : base + p;
 

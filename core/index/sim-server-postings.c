@@ -24,6 +24,7 @@
 #include <glib/gstdio.h>
 
 #include "sim-band-index.h"
+#include "sim-sort.h"
 #include "sim-error.h"
 #include "sim-parallel.h"
 #include "sim-server-private.h"
@@ -654,25 +655,6 @@ skip_varint (const guint8 **p,
   return FALSE;
 }
 
-/* The first of @keys[@lo, @hi) (sorted) not below @key. */
-static inline gsize
-lower_bound (const guint64 *keys,
-             gsize          lo,
-             gsize          hi,
-             guint64        key)
-{
-  while (lo < hi)
-    {
-      const gsize mid = lo + (hi - lo) / 2;
-
-      if (keys[mid] < key)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-  return lo;
-}
-
 /* The postings of a row of a run of @bits (as _sim_posting_decode_row()
  * reads it) whose key is one of the @n sorted @keys, into @out (their key
  * the index of the key). A row's postings come in key order: the keys in
@@ -697,8 +679,8 @@ match_row (const guint8  *data,
   guint64 rest = 0;
 
   /* The keys asked that fall in the bucket: [at, last). */
-  at = lower_bound (keys, 0, n, high);
-  last = lower_bound (keys, at, n, past);
+  at = sim_lower_bound (keys, n, high);
+  last = at + sim_lower_bound (keys + at, n - at, past);
   while (p < end && at < last)
     {
       guint64 delta, key, doc, start;
