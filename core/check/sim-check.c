@@ -141,6 +141,12 @@ check_run (SimCorpusSnapshot     *snapshot,
   check.windows = g_array_new (FALSE, FALSE, sizeof (SimAnchor));
   sim_fingerprinter_windows (fp, SIM_QUERY_WINNOW_WEIGHT, check.windows);
   check.total = check.segments->len;  /* and the distinct windows, once counted */
+  /* Once from the caller before the stages: later reports come from it
+   * only when its own share of the work crosses a step, which the
+   * workers may take whole (a cancel from the first report then came
+   * too late, now and again). */
+  if (progress)
+    progress (0, check.total, NULL, user_data);
 
   _sim_rewording_expect (&check);
   if (!_sim_candidates_lookup (&check, error) || g_cancellable_set_error_if_cancelled (cancellable, error))
