@@ -54,6 +54,7 @@ typedef struct {
   guint32           slices[SIM_POSTING_SLICES + 1];
   gsize             n_windows;
   char             *message;   /* SIM_PREPARED_FAILED */
+  goffset           size;      /* of the file when the batch was made */
 } Entry;
 
 typedef struct {
@@ -66,7 +67,7 @@ typedef struct {
   /* Made while the batch before is sent (prepare_batch()): */
   GString           *rows;      /* the new entries as staging rows (COPY's text format) */
   guint              n_sent;
-  guint32           *df;        /* their df buckets counted (SIM_DF_BUCKETS), if all are new */
+  guint16           *df;        /* their df buckets counted (SIM_DF_BUCKETS), if all are new */
   GMutex             lock;      /* for @df, while the batch is read */
 } PrepareJob;
 
@@ -95,9 +96,16 @@ entry_split (Entry *e)
  * counts, they took a third more of their thread's time). */
 G_STATIC_ASSERT (BATCH_FILES <= G_MAXUINT16);
 
+/* A file this large is read one at a time, with a fingerprinter of its
+ * own let go after it: preparing a file takes some 18 bytes a byte of it
+ * at its peak, and two of the 2 MB files of ../shared/corpora read at
+ * once, each thread then keeping its buffers, took an add to 126 MB. */
+#define BIG_FILE (512u << 10)
+
 static void
 prepare_worker (gpointer data)
 {
+  static GMutex big;
   PrepareJob *job = data;
   g_autoptr(SimFingerprinter) fp = sim_fingerprinter_new (job->flags);
   g_autofree guint16 *df = g_new0 (guint16, SIM_DF_BUCKETS);
@@ -106,12 +114,18 @@ prepare_worker (gpointer data)
     {
       const gint i = g_atomic_int_add (&job->next, 1);
       g_autoptr(GError) error = NULL;
+      g_autoptr(SimFingerprinter) own = NULL;
       Entry *e;
 
       if (i >= (gint) job->n)
         break;
       e = &job->entries[i];
-      e->state = sim_corpus_prepare_file (fp, e->path, NULL, &e->file, &error);
+      if (e->size > BIG_FILE)
+        {
+          g_mutex_lock (&big);
+          own = sim_fingerprinter_new (job->flags);
+        }
+      e->state = sim_corpus_prepare_file (own != NULL ? own : fp, e->path, NULL, &e->file, &error);
       if (e->state == SIM_PREPARED_FAILED)
         e->message = g_strdup (error->message);
       if (e->state == SIM_PREPARED_NEW)
@@ -123,10 +137,22 @@ prepare_worker (gpointer data)
           entry_split (e);
         }
       g_clear_pointer (&e->file.buckets, g_array_unref);
+      if (own != NULL)
+        {
+          g_clear_pointer (&own, sim_fingerprinter_free);
+#ifdef __GLIBC__
+          malloc_trim (0);
+#endif
+          g_mutex_unlock (&big);
+        }
     }
+  /* The first worker done gives its counts to the batch. */
   g_mutex_lock (&job->lock);
-  for (guint b = 0; b < SIM_DF_BUCKETS; b++)
-    job->df[b] += df[b];
+  if (job->df == NULL)
+    job->df = g_steal_pointer (&df);
+  else
+    for (guint b = 0; b < SIM_DF_BUCKETS; b++)
+      job->df[b] += df[b];
   g_mutex_unlock (&job->lock);
 }
 
@@ -146,27 +172,38 @@ copy_escape (GString    *out,
       }
 }
 
-/* Adds @delta (1 or -1) times @changes to the df counts: the chunks with
- * a change are read locked, in chunk order (two batches at once take
- * their locks in one order), added to and written back in one statement,
- * each chunk packed as the local store packs its statistics
- * (sim_store_pack_df(): a quarter of the bytes or less). */
+/* Adds @delta (1 or -1) times the changes (@wide, or @narrow: a batch
+ * of fewer files than 16 bits count) to the df counts: the chunks with a
+ * change are read locked, in chunk order (two batches at once take their
+ * locks in one order), added to and written back in one statement, each
+ * chunk packed as the local store packs its statistics
+ * (sim_store_pack_df(): a quarter of the bytes or less), one at a time. */
+static inline guint32
+change_at (const guint32 *wide,
+           const guint16 *narrow,
+           gsize          i)
+{
+  return wide != NULL ? wide[i] : narrow[i];
+}
+
 gboolean
 _sim_server_add_df (SimServer     *server,
-                    const guint32 *changes,
+                    const guint32 *wide,
+                    const guint16 *narrow,
                     gint           delta,
                     GError       **error)
 {
   g_autoptr(GString) chunks = g_string_new ("{");
   g_autoptr(GString) rows = g_string_new (NULL);
   g_autoptr(GArray) touched = g_array_new (FALSE, FALSE, sizeof (guint32));
-  g_autofree guint32 *counts = NULL;
+  g_autofree guint32 *counts = g_new (guint32, SIM_SERVER_DF_CHUNK);
   const char *params[1];
   PGresult *result;
+  int r = 0;
 
   for (guint32 chunk = 0; chunk < SIM_DF_BUCKETS / SIM_SERVER_DF_CHUNK; chunk++)
     for (guint k = 0; k < SIM_SERVER_DF_CHUNK; k++)
-      if (changes[chunk * SIM_SERVER_DF_CHUNK + k] != 0)
+      if (change_at (wide, narrow, (gsize) chunk * SIM_SERVER_DF_CHUNK + k) != 0)
         {
           g_array_append_val (touched, chunk);
           g_string_append_printf (chunks, "%s%u", chunks->len > 1 ? "," : "", chunk);
@@ -175,46 +212,50 @@ _sim_server_add_df (SimServer     *server,
   if (touched->len == 0)
     return TRUE;
   g_string_append_c (chunks, '}');
-  /* The touched chunks' counts, in the order of touched. */
-  counts = g_new0 (guint32, (gsize) touched->len * SIM_SERVER_DF_CHUNK);
   params[0] = chunks->str;
   result = _sim_server_run_as (server,
                                "SELECT chunk, counts FROM simhound.df WHERE chunk = ANY ($1::integer[])"
                                " ORDER BY chunk FOR UPDATE", 1, params, 1, error);
   if (result == NULL)
     return FALSE;
-  for (int r = 0, t = 0; r < PQntuples (result); r++)
+  /* The stored rows and the touched chunks both in chunk order. */
+  for (guint t = 0; t < touched->len; t++)
     {
+      const guint32 chunk = g_array_index (touched, guint32, t);
+      const gsize base = (gsize) chunk * SIM_SERVER_DF_CHUNK;
       g_autofree guint32 *stored = NULL;
-      guint32 chunk;
-
-      memcpy (&chunk, PQgetvalue (result, r, 0), 4);
-      chunk = GUINT32_FROM_BE (chunk);
-      while (t < (int) touched->len && g_array_index (touched, guint32, t) < chunk)
-        t++;
-      stored = sim_store_unpack_df (PQgetvalue (result, r, 1), PQgetlength (result, r, 1), SIM_SERVER_DF_CHUNK);
-      if (t < (int) touched->len && g_array_index (touched, guint32, t) == chunk && stored != NULL)
-        memcpy (counts + (gsize) t * SIM_SERVER_DF_CHUNK, stored, SIM_SERVER_DF_CHUNK * sizeof (guint32));
-    }
-  PQclear (result);
-  for (guint t = 0; t < touched->len; t++)
-    {
-      const guint32 *change = changes + (gsize) g_array_index (touched, guint32, t) * SIM_SERVER_DF_CHUNK;
-      guint32 *c = counts + (gsize) t * SIM_SERVER_DF_CHUNK;
-
-      for (guint k = 0; k < SIM_SERVER_DF_CHUNK; k++)
-        c[k] = delta > 0 ? c[k] + change[k] : (c[k] > change[k] ? c[k] - change[k] : 0);
-    }
-  for (guint t = 0; t < touched->len; t++)
-    {
-      g_autoptr(GBytes) packed = sim_store_pack_df (counts + (gsize) t * SIM_SERVER_DF_CHUNK, SIM_SERVER_DF_CHUNK);
+      g_autoptr(GBytes) packed = NULL;
+      const guint8 *p;
       gsize len;
-      const guint8 *p = g_bytes_get_data (packed, &len);
 
-      g_string_append_printf (rows, "%u\t", g_array_index (touched, guint32, t));
+      for (; r < PQntuples (result); r++)
+        {
+          guint32 at;
+
+          memcpy (&at, PQgetvalue (result, r, 0), 4);
+          at = GUINT32_FROM_BE (at);
+          if (at == chunk)
+            stored = sim_store_unpack_df (PQgetvalue (result, r, 1), PQgetlength (result, r, 1), SIM_SERVER_DF_CHUNK);
+          if (at >= chunk)
+            break;
+        }
+      if (stored != NULL)
+        memcpy (counts, stored, SIM_SERVER_DF_CHUNK * sizeof (guint32));
+      else
+        memset (counts, 0, SIM_SERVER_DF_CHUNK * sizeof (guint32));
+      for (guint k = 0; k < SIM_SERVER_DF_CHUNK; k++)
+        {
+          const guint32 change = change_at (wide, narrow, base + k);
+
+          counts[k] = delta > 0 ? counts[k] + change : (counts[k] > change ? counts[k] - change : 0);
+        }
+      packed = sim_store_pack_df (counts, SIM_SERVER_DF_CHUNK);
+      p = g_bytes_get_data (packed, &len);
+      g_string_append_printf (rows, "%u\t", chunk);
       _sim_server_append_bytea (rows, p, len);
       g_string_append_c (rows, '\n');
     }
+  PQclear (result);
   /* Made here: a removal on a connection of its own meets none. */
   if (!_sim_server_run_command (server,
                                 "CREATE TEMP TABLE IF NOT EXISTS simhound_df_staging (chunk integer, counts bytea)"
@@ -359,7 +400,7 @@ send_batch (SimServer       *server,
             GError         **error)
 {
   g_autofree gint64 *ids = NULL;
-  g_autofree guint32 *df = NULL;
+  g_autofree guint16 *df = NULL;
   g_autofree char *s_owner = g_strdup_printf ("%" G_GINT64_FORMAT, owner);
   const char *params[2] = { collection, s_owner };
   const guint n_runs = spill->runs->len;
@@ -424,7 +465,7 @@ send_batch (SimServer       *server,
     {
       g_autoptr(SimFingerprinter) fp = sim_fingerprinter_new (job->flags);
 
-      df = g_new0 (guint32, SIM_DF_BUCKETS);
+      df = g_new0 (guint16, SIM_DF_BUCKETS);
       for (guint i = 0; i < job->n; i++)
         if (ids[i] != 0)
           {
@@ -432,7 +473,8 @@ send_batch (SimServer       *server,
             const SimUnits *units = sim_fingerprinter_load (fp, file->text, file->text_len);
             g_autoptr(GArray) buckets = _sim_distinct_buckets (fp, units->n);
 
-            _sim_df_apply (df, buckets, 1);
+            for (guint b = 0; b < buckets->len; b++)
+              df[g_array_index (buckets, guint32, b)]++;
           }
     }
   /* The postings of those added, made in parts on every core (the batch
@@ -447,7 +489,7 @@ send_batch (SimServer       *server,
   for (guint i = 0; i < job->n; i++)
     g_clear_pointer (&job->entries[i].split, g_bytes_unref);
   if (!put_texts (server, job, ids, error) ||
-      (n_added > 0 && !_sim_server_add_df (server, df != NULL ? df : job->df, 1, error)))
+      (n_added > 0 && !_sim_server_add_df (server, NULL, df != NULL ? df : job->df, 1, error)))
     goto fail;
   if (!_sim_server_run_command (server, "COMMIT", error))
     goto fail;
@@ -519,6 +561,7 @@ batch_new (GPtrArray *files,
   PrepareJob *job;
   guint n = 0;
   gsize bytes = 0;
+  g_autofree goffset *sizes = g_new0 (goffset, MIN (files->len - *done, BATCH_FILES) + 1);
 
   const char *env = g_getenv ("SIMHOUND_SERVER_BATCH_BYTES");
   const guint64 limit = env && g_ascii_strtoull (env, NULL, 10) > 0 ? g_ascii_strtoull (env, NULL, 10) : BATCH_BYTES;
@@ -528,8 +571,8 @@ batch_new (GPtrArray *files,
       GStatBuf st;
 
       if (g_stat (g_ptr_array_index (files, *done + n), &st) == 0)
-        bytes += st.st_size;
-      n++;
+        sizes[n] = st.st_size;
+      bytes += sizes[n++];
     }
   if (n == 0)
     return NULL;
@@ -542,6 +585,7 @@ batch_new (GPtrArray *files,
     {
       job->entries[i].path = g_strdup (g_ptr_array_index (files, *done + i));
       job->entries[i].name = g_strdup (g_ptr_array_index (names, *done + i));
+      job->entries[i].size = sizes[i];
     }
   *done += n;
   return job;
@@ -553,10 +597,15 @@ prepare_batch (gpointer data)
 {
   PrepareJob *job = data;
 
-  job->df = g_new0 (guint32, SIM_DF_BUCKETS);
   g_mutex_init (&job->lock);
   sim_parallel_run (MIN (sim_parallel_default_threads (), job->n), prepare_worker, job);
   g_mutex_clear (&job->lock);
+#ifdef __GLIBC__
+  /* What the workers let go (the files' text and windows once split)
+   * goes back too: it was the difference between the heap at its peak
+   * and the add's (97 and 141 MB, ../shared/corpora). */
+  malloc_trim (0);
+#endif
   make_rows (job);
   return NULL;
 }

@@ -119,7 +119,7 @@ sim_server_remove (SimServer          *server,
     }
   *out_n_removed = PQntuples (result);
   PQclear (result);
-  if (*out_n_removed > 0 && !_sim_server_add_df (server, changes, -1, error))
+  if (*out_n_removed > 0 && !_sim_server_add_df (server, changes, NULL, -1, error))
     goto fail;
   if (!_sim_server_run_command (server, "COMMIT", error))
     goto fail;

@@ -443,10 +443,12 @@ gboolean  _sim_server_index_waiting (SimServer        *server,
 
 /* ------------------------------------------------------ sim-server-corpus.c */
 
-/* Adds @delta (1 or -1) times @changes (SIM_DF_BUCKETS counts) to the df
- * counts, in the caller's transaction. */
+/* Adds @delta (1 or -1) times the changes (SIM_DF_BUCKETS counts, in
+ * @wide or, when fewer than 16 bits count, @narrow) to the df counts, in
+ * the caller's transaction. */
 gboolean  _sim_server_add_df      (SimServer          *server,
-                                   const guint32      *changes,
+                                   const guint32      *wide,
+                                   const guint16      *narrow,
                                    gint                delta,
                                    GError            **error);
 /* The files of @paths (folders walked) into @files, with the names they
