@@ -274,6 +274,7 @@ typedef struct {
   guint64       *records;  /* bucket lo's first */
   const guint32 *offsets;
   guint          lo, hi;
+  guint          top_shift; /* of the top byte of a record's bits */
   gint           next;     /* the next group of 256 buckets */
 } RecordsJob;
 
@@ -309,8 +310,8 @@ sort_run (guint64 *r,
 }
 
 /* The top byte of a record's bits (a record keeps SIM_BAND_INDEX_FILE_BITS
- * - 16 of them above its caller's 32). */
-#define RECORD_TOP_SHIFT (32 + SIM_BAND_INDEX_FILE_BITS - 16 - 8)
+ * - 16 of them above its caller's @pos_bits). */
+#define RECORD_TOP_SHIFT(pos_bits) ((pos_bits) + SIM_BAND_INDEX_FILE_BITS - 16 - 8)
 
 /* Each bucket: its records by the top byte of their bits through a
  * scratch array and back, then each run of one top byte sorted (a
@@ -343,7 +344,7 @@ records_worker (gpointer data)
             scratch = g_new (guint64, scratch_len);
           }
         for (gsize i = 0; i < m; i++)
-          at[(r[i] >> RECORD_TOP_SHIFT) & 0xff]++;
+          at[(r[i] >> job->top_shift) & 0xff]++;
         for (gsize d = 0, sum = 0; d < 256; d++)
           {
             const gsize c = at[d];
@@ -352,7 +353,7 @@ records_worker (gpointer data)
             sum += c;
           }
         for (gsize i = 0; i < m; i++)
-          scratch[at[(r[i] >> RECORD_TOP_SHIFT) & 0xff]++] = r[i];
+          scratch[at[(r[i] >> job->top_shift) & 0xff]++] = r[i];
         memcpy (r, scratch, m * sizeof *r);
         /* at[d] is now where digit d's run ends. */
         for (gsize d = 0, from = 0; d < 256; from = at[d++])
@@ -362,9 +363,10 @@ records_worker (gpointer data)
 
 void
 sim_band_index_sort_records (guint64       *records,
-                             const guint32 *offsets)
+                             const guint32 *offsets,
+                             guint          pos_bits)
 {
-  sim_band_index_sort_records_range (records, offsets, 0, MAPPED_BUCKETS, sim_parallel_default_threads ());
+  sim_band_index_sort_records_range (records, offsets, 0, MAPPED_BUCKETS, pos_bits, sim_parallel_default_threads ());
 }
 
 void
@@ -372,11 +374,13 @@ sim_band_index_sort_records_range (guint64       *records,
                                    const guint32 *offsets,
                                    guint          lo,
                                    guint          hi,
+                                   guint          pos_bits,
                                    guint          n_threads)
 {
-  RecordsJob job = { records, offsets, lo, hi, 0 };
+  RecordsJob job = { records, offsets, lo, hi, RECORD_TOP_SHIFT (pos_bits), 0 };
 
   g_return_if_fail (lo <= hi && hi <= MAPPED_BUCKETS);
+  g_return_if_fail (pos_bits + SIM_BAND_INDEX_FILE_BITS - 16 <= 64);
   sim_parallel_run (MIN (n_threads, MAX ((hi - lo) / 256, 1)), records_worker, &job);
 }
 

@@ -99,10 +99,11 @@ gboolean
 sim_band_index_serialize_records (const guint64         *records,
                                   gsize                  n_fps,
                                   const guint32         *offsets,
+                                  guint                  pos_bits,
                                   SimBandIndexWriteFunc  write,
                                   gpointer               user_data)
 {
-  return serialize (offsets, records, n_fps, 1, 32, write, user_data);
+  return serialize (offsets, records, n_fps, 1, pos_bits, write, user_data);
 }
 
 SimBandIndex *

@@ -67,19 +67,22 @@ void          sim_band_index_sort_pairs       (guint64            *pairs,
                                                gsize               n_fps,
                                                guint32            *offsets);
 /* Records: the bits of a fingerprint an index file keeps but its bucket
- * (bits 16-39) << 32 | the caller's 4 bytes, bucket by bucket, bucket k
- * in [@offsets[k], @offsets[k + 1]) (SIM_BAND_INDEX_FILE_BUCKETS + 1
- * offsets): 8 bytes a fingerprint instead of a pair's 16. Sorts each
- * bucket's records where they are, which puts them in the order
- * sim_band_index_sort_pairs() gives pairs whose 8 bytes grow with the 4. */
+ * (bits 16-39) << @pos_bits | the caller's @pos_bits (32, or 40 for
+ * places past 4G), bucket by bucket, bucket k in [@offsets[k],
+ * @offsets[k + 1]) (SIM_BAND_INDEX_FILE_BUCKETS + 1 offsets): 8 bytes a
+ * fingerprint instead of a pair's 16. Sorts each bucket's records where
+ * they are, which puts them in the order sim_band_index_sort_pairs() gives
+ * pairs whose 8 bytes grow with the low bits. */
 void          sim_band_index_sort_records     (guint64            *records,
-                                               const guint32      *offsets);
+                                               const guint32      *offsets,
+                                               guint               pos_bits);
 /* The same for buckets @lo to @hi - 1 only, bucket k's at @offsets[k] -
  * @offsets[@lo] of @records, on up to @n_threads. */
 void          sim_band_index_sort_records_range (guint64       *records,
                                                  const guint32 *offsets,
                                                  guint          lo,
                                                  guint          hi,
+                                                 guint          pos_bits,
                                                  guint          n_threads);
 /* Pairs (as above, fingerprints cut to SIM_BAND_INDEX_FILE_MASK) of
  * buckets @lo to @hi - 1 only, grouped by bucket: bucket k's at
@@ -108,7 +111,7 @@ typedef gboolean (*SimBandIndexWriteFunc) (gconstpointer data,
                                            gpointer      user_data);
 gsize         sim_band_index_get_serialized_size (gsize n_fps);
 /* The table's records of @n fingerprints at @fps (every @stride words,
- * the bits kept at @shift: 16 for fingerprints, 32 for records) into
+ * the bits kept at @shift: 16 for fingerprints, a record's position bits) into
  * @out: 3 bytes each, and one more byte of room after them. */
 void          sim_band_index_pack_records (const guint64 *fps,
                                            gsize          n,
@@ -126,11 +129,12 @@ gboolean      sim_band_index_serialize_pairs (const guint64         *pairs,
                                               const guint32         *offsets,
                                               SimBandIndexWriteFunc  write,
                                               gpointer               user_data);
-/* The same bytes for the index over sorted records
+/* The same bytes for the index over sorted records of @pos_bits
  * (sim_band_index_sort_records()). */
 gboolean      sim_band_index_serialize_records (const guint64         *records,
                                                 gsize                  n_fps,
                                                 const guint32         *offsets,
+                                                guint                  pos_bits,
                                                 SimBandIndexWriteFunc  write,
                                                 gpointer               user_data);
 /* An exact index over @data (sim_band_index_serialize() of @n_fps fingerprints),

@@ -11,14 +11,13 @@
 #define BUCKETS      SIM_BAND_INDEX_FILE_BUCKETS
 /* Words a writer holds for a range before writing them (16 KiB). */
 #define BUFFER_WORDS 2048
-/* Bytes a pair of a range takes while it is read, grouped and written:
- * read, grouped into a second array, and its 3 + 8 bytes in the file;
- * as a record, 8 and 8, and 3 + 4. */
-#define PAIR_COST    48
+/* Bytes a record of a range takes while it is read, grouped and written:
+ * 8 and 8, and 3 + 5 in the file. */
 #define RECORD_COST  24
-/* A record keeps its bucket's place in its range in its top byte: a
- * range of records spans 256 buckets at most. */
-#define RECORD_SPAN  256
+/* A record keeps its bucket's place in its range in its top bits, what
+ * its place leaves of them: a range of records spans 256 buckets at most
+ * with places of 32 bits, 32 with places of 35. */
+#define KEY_BITS     (SIM_BAND_INDEX_FILE_BITS - 16)
 
 struct _SimBandSpill {
   int        fd;
@@ -29,8 +28,9 @@ struct _SimBandSpill {
   guint      n_writers;
   guint64   *next;       /* [t * n_ranges + r]: the pair writer t writes next in range r */
   guint64  **held;       /* [t * n_ranges + r]: its pairs not written yet, or NULL */
-  guint     *n_held;       /* words */
-  guint      words;        /* a pair's: 2, or 1 for a record */
+  guint     *n_held;
+  guint      place_bits;   /* of a place in the file's records */
+  guint      pos_bits;     /* of a place in the records read back */
   gint       failed;
 };
 
@@ -39,19 +39,27 @@ sim_band_spill_new (const char    *path,
                     const guint32 *offsets,
                     const guint32 *counts,
                     guint          n_writers,
-                    gboolean       records,
+                    guint64        n_places,
+                    guint          pos_bits,
                     gsize          memory)
 {
-  const gsize most = MAX (memory / (records ? RECORD_COST : PAIR_COST), 1);
-  const int fd = _sim_scratch_file (path);
+  const gsize most = MAX (memory / RECORD_COST, 1);
+  /* SIMHOUND_SPILL_PLACE_BITS widens them for tests: 4G places do not. */
+  const char *wider = g_getenv ("SIMHOUND_SPILL_PLACE_BITS");
+  const guint place_bits = MAX (MAX (g_bit_storage (MAX (n_places, 1) - 1), 32),
+                                wider ? (guint) g_ascii_strtoull (wider, NULL, 10) : 0);
+  guint span;
   SimBandSpill *spill;
   guint r = 0;
+  int fd;
 
-  if (fd < 0)
+  if (place_bits + KEY_BITS >= 64 || place_bits > pos_bits || (fd = _sim_scratch_file (path)) < 0)
     return NULL;
+  span = 1u << MIN (64 - place_bits - KEY_BITS, 16);
   spill = g_new0 (SimBandSpill, 1);
   spill->fd = fd;
-  spill->words = records ? 1 : 2;
+  spill->place_bits = place_bits;
+  spill->pos_bits = pos_bits;
   spill->offsets = g_memdup2 (offsets, (BUCKETS + 1) * sizeof (guint32));
   spill->range_of = g_new (guint, BUCKETS);
   spill->lo = g_new (guint, BUCKETS + 1);
@@ -59,8 +67,7 @@ sim_band_spill_new (const char    *path,
   spill->lo[0] = 0;
   for (guint k = 0; k < BUCKETS; k++)
     {
-      if (k > spill->lo[r] &&
-          (offsets[k + 1] - offsets[spill->lo[r]] > most || (records && k - spill->lo[r] == RECORD_SPAN)))
+      if (k > spill->lo[r] && (offsets[k + 1] - offsets[spill->lo[r]] > most || k - spill->lo[r] == span))
         spill->lo[++r] = k;
       spill->range_of[k] = r;
     }
@@ -107,9 +114,9 @@ write_held (SimBandSpill *spill,
             gsize         i)
 {
   if (!sim_pwrite_full (spill->fd, spill->held[i], spill->n_held[i] * sizeof (guint64),
-                        (goffset) (spill->next[i] * spill->words * sizeof (guint64))))
+                        (goffset) (spill->next[i] * sizeof (guint64))))
     g_atomic_int_set (&spill->failed, 1);
-  spill->next[i] += spill->n_held[i] / spill->words;
+  spill->next[i] += spill->n_held[i];
   spill->n_held[i] = 0;
 }
 
@@ -125,14 +132,8 @@ sim_band_spill_put (SimBandSpill *spill,
 
   if (held == NULL)
     held = spill->held[i] = g_new (guint64, BUFFER_WORDS);
-  if (spill->words == 1)
-    held[spill->n_held[i]++] = (guint64) (k - spill->lo[r]) << 56 |
-                               ((fp & SIM_BAND_INDEX_FILE_MASK) >> 16) << 32 | (guint32) place;
-  else
-    {
-      held[spill->n_held[i]++] = fp & SIM_BAND_INDEX_FILE_MASK;
-      held[spill->n_held[i]++] = place;
-    }
+  held[spill->n_held[i]++] = ((guint64) (k - spill->lo[r]) << KEY_BITS | (fp & SIM_BAND_INDEX_FILE_MASK) >> 16)
+                               << spill->place_bits | place;
   if (spill->n_held[i] == BUFFER_WORDS)
     write_held (spill, i);
 }
@@ -173,24 +174,19 @@ sim_band_spill_range (const SimBandSpill *spill,
   *hi = spill->lo[r + 1];
 }
 
-gboolean
-sim_band_spill_records (const SimBandSpill *spill)
-{
-  return spill->words == 1;
-}
-
 guint64 *
 sim_band_spill_read (SimBandSpill *spill,
                      guint         r,
                      guint         n_threads)
 {
-  const guint lo = spill->lo[r], hi = spill->lo[r + 1], w = spill->words;
+  const guint lo = spill->lo[r], hi = spill->lo[r + 1], pb = spill->place_bits;
   const gsize m = spill->offsets[hi] - spill->offsets[lo];
-  g_autofree guint64 *read = g_new (guint64, w * MAX (m, 1));
+  const guint64 key_mask = (G_GUINT64_CONSTANT (1) << KEY_BITS) - 1, place_mask = (G_GUINT64_CONSTANT (1) << pb) - 1;
+  g_autofree guint64 *read = g_new (guint64, MAX (m, 1));
   g_autofree guint32 *fill = g_new (guint32, hi - lo);
   guint64 *out;
-  gsize len = m * w * sizeof (guint64), done = 0;
-  const off_t at = (off_t) spill->offsets[lo] * w * sizeof (guint64);
+  gsize len = m * sizeof (guint64), done = 0;
+  const off_t at = (off_t) spill->offsets[lo] * sizeof (guint64);
 
   while (done < len)
     {
@@ -204,26 +200,17 @@ sim_band_spill_read (SimBandSpill *spill,
     }
   /* By bucket, each where the offsets say, then sorted. A damaged entry
    * (one of a bucket outside the range, or one too many) is dropped. */
-  out = g_new0 (guint64, w * MAX (m, 1));
+  out = g_new0 (guint64, MAX (m, 1));
   for (guint k = lo; k < hi; k++)
     fill[k - lo] = spill->offsets[k] - spill->offsets[lo];
   for (gsize i = 0; i < m; i++)
     {
-      const guint k = w == 1 ? lo + (guint) (read[i] >> 56) : lo + ((read[2 * i] & (BUCKETS - 1)) - lo);
+      const guint64 k = lo + (read[i] >> (pb + KEY_BITS));
 
-      if (k < lo || k >= hi || fill[k - lo] == spill->offsets[k + 1] - spill->offsets[lo])
+      if (k >= hi || fill[k - lo] == spill->offsets[k + 1] - spill->offsets[lo])
         continue;
-      if (w == 1)
-        out[fill[k - lo]++] = read[i] & G_GUINT64_CONSTANT (0x00ffffffffffffff);
-      else
-        {
-          out[2 * fill[k - lo]] = read[2 * i];
-          out[2 * fill[k - lo]++ + 1] = read[2 * i + 1];
-        }
+      out[fill[k - lo]++] = (read[i] >> pb & key_mask) << spill->pos_bits | (read[i] & place_mask);
     }
-  if (w == 1)
-    sim_band_index_sort_records_range (out, spill->offsets, lo, hi, n_threads);
-  else
-    sim_band_index_sort_pairs_range (out, spill->offsets, lo, hi, n_threads);
+  sim_band_index_sort_records_range (out, spill->offsets, lo, hi, spill->pos_bits, n_threads);
   return out;
 }

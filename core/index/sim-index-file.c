@@ -318,7 +318,7 @@ _sim_snapshot_part_open (SimCorpusSnapshot *snapshot,
   if (memcmp (header.magic, INDEX_MAGIC, 8) != 0 || header.version != INDEX_VERSION || header.kind != kind ||
       header.base != base || header.n_fps >= G_MAXUINT32 || header.n_docs >= G_MAXUINT32 ||
       header.n_docs > len / sizeof (IndexDoc) || header.list_len > len || header.list_len % 8 != 0 ||
-      (header.place_bytes != 4 && header.place_bytes != 8))
+      (header.place_bytes != 4 && header.place_bytes != 5))
     goto fail;
   index_len = sim_band_index_get_serialized_size (header.n_fps);
   index_at = sizeof header + header.list_len + header.n_docs * sizeof (IndexDoc);
@@ -342,18 +342,17 @@ _sim_snapshot_part_open (SimCorpusSnapshot *snapshot,
                          g_array_index (snapshot->rows, DocRow, j).key == docs[i].row ? j : G_MAXUINT32;
     }
   part->place_bytes = header.place_bytes;
-  if (header.place_bytes == 4)
+  /* Positions of documents one after another, in 32 or 40 bits (the last
+   * position of all kept for what a cut file reads). */
+  part->bases = g_new (guint64, MAX (header.n_docs, 1));
+  for (guint i = 0; i < header.n_docs; i++)
     {
-      /* Positions of documents one after another, all in 32 bits. */
-      part->bases = g_new (guint64, MAX (header.n_docs, 1));
-      for (guint i = 0; i < header.n_docs; i++)
-        {
-          part->bases[i] = docs[i].base;
-          if (docs[i].base > G_MAXUINT32 || (i > 0 && docs[i].base < docs[i - 1].base))
-            goto fail;
-        }
-      _sim_snapshot_part_index_bases (part);
+      part->bases[i] = docs[i].base;
+      if (docs[i].base > (G_GUINT64_CONSTANT (1) << (header.place_bytes * 8)) - 1 ||
+          (i > 0 && docs[i].base < docs[i - 1].base))
+        goto fail;
     }
+  _sim_snapshot_part_index_bases (part);
   if (out_counts != NULL && len > df_at)
     {
       g_autofree guint8 *packed = g_malloc (len - df_at);
@@ -389,13 +388,9 @@ _sim_snapshot_part_open (SimCorpusSnapshot *snapshot,
           _sim_snapshot_part_clear (part);
           return FALSE;
         }
-      if (header.place_bytes == 4)
-        part->pos_of = (const guint32 *) (data + index_at + index_len);
-      else
-        {
-          part->docs_of = (const guint32 *) (data + index_at + index_len);
-          part->starts_of = part->docs_of + header.n_fps;
-        }
+      part->pos_of = (const guint32 *) (data + index_at + index_len);
+      if (header.place_bytes == 5)
+        part->pos_hi_of = (const guint8 *) (part->pos_of + header.n_fps);
       part->mapped = g_steal_pointer (&file);
     }
   part->n_fps = header.n_fps;
@@ -450,36 +445,37 @@ _sim_snapshot_part_positions (const SimCorpusSnapshot *snapshot,
   return next;
 }
 
-/* Whether positions fit in the 4 bytes of a place in an index file
- * (SIMHOUND_INDEX_POSITION_LIMIT lowers the limit for tests). */
-gboolean
-_sim_snapshot_positions_fit (guint64 n_positions)
+/* The bits of a record's position for @n_positions: 32 when they fit in
+ * the 4 bytes of a place in an index file (SIMHOUND_INDEX_POSITION_LIMIT
+ * lowers the limit for tests), else 40 (5 bytes); 0 past those. */
+guint
+_sim_snapshot_position_bits (guint64 n_positions)
 {
   const char *limit = g_getenv ("SIMHOUND_INDEX_POSITION_LIMIT");
 
-  return n_positions <= (limit ? g_ascii_strtoull (limit, NULL, 10) : G_MAXUINT32);
+  if (n_positions <= (limit ? g_ascii_strtoull (limit, NULL, 10) : G_MAXUINT32))
+    return 32;
+  return n_positions <= G_GUINT64_CONSTANT (1) << 40 ? 40 : 0;
 }
 
-/* The places of @m fingerprints into @out, as the file keeps them (pass
- * 0: positions, or documents; pass 1: starts): from records at @at (a
- * position in the low 4 bytes), or from pairs' places at @at, every other
- * word (a part document << 32 | a start; @docs give their bases). */
+/* The places of @m records at @at (a position in their low @pos_bits) as
+ * the file keeps them: on @pass 0 their low 4 bytes into @out, on pass 1
+ * (5-byte places) their fifth byte into @out_hi. */
 static void
-fill_places (const guint64  *at,
-             gsize           m,
-             gboolean        records,
-             guint           place_bytes,
-             guint           pass,
-             const IndexDoc *docs,
-             guint32        *out)
+fill_places (const guint64 *at,
+             gsize          m,
+             guint          pos_bits,
+             guint          pass,
+             guint32       *out,
+             guint8        *out_hi)
 {
-  for (gsize k = 0; k < m; k++)
-    {
-      const guint64 p = records ? at[k] : at[2 * k];
+  const guint64 mask = (G_GUINT64_CONSTANT (1) << pos_bits) - 1;
 
-      out[k] = records ? (guint32) p : place_bytes == 4 ? docs[p >> 32].base + (guint32) p
-                                     : pass == 0 ? p >> 32 : (guint32) p;
-    }
+  for (gsize k = 0; k < m; k++)
+    if (pass == 0)
+      out[k] = (guint32) at[k];
+    else
+      out_hi[k] = (at[k] & mask) >> 32;
 }
 
 /* Writing a spilled part (write_spilled()): its ranges on every core,
@@ -491,7 +487,6 @@ typedef struct {
   goffset         table_at;
   goffset         places_at;
   guint           place_bytes;
-  const IndexDoc *docs;
   gint            next;
   gint            failed;
 } SpilledJob;
@@ -502,13 +497,12 @@ spilled_worker (gpointer data)
   SpilledJob *job = data;
   const Part *part = job->part;
   const gsize n = part->n_fps;
-  const gboolean records = sim_band_spill_records (part->spill);
   gint r;
 
   while ((r = g_atomic_int_add (&job->next, 1)) < (gint) sim_band_spill_n_ranges (part->spill) &&
          !g_atomic_int_get (&job->failed))
     {
-      g_autofree guint64 *pairs = NULL;
+      g_autofree guint64 *records = NULL;
       g_autofree guint8 *keys = NULL;
       g_autofree guint32 *places = NULL;
       gboolean ok;
@@ -520,20 +514,21 @@ spilled_worker (gpointer data)
       m = part->pair_offsets[hi] - first;
       if (m == 0)
         continue;
-      if ((pairs = sim_band_spill_read (part->spill, r, 1)) == NULL)
+      if ((records = sim_band_spill_read (part->spill, r, 1)) == NULL)
         {
           g_atomic_int_set (&job->failed, 1);
           return;
         }
       keys = g_new (guint8, m * 3 + 1);
-      sim_band_index_pack_records (pairs, m, records ? 1 : 2, records ? 32 : 16, keys);
+      sim_band_index_pack_records (records, m, 1, part->pos_bits, keys);
       ok = sim_pwrite_full (job->fd, keys, 3 * m, job->table_at + 3 * (goffset) first);
-      g_clear_pointer (&keys, g_free);
       places = g_new (guint32, m);
-      for (guint pass = 0; ok && pass < (job->place_bytes == 8 ? 2 : 1); pass++)
+      fill_places (records, m, part->pos_bits, 0, places, NULL);
+      ok = ok && sim_pwrite_full (job->fd, places, 4 * m, job->places_at + 4 * (goffset) first);
+      if (job->place_bytes == 5)
         {
-          fill_places (records ? pairs : pairs + 1, m, records, job->place_bytes, pass, job->docs, places);
-          ok = sim_pwrite_full (job->fd, places, 4 * m, job->places_at + 4 * (goffset) (pass * n + first));
+          fill_places (records, m, part->pos_bits, 1, NULL, keys);
+          ok = ok && sim_pwrite_full (job->fd, keys, m, job->places_at + 4 * (goffset) n + (goffset) first);
         }
       if (!ok)
         g_atomic_int_set (&job->failed, 1);
@@ -542,20 +537,19 @@ spilled_worker (gpointer data)
 
 /* The table and places of a spilled @part at @index_at of @fd (written up
  * to it), range by range (sim_band_spill_read()): the 3 bytes of each
- * pair's fingerprint, then their places (positions from @docs' bases, or
- * documents and then starts); then the statistics @df. */
+ * record's fingerprint, then their places (the low 4 bytes of each
+ * position, then with @place_bytes 5 the fifth); then the statistics @df. */
 static gboolean
 write_spilled (const Part     *part,
                int             fd,
                goffset         index_at,
                guint           place_bytes,
-               const IndexDoc *docs,
                GBytes         *df)
 {
   static const guint8 zeros[8] = { 0 };
   const gsize n = part->n_fps;
   SpilledJob job = { part, fd, index_at + (SIM_BAND_INDEX_FILE_BUCKETS + 2) * sizeof (guint32),
-                     index_at + sim_band_index_get_serialized_size (n), place_bytes, docs, 0, 0 };
+                     index_at + sim_band_index_get_serialized_size (n), place_bytes, 0, 0 };
 
   if (!write_all (part->pair_offsets, (SIM_BAND_INDEX_FILE_BUCKETS + 1) * sizeof (guint32), GINT_TO_POINTER (fd)) ||
       !write_all (zeros, sizeof (guint32), GINT_TO_POINTER (fd)))
@@ -567,8 +561,9 @@ write_spilled (const Part     *part,
          sim_pwrite_full (fd, g_bytes_get_data (df, NULL), g_bytes_get_size (df), job.places_at + (goffset) n * place_bytes);
 }
 
-/* Writes @part (built, its pairs or records sorted) as the index file of @kind. Best
- * effort: a store in a folder we may not write simply has no file. */
+/* Writes @part (built, its records sorted or spilled) as the index file
+ * of @kind. Best effort: a store in a folder we may not write simply has
+ * no file. */
 gboolean
 _sim_snapshot_part_write (SimCorpusSnapshot *snapshot,
                           const Part        *part,
@@ -598,39 +593,34 @@ _sim_snapshot_part_write (SimCorpusSnapshot *snapshot,
       docs[i].row = g_array_index (snapshot->rows, DocRow, part->doc_map[i]).key;
       docs[i].base = bases[i];
     }
-  if (!_sim_snapshot_positions_fit (next))
-    header.place_bytes = 8;
-  /* Records are only made when the positions fit (part_build()). */
-  g_assert (part->records == NULL || header.place_bytes == 4);
+  if (part->records == NULL && part->spill == NULL)
+    return FALSE;
+  header.place_bytes = _sim_snapshot_position_bits (next) == 32 ? 4 : 5;
+  g_assert (part->pos_bits == (header.place_bytes == 4 ? 32u : 40u));
   ok = write_all (&header, sizeof header, GINT_TO_POINTER (fd)) &&
        write_all (list->data, list->len, GINT_TO_POINTER (fd)) &&
        write_all (docs, part->n_docs * sizeof (IndexDoc), GINT_TO_POINTER (fd));
   if (part->spill != NULL)
     {
       ok = ok && write_spilled (part, fd, sizeof header + list->len + part->n_docs * sizeof (IndexDoc),
-                                header.place_bytes, docs, packed);
+                                header.place_bytes, packed);
       goto written;
     }
-  ok = ok &&
-       (part->records != NULL
-          ? sim_band_index_serialize_records (part->records, part->n_fps, part->pair_offsets, write_all,
-                                              GINT_TO_POINTER (fd))
-          : sim_band_index_serialize_pairs (part->pairs, part->n_fps, part->pair_offsets, write_all,
-                                            GINT_TO_POINTER (fd)));
-  /* The places: positions, or documents then starts. A start is inside
-   * its document (pack_windows(), sources). */
+  ok = ok && sim_band_index_serialize_records (part->records, part->n_fps, part->pair_offsets, part->pos_bits,
+                                                write_all, GINT_TO_POINTER (fd));
+  /* The places: positions' low 4 bytes, then their fifth. A start is
+   * inside its document (pack_windows(), sources). */
   if (ok)
     {
       g_autofree guint32 *out = g_new (guint32, PLACES_CHUNK);
 
-      for (guint pass = 0; pass < (header.place_bytes == 8 ? 2 : 1); pass++)
+      for (guint pass = 0; pass < header.place_bytes - 3; pass++)
         for (gsize k0 = 0; ok && k0 < part->n_fps; k0 += PLACES_CHUNK)
           {
             const gsize m = MIN (PLACES_CHUNK, part->n_fps - k0);
 
-            fill_places (part->records != NULL ? part->records + k0 : part->pairs + 2 * k0 + 1, m,
-                         part->records != NULL, header.place_bytes, pass, docs, out);
-            ok = write_all (out, m * sizeof (guint32), GINT_TO_POINTER (fd));
+            fill_places (part->records + k0, m, part->pos_bits, pass, out, (guint8 *) out);
+            ok = write_all (out, pass == 0 ? m * sizeof (guint32) : m, GINT_TO_POINTER (fd));
           }
     }
   ok = ok && write_all (g_bytes_get_data (packed, NULL), g_bytes_get_size (packed), GINT_TO_POINTER (fd));

@@ -323,8 +323,7 @@ part_gather (SimCorpusSnapshot  *snapshot,
 /* Gathering by bucket (part_gather_records()): each share of the
  * documents on a thread of its own, and the sources' windows in one more
  * share, counted by bucket and then put where the counts say: as records,
- * as pairs (a part whose positions do not fit in 4 bytes), or spilled (a
- * part too large to sort in memory). */
+ * or spilled (a part too large to sort in memory). */
 typedef struct {
   const SimCorpusSnapshot *snapshot;
   const Part              *part;
@@ -332,10 +331,9 @@ typedef struct {
   const guint64           *bases;     /* part document -> its first position */
   guint                    n_shares;
   guint32                (*at)[SIM_BAND_INDEX_FILE_BUCKETS]; /* per share: counts, then where it writes */
-  guint64                 *records;   /* all three NULL while counting */
-  guint64                 *pairs;
+  guint64                 *records;   /* both NULL while counting */
   SimBandSpill            *spill;
-  gboolean                 fit;       /* places as positions */
+  guint                    pos_bits;  /* of a record's position */
   gint                     next;
 } GatherJob;
 
@@ -350,16 +348,9 @@ record_window (GatherJob *job,
 
   if (job->records != NULL)
     job->records[job->at[share][bucket]++] =
-      ((fp & SIM_BAND_INDEX_FILE_MASK) >> 16) << 32 | (guint32) (job->bases[doc] + start);
+      ((fp & SIM_BAND_INDEX_FILE_MASK) >> 16) << job->pos_bits | (job->bases[doc] + start);
   else if (job->spill != NULL)
-    sim_band_spill_put (job->spill, share, fp, job->fit ? job->bases[doc] + start : (guint64) doc << 32 | start);
-  else if (job->pairs != NULL)
-    {
-      const guint32 at = job->at[share][bucket]++;
-
-      job->pairs[2 * (gsize) at] = fp & SIM_BAND_INDEX_FILE_MASK;
-      job->pairs[2 * (gsize) at + 1] = (guint64) doc << 32 | start;
-    }
+    sim_band_spill_put (job->spill, share, fp, job->bases[doc] + start);
   else
     job->at[share][bucket]++;
 }
@@ -405,13 +396,21 @@ record_source_window (gpointer data,
   record_window (job, job->n_shares, fp, doc, start);
 }
 
+/* Whether @bytes may be taken in memory at once: half the machine's. */
+static gboolean
+memory_allows (guint64 bytes)
+{
+  const long pages = sysconf (_SC_PHYS_PAGES), size = sysconf (_SC_PAGESIZE);
+
+  return pages <= 0 || size <= 0 || bytes <= (guint64) pages * (guint64) size / 2;
+}
+
 /* The windows of @part's documents (gather_plan()) bucket by bucket, each
- * bucket sorted: as records (sim_band_index_sort_records()) into
- * part->records, 8 bytes a window, for a part whose positions @fit in 4
- * bytes (_sim_snapshot_positions_fit()); else as pairs into part->pairs;
- * and either, when it would take more than the build's memory and @spill
- * allows, spilled into part->spill instead, sorted range by range as its
- * file is written. Where each bucket starts into part->pair_offsets. */
+ * bucket sorted: as records (sim_band_index_sort_records()) of positions
+ * below @n_positions into part->records, 8 bytes a window; or, when they
+ * would take more than the build's memory and @spill allows, spilled into
+ * part->spill instead, sorted range by range as its file is written.
+ * Where each bucket starts into part->pair_offsets. */
 static gboolean
 part_gather_records (SimCorpusSnapshot  *snapshot,
                      SimStore           *store,
@@ -420,7 +419,7 @@ part_gather_records (SimCorpusSnapshot  *snapshot,
                      const Part         *sources,
                      guint               n_sources,
                      GHashTable         *fresh,
-                     gboolean            fit,
+                     guint64             n_positions,
                      gboolean            spill,
                      GError            **error)
 {
@@ -428,16 +427,20 @@ part_gather_records (SimCorpusSnapshot  *snapshot,
   g_autofree guint64 *bases = NULL;
   g_autofree gsize *fill = NULL;
   GatherJob job = { 0 };
-  gsize n = 0;
+  guint64 n = 0;
 
+  /* Past 2^40 positions a corpus holds more windows than an index can. */
+  if (_sim_snapshot_position_bits (n_positions) == 0)
+    goto too_large;
   if (!gather_plan (snapshot, store, part, docs, sources, n_sources, fresh, NULL, &plan, error))
     return FALSE;
+  part->pos_bits = _sim_snapshot_position_bits (n_positions);
   bases = g_new (guint64, MAX (part->n_docs, 1));
   job.snapshot = snapshot;
   job.part = part;
   job.plan = &plan;
   job.bases = bases;
-  job.fit = fit;
+  job.pos_bits = part->pos_bits;
   job.n_shares = MIN (sim_parallel_default_threads (), MAX (part->n_docs / 64, 1));
   job.at = g_malloc0 ((job.n_shares + 1) * sizeof *job.at);
   fill = g_new (gsize, MAX (part->n_docs, 1));
@@ -445,7 +448,8 @@ part_gather_records (SimCorpusSnapshot  *snapshot,
 
   /* Counted, then put, spilled or in memory: every pass sees the same
    * windows. A spill the disk would not take all of is let go, and the
-   * windows put in memory instead (what a build did before it spilled). */
+   * windows put in memory instead (what a build did before it spilled),
+   * when the machine has the memory. */
   for (guint pass = 0;; pass++)
     {
       job.next = 0;
@@ -464,9 +468,17 @@ part_gather_records (SimCorpusSnapshot  *snapshot,
                 n += job.at[t][k];
             }
           part->pair_offsets[SIM_BAND_INDEX_FILE_BUCKETS] = n;
-          if (spill && n * (fit ? sizeof (guint64) : 2 * sizeof (guint64)) > _sim_build_memory ())
+          /* Bucket offsets are 32 bits: an index holds fewer windows. */
+          if (n >= G_MAXUINT32)
+            {
+              g_free (job.at);
+              plan_clear (&plan);
+              goto too_large;
+            }
+          if (spill && n * sizeof (guint64) > _sim_build_memory ())
             job.spill = part->spill = sim_band_spill_new (snapshot->store_path, part->pair_offsets,
-                                                          (const guint32 *) job.at, job.n_shares + 1, fit,
+                                                          (const guint32 *) job.at, job.n_shares + 1,
+                                                          n_positions, part->pos_bits,
                                                           _sim_build_memory () / sim_parallel_default_threads ());
         }
       else if (job.spill != NULL)
@@ -482,6 +494,16 @@ part_gather_records (SimCorpusSnapshot  *snapshot,
         break;
       if (job.spill != NULL)
         continue;
+      if (!memory_allows (n * sizeof (guint64)))
+        {
+          g_free (job.at);
+          plan_clear (&plan);
+          g_set_error (error, SIM_ERROR, SIM_ERROR_STORE,
+                       _("Not enough room to index %s: its %" G_GUINT64_FORMAT " windows take %" G_GUINT64_FORMAT
+                         " MB, more than half of this machine's memory, and the disk beside it would not take them"),
+                       snapshot->store_path, n, n * sizeof (guint64) >> 20);
+          return FALSE;
+        }
       /* Where in its bucket each share writes. */
       for (guint k = 0; k < SIM_BAND_INDEX_FILE_BUCKETS; k++)
         for (guint t = 0, at = part->pair_offsets[k]; t <= job.n_shares; t++)
@@ -491,21 +513,21 @@ part_gather_records (SimCorpusSnapshot  *snapshot,
             job.at[t][k] = at;
             at += c;
           }
-      if (fit)
-        job.records = part->records = g_new (guint64, MAX (n, 1));
-      else
-        job.pairs = part->pairs = g_new (guint64, 2 * MAX (n, 1));
+      job.records = part->records = g_new (guint64, MAX (n, 1));
     }
   g_free (job.at);
   plan_clear (&plan);
   part->n_fps = n;
   /* A spilled part is sorted a range at a time as it is written. */
   if (part->records != NULL)
-    sim_band_index_sort_records (part->records, part->pair_offsets);
-  else if (part->pairs != NULL)
-    sim_band_index_sort_pairs_range (part->pairs, part->pair_offsets, 0, SIM_BAND_INDEX_FILE_BUCKETS,
-                                     sim_parallel_default_threads ());
+    sim_band_index_sort_records (part->records, part->pair_offsets, part->pos_bits);
   return TRUE;
+
+too_large:
+  g_set_error (error, SIM_ERROR, SIM_ERROR_STORE,
+               _("%s holds more text than one index can: at most %u windows"),
+               snapshot->store_path, G_MAXUINT32 - 1);
+  return FALSE;
 }
 
 /* Builds @part (part_gather_records()): its records or pairs sorted where
@@ -530,24 +552,33 @@ part_build (SimCorpusSnapshot  *snapshot,
   for (guint i = 0; i < n_docs; i++)
     doc_map[i] = docs ? g_array_index (docs, guint32, i) : i;
   return part_gather_records (snapshot, store, part, docs, sources, n_sources, fresh,
-                              _sim_snapshot_positions_fit (_sim_snapshot_part_positions (snapshot, doc_map, n_docs, NULL)),
-                              spill, error);
+                              _sim_snapshot_part_positions (snapshot, doc_map, n_docs, NULL), spill, error);
 }
 
 /* The index in memory of a part built and not replaced by its file (none
  * could be written or read back): the places travel with the fingerprints
  * through the index's sort (a no-op on sorted pairs). Records become pairs
- * again for it. */
-static void
+ * again for it. FALSE when a spilled part would take more memory than the
+ * machine has to give (its file could not be written: the disk full). */
+static gboolean
 part_finish (const SimCorpusSnapshot *snapshot,
-             Part                    *part)
+             Part                    *part,
+             GError                 **error)
 {
+  const guint64 pos_mask = (G_GUINT64_CONSTANT (1) << part->pos_bits) - 1;
+
+  if ((part->spill != NULL || part->records != NULL) && !memory_allows ((guint64) part->n_fps * 3 * sizeof (guint64)))
+    {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_STORE,
+                   _("Could not write the index of %s (is its disk full?), and it is too large to keep in memory"),
+                   snapshot->store_path);
+      return FALSE;
+    }
   /* Spilled, and no file took over (the disk full meanwhile): read back
    * whole. Unreadable, the part holds nothing until the next build. */
   if (part->spill != NULL)
     {
-      const guint w = sim_band_spill_records (part->spill) ? 1 : 2;
-      guint64 *all = g_new (guint64, w * MAX (part->n_fps, 1));
+      guint64 *all = g_new (guint64, MAX (part->n_fps, 1));
 
       for (guint r = 0; r < sim_band_spill_n_ranges (part->spill); r++)
         {
@@ -561,13 +592,10 @@ part_finish (const SimCorpusSnapshot *snapshot,
               part->n_fps = 0;
               break;
             }
-          memcpy (all + w * (gsize) part->pair_offsets[lo], range,
-                  w * sizeof (guint64) * (part->pair_offsets[hi] - part->pair_offsets[lo]));
+          memcpy (all + part->pair_offsets[lo], range,
+                  sizeof (guint64) * (part->pair_offsets[hi] - part->pair_offsets[lo]));
         }
-      if (w == 1)
-        part->records = all;
-      else
-        part->pairs = all;
+      part->records = all;
       g_clear_pointer (&part->spill, sim_band_spill_free);
     }
   if (part->records != NULL)
@@ -580,7 +608,7 @@ part_finish (const SimCorpusSnapshot *snapshot,
         for (gsize i = part->pair_offsets[k]; i < part->pair_offsets[k + 1]; i++)
           {
             const guint64 r = part->records[i];
-            const guint32 position = (guint32) r;
+            const guint64 position = r & pos_mask;
             guint lo = 0, hi = part->n_docs;
 
             /* The last document starting at or before the position. */
@@ -593,15 +621,16 @@ part_finish (const SimCorpusSnapshot *snapshot,
                 else
                   hi = mid;
               }
-            part->pairs[2 * i] = (r >> 32) << 16 | k;
+            part->pairs[2 * i] = (r >> part->pos_bits) << 16 | k;
             part->pairs[2 * i + 1] = (guint64) lo << 32 | (guint32) (position - bases[lo]);
           }
       g_clear_pointer (&part->records, g_free);
     }
   if (part->pairs == NULL)
-    return;
+    return TRUE;
   part->index = sim_band_index_new_take_pairs (g_steal_pointer (&part->pairs), part->n_fps, &part->places);
   g_clear_pointer (&part->pair_offsets, g_free);
+  return TRUE;
 }
 
 gboolean
@@ -836,7 +865,8 @@ _sim_snapshot_load (SimStore           *store,
           snapshot->n_parts = 2;
           if (_sim_snapshot_part_write (snapshot, delta, KIND_DELTA, key, main_header.key, stamp))
             _sim_snapshot_part_use_file (snapshot, delta, KIND_DELTA, main_header.key);
-          part_finish (snapshot, delta);
+          if (!part_finish (snapshot, delta, error))
+            goto fail;
           return g_steal_pointer (&snapshot);
         }
     }
@@ -854,7 +884,8 @@ _sim_snapshot_load (SimStore           *store,
       g_unlink (stale);
       _sim_snapshot_part_use_file (snapshot, whole, KIND_INDEX, base);
     }
-  part_finish (snapshot, whole);
+  if (!part_finish (snapshot, whole, error))
+    goto fail;
   return g_steal_pointer (&snapshot);
 
 fail:

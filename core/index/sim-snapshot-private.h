@@ -26,16 +26,16 @@ typedef struct {
   gsize          n_fps;
   guint64       *places;     /* built in memory: part document << 32 | code-point start */
   guint64       *pairs;      /* built and sorted, not indexed yet: (fingerprint, place) pairs */
-  guint64       *records;    /* or, when positions fit in 32 bits, records (sim_band_index_sort_records()) */
-  SimBandSpill  *spill;      /* or, built too large to sort in memory, spilled (the pairs' order) */
+  guint64       *records;    /* or records of @pos_bits (sim_band_index_sort_records()) */
+  SimBandSpill  *spill;      /* or, built too large to sort in memory, spilled (the records' order) */
+  guint          pos_bits;   /* of a record's position: 32, or 40 past 4G positions */
   guint32       *pair_offsets; /* where each bucket of any of them starts */
-  const guint32 *docs_of;    /* the mapped file's, when it keeps documents and starts apart */
-  const guint32 *starts_of;
-  const guint32 *pos_of;     /* the mapped file's positions, when it keeps them */
+  const guint32 *pos_of;     /* the mapped file's positions (their low 4 bytes) */
+  const guint8  *pos_hi_of;  /* and their fifth byte, with 5-byte places */
   GMappedFile   *mapped;     /* the part's file when mapped */
   int            fd;         /* the part's file when read as needed, else -1 */
   goffset        places_at;  /* where its per-fingerprint arrays start */
-  guint          place_bytes; /* in the file: 4 (a position) or 8 (document and start) */
+  guint          place_bytes; /* in the file: 4 or 5 (a position) */
   guint64       *bases;      /* part document -> its first position, with positions */
   guint32       *coarse;     /* position >> COARSE_SHIFT -> the document holding it */
   gsize          n_coarse;
@@ -46,7 +46,8 @@ typedef struct {
 /* A window's place is kept in an index file as one position: its
  * document's first position plus its start, each document taking its
  * characters and one more (4 bytes a fingerprint instead of 8). A part of
- * 4G positions or more keeps the document and the start. */
+ * 4G positions or more keeps a fifth byte of each, after the first four
+ * of all. */
 #define COARSE_SHIFT 12
 #define PLACES_CHUNK (1u << 20)  /* places read or written at once */
 
@@ -131,7 +132,7 @@ typedef struct {
   char    magic[8];
   guint32 version;
   guint16 kind;
-  guint16 place_bytes; /* a fingerprint's place: 4 (a position) or 8 (document, start) */
+  guint16 place_bytes; /* a fingerprint's place: a position in 4 or 5 bytes */
   guint64 key;
   guint64 base;
   guint64 n_fps;
@@ -217,7 +218,7 @@ guint64             _sim_snapshot_part_positions (const SimCorpusSnapshot *snaps
                                                   const guint32 *doc_map,
                                                   guint n_docs,
                                                   guint64 *bases);
-gboolean            _sim_snapshot_positions_fit (guint64 n_positions);
+guint               _sim_snapshot_position_bits (guint64 n_positions);
 gboolean            _sim_snapshot_index_peek (const char *store_path,
                                               guint kind,
                                               IndexHeader *out);

@@ -57,18 +57,18 @@ _sim_snapshot_part_clear (Part *part)
 }
 
 /* The part document and start of position @pos, or G_MAXUINT32 twice. */
-static inline void
+static void
 part_decode (const Part *part,
-             guint32     pos,
+             guint64     pos,
              guint32    *doc,
              guint32    *start)
 {
   const gsize c = pos >> COARSE_SHIFT;
   guint32 d;
 
-  /* Every position is below the part's end, itself at most G_MAXUINT32:
-   * G_MAXUINT32 is what a cut file reads as. */
-  if (part->n_docs == 0 || pos == G_MAXUINT32)
+  /* Every position is below the part's end, itself below the largest its
+   * places hold: that is what a cut file reads as. */
+  if (part->n_docs == 0 || pos == (G_GUINT64_CONSTANT (1) << (8 * part->place_bytes)) - 1)
     {
       *doc = *start = G_MAXUINT32;
       return;
@@ -79,6 +79,21 @@ part_decode (const Part *part,
     d++;
   *doc = d;
   *start = pos - part->bases[d];
+}
+
+/* @n places read from a file into @starts (their low 4 bytes) and, with
+ * 5-byte places, @docs (their fifth bytes, one after another) decoded
+ * where they are into part documents and starts: from the last, as a
+ * document written over the fifth bytes of those after it. */
+static void
+decode_read (const Part *part,
+             gsize       n,
+             guint32    *docs,
+             guint32    *starts)
+{
+  for (gsize i = n; i-- > 0;)
+    part_decode (part, starts[i] | (part->place_bytes == 5 ? (guint64) ((const guint8 *) docs)[i] << 32 : 0),
+                 &docs[i], &starts[i]);
 }
 
 /* The lookup from position to document over @part's bases. */
@@ -116,24 +131,19 @@ _sim_snapshot_part_read_places (const Part *part,
         }
       return;
     }
-  if (part->docs_of != NULL)
-    {
-      memcpy (docs, part->docs_of + first, n * sizeof (guint32));
-      memcpy (starts, part->starts_of + first, n * sizeof (guint32));
-      return;
-    }
-  if (part->fd >= 0 && part->place_bytes == 8)
-    {
-      sim_pread_full (part->fd, docs, n * 4, part->places_at + (goffset) first * 4, 0xff);
-      sim_pread_full (part->fd, starts, n * 4, part->places_at + ((goffset) part->n_fps + first) * 4, 0xff);
-      return;
-    }
   if (part->fd >= 0)
-    sim_pread_full (part->fd, starts, n * 4, part->places_at + (goffset) first * 4, 0xff);
+    {
+      sim_pread_full (part->fd, starts, n * 4, part->places_at + (goffset) first * 4, 0xff);
+      if (part->place_bytes == 5)
+        sim_pread_full (part->fd, docs, n, part->places_at + (goffset) part->n_fps * 4 + (goffset) first, 0xff);
+    }
   else
-    memcpy (starts, part->pos_of + first, n * sizeof (guint32));
-  for (gsize i = 0; i < n; i++)
-    part_decode (part, starts[i], &docs[i], &starts[i]);
+    {
+      memcpy (starts, part->pos_of + first, n * sizeof (guint32));
+      if (part->pos_hi_of != NULL)
+        memcpy (docs, part->pos_hi_of + first, n);
+    }
+  decode_read (part, n, docs, starts);
 }
 
 SimCorpusSnapshot *
@@ -411,20 +421,16 @@ sim_corpus_snapshot_get_places (const SimCorpusSnapshot *snapshot,
         }
       while (i + run < n && run < PLACES_RUN_MAX && ids[i + run] == ids[i] + run && local + run < part->n_fps)
         run++;
-      if (p < 2 && part->fd >= 0 && part->places == NULL && part->docs_of == NULL)
+      if (p < 2 && part->fd >= 0 && part->places == NULL)
         {
           const PlacesRun r = { i, run, p };
           const SimRead pos = { starts + i, run * 4, part->places_at + (goffset) local * 4 };
+          const SimRead hi = { docs + i, run, part->places_at + (goffset) part->n_fps * 4 + (goffset) local };
 
           g_array_append_val (runs, r);
           g_array_append_val (reads[p], pos);
-          if (part->place_bytes == 8)
-            {
-              const SimRead start = { starts + i, run * 4, part->places_at + ((goffset) part->n_fps + local) * 4 };
-
-              g_array_index (reads[p], SimRead, reads[p]->len - 1).buf = docs + i;
-              g_array_append_val (reads[p], start);
-            }
+          if (part->place_bytes == 5)
+            g_array_append_val (reads[p], hi);
         }
       else
         {
@@ -445,12 +451,9 @@ sim_corpus_snapshot_get_places (const SimCorpusSnapshot *snapshot,
       const PlacesRun *r = &g_array_index (runs, PlacesRun, k);
       const Part *part = &snapshot->parts[r->p];
 
+      decode_read (part, r->run, docs + r->i, starts + r->i);
       for (gsize i = r->i; i < r->i + r->run; i++)
-        {
-          if (part->place_bytes == 4)
-            part_decode (part, starts[i], &docs[i], &starts[i]);
-          docs[i] = docs[i] < part->n_docs ? part->doc_map[docs[i]] : G_MAXUINT32;
-        }
+        docs[i] = docs[i] < part->n_docs ? part->doc_map[docs[i]] : G_MAXUINT32;
     }
 }
 

@@ -720,7 +720,7 @@ test_records_sort_and_serialize_as_pairs_do (void **state)
   for (gsize i = n; i-- > 0;)
     records[fill[pairs[2 * i] & (SIM_BAND_INDEX_FILE_BUCKETS - 1)]++] =
       ((pairs[2 * i] & SIM_BAND_INDEX_FILE_MASK) >> 16) << 32 | (guint32) pairs[2 * i + 1];
-  sim_band_index_sort_records (records, offsets);
+  sim_band_index_sort_records (records, offsets, 32);
   sim_band_index_sort_pairs (pairs, n, pair_offsets);
   assert_memory_equal (offsets, pair_offsets, (SIM_BAND_INDEX_FILE_BUCKETS + 1) * sizeof (guint32));
   for (gsize i = 0; i < n; i++)
@@ -729,7 +729,7 @@ test_records_sort_and_serialize_as_pairs_do (void **state)
       assert_true ((guint32) records[i] == pairs[2 * i + 1]);
     }
   assert_true (sim_band_index_serialize_pairs (pairs, n, pair_offsets, append_bytes, from_pairs));
-  assert_true (sim_band_index_serialize_records (records, n, offsets, append_bytes, from_records));
+  assert_true (sim_band_index_serialize_records (records, n, offsets, 32, append_bytes, from_records));
   assert_int_equal (from_records->len, from_pairs->len);
   assert_memory_equal (from_records->data, from_pairs->data, from_pairs->len);
   (void) state;

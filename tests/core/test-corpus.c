@@ -731,8 +731,8 @@ test_corpus_index_file_is_mapped_and_never_trusted_blindly (void **state)
   }
   assert_true (g_file_test (index, G_FILE_TEST_IS_REGULAR));
   /* Positions that would not fit 32 bits (the limit lowered): the file
-   * keeps each fingerprint's document and start instead, 4 bytes more, and
-   * answers the same, mapped or read. */
+   * keeps a fifth byte of each, one byte a fingerprint more, and answers
+   * the same, mapped or read. */
   {
     g_autofree char *good = NULL;
     gsize len = 0, wide_len = 0;
@@ -772,7 +772,7 @@ test_corpus_index_file_is_mapped_and_never_trusted_blindly (void **state)
           assert_memory_equal (starts, want_starts, n * sizeof (guint32));
         }
         assert_true (g_file_get_contents (index, &bytes, &wide_len, NULL));
-        assert_int_equal (wide_len, len + 4 * n);
+        assert_int_equal (wide_len, len + n);
       }
     g_unsetenv ("SIMHOUND_INDEX_MAP_LIMIT");
     g_unsetenv ("SIMHOUND_INDEX_POSITION_LIMIT");
@@ -1101,8 +1101,13 @@ test_corpus_build_past_its_memory_writes_the_same_index (void **state)
       char *want[3] = { NULL }, *want_json[3] = { NULL };
       gsize want_len[3] = { 0 };
 
+      /* Wide: places of 5 bytes in the file, and spilled in records of
+       * 35-bit places, their buckets in ranges of 32. */
       if (wide)
-        g_setenv ("SIMHOUND_INDEX_POSITION_LIMIT", "0", TRUE);
+        {
+          g_setenv ("SIMHOUND_INDEX_POSITION_LIMIT", "0", TRUE);
+          g_setenv ("SIMHOUND_SPILL_PLACE_BITS", "35", TRUE);
+        }
       for (guint small = 0; small < 2; small++)
         {
           g_autofree char *store = g_strdup_printf ("%s-%u-%u.db", f->store, wide, small);
@@ -1145,7 +1150,7 @@ test_corpus_build_past_its_memory_writes_the_same_index (void **state)
             }
           g_unsetenv ("SIMHOUND_BUILD_MEMORY");
         }
-      /* Places of 8 bytes take more room than positions. */
+      /* Places of 5 bytes take more room than positions. */
       for (guint step = 0; step < 3; step++)
         {
           assert_non_null (strstr (want_json[step], "doc-0003.txt"));
@@ -1153,6 +1158,7 @@ test_corpus_build_past_its_memory_writes_the_same_index (void **state)
           g_free (want_json[step]);
         }
       g_unsetenv ("SIMHOUND_INDEX_POSITION_LIMIT");
+      g_unsetenv ("SIMHOUND_SPILL_PLACE_BITS");
     }
   g_unsetenv ("SIMHOUND_INDEX_MAP_LIMIT");
 }
