@@ -427,11 +427,12 @@ part_gather_records (SimCorpusSnapshot  *snapshot,
   g_autofree guint64 *bases = NULL;
   g_autofree gsize *fill = NULL;
   GatherJob job = { 0 };
-  guint64 n = 0;
+  gsize n = 0;  /* below 2^32 (gather_plan()) */
 
-  /* Past 2^40 positions a corpus holds more windows than an index can. */
+  /* Past 2^40 positions (documents of damaged sizes: no index holds that
+   * many windows) the records cannot be made. */
   if (_sim_snapshot_position_bits (n_positions) == 0)
-    goto too_large;
+    return sim_store_set_damaged (store, _("the documents' sizes"), error);
   if (!gather_plan (snapshot, store, part, docs, sources, n_sources, fresh, NULL, &plan, error))
     return FALSE;
   part->pos_bits = _sim_snapshot_position_bits (n_positions);
@@ -468,13 +469,6 @@ part_gather_records (SimCorpusSnapshot  *snapshot,
                 n += job.at[t][k];
             }
           part->pair_offsets[SIM_BAND_INDEX_FILE_BUCKETS] = n;
-          /* Bucket offsets are 32 bits: an index holds fewer windows. */
-          if (n >= G_MAXUINT32)
-            {
-              g_free (job.at);
-              plan_clear (&plan);
-              goto too_large;
-            }
           if (spill && n * sizeof (guint64) > _sim_build_memory ())
             job.spill = part->spill = sim_band_spill_new (snapshot->store_path, part->pair_offsets,
                                                           (const guint32 *) job.at, job.n_shares + 1,
@@ -522,12 +516,6 @@ part_gather_records (SimCorpusSnapshot  *snapshot,
   if (part->records != NULL)
     sim_band_index_sort_records (part->records, part->pair_offsets, part->pos_bits);
   return TRUE;
-
-too_large:
-  g_set_error (error, SIM_ERROR, SIM_ERROR_STORE,
-               _("%s holds more text than one index can: at most %u windows"),
-               snapshot->store_path, G_MAXUINT32 - 1);
-  return FALSE;
 }
 
 /* Builds @part (part_gather_records()): its records or pairs sorted where
