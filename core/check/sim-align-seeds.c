@@ -80,6 +80,84 @@ sentence_norm (const Side         *side,
   return sqrt (norm);
 }
 
+/* The first entry of word @w's postings on @p that seeding reads: the
+ * last MAX_POSTINGS sentences holding it. */
+static inline guint
+capped_from (const SimAlignSide *p,
+             guint               w)
+{
+  return p->seed_postings[MAX (p->seed_first[w], (gint64) p->seed_first[w + 1] - MAX_POSTINGS)];
+}
+
+/* The words of sentence @i of A that sentence @j of B (one seeding reads:
+ * not a copy) holds within their capped postings: how many, and with @dot
+ * the sum of their weights' products, in A's order as a walk of the
+ * postings would sum them. */
+static guint
+shared_words (const Side *a,
+              const Side *b,
+              guint       i,
+              guint       j,
+              double     *dot)
+{
+  const SimAlignSide *pa = a->prepared, *pb = b->prepared;
+  const Vector *va = &g_array_index (pa->vectors, Vector, i);
+  const Vector *vb = &g_array_index (pb->vectors, Vector, j);
+  const Entry *eb = &g_array_index (pb->entries, Entry, vb->first);
+  guint shared = 0, y = 0;
+
+  for (guint k = va->first; k < va->first + va->n; k++)
+    {
+      const Entry *e = &g_array_index (pa->entries, Entry, k);
+      const guint w = a->other[e->word];
+
+      if (w == G_MAXUINT)
+        continue;
+      /* Both sentences' words are sorted. */
+      while (y < vb->n && eb[y].token < e->token)
+        y++;
+      if (y == vb->n)
+        break;
+      if (eb[y].token != e->token || vb->first + y < capped_from (pb, w))
+        continue;
+      shared++;
+      if (dot != NULL)
+        *dot += (double) a->weights[k] * b->weights[vb->first + y];
+    }
+  return shared;
+}
+
+/* The sentences of B that share a word with sentence @i of A (through the
+ * capped postings of B, as met), into @touched, with how many they share
+ * in @shared (zero for the others; the caller zeroes those it is given). */
+static void
+sentence_partners (const Side *a,
+                   const Side *b,
+                   guint       i,
+                   guint      *shared,
+                   GArray     *touched)
+{
+  const SimAlignSide *pa = a->prepared, *pb = b->prepared;
+  const Vector *va = &g_array_index (pa->vectors, Vector, i);
+
+  g_array_set_size (touched, 0);
+  for (guint k = va->first; k < va->first + va->n; k++)
+    {
+      const guint w = a->other[g_array_index (pa->entries, Entry, k).word];
+
+      if (w == G_MAXUINT)
+        continue;
+      /* The last MAX_POSTINGS sentences holding the word, last first. */
+      for (guint p = pb->seed_first[w + 1]; p > pb->seed_first[w] && pb->seed_first[w + 1] - p < MAX_POSTINGS; p--)
+        {
+          const guint j = pb->seed_sentence[p - 1];
+
+          if (shared[j]++ == 0)
+            g_array_append_val (touched, j);
+        }
+    }
+}
+
 /* find_seeds()'s cosine of sentence @i of A and @j of B, from the prepared
  * sides: the same sum in the same order, over the same capped postings. */
 static double
@@ -111,8 +189,7 @@ seed_cosine (const Side *a,
         y++;
       if (y == vb->n)
         break;
-      if (eb[y].token == e->token &&
-          vb->first + y >= pb->seed_postings[MAX (pb->seed_first[w], (gint64) pb->seed_first[w + 1] - MAX_POSTINGS)])
+      if (eb[y].token == e->token && vb->first + y >= capped_from (pb, w))
         dot += (double) entry_weight (pa, a->other, pb, e, n_sentences) *
                entry_weight (pb, b->other, pa, &eb[y], n_sentences);
     }
@@ -128,8 +205,7 @@ may_seed (const Side *a,
           const Side *b)
 {
   const SimAlignSide *pa = a->prepared, *pb = b->prepared;
-  const guint nb = pb->vectors->len;
-  g_autofree guint *shared = g_new0 (guint, MAX (nb, 1));
+  g_autofree guint *shared = g_new0 (guint, MAX (pb->vectors->len, 1));
   g_autoptr(GArray) touched = g_array_new (FALSE, FALSE, sizeof (guint));
   gboolean found = FALSE;
 
@@ -137,21 +213,7 @@ may_seed (const Side *a,
     {
       const Vector *va = &g_array_index (pa->vectors, Vector, i);
 
-      g_array_set_size (touched, 0);
-      for (guint k = va->first; k < va->first + va->n; k++)
-        {
-          const guint w = a->other[g_array_index (pa->entries, Entry, k).word];
-
-          if (w == G_MAXUINT)
-            continue;
-          for (guint p = pb->seed_first[w + 1]; p > pb->seed_first[w] && pb->seed_first[w + 1] - p < MAX_POSTINGS; p--)
-            {
-              const guint j = pb->seed_sentence[p - 1];
-
-              if (shared[j]++ == 0)
-                g_array_append_val (touched, j);
-            }
-        }
+      sentence_partners (a, b, i, shared, touched);
       for (guint t = 0; t < touched->len; t++)
         {
           const guint j = g_array_index (touched, guint, t);
@@ -238,7 +300,10 @@ compare_seeds (gconstpointer a,
 }
 
 /* Sentence pairs similar as bags of words: through B's postings, so only
- * pairs that share a word are ever scored. */
+ * pairs that share a word are ever scored, and only those that pass the
+ * Dice test are weighed (their words merged: summed in the walk, the
+ * weights of B read at every posting were most of a long source's
+ * seeding). */
 static GArray *
 find_seeds (const Side *a,
             const Side *b)
@@ -246,7 +311,6 @@ find_seeds (const Side *a,
   GArray *seeds = g_array_new (FALSE, FALSE, sizeof (Seed));
   const SimAlignSide *pb = b->prepared;
   const guint nb = b->n_sentences;
-  g_autofree double *dot = g_new0 (double, MAX (nb, 1));
   g_autofree guint *shared = g_new0 (guint, MAX (nb, 1));
   g_autoptr(GArray) touched = g_array_new (FALSE, FALSE, sizeof (guint));
   g_autoptr(GArray) mine = g_array_new (FALSE, FALSE, sizeof (Seed));
@@ -258,44 +322,28 @@ find_seeds (const Side *a,
 
       if (va->n == 0 || a->norms[i] <= 0)
         continue;
-      g_array_set_size (touched, 0);
-      for (guint k = va->first; k < va->first + va->n; k++)
-        {
-          const Entry *e = side_entry (a, k);
-          const guint w = a->other[e->word];
-
-          if (w == G_MAXUINT)
-            continue;
-          /* The last MAX_POSTINGS sentences holding the word, last first. */
-          for (guint p = pb->seed_first[w + 1]; p > pb->seed_first[w] && pb->seed_first[w + 1] - p < MAX_POSTINGS; p--)
-            {
-              const guint post = pb->seed_postings[p - 1];
-              const guint j = pb->seed_sentence[p - 1];
-
-              if (shared[j] == 0)
-                g_array_append_val (touched, j);
-              shared[j]++;
-              dot[j] += (double) a->weights[k] * b->weights[post];
-            }
-        }
+      sentence_partners (a, b, i, shared, touched);
       g_array_set_size (mine, 0);
       for (guint t = 0; t < touched->len; t++)
         {
           const guint j = g_array_index (touched, guint, t);
           const Vector *vb = side_vector (b, j);
-          const double cosine = b->norms[j] > 0 ? dot[j] / (a->norms[i] * b->norms[j]) : 0;
           const double dice = 2.0 * shared[j] / (va->n + vb->n);
+          double dot = 0, cosine;
 
+          shared[j] = 0;
+          if (!(dice > SIM_ALIGN_SEED) || b->norms[j] <= 0)
+            continue;
+          shared_words (a, b, i, j, &dot);
+          cosine = dot / (a->norms[i] * b->norms[j]);
           /* The same seed with every copy of the sentence. */
-          if (cosine > SIM_ALIGN_SEED && dice > SIM_ALIGN_SEED)
+          if (cosine > SIM_ALIGN_SEED)
             for (guint c = j, n_copies = 0; c != G_MAXUINT && n_copies < MAX_POSTINGS; c = pb->next_copy[c], n_copies++)
               {
                 Seed s = { i, c, cosine };
 
                 g_array_append_val (mine, s);
               }
-          dot[j] = 0;
-          shared[j] = 0;
         }
       /* A sentence repeated all over B keeps only its best partners, those
        * nearest where the previous sentence's went first: memory and time
