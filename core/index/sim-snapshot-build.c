@@ -490,12 +490,14 @@ part_gather_records (SimCorpusSnapshot  *snapshot,
         continue;
       if (!memory_allows (n * sizeof (guint64)))
         {
+          g_autofree char *size = g_format_size (n * sizeof (guint64));
+
           g_free (job.at);
           plan_clear (&plan);
           g_set_error (error, SIM_ERROR, SIM_ERROR_STORE,
-                       _("Not enough room to index %s: its %" G_GUINT64_FORMAT " windows take %" G_GUINT64_FORMAT
-                         " MB, more than half of this machine's memory, and the disk beside it would not take them"),
-                       snapshot->store_path, n, n * sizeof (guint64) >> 20);
+                       _("Not enough room to index %s: its windows need %s, more than half of this machine's "
+                         "memory, and the disk beside it would not take them"),
+                       snapshot->store_path, size);
           return FALSE;
         }
       /* Where in its bucket each share writes. */
