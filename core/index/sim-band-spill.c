@@ -21,13 +21,13 @@
 
 struct _SimBandSpill {
   int        fd;
-  guint32   *offsets;    /* BUCKETS + 1: where each bucket starts, in pairs */
+  guint32   *offsets;    /* BUCKETS + 1: where each bucket starts, in records */
   guint      n_ranges;
   guint     *lo;         /* n_ranges + 1: each range's first bucket */
   guint     *range_of;   /* BUCKETS: each bucket's range */
   guint      n_writers;
-  guint64   *next;       /* [t * n_ranges + r]: the pair writer t writes next in range r */
-  guint64  **held;       /* [t * n_ranges + r]: its pairs not written yet, or NULL */
+  guint64   *next;       /* [t * n_ranges + r]: the record writer t writes next in range r */
+  guint64  **held;       /* [t * n_ranges + r]: its records not written yet, or NULL */
   guint     *n_held;
   guint      place_bits;   /* of a place in the file's records */
   guint      pos_bits;     /* of a place in the records read back */
@@ -77,7 +77,7 @@ sim_band_spill_new (const char    *path,
   spill->next = g_new0 (guint64, (gsize) n_writers * spill->n_ranges);
   spill->held = g_new0 (guint64 *, (gsize) n_writers * spill->n_ranges);
   spill->n_held = g_new0 (guint, (gsize) n_writers * spill->n_ranges);
-  /* Writer t's pairs of a range follow those of the writers before it. */
+  /* Writer t's records of a range follow those of the writers before it. */
   for (r = 0; r < spill->n_ranges; r++)
     {
       guint64 at = offsets[spill->lo[r]];

@@ -6,7 +6,7 @@
  * one range at a time, whatever the size of the index. At 1 GB of text a
  * build held 1.9 GB of records at once.
  *
- * Its writers (one a thread) put their pairs, as counted beforehand by
+ * Its writers (one a thread) put their records, as counted beforehand by
  * bucket, and flush; then the ranges are read, one after another. Depends
  * on the band index's sort alone.
  */
