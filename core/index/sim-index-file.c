@@ -447,7 +447,8 @@ _sim_snapshot_part_positions (const SimCorpusSnapshot *snapshot,
 
 /* The bits of a record's position for @n_positions: 32 when they fit in
  * the 4 bytes of a place in an index file (SIMHOUND_INDEX_POSITION_LIMIT
- * lowers the limit for tests), else 40 (5 bytes); 0 past those. */
+ * lowers the limit for tests), else 40 (5 bytes, a fifth byte of 0xff
+ * kept for what a cut file reads); 0 past those. */
 guint
 _sim_snapshot_position_bits (guint64 n_positions)
 {
@@ -455,7 +456,7 @@ _sim_snapshot_position_bits (guint64 n_positions)
 
   if (n_positions <= (limit ? g_ascii_strtoull (limit, NULL, 10) : G_MAXUINT32))
     return 32;
-  return n_positions <= G_GUINT64_CONSTANT (1) << 40 ? 40 : 0;
+  return n_positions <= G_GUINT64_CONSTANT (0xff) << 32 ? 40 : 0;
 }
 
 /* The places of @m records at @at (a position in their low @pos_bits) as

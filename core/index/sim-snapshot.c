@@ -67,8 +67,10 @@ part_decode (const Part *part,
   guint32 d;
 
   /* Every position is below the part's end, itself below the largest its
-   * places hold: that is what a cut file reads as. */
-  if (part->n_docs == 0 || pos == (G_GUINT64_CONSTANT (1) << (8 * part->place_bytes)) - 1)
+   * places hold, and with 5-byte places below 255 << 32: a cut file reads
+   * as all ones, and where only the fifth bytes are cut, as 0xff there. */
+  if (part->n_docs == 0 ||
+      (part->place_bytes == 5 ? pos >> 32 == 0xff : pos == G_MAXUINT32))
     {
       *doc = *start = G_MAXUINT32;
       return;

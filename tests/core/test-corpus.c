@@ -806,7 +806,33 @@ test_corpus_index_file_is_mapped_and_never_trusted_blindly (void **state)
 
     /* Every place read from the file, ids one after another as runs are
      * read, is the mapped file's; cut short under the reader, what is gone
-     * reads as no place, the rest as before. */
+     * reads as no place, the rest as before: with places of 4 bytes, and
+     * of 5 (the file written again with the limit lowered), where the cut
+     * takes only the fifth bytes of the second half. */
+    for (guint wide = 0; wide < 2; wide++)
+    {
+      g_autofree char *narrow = NULL;
+      gsize narrow_len = 0;
+
+      if (wide)
+        {
+          assert_true (g_file_get_contents (index, &narrow, &narrow_len, NULL));
+          g_setenv ("SIMHOUND_INDEX_POSITION_LIMIT", "0", TRUE);
+          assert_int_equal (g_unlink (index), 0);
+          g_clear_pointer (&snapshot, sim_corpus_snapshot_unref);
+          g_clear_pointer (&corpus, sim_corpus_free);
+          {
+            g_autoptr(SimCorpus) writer = sim_corpus_open (f->store, TRUE, NULL);
+
+            assert_true (is_mapped (writer));
+            g_free (check_json (writer, article));
+          }
+          assert_true (g_file_test (index, G_FILE_TEST_IS_REGULAR));
+          g_setenv ("SIMHOUND_INDEX_MAP_LIMIT", "0", TRUE);
+          corpus = sim_corpus_open (f->store, TRUE, NULL);
+          snapshot = sim_corpus_ref_snapshot (corpus);
+          g_unsetenv ("SIMHOUND_INDEX_MAP_LIMIT");
+        }
     {
       g_autoptr(SimCorpus) mapped_corpus = sim_corpus_open (f->store, TRUE, NULL);
       g_autoptr(SimCorpusSnapshot) mapped = sim_corpus_ref_snapshot (mapped_corpus);
@@ -831,9 +857,10 @@ test_corpus_index_file_is_mapped_and_never_trusted_blindly (void **state)
       assert_int_equal (docs[n], G_MAXUINT32);
 
       assert_true (g_file_get_contents (index, &good, &len, NULL));
-      assert_true (places_end (good) < len);
-      /* The statistics and the second half of the places gone. */
-      assert_int_equal (truncate (index, places_end (good) - (n / 2) * 4), 0);
+      assert_true (places_end (good) + wide * n < len);
+      /* The statistics and the second half of the places (or of their
+       * fifth bytes) gone. */
+      assert_int_equal (truncate (index, places_end (good) + wide * n - (n / 2) * (wide ? 1 : 4)), 0);
       sim_corpus_snapshot_get_places (snapshot, ids, n, docs, starts);
       for (gsize i = 0; i < n; i++)
         {
@@ -841,6 +868,12 @@ test_corpus_index_file_is_mapped_and_never_trusted_blindly (void **state)
           assert_int_equal (starts[i], i < n - n / 2 ? want_starts[i] : G_MAXUINT32);
         }
       assert_true (g_file_set_contents (index, good, len, NULL));
+    }
+      if (wide)
+        {
+          g_unsetenv ("SIMHOUND_INDEX_POSITION_LIMIT");
+          assert_true (g_file_set_contents (index, narrow, narrow_len, NULL));
+        }
     }
   }
 
