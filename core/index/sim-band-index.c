@@ -375,14 +375,42 @@ brackets (const guint8 *records,
 /* Times a lookup guesses again before it reads the whole bucket. */
 #define SEEK_STEPS 3
 
+/* The next records to read for the run of @top in a bucket of @n, when
+ * [*@lo, *@hi) missed it, holding keys @first to @last: its place guessed
+ * again from them, between them and the bucket's end the run lies beyond,
+ * and as many records read around it. FALSE when no guess is left: inside
+ * a run longer than what was read, all of which is wanted. The keys' bits
+ * are not evenly spread (a SimHash's bits lean): at 10 GB, where a bucket
+ * holds 36,000 records, a guess from an even spread missed two lookups in
+ * three, and each read the bucket's 108 KB whole. */
+static gboolean
+seek_again (guint32  n,
+            guint64  top,
+            guint64  first,
+            guint64  last,
+            guint32 *lo,
+            guint32 *hi)
+{
+  const guint32 half = MAX ((*hi - *lo) / 2, 1);
+  const guint64 span = G_GUINT64_CONSTANT (1) << (SIM_BAND_INDEX_FILE_BITS - 16);
+  guint64 guess;
+
+  if (*hi <= *lo || (first == top && last == top))
+    return FALSE;
+  if (first >= top && *lo > 0)
+    guess = first > 0 ? (guint64) *lo * top / first : 0;
+  else if (last <= top && *hi < n)
+    guess = *hi + (guint64) (n - *hi) * (top - last) / MAX (span - last, 1);
+  else
+    return FALSE;
+  *lo = guess > half ? (guint32) MIN (guess - half, (guint64) n - 1) : 0;
+  *hi = (guint32) MIN ((guint64) n, (guint64) *lo + 2 * half);
+  return TRUE;
+}
+
 /* The run of @top in the bucket of @n records from @start, when the
- * records [@lo, @hi) read first (@records) missed it: its place guessed
- * again from the keys they hold, between them and the bucket's end the
- * run lies beyond, and as many records read around it; up to SEEK_STEPS
- * times, then the whole bucket. The keys' bits are not evenly spread (a
- * SimHash's bits lean): at 10 GB, where a bucket holds 36,000 records, a
- * guess from an even spread missed two lookups in three, and each read
- * the bucket's 108 KB whole. */
+ * records [@lo, @hi) read first (@records) missed it: sought again
+ * (seek_again()) up to SEEK_STEPS times, then the whole bucket. */
 static gsize
 lookup_read_seek (const SimBandIndex *index,
                   guint32             start,
@@ -394,25 +422,10 @@ lookup_read_seek (const SimBandIndex *index,
                   GArray             *out,
                   Buffer             *buf)
 {
-  const guint32 half = MAX ((hi - lo) / 2, 1);
-  const guint64 span = G_GUINT64_CONSTANT (1) << (SIM_BAND_INDEX_FILE_BITS - 16);
   guint64 first = hi > lo ? record_at (records, 0) : 0, last = hi > lo ? record_at (records, hi - lo - 1) : 0;
 
-  for (guint step = 0; step < SEEK_STEPS && hi > lo; step++)
+  for (guint step = 0; step < SEEK_STEPS && seek_again (n, top, first, last, &lo, &hi); step++)
     {
-      guint64 guess;
-
-      /* Inside a run longer than what was read: all of it is wanted. */
-      if (first == top && last == top)
-        break;
-      if (first >= top && lo > 0)
-        guess = first > 0 ? (guint64) lo * top / first : 0;
-      else if (last <= top && hi < n)
-        guess = hi + (guint64) (n - hi) * (top - last) / MAX (span - last, 1);
-      else
-        break;
-      lo = guess > half ? (guint32) MIN (guess - half, (guint64) n - 1) : 0;
-      hi = (guint32) MIN ((guint64) n, (guint64) lo + 2 * half);
       read_records (index, buf, start + lo, hi - lo);
       if (brackets (buf->data, lo, hi - lo, n, top))
         return append_record_ids (buf->data, hi - lo, top, start + lo, out);
@@ -604,16 +617,20 @@ sim_band_index_lookup (const SimBandIndex *index,
 
 /* Queries read from a file a batch at a time: the part of each one's
  * bucket its key points to (lookup_read()), a batch's reads at once
- * (sim_pread_many()). */
+ * (sim_pread_many()); those that missed their run sought again together
+ * (seek_again()), and then read whole together, each round of reads at
+ * once: one at a time, each a wait for the disk when the file is cold. */
 #define READ_BATCH 128
 
 typedef struct {
   guint32 start;   /* the bucket's first record */
   guint32 n;       /* its records */
   guint32 lo, hi;  /* the records read, from start */
-  gsize   at;      /* where they are in the batch's buffer */
+  gsize   at;      /* where they are in their round's buffer */
+  guint   round;   /* the round that found the run, or G_MAXUINT */
+  guint64 first;   /* the keys read, while it is sought */
+  guint64 last;
 } Planned;
-
 
 static void
 lookup_many_read (const SimBandIndex *index,
@@ -622,14 +639,14 @@ lookup_many_read (const SimBandIndex *index,
                   GArray             *out,
                   guint32            *out_ends)
 {
+  enum { ROUNDS = SEEK_STEPS + 2 };  /* the first reads, the seeks, the whole buckets */
   Planned plan[READ_BATCH];
   SimRead reads[READ_BATCH];
-  Buffer batch = { NULL, 0 }, bucket = { NULL, 0 };
+  Buffer bufs[ROUNDS] = { { NULL, 0 } };
 
   for (gsize b0 = 0; b0 < n_fps; b0 += READ_BATCH)
     {
       const guint n = MIN (READ_BATCH, n_fps - b0);
-      gsize total = 0;
 
       for (guint i = 0; i < n; i++)
         {
@@ -640,6 +657,7 @@ lookup_many_read (const SimBandIndex *index,
           p->n = index->offsets[0][key + 1] - p->start;
           p->lo = 0;
           p->hi = p->n;
+          p->round = G_MAXUINT;
           if (p->n >= READ_WHOLE_BELOW)
             {
               const guint32 guess = (guint32) (((guint64) p->n * top) >> (SIM_BAND_INDEX_FILE_BITS - 16));
@@ -648,35 +666,70 @@ lookup_many_read (const SimBandIndex *index,
               p->lo = guess > half ? guess - half : 0;
               p->hi = MIN ((guint64) p->n, (guint64) guess + half);
             }
-          p->at = total;
-          total += (gsize) (p->hi - p->lo) * RECORD_BYTES;
         }
-      if (total > batch.size)
+      for (guint round = 0; round < ROUNDS; round++)
         {
-          batch.size = total;
-          batch.data = g_realloc (batch.data, batch.size);
+          gsize total = 0;
+          guint m = 0;
+
+          for (guint i = 0; i < n; i++)
+            {
+              Planned *p = &plan[i];
+              const guint64 top = (fps[b0 + i] & index->key_mask) >> 16;
+
+              if (p->round != G_MAXUINT)
+                continue;
+              if (round > 0 && (round == ROUNDS - 1 || !seek_again (p->n, top, p->first, p->last, &p->lo, &p->hi)))
+                {
+                  p->lo = 0;
+                  p->hi = p->n;
+                }
+              p->at = total;
+              total += (gsize) (p->hi - p->lo) * RECORD_BYTES;
+              reads[m++] = (SimRead) { NULL, (gsize) (p->hi - p->lo) * RECORD_BYTES,
+                                       index->tables_at + ((goffset) p->start + p->lo) * RECORD_BYTES };
+            }
+          if (m == 0)
+            break;
+          if (total > bufs[round].size)
+            {
+              bufs[round].size = total;
+              bufs[round].data = g_realloc (bufs[round].data, bufs[round].size);
+            }
+          for (guint i = 0, r = 0; i < n; i++)
+            if (plan[i].round == G_MAXUINT)
+              reads[r++].buf = bufs[round].data + plan[i].at;
+          sim_pread_many (index->fd, reads, m, 0);
+          /* The part read brackets the run of @top, or it is sought again. */
+          for (guint i = 0; i < n; i++)
+            {
+              Planned *p = &plan[i];
+              const guint64 top = (fps[b0 + i] & index->key_mask) >> 16;
+              const guint8 *records = bufs[round].data + p->at;
+              const guint32 k = p->hi - p->lo;
+
+              if (p->round != G_MAXUINT)
+                continue;
+              if (k == p->n || brackets (records, p->lo, k, p->n, top))
+                p->round = round;
+              else
+                {
+                  p->first = record_at (records, 0);
+                  p->last = record_at (records, k - 1);
+                }
+            }
         }
-      for (guint i = 0; i < n; i++)
-        reads[i] = (SimRead) { batch.data + plan[i].at, (gsize) (plan[i].hi - plan[i].lo) * RECORD_BYTES,
-                               index->tables_at + ((goffset) plan[i].start + plan[i].lo) * RECORD_BYTES };
-      sim_pread_many (index->fd, reads, n, 0);
       for (guint i = 0; i < n; i++)
         {
           const Planned *p = &plan[i];
-          const guint64 top = (fps[b0 + i] & index->key_mask) >> 16;
-          const guint8 *records = batch.data + p->at;
-          const guint32 m = p->hi - p->lo;
 
-          /* The part read brackets the run of @top, or it is sought. */
-          if (m == p->n || brackets (records, p->lo, m, p->n, top))
-            append_record_ids (records, m, top, p->start + p->lo, out);
-          else
-            lookup_read_seek (index, p->start, p->n, top, p->lo, p->hi, records, out, &bucket);
+          append_record_ids (bufs[p->round].data + p->at, p->hi - p->lo, (fps[b0 + i] & index->key_mask) >> 16,
+                             p->start + p->lo, out);
           out_ends[b0 + i] = out->len;
         }
     }
-  g_free (batch.data);
-  g_free (bucket.data);
+  for (guint round = 0; round < ROUNDS; round++)
+    g_free (bufs[round].data);
 }
 
 void
