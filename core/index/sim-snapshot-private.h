@@ -37,8 +37,9 @@ typedef struct {
   goffset        places_at;  /* where its per-fingerprint arrays start */
   guint          place_bytes; /* in the file: 4 or 5 (a position) */
   guint64       *bases;      /* part document -> its first position, with positions */
-  guint32       *coarse;     /* position >> COARSE_SHIFT -> the document holding it */
+  guint32       *coarse;     /* position >> coarse_shift -> the document holding it */
   gsize          n_coarse;
+  guint          coarse_shift; /* COARSE_SHIFT or more */
   guint32       *doc_map;    /* part document -> snapshot document, or G_MAXUINT32 */
   guint          n_docs;
 } Part;
