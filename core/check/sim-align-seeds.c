@@ -91,8 +91,10 @@ capped_from (const SimAlignSide *p,
 
 /* The words of sentence @i of A that sentence @j of B (one seeding reads:
  * not a copy) holds within their capped postings: how many, and with @dot
- * the sum of their weights' products, in A's order as a walk of the
- * postings would sum them. */
+ * the sum of their weights' products in A's order, as a walk of the
+ * postings would sum them: the pair's weights (side_weigh()) once both
+ * sides are weighed, else the same weights worked out for these words
+ * alone (may_seed(), before the sides are weighed). */
 static guint
 shared_words (const Side *a,
               const Side *b,
@@ -101,6 +103,7 @@ shared_words (const Side *a,
               double     *dot)
 {
   const SimAlignSide *pa = a->prepared, *pb = b->prepared;
+  const guint n_sentences = pa->vectors->len + pb->vectors->len;
   const Vector *va = &g_array_index (pa->vectors, Vector, i);
   const Vector *vb = &g_array_index (pb->vectors, Vector, j);
   const Entry *eb = &g_array_index (pb->entries, Entry, vb->first);
@@ -121,8 +124,11 @@ shared_words (const Side *a,
       if (eb[y].token != e->token || vb->first + y < capped_from (pb, w))
         continue;
       shared++;
-      if (dot != NULL)
+      if (dot != NULL && a->weights != NULL)
         *dot += (double) a->weights[k] * b->weights[vb->first + y];
+      else if (dot != NULL)
+        *dot += (double) entry_weight (pa, a->other, pb, e, n_sentences) *
+                entry_weight (pb, b->other, pa, &eb[y], n_sentences);
     }
   return shared;
 }
@@ -166,33 +172,13 @@ seed_cosine (const Side *a,
              guint       i,
              guint       j)
 {
-  const SimAlignSide *pa = a->prepared, *pb = b->prepared;
-  const guint n_sentences = pa->vectors->len + pb->vectors->len;
-  const Vector *va = &g_array_index (pa->vectors, Vector, i);
-  const Vector *vb = &g_array_index (pb->vectors, Vector, j);
-  const Entry *eb = &g_array_index (pb->entries, Entry, vb->first);
-  const float na = sentence_norm (a, pb, i, n_sentences), nb = sentence_norm (b, pa, j, n_sentences);
+  const guint n_sentences = a->prepared->vectors->len + b->prepared->vectors->len;
+  const float na = sentence_norm (a, b->prepared, i, n_sentences), nb = sentence_norm (b, a->prepared, j, n_sentences);
   double dot = 0;
-  guint y = 0;
 
   if (na <= 0 || nb <= 0)
     return 0;
-  for (guint k = va->first; k < va->first + va->n; k++)
-    {
-      const Entry *e = &g_array_index (pa->entries, Entry, k);
-      const guint w = a->other[e->word];
-
-      if (w == G_MAXUINT)
-        continue;
-      /* Both sentences' words are sorted. */
-      while (y < vb->n && eb[y].token < e->token)
-        y++;
-      if (y == vb->n)
-        break;
-      if (eb[y].token == e->token && vb->first + y >= capped_from (pb, w))
-        dot += (double) entry_weight (pa, a->other, pb, e, n_sentences) *
-               entry_weight (pb, b->other, pa, &eb[y], n_sentences);
-    }
+  shared_words (a, b, i, j, &dot);
   return dot / (na * nb);
 }
 
