@@ -332,33 +332,6 @@ typedef struct {
  * put the query (below); smaller ones whole. */
 #define READ_WHOLE_BELOW 256
 
-static void
-read_records (const SimBandIndex *index,
-              Buffer             *buf,
-              guint32             from,
-              guint32             n)
-{
-  if ((gsize) n * RECORD_BYTES > buf->size)
-    {
-      buf->size = (gsize) n * RECORD_BYTES;
-      buf->data = g_realloc (buf->data, buf->size);
-    }
-  sim_pread_full (index->fd, buf->data, (gsize) n * RECORD_BYTES, index->tables_at + (goffset) from * RECORD_BYTES, 0);
-}
-
-/* The whole bucket of @n records from @start. */
-static gsize
-lookup_read_whole (const SimBandIndex *index,
-                   guint32             start,
-                   guint32             n,
-                   guint64             top,
-                   GArray             *out,
-                   Buffer             *buf)
-{
-  read_records (index, buf, start, n);
-  return append_record_ids (buf->data, n, top, start, out);
-}
-
 /* Whether @m records read from @lo of a bucket of @n bracket the run of
  * @top: the first below it (or the bucket's start) and the last above it
  * (or its end). */
@@ -406,66 +379,6 @@ seek_again (guint32  n,
   *lo = guess > half ? (guint32) MIN (guess - half, (guint64) n - 1) : 0;
   *hi = (guint32) MIN ((guint64) n, (guint64) *lo + 2 * half);
   return TRUE;
-}
-
-/* The run of @top in the bucket of @n records from @start, when the
- * records [@lo, @hi) read first (@records) missed it: sought again
- * (seek_again()) up to SEEK_STEPS times, then the whole bucket. */
-static gsize
-lookup_read_seek (const SimBandIndex *index,
-                  guint32             start,
-                  guint32             n,
-                  guint64             top,
-                  guint32             lo,
-                  guint32             hi,
-                  const guint8       *records,
-                  GArray             *out,
-                  Buffer             *buf)
-{
-  guint64 first = hi > lo ? record_at (records, 0) : 0, last = hi > lo ? record_at (records, hi - lo - 1) : 0;
-
-  for (guint step = 0; step < SEEK_STEPS && seek_again (n, top, first, last, &lo, &hi); step++)
-    {
-      read_records (index, buf, start + lo, hi - lo);
-      if (brackets (buf->data, lo, hi - lo, n, top))
-        return append_record_ids (buf->data, hi - lo, top, start + lo, out);
-      first = record_at (buf->data, 0);
-      last = record_at (buf->data, hi - lo - 1);
-    }
-  return lookup_read_whole (index, start, n, top, out, buf);
-}
-
-/* The records of a bucket are hash bits, spread evenly over 32 bits: in a
- * bucket of n, the run of @top starts near n * top / 2^24, off by about
- * sqrt (n) / 2. A lookup reads 4 sqrt (n) records either side of that place
- * (1.9 KB in a bucket of 3,400 at a billion characters, instead of 13 KB)
- * and keeps them when they bracket the run: the first below @top (or the
- * bucket's start) and the last above it (or its end). Otherwise (keys bunched
- * by repeated text, or a damaged file) it reads the whole bucket. */
-static gsize
-lookup_read (const SimBandIndex *index,
-             guint64             fp,
-             GArray             *out,
-             Buffer             *buf)
-{
-  const guint64 key = block_key (index, 0, fp), top = fp >> 16;
-  const guint32 start = index->offsets[0][key], n = index->offsets[0][key + 1] - start;
-
-  if (n == 0)
-    return 0;
-  if (n >= READ_WHOLE_BELOW)
-    {
-      const guint32 guess = (guint32) (((guint64) n * top) >> (SIM_BAND_INDEX_FILE_BITS - 16));
-      const guint32 half = 4 * (guint32) sqrt ((double) n) + 16;
-      const guint32 lo = guess > half ? guess - half : 0;
-      const guint32 hi = MIN ((guint64) n, (guint64) guess + half);
-
-      read_records (index, buf, start + lo, hi - lo);
-      if (brackets (buf->data, lo, hi - lo, n, top))
-        return append_record_ids (buf->data, hi - lo, top, start + lo, out);
-      return lookup_read_seek (index, start, n, top, lo, hi, buf->data, out, buf);
-    }
-  return lookup_read_whole (index, start, n, top, out, buf);
 }
 
 /* Finds in the @n fingerprints of table @b's bucket @bucket (the table's
@@ -590,6 +503,12 @@ probe_scan (const SimBandIndex *index,
   return n;
 }
 
+static void lookup_many_read (const SimBandIndex *index,
+                              const guint64      *fps,
+                              gsize               n_fps,
+                              GArray             *out,
+                              guint32            *out_ends);
+
 gsize
 sim_band_index_lookup (const SimBandIndex *index,
                        guint64             fp,
@@ -603,11 +522,11 @@ sim_band_index_lookup (const SimBandIndex *index,
   fp &= index->key_mask;
   if (index->fd >= 0)
     {
-      Buffer bucket = { NULL, 0 };
-      const gsize found = lookup_read (index, fp, out, &bucket);
+      const guint before = out->len;
+      guint32 end;
 
-      g_free (bucket.data);
-      return found;
+      lookup_many_read (index, &fp, 1, out, &end);
+      return out->len - before;
     }
   probe.fp = fp;
   probe_prefetch_offsets (index, tables_for (index, max_distance), &probe);
@@ -615,11 +534,17 @@ sim_band_index_lookup (const SimBandIndex *index,
   return probe_scan (index, &probe, max_distance, out);
 }
 
-/* Queries read from a file a batch at a time: the part of each one's
- * bucket its key points to (lookup_read()), a batch's reads at once
- * (sim_pread_many()); those that missed their run sought again together
- * (seek_again()), and then read whole together, each round of reads at
- * once: one at a time, each a wait for the disk when the file is cold. */
+/* Queries read from a file a batch at a time. The records of a bucket are
+ * hash bits, spread over 32 bits: in a bucket of n, the run of a query's
+ * key starts near n * key / 2^24, off by about sqrt (n) / 2 were they
+ * spread evenly. A lookup first reads 4 sqrt (n) records either side of
+ * that place (1.9 KB in a bucket of 3,400 at a billion characters, instead
+ * of 13 KB), and keeps them when they bracket the run (brackets()); a
+ * bucket of fewer than READ_WHOLE_BELOW records is read whole. A batch's
+ * reads go at once (sim_pread_many()); those that missed their run are
+ * sought again together (seek_again()), and then read whole together, each
+ * round of reads at once: one at a time, each was a wait for the disk when
+ * the file is cold. */
 #define READ_BATCH 128
 
 typedef struct {
