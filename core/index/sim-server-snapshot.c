@@ -58,6 +58,7 @@ typedef struct {
   GArray        *removed;     /* gint64 ids of documents removed that runs may hold, sorted; NULL: not known */
   GArray        *expected;    /* guint64 keys the next lookup asks for too (remote_expect()) */
   GHashTable    *kept;        /* an expected key's postings (SimPosting GArray), by the key */
+  gboolean       direct;      /* lookups by SIM_SERVER_LOOKUP_DIRECT */
 } Remote;
 
 static Remote *
@@ -363,7 +364,8 @@ ask_half (gpointer data)
   if (half->server == NULL && (half->server = take_server (half->r, NULL)) != NULL)
     half->server->beside = TRUE;
   if (half->server != NULL)
-    half->ok = _sim_server_postings_lookup (half->server, half->keys, half->n, half->out, &half->error);
+    half->ok = _sim_server_postings_lookup (half->server, half->keys, half->n, half->r->direct, half->out,
+                                            &half->error);
   return NULL;
 }
 
@@ -395,7 +397,7 @@ ask_keys (Remote         *r,
   /* No second connection: the second half after the first, on its
    * connection (a round trip more). */
   if (halves[1].out != NULL && halves[1].server == NULL && halves[0].ok)
-    halves[1].ok = _sim_server_postings_lookup (halves[0].server, halves[1].keys, halves[1].n, halves[1].out,
+    halves[1].ok = _sim_server_postings_lookup (halves[0].server, halves[1].keys, halves[1].n, r->direct, halves[1].out,
                                                 &halves[1].error);
   if (halves[1].server != NULL)
     {
@@ -858,10 +860,12 @@ sim_server_snapshot_new_with_password (const char  *conninfo,
   g_autoptr(GArray) removed = NULL;
   g_autofree guint32 *kept = NULL;
   g_autofree char *kept_stamp = NULL;
+  gboolean direct;
 
   if (server == NULL)
     return NULL;
-  /* The versions, the settings, the counts and the feature statistics in
+  /* The versions, the settings, the counts, whether the account may read
+   * the lookup table (SIM_SERVER_LOOKUP_DIRECT), and the feature statistics in
    * one round trip (in binary: the statistics are packed), each row one
    * chunk of the statistics; a server without the schema fails it, and is
    * then told apart. The statistics come only when those kept beside
@@ -884,7 +888,10 @@ sim_server_snapshot_new_with_password (const char  *conninfo,
                                  "  (SELECT CASE WHEN count(*) <= " G_STRINGIFY (MAX_REMOVED)
                                  "     THEN coalesce (array_agg (id ORDER BY id), '{}') END FROM simhound.removed),"
                                  "  coalesce(sum(n_documents), 0) || ':' || coalesce(sum(n_windows), 0) || ':'"
-                                 "    || coalesce(to_char(max(added_at) AT TIME ZONE 'UTC', 'YYYYMMDDHH24MISSUS'), '-') AS stamp"
+                                 "    || coalesce(to_char(max(added_at) AT TIME ZONE 'UTC', 'YYYYMMDDHH24MISSUS'), '-') AS stamp,"
+                                 "  NOT EXISTS (SELECT FROM simhound.meta WHERE key = 'layout')"
+                                 "    AND has_table_privilege ('simhound.postings', 'SELECT')"
+                                 "    AND has_table_privilege ('simhound.runs', 'SELECT') AS direct"
                                  "  FROM simhound.tallies) m LEFT JOIN simhound.df d ON m.stamp IS DISTINCT FROM $1::text",
                                  1, params, 1, &local_error);
     if (result == NULL)
@@ -904,7 +911,7 @@ sim_server_snapshot_new_with_password (const char  *conninfo,
     }
   if (kept != NULL && g_str_equal (PQgetvalue (result, 0, 7), kept_stamp))
     counts = g_steal_pointer (&kept);
-  else if ((counts = df_of (server, result, 8, error)) != NULL)
+  else if ((counts = df_of (server, result, 9, error)) != NULL)
     _sim_server_df_cache_write (sim_server_get_name (server), PQgetvalue (result, 0, 7), counts);
   else
     {
@@ -917,6 +924,7 @@ sim_server_snapshot_new_with_password (const char  *conninfo,
   n_windows = (gsize) _sim_be64 (PQgetvalue (result, 0, 4));
   updated_at = _sim_be64 (PQgetvalue (result, 0, 5));
   removed = PQgetisnull (result, 0, 6) ? NULL : ids_of (PQgetvalue (result, 0, 6), PQgetlength (result, 0, 6));
+  direct = PQgetvalue (result, 0, 8)[0] != 0;
   PQclear (result);
 
   snapshot = _sim_snapshot_new (sim_server_get_name (server), flags);
@@ -933,6 +941,7 @@ sim_server_snapshot_new_with_password (const char  *conninfo,
   r->strings = g_string_chunk_new (4096);
   r->kept = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, (GDestroyNotify) g_array_unref);
   r->removed = g_steal_pointer (&removed);
+  r->direct = direct;
   g_ptr_array_add (r->idle, g_steal_pointer (&server));
   snapshot->remote = &server_remote;
   snapshot->remote_data = r;

@@ -2253,7 +2253,21 @@ test_statistics_kept_beside_the_client (void **state)
  * reads two index entries a probe (asked a run at a time, it read one);
  * it finds what the second run holds. PostgreSQL counts a backend's
  * scans as it ends: the check's connections are closed, then the counts
- * awaited. */
+ * awaited. The owner asks without simhound.lookup() (a student's way),
+ * and both ways find the same postings. */
+/* Calls of simhound.lookup() counted (track_functions). */
+#define LOOKUP_CALLS "SELECT coalesce (sum (calls), 0) FROM pg_stat_user_functions" \
+                     " WHERE schemaname = 'simhound' AND funcname = 'lookup'"
+
+static int
+compare_u64 (gconstpointer a,
+             gconstpointer b)
+{
+  const guint64 x = *(const guint64 *) a, y = *(const guint64 *) b;
+
+  return x < y ? -1 : x > y;
+}
+
 static void
 test_lookup_asks_each_bucket_once (void **state)
 {
@@ -2286,6 +2300,7 @@ test_lookup_asks_each_bucket_once (void **state)
   assert_int_equal (value_in ("bybucket", "SELECT count(DISTINCT bits) FROM simhound.runs"), 1);
   assert_int_equal (value_in ("bybucket", "SELECT count(*) FROM (SELECT bucket FROM simhound.postings"
                                           " GROUP BY bucket HAVING count(*) = 1) b"), 0);
+  g_free (superuser_in ("bybucket", "ALTER DATABASE bybucket SET track_functions = 'pl'"));
   scans = value_in ("bybucket", BY_BUCKET ("idx_scan"));
   entries = value_in ("bybucket", BY_BUCKET ("idx_tup_read"));
   assert_true (g_file_get_contents (doc_path, &doc, NULL, NULL));
@@ -2304,6 +2319,46 @@ test_lookup_asks_each_bucket_once (void **state)
   entries = value_in ("bybucket", BY_BUCKET ("idx_tup_read")) - entries;
   assert_true (scans > 0);
   assert_int_equal (entries, 2 * scans);
+  assert_int_equal (value_in ("bybucket", LOOKUP_CALLS), 0);
+
+  /* The document's keys asked both ways, on a connection counting calls. */
+  {
+    g_autoptr(SimFingerprinter) fp = sim_fingerprinter_new (SIM_NORMALIZE_FOLD_T2S);
+    g_autoptr(GBytes) packed = NULL;
+    g_autoptr(GArray) keys = g_array_new (FALSE, FALSE, sizeof (guint64));
+    g_autoptr(GArray) direct = g_array_new (FALSE, FALSE, sizeof (SimPosting));
+    g_autoptr(GArray) through = g_array_new (FALSE, FALSE, sizeof (SimPosting));
+    SimServer *counted = sim_server_connect (uri, &error);
+    const guint8 *p;
+    gint64 start = 0;
+    gsize n, kept = 0;
+
+    assert_non_null (counted);
+    packed = _sim_pack_windows (fp, doc, strlen (doc), &n, NULL);
+    p = g_bytes_get_data (packed, NULL);
+    for (gsize i = 0; i < n; i++)
+      {
+        const guint64 key = _sim_next_window (&p, &start) & SIM_BAND_INDEX_FILE_MASK;
+
+        g_array_append_val (keys, key);
+      }
+    g_array_sort (keys, compare_u64);
+    for (guint i = 0; i < keys->len; i++)
+      if (kept == 0 || g_array_index (keys, guint64, i) != g_array_index (keys, guint64, kept - 1))
+        g_array_index (keys, guint64, kept++) = g_array_index (keys, guint64, i);
+    g_array_set_size (keys, kept);
+    assert_true (_sim_server_postings_lookup (counted, (const guint64 *) keys->data, keys->len, TRUE, direct, &error));
+    assert_true (_sim_server_postings_lookup (counted, (const guint64 *) keys->data, keys->len, FALSE, through,
+                                              &error));
+    /* Every window of the document, itself stored. */
+    assert_true (direct->len >= keys->len);
+    assert_int_equal (direct->len, through->len);
+    assert_memory_equal (direct->data, through->data, direct->len * sizeof (SimPosting));
+    sim_server_free (counted);
+  }
+  for (wait = 0; wait < 100 && value_in ("bybucket", LOOKUP_CALLS) == 0; wait++)
+    g_usleep (100 * 1000);
+  assert_int_equal (value_in ("bybucket", LOOKUP_CALLS), 1);
   sim_test_remove_tree (dir);
 }
 
