@@ -11,7 +11,7 @@
  * statistics. The lookup rows of those added (sim-server-postings.c) are
  * kept beside the add, and written as one run when it ends and every
  * MERGE_EVERY bytes of a long one (sim-server-merge.c): till then its
- * documents wait for it (schema version 6, sim-server.c). A
+ * documents wait for it (schema version 6, sim-server-schema.c). A
  * batch that fails is rolled back whole and named in the failures; the
  * rest goes on.
  *

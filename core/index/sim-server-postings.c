@@ -725,7 +725,7 @@ _sim_server_postings_lookup (SimServer     *server,
   /* Keys are 40 bits: as bigints they are the same numbers. */
   params[0] = literal = _sim_server_array_literal ((const gint64 *) keys, n);
   /* Through the schema's function, the one way a student may read the
-   * table (sim-server.c, version 3), unless @direct. */
+   * table (sim-server-schema.c, version 3), unless @direct. */
   result = _sim_server_run_as (server, direct ? SIM_SERVER_LOOKUP_DIRECT
                                               : "SELECT bits, bucket, data FROM simhound.lookup ($1::bigint[])",
                                1, params, 1, error);

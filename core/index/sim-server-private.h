@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later
  *
  * What the corpus server's files share: the connection (sim-server.c) and
- * the statements that run on it; sim-server-postings.c the lookup table
+ * the statements that run on it; sim-server-schema.c its versioned schema
+ * (uses sim-server.c); sim-server-postings.c the lookup table
  * and its rows (uses sim-server.c); sim-server-merge.c merges its runs;
  * sim-server-waiting.c indexes documents waiting for a run (uses those
  * before); sim-server-corpus.c adds documents (uses those before);
@@ -38,7 +39,7 @@ struct _SimServer {
  * that function asks for the rows. */
 
 /* simhound.lookup() around @body: a student's keys counted against
- * student_keys_per_day first (sim-server.c, version 3). */
+ * student_keys_per_day first (sim-server-schema.c, version 3). */
 #define SIM_SERVER_LOOKUP_FUNCTION(body) \
   "CREATE OR REPLACE FUNCTION simhound.lookup (keys bigint[])" \
   "  RETURNS TABLE (bits smallint, bucket integer, data bytea)" \
@@ -109,7 +110,7 @@ struct _SimServer {
 
 /* The advisory lock (its first key; the second is the add's owner id
  * & 0x7fffffff) an add holds while documents wait for its run (schema
- * version 6, sim-server.c). */
+ * version 6, sim-server-schema.c). */
 #define SIM_SERVER_OWNER_LOCK "743735712"
 
 /* Runs @sql with @n_params text @params; the result when it succeeded

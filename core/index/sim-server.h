@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later
  *
  * A school's corpus server: a PostgreSQL database (through libpq) that
- * many desktops share. sim-server.c holds the connection, the versioned
- * schema and its roles; sim-server-postings.c and sim-server-merge.c keep
+ * many desktops share. sim-server.c holds the connection, and
+ * sim-server-schema.c the versioned schema and its roles; sim-server-postings.c and sim-server-merge.c keep
  * the lookup table; sim-server-corpus.c adds documents and
  * sim-server-documents.c lists, rescans and removes them;
  * sim-server-snapshot.c gives checks a snapshot of a server.
