@@ -279,6 +279,7 @@ _sim_snapshot_load_list (SimCorpusSnapshot *snapshot,
     SimCorpusDoc *docs;
     DocRow *rows;
     gint64 updated_at = 0;
+    gsize n_windows = 0;
     gboolean damaged = FALSE;
     gsize at = 8;
 
@@ -309,6 +310,7 @@ _sim_snapshot_load_list (SimCorpusSnapshot *snapshot,
         rows[n].key = e.row;
         rows[n].n_windows = e.n_windows;
         rows[n].updated_at = e.updated_at;
+        n_windows += MAX (e.n_windows, 0);
         updated_at = MAX (updated_at, e.updated_at);
         at += e.path_len + 1 + e.title_len + 1;
       }
@@ -324,6 +326,7 @@ _sim_snapshot_load_list (SimCorpusSnapshot *snapshot,
     snapshot->list = bytes;
     g_array_set_size (snapshot->docs, n);
     g_array_set_size (snapshot->rows, n);
+    snapshot->n_windows = n_windows;
     snapshot->updated_at = MAX (snapshot->updated_at, updated_at);
   }
   return TRUE;

@@ -93,7 +93,7 @@ struct _SimCorpusSnapshot {
   const SnapshotRemote *remote;  /* or NULL: a local store's */
   gpointer           remote_data;
   guint              n_documents; /* the corpus's documents, when remote */
-  gsize              n_windows;   /* and their windows */
+  gsize              n_windows;   /* the documents' windows (rows' n_windows summed, locally) */
   gint               ref_count;
   char              *store_path;
   SimNormalizeFlags  flags;

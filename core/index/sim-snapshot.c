@@ -210,6 +210,7 @@ _sim_snapshot_add_doc (SimCorpusSnapshot *snapshot,
   doc.n_chars = n_chars;
   g_array_append_val (snapshot->docs, doc);
   g_array_append_val (snapshot->rows, *row);
+  snapshot->n_windows += MAX (row->n_windows, 0);
   snapshot->updated_at = MAX (snapshot->updated_at, updated_at);
 }
 
@@ -220,6 +221,7 @@ _sim_snapshot_clear_docs (SimCorpusSnapshot *snapshot)
   g_array_set_size (snapshot->rows, 0);
   g_string_chunk_clear (snapshot->strings);
   g_clear_pointer (&snapshot->list, g_bytes_unref);
+  snapshot->n_windows = 0;
   snapshot->updated_at = 0;
 }
 
@@ -367,13 +369,9 @@ sim_corpus_snapshot_get_n_fps (const SimCorpusSnapshot *snapshot)
 gsize
 sim_corpus_snapshot_get_n_windows (const SimCorpusSnapshot *snapshot)
 {
-  gsize n = 0;
-
-  if (snapshot->remote)
-    return snapshot->n_windows;
-  for (guint i = 0; i < snapshot->rows->len; i++)
-    n += MAX (g_array_index (snapshot->rows, DocRow, i).n_windows, 0);
-  return n;
+  /* Summed as the documents are read: summed at each check, the rows of
+   * 441,556 documents took a millisecond of it. */
+  return snapshot->n_windows;
 }
 
 gboolean
