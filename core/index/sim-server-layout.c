@@ -81,22 +81,6 @@ finish_layout (SimServer  *server,
   return FALSE;
 }
 
-/* The first value of @sql, a boolean, into @out. */
-static gboolean
-ask (SimServer   *server,
-     const char  *sql,
-     gboolean    *out,
-     GError     **error)
-{
-  PGresult *result = _sim_server_run (server, sql, 0, NULL, error);
-
-  if (result == NULL)
-    return FALSE;
-  *out = g_str_equal (PQgetvalue (result, 0, 0), "t");
-  PQclear (result);
-  return TRUE;
-}
-
 /* Opens the transaction that lays a corpus out, holding the lock every
  * schema change takes, once the lookup table is known to hold nothing
  * yet: only an empty one is moved. */
@@ -109,7 +93,7 @@ begin_layout (SimServer  *server,
   if (!_sim_server_run_command (server, "BEGIN", error))
     return FALSE;
   if (!_sim_server_run_command (server, "SELECT pg_advisory_xact_lock(7437357120)", error) ||
-      !ask (server, "SELECT NOT EXISTS (SELECT FROM simhound.runs) AND NOT EXISTS (SELECT FROM simhound.postings)",
+      !_sim_server_ask (server, "SELECT NOT EXISTS (SELECT FROM simhound.runs) AND NOT EXISTS (SELECT FROM simhound.postings)",
             &empty, error))
     return finish_layout (server, FALSE, error);
   if (!empty)
@@ -288,8 +272,8 @@ sim_server_distribute (SimServer  *server,
   gboolean has_citus = FALSE, done = FALSE;
 
   if (!sim_server_check_schema (server, error) ||
-      !ask (server, "SELECT EXISTS (SELECT FROM pg_extension WHERE extname = 'citus')", &has_citus, error) ||
-      !ask (server, "SELECT EXISTS (SELECT FROM simhound.meta WHERE key = 'layout' AND value = 'citus')", &done, error))
+      !_sim_server_ask (server, "SELECT EXISTS (SELECT FROM pg_extension WHERE extname = 'citus')", &has_citus, error) ||
+      !_sim_server_ask (server, "SELECT EXISTS (SELECT FROM simhound.meta WHERE key = 'layout' AND value = 'citus')", &done, error))
     return FALSE;
   if (!has_citus)
     {

@@ -141,6 +141,11 @@ PGresult *_sim_server_run_binary  (SimServer          *server,
 gboolean  _sim_server_run_command (SimServer          *server,
                                    const char         *sql,
                                    GError            **error);
+/* The first value of @sql, a boolean, into @out. */
+gboolean  _sim_server_ask         (SimServer          *server,
+                                   const char         *sql,
+                                   gboolean           *out,
+                                   GError            **error);
 /* @result's failure (or the connection's, @result NULL) into @error, as
  * _sim_server_run() reports it. */
 void      _sim_server_set_error   (SimServer          *server,

@@ -256,13 +256,11 @@ sim_server_get_version (SimServer *server,
                         guint     *out_version,
                         GError   **error)
 {
-  PGresult *result = _sim_server_run (server, "SELECT to_regclass('simhound.meta') IS NOT NULL", 0, NULL, error);
+  PGresult *result;
   gboolean installed;
 
-  if (result == NULL)
+  if (!_sim_server_ask (server, "SELECT to_regclass('simhound.meta') IS NOT NULL", &installed, error))
     return FALSE;
-  installed = g_str_equal (PQgetvalue (result, 0, 0), "t");
-  PQclear (result);
   *out_version = 0;
   if (!installed)
     return TRUE;
@@ -342,19 +340,28 @@ in_schema_transaction (SimServer  *server,
   return _sim_server_run_command (server, "COMMIT", error);
 }
 
+/* Runs @sql, a write of simhound.meta, with @value as its parameter. */
+static gboolean
+put_meta (SimServer  *server,
+          const char *sql,
+          guint       value,
+          GError    **error)
+{
+  g_autofree char *text = g_strdup_printf ("%u", value);
+  const char *params[] = { text };
+  PGresult *result = _sim_server_run (server, sql, 1, params, error);
+
+  PQclear (result);
+  return result != NULL;
+}
+
 static gboolean
 set_version (SimServer *server,
              guint      version,
              GError   **error)
 {
-  g_autofree char *value = g_strdup_printf ("%u", version);
-  const char *params[] = { value };
-  PGresult *result = _sim_server_run (server,
-                          "INSERT INTO simhound.meta (key, value) VALUES ('schema_version', $1) "
-                          "ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value", 1, params, error);
-
-  PQclear (result);
-  return result != NULL;
+  return put_meta (server, "INSERT INTO simhound.meta (key, value) VALUES ('schema_version', $1) "
+                           "ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value", version, error);
 }
 
 static gboolean
@@ -378,22 +385,15 @@ install (SimServer *server,
          guint      version,
          GError   **error)
 {
-  g_autofree char *feature = g_strdup_printf ("%d", SIM_FEATURE_VERSION);
-  const char *params[] = { feature };
-  PGresult *result;
-
   if (version > 0)
     return upgrade_from (server, version, error);
   for (guint i = 0; i < G_N_ELEMENTS (schema_v1); i++)
     if (!_sim_server_run_command (server, schema_v1[i], error))
       return FALSE;
   /* The fingerprints' version: every desktop adding must make the same. */
-  result = _sim_server_run (server, "INSERT INTO simhound.meta (key, value) VALUES ('feature_version', $1) "
-                            "ON CONFLICT (key) DO NOTHING", 1, params, error);
-  if (result == NULL)
-    return FALSE;
-  PQclear (result);
-  return set_version (server, 1, error) && upgrade_from (server, 1, error);
+  return put_meta (server, "INSERT INTO simhound.meta (key, value) VALUES ('feature_version', $1) "
+                           "ON CONFLICT (key) DO NOTHING", SIM_FEATURE_VERSION, error) &&
+         set_version (server, 1, error) && upgrade_from (server, 1, error);
 }
 
 gboolean

@@ -304,17 +304,28 @@ _sim_server_usable_features (SimServer  *server,
 }
 
 gboolean
-_sim_server_may_write (SimServer  *server,
-                       GError    **error)
+_sim_server_ask (SimServer   *server,
+                 const char  *sql,
+                 gboolean    *out,
+                 GError     **error)
 {
-  PGresult *result = _sim_server_run (server, "SELECT has_table_privilege('simhound.documents', 'INSERT')",
-                                      0, NULL, error);
-  gboolean yes;
+  PGresult *result = _sim_server_run (server, sql, 0, NULL, error);
 
   if (result == NULL)
     return FALSE;
-  yes = g_str_equal (PQgetvalue (result, 0, 0), "t");
+  *out = g_str_equal (PQgetvalue (result, 0, 0), "t");
   PQclear (result);
+  return TRUE;
+}
+
+gboolean
+_sim_server_may_write (SimServer  *server,
+                       GError    **error)
+{
+  gboolean yes;
+
+  if (!_sim_server_ask (server, "SELECT has_table_privilege('simhound.documents', 'INSERT')", &yes, error))
+    return FALSE;
   if (!yes)
     g_set_error (error, SIM_ERROR, SIM_ERROR_NOT_ALLOWED,
                  _("%s: this account may check the corpus but not change it"), server->name);

@@ -29,6 +29,11 @@ enum {
 #define SIM_FOLD_ENTRY(cls, cp) (((guint32) (cls) << 24) | ((cp) & SIM_FOLD_CP_MASK))
 #define SIM_FOLD_MAX_EXPANSION 18
 
+/* OpenCC's traditional-to-simplified map (sim-t2s-table.h, made at build
+ * time) as sim_fold_char() takes it: 0x10000 entries, 0 where unchanged.
+ * Made once; any thread. */
+const guint32 *sim_fold_t2s_map (void);
+
 /* The folded form of @c into @out (up to SIM_FOLD_MAX_EXPANSION
  * entries), simplified through @t2s (0x10000 entries, 0 where unchanged)
  * unless it is NULL; returns how many. Any thread. */
