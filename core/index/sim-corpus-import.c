@@ -143,6 +143,8 @@ sim_corpus_prepare_file (SimFingerprinter  *fp,
     return SIM_PREPARED_UNCHANGED;
 
   out->text = sim_document_extract (data, len, path, NULL, &out->text_len, NULL, error);
+  /* The file's bytes are not needed once its text is out of them. */
+  g_clear_pointer (&data, g_free);
   if (out->text == NULL)
     return SIM_PREPARED_FAILED;
   /* Packing leaves the text loaded in @fp: its features give the df

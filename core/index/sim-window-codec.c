@@ -28,26 +28,37 @@ _sim_pack_windows (SimFingerprinter *fp,
   g_autoptr(GArray) windows = g_array_new (FALSE, FALSE, sizeof (SimAnchor));
   gint64 previous = 0;
   guint8 *data, *p;
+  guint n;
 
   sim_fingerprinter_windows (fp, SIM_WINNOW_WEIGHT, windows);
   sim_words_text_keys (text, len, units, windows);
-  /* 8 bytes of SimHash and at most 5 of start. */
-  p = data = g_malloc (MAX (windows->len, 1) * 13);
-  for (guint i = 0; i < windows->len; i++)
+  n = windows->len;
+  /* Packed over the windows themselves: a window's 8 bytes of SimHash and
+   * at most 5 of start fit in its 16, so what is written never reaches a
+   * window not yet read (a second buffer was a sixth of what a file of
+   * 2 MB took to prepare). */
+  G_STATIC_ASSERT (sizeof (SimAnchor) >= 8 + 5);
+  p = data = (guint8 *) windows->data;
+  for (guint i = 0; i < n; i++)
     {
-      const SimAnchor *w = &g_array_index (windows, SimAnchor, i);
-      const guint64 h = GUINT64_TO_LE (w->simhash);
-      const gint64 start = units->src_start[w->unit_start];
+      const SimAnchor w = g_array_index (windows, SimAnchor, i);
+      const guint64 h = GUINT64_TO_LE (w.simhash);
+      const gint64 start = units->src_start[w.unit_start];
 
       memcpy (p, &h, 8);
       p = _sim_put_start (p + 8, start - previous);
       previous = start;
     }
   if (out_n_windows)
-    *out_n_windows = windows->len;
+    *out_n_windows = n;
   if (out_n_units)
     *out_n_units = units->n;
-  return g_bytes_new_take (g_realloc (data, MAX (p - data, 1)), p - data);
+  {
+    const gsize packed = p - data;
+
+    data = g_array_steal (windows, NULL);
+    return g_bytes_new_take (g_realloc (data, MAX (packed, 1)), packed);
+  }
 }
 
 /* Windows in @packed, or G_MAXSIZE when it does not hold whole windows. */
