@@ -40,9 +40,12 @@
 /* Of files (SIMHOUND_SERVER_BATCH_BYTES sets it for tests). Two batches
  * are held at once (one read while the one before is sent): 8 MB rather
  * than 16 made an add of 1 GB peak at 112 MB rather than 135, in the same
- * time (130 s; merged by bytes, below). 4 MB made an add of 31.7 MB take
- * 8.0 s rather than 5.8 (at 16 MB). */
-#define BATCH_BYTES (8u << 20)
+ * time (130 s; merged by bytes, below). 4 MB rather than 8, alternated
+ * five times each: ../shared/corpora peaked at 86-89 MB rather than
+ * 88-105 in 2.19-3.33 s against 2.20-3.05, and 1 GB at 60 MB rather than
+ * 73 in 97.3 s against 97.1. (Once, with slower fingerprints, 4 MB took
+ * an add of 31.7 MB 8.0 s rather than 5.8 at 16 MB.) */
+#define BATCH_BYTES (4u << 20)
 #define MERGE_EVERY (512u << 20) /* bytes of text added */
 
 typedef struct {
