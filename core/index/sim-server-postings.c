@@ -708,6 +708,81 @@ match_row (const guint8  *data,
   return TRUE;
 }
 
+/* Keys a lookup asks in one statement: more are asked in several, sent
+ * at once, each statement's rows read while the server runs those after
+ * it (the client read 10,700 rows of 4.8 MB after the server was done
+ * with them, a check of 10,000 characters at 1 GB; so only the last
+ * statement's are read after). */
+#define LOOKUP_CHUNK 2048
+
+typedef struct {
+  SimServer     *server;
+  const guint64 *keys;
+  gsize          n;
+  GArray        *out;
+} Lookup;
+
+static gboolean
+read_lookup (guint           i,
+             const PGresult *result,
+             gpointer        data,
+             GError        **error)
+{
+  const Lookup *lookup = data;
+  const gsize from = (gsize) i * LOOKUP_CHUNK;
+  const guint before = lookup->out->len;
+
+  for (int r = 0; r < PQntuples (result); r++)
+    if (!match_row ((const guint8 *) PQgetvalue (result, r, 2), PQgetlength (result, r, 2),
+                    _sim_be32 (PQgetvalue (result, r, 1)), _sim_be16 (PQgetvalue (result, r, 0)),
+                    lookup->keys + from, MIN (LOOKUP_CHUNK, lookup->n - from), lookup->out))
+      {
+        g_set_error (error, SIM_ERROR, SIM_ERROR_STORE_CORRUPT,
+                     _("The corpus server %s holds a damaged row of its lookup table"),
+                     sim_server_get_name (lookup->server));
+        return FALSE;
+      }
+  for (guint k = before; k < lookup->out->len; k++)
+    g_array_index (lookup->out, SimPosting, k).key += from;
+  return TRUE;
+}
+
+/* Sorts @postings of a lookup, whose keys are indices below @n_keys, by
+ * key, document and start: counted into their keys in the order they
+ * came (a key's rows come in run order, so its postings are most often
+ * in order already), then each key's put in order if they are not. The
+ * qsort of sort_below(), whose buckets see only a key's high bits, was
+ * 15 ms of a check of 10,000 characters at 1 GB (109,000 postings). */
+static void
+sort_by_index (GArray *postings,
+               gsize   n_keys)
+{
+  const gsize n = postings->len;
+  SimPosting *p = (SimPosting *) postings->data;
+  g_autofree SimPosting *sorted = NULL;
+  g_autofree gsize *at = NULL;
+
+  if (n < 2)
+    return;
+  sorted = g_new (SimPosting, n);
+  at = g_new0 (gsize, n_keys + 1);
+  for (gsize i = 0; i < n; i++)
+    at[p[i].key + 1]++;
+  for (gsize k = 0; k < n_keys; k++)
+    at[k + 1] += at[k];
+  for (gsize i = 0; i < n; i++)
+    sorted[at[p[i].key]++] = p[i];
+  /* at[k] is now where key k's postings end. */
+  for (gsize k = 0, from = 0; k < n_keys; from = at[k++])
+    for (gsize i = from + 1; i < at[k]; i++)
+      if (_sim_posting_less (&sorted[i], &sorted[i - 1]))
+        {
+          qsort (sorted + from, at[k] - from, sizeof (SimPosting), _sim_posting_compare);
+          break;
+        }
+  memcpy (p, sorted, n * sizeof (SimPosting));
+}
+
 gboolean
 _sim_server_postings_lookup (SimServer     *server,
                              const guint64 *keys,
@@ -716,31 +791,21 @@ _sim_server_postings_lookup (SimServer     *server,
                              GArray        *out,
                              GError       **error)
 {
-  g_autofree char *literal = NULL;
-  const char *params[1];
-  PGresult *result;
+  const guint n_chunks = (guint) ((n + LOOKUP_CHUNK - 1) / LOOKUP_CHUNK);
+  const Lookup lookup = { server, keys, n, out };
+  g_autoptr(GPtrArray) literals = g_ptr_array_new_with_free_func (g_free);
 
   if (n == 0)
     return TRUE;
   /* Keys are 40 bits: as bigints they are the same numbers. */
-  params[0] = literal = _sim_server_array_literal ((const gint64 *) keys, n);
+  for (gsize from = 0; from < n; from += LOOKUP_CHUNK)
+    g_ptr_array_add (literals, _sim_server_array_literal ((const gint64 *) keys + from, MIN (LOOKUP_CHUNK, n - from)));
   /* Through the schema's function, the one way a student may read the
    * table (sim-server-schema.c, version 3), unless @direct. */
-  result = _sim_server_run_as (server, direct ? SIM_SERVER_LOOKUP_DIRECT
-                                              : "SELECT bits, bucket, data FROM simhound.lookup ($1::bigint[])",
-                               1, params, 1, error);
-  if (result == NULL)
+  if (!_sim_server_run_each (server, direct ? SIM_SERVER_LOOKUP_DIRECT
+                                            : "SELECT bits, bucket, data FROM simhound.lookup ($1::bigint[])",
+                             n_chunks, (const char *const *) literals->pdata, read_lookup, (gpointer) &lookup, error))
     return FALSE;
-  for (int r = 0; r < PQntuples (result); r++)
-    if (!match_row ((const guint8 *) PQgetvalue (result, r, 2), PQgetlength (result, r, 2),
-                    _sim_be32 (PQgetvalue (result, r, 1)), _sim_be16 (PQgetvalue (result, r, 0)), keys, n, out))
-      {
-        g_set_error (error, SIM_ERROR, SIM_ERROR_STORE_CORRUPT,
-                     _("The corpus server %s holds a damaged row of its lookup table"), sim_server_get_name (server));
-        PQclear (result);
-        return FALSE;
-      }
-  PQclear (result);
-  _sim_posting_sort (out);
+  sort_by_index (out, n);
   return TRUE;
 }

@@ -138,6 +138,24 @@ PGresult *_sim_server_run_binary  (SimServer          *server,
                                    const int          *lengths,
                                    const int          *formats,
                                    GError            **error);
+/* What _sim_server_run_each() gives the result of statement @i to:
+ * FALSE, with @error set, to stop. */
+typedef gboolean (*SimServerEach) (guint           i,
+                                   const PGresult *result,
+                                   gpointer        data,
+                                   GError        **error);
+/* Runs @sql @n times, the i-th with @params[i] as its one text parameter,
+ * the results in binary: the statements sent at once (libpq's pipeline;
+ * one round trip), each result given to @each as it comes while the
+ * server runs those after it. FALSE and @error as _sim_server_run()'s
+ * when a statement failed or @each said so. */
+gboolean  _sim_server_run_each    (SimServer          *server,
+                                   const char         *sql,
+                                   guint               n,
+                                   const char *const  *params,
+                                   SimServerEach       each,
+                                   gpointer            data,
+                                   GError            **error);
 gboolean  _sim_server_run_command (SimServer          *server,
                                    const char         *sql,
                                    GError            **error);

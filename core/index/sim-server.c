@@ -5,6 +5,8 @@
  */
 #include "config.h"
 
+#include <errno.h>
+#include <poll.h>
 #include <string.h>
 #include <glib/gi18n-lib.h>
 #include <libpq-fe.h>
@@ -60,6 +62,59 @@ _sim_server_n_statements (void)
   return (guint) g_atomic_int_get (&n_statements);
 }
 
+/* Whether SIMHOUND_SERVER_TRACE is set. */
+static gboolean
+tracing (void)
+{
+  static gsize once;
+  static gboolean on;
+
+  if (g_once_init_enter (&once))
+    {
+      on = g_getenv ("SIMHOUND_SERVER_TRACE") != NULL;
+      g_once_init_leave (&once, 1);
+    }
+  return on;
+}
+
+/* @result's bytes when statements are traced, else 0. */
+static gsize
+trace_bytes (const PGresult *result)
+{
+  gsize bytes = 0;
+
+  for (int row = 0; result != NULL && row < PQntuples (result); row++)
+    for (int column = 0; column < PQnfields (result); column++)
+      bytes += PQgetlength (result, row, column);
+  return bytes;
+}
+
+/* A round trip of @server (@n statements sent at once) that began at
+ * @since: counted, and traced with its @rows and the @bytes back. */
+static void
+trace_trip (const SimServer *server,
+            gint64           since,
+            guint            n,
+            gsize            rows,
+            gsize            bytes,
+            const char      *sql)
+{
+  static gsize once;
+  static gint64 first;
+
+  if (g_once_init_enter (&once))
+    {
+      first = since;
+      g_once_init_leave (&once, 1);
+    }
+  if (server == NULL || !server->beside)
+    g_atomic_int_inc (&n_statements);
+  if (tracing ())
+    g_printerr ("simhound: server %.1f ms at %.1f ms, %u statement%s, %" G_GSIZE_FORMAT " rows or bytes, %" G_GSIZE_FORMAT
+                " bytes back: %.60s\n", (g_get_monotonic_time () - since) / 1000.0, (since - first) / 1000.0, n,
+                n == 1 ? "" : "s", rows, bytes, sql);
+}
+
 static void
 trace (const SimServer *server,
        gint64           since,
@@ -67,26 +122,7 @@ trace (const SimServer *server,
        const PGresult  *result,
        const char      *sql)
 {
-  static gsize once;
-  static gboolean on;
-  static gint64 first;
-  gsize bytes = 0;
-
-  if (g_once_init_enter (&once))
-    {
-      on = g_getenv ("SIMHOUND_SERVER_TRACE") != NULL;
-      first = since;
-      g_once_init_leave (&once, 1);
-    }
-  if (server == NULL || !server->beside)
-    g_atomic_int_inc (&n_statements);
-  if (!on)
-    return;
-  for (int row = 0; result != NULL && row < PQntuples (result); row++)
-    for (int column = 0; column < PQnfields (result); column++)
-      bytes += PQgetlength (result, row, column);
-  g_printerr ("simhound: server %.1f ms at %.1f ms, %" G_GSIZE_FORMAT " rows or bytes, %" G_GSIZE_FORMAT " bytes back: %.60s\n",
-              (g_get_monotonic_time () - since) / 1000.0, (since - first) / 1000.0, rows, bytes, sql);
+  trace_trip (server, since, 1, rows, tracing () ? trace_bytes (result) : 0, sql);
 }
 
 PGresult *
@@ -126,6 +162,96 @@ _sim_server_run_as (SimServer          *server,
 
   trace (server, t0, result ? PQntuples (result) : 0, result, sql);
   return succeeded (server, result, error);
+}
+
+/* Sends what libpq holds of @conn's statements, reading what the server
+ * answers meanwhile: it stops reading statements while it cannot send
+ * their results, and a client writing statements then, not reading,
+ * would wait for it for ever. FALSE when the connection failed. */
+static gboolean
+flush_reading (PGconn *conn)
+{
+  int left;
+
+  while ((left = PQflush (conn)) == 1)
+    {
+      struct pollfd fd = { PQsocket (conn), POLLIN | POLLOUT, 0 };
+
+      if (poll (&fd, 1, -1) < 0 && errno != EINTR)
+        return FALSE;
+      if ((fd.revents & (POLLIN | POLLERR | POLLHUP)) && !PQconsumeInput (conn))
+        return FALSE;
+    }
+  return left == 0;
+}
+
+gboolean
+_sim_server_run_each (SimServer          *server,
+                      const char         *sql,
+                      guint               n,
+                      const char *const  *params,
+                      SimServerEach       each,
+                      gpointer            data,
+                      GError            **error)
+{
+  PGconn *conn = server->conn;
+  const gint64 t0 = g_get_monotonic_time ();
+  gsize rows = 0, bytes = 0;
+  gboolean sent = PQenterPipelineMode (conn) && PQsetnonblocking (conn, 1) == 0;
+  gboolean ok;
+  PGresult *result;
+
+  for (guint i = 0; i < n && sent; i++)
+    sent = PQsendQueryParams (conn, sql, 1, NULL, &params[i], NULL, NULL, 1) && flush_reading (conn);
+  sent = sent && PQpipelineSync (conn) && flush_reading (conn);
+  sent = PQsetnonblocking (conn, 0) == 0 && sent;
+  ok = sent;
+  if (!sent)
+    _sim_server_set_error (server, NULL, error);
+  /* Each statement's result then NULL, or after one failed, the rest
+   * aborted; then the sync. Read to the end whatever failed, unless the
+   * connection is gone. */
+  for (guint i = 0; i < n && sent && PQstatus (conn) != CONNECTION_BAD; i++)
+    {
+      if ((result = PQgetResult (conn)) == NULL)
+        continue;
+      if (ok && PQresultStatus (result) != PGRES_TUPLES_OK)
+        {
+          _sim_server_set_error (server, result, error);
+          ok = FALSE;
+        }
+      else if (ok)
+        {
+          rows += PQntuples (result);
+          bytes += tracing () ? trace_bytes (result) : 0;
+          ok = each (i, result, data, error);
+        }
+      PQclear (result);
+      while ((result = PQgetResult (conn)) != NULL)
+        PQclear (result);
+    }
+  if (sent && PQstatus (conn) != CONNECTION_BAD)
+    {
+      result = PQgetResult (conn);
+      if (ok && PQresultStatus (result) != PGRES_PIPELINE_SYNC)
+        {
+          _sim_server_set_error (server, result, error);
+          ok = FALSE;
+        }
+      PQclear (result);
+    }
+  if (!PQexitPipelineMode (conn) && ok)
+    {
+      _sim_server_set_error (server, NULL, error);
+      ok = FALSE;
+    }
+  if (ok && PQstatus (conn) == CONNECTION_BAD)
+    {
+      _sim_server_set_lost (server, error, _("no answer"));
+      ok = FALSE;
+    }
+  trace_trip (server, t0, n, rows, bytes, sql);
+  return ok;
 }
 
 PGresult *
