@@ -8,8 +8,8 @@
  * the settings, the counts, the feature statistics and the documents
  * removed), then one round trip for each lookup, the postings of all its
  * keys (sim-server-postings.c; with them those the check said it expects,
- * sim_corpus_snapshot_expect(); many keys in two statements at once, on
- * two connections), and one for each group of texts the
+ * sim_corpus_snapshot_expect(); many keys in two halves at once, on two
+ * connections), and one for each group of texts the
  * check reads, with what a report says of each document: of a long text,
  * the part the check asks for and a margin (a text held in part, which
  * fetches the whole text should a later stage read past it).
@@ -338,11 +338,16 @@ remote_expect (SimCorpusSnapshot *snapshot,
   g_mutex_unlock (&r->lock);
 }
 
-/* Keys a lookup asks in one statement: more are asked in two at once,
- * half each, on two connections. The server probes every key in every
- * run, one backend a statement (at 1 GB, 13,600 probes of about 10 us
- * each were half of a check's time): two halves take two of its cores. */
-#define SPLIT_KEYS 2048
+/* Keys a lookup asks on one connection: more are asked in two halves at
+ * once, on two. The server probes every key in every run, one backend a
+ * connection (at 1 GB, about 14 us a key): two halves take two of its
+ * cores, for a second backend's start (fork, catalog, planning; some
+ * 7 ms of the server's CPU). That is worth it for a long lookup, not for
+ * an essay's: eight clients checking essays of 10,000 characters (5,400
+ * keys) at 1 GB made 9.6-9.7 checks/s on one connection each against
+ * 8.6-9.7 on two, alternated three times, for 200 rather than 160 ms of a
+ * check's wall time alone. */
+#define SPLIT_KEYS 8192
 
 typedef struct {
   Remote        *r;

@@ -1554,14 +1554,15 @@ test_check_reads_parts_of_long_texts (void **state)
   if (bytes * 5 > doc->len)
     fail_msg ("the check brought back %" G_GUINT64_FORMAT " bytes for a document of %" G_GSIZE_FORMAT, bytes, doc->len);
 
-  /* A longer article (its 6,000 keys and more asked in two statements
-   * at once, SPLIT_KEYS): the same report again. */
+  /* A longer article (its 14,000 keys and more asked in two halves at
+   * once, SPLIT_KEYS, each in statements sent together, LOOKUP_CHUNK):
+   * the same report again. */
   {
     g_autoptr(GString) longer = g_string_new (NULL);
     g_autoptr(SimReport) la = NULL;
     g_autoptr(SimReport) lb = NULL;
     g_autofree char *jla = NULL, *jlb = NULL;
-    const char *from = strstr (doc->str, "Line 300:"), *to = strstr (doc->str, "Line 500:");
+    const char *from = strstr (doc->str, "Line 100:"), *to = strstr (doc->str, "Line 600:");
 
     assert_non_null (from);
     assert_non_null (to);
