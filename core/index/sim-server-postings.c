@@ -708,17 +708,19 @@ match_row (const guint8  *data,
   return TRUE;
 }
 
-/* Keys a lookup asks in one statement: more are asked in several, sent
- * at once, each statement's rows read while the server runs those after
- * it (the client read 10,700 rows of 4.8 MB after the server was done
- * with them, a check of 10,000 characters at 1 GB; so only the last
- * statement's are read after). */
+/* Keys a direct lookup asks in one statement: more are asked in several,
+ * sent at once, each statement's rows read while the server runs those
+ * after it (the client read 10,700 rows of 4.8 MB after the server was
+ * done with them, a check of 10,000 characters at 1 GB; so only the last
+ * statement's are read after). Through the function all go in one: on a
+ * spread layout each call asks every shard. */
 #define LOOKUP_CHUNK 2048
 
 typedef struct {
   SimServer     *server;
   const guint64 *keys;
   gsize          n;
+  gsize          chunk;   /* keys a statement */
   GArray        *out;
 } Lookup;
 
@@ -729,13 +731,13 @@ read_lookup (guint           i,
              GError        **error)
 {
   const Lookup *lookup = data;
-  const gsize from = (gsize) i * LOOKUP_CHUNK;
+  const gsize from = (gsize) i * lookup->chunk;
   const guint before = lookup->out->len;
 
   for (int r = 0; r < PQntuples (result); r++)
     if (!match_row ((const guint8 *) PQgetvalue (result, r, 2), PQgetlength (result, r, 2),
                     _sim_be32 (PQgetvalue (result, r, 1)), _sim_be16 (PQgetvalue (result, r, 0)),
-                    lookup->keys + from, MIN (LOOKUP_CHUNK, lookup->n - from), lookup->out))
+                    lookup->keys + from, MIN (lookup->chunk, lookup->n - from), lookup->out))
       {
         g_set_error (error, SIM_ERROR, SIM_ERROR_STORE_CORRUPT,
                      _("The corpus server %s holds a damaged row of its lookup table"),
@@ -791,20 +793,21 @@ _sim_server_postings_lookup (SimServer     *server,
                              GArray        *out,
                              GError       **error)
 {
-  const guint n_chunks = (guint) ((n + LOOKUP_CHUNK - 1) / LOOKUP_CHUNK);
-  const Lookup lookup = { server, keys, n, out };
+  const gsize chunk = direct ? LOOKUP_CHUNK : MAX (n, 1);
+  const Lookup lookup = { server, keys, n, chunk, out };
   g_autoptr(GPtrArray) literals = g_ptr_array_new_with_free_func (g_free);
 
   if (n == 0)
     return TRUE;
   /* Keys are 40 bits: as bigints they are the same numbers. */
-  for (gsize from = 0; from < n; from += LOOKUP_CHUNK)
-    g_ptr_array_add (literals, _sim_server_array_literal ((const gint64 *) keys + from, MIN (LOOKUP_CHUNK, n - from)));
+  for (gsize from = 0; from < n; from += chunk)
+    g_ptr_array_add (literals, _sim_server_array_literal ((const gint64 *) keys + from, MIN (chunk, n - from)));
   /* Through the schema's function, the one way a student may read the
    * table (sim-server-schema.c, version 3), unless @direct. */
   if (!_sim_server_run_each (server, direct ? SIM_SERVER_LOOKUP_DIRECT
                                             : "SELECT bits, bucket, data FROM simhound.lookup ($1::bigint[])",
-                             n_chunks, (const char *const *) literals->pdata, read_lookup, (gpointer) &lookup, error))
+                             literals->len, (const char *const *) literals->pdata, read_lookup, (gpointer) &lookup,
+                             error))
     return FALSE;
   sort_by_index (out, n);
   return TRUE;
