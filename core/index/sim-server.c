@@ -213,8 +213,15 @@ _sim_server_run_each (SimServer          *server,
    * connection is gone. */
   for (guint i = 0; i < n && sent && PQstatus (conn) != CONNECTION_BAD; i++)
     {
+      /* No result for a statement sent is a broken exchange: its rows
+       * are not to be taken for none. */
       if ((result = PQgetResult (conn)) == NULL)
-        continue;
+        {
+          if (ok)
+            _sim_server_set_lost (server, error, _("no answer"));
+          ok = FALSE;
+          continue;
+        }
       if (ok && PQresultStatus (result) != PGRES_TUPLES_OK)
         {
           _sim_server_set_error (server, result, error);

@@ -1459,7 +1459,27 @@ test_check_is_the_same_as_a_local_store (void **state)
   }
 
   /* A damaged row of the lookup table: the check says so, and reads
-   * nothing out of bounds. */
+   * nothing out of bounds. First in the last statements of a long
+   * article's lookup (its keys asked in order, 2,048 a statement, sent
+   * at once: LOOKUP_CHUNK), read after those before it. */
+  g_free (superuser_in ("same_answer", "UPDATE simhound.postings SET data = '\\xffffffff'"
+                                       " WHERE bucket >= (SELECT max (bucket) / 4 * 3 FROM simhound.postings)"));
+  {
+    g_autoptr(GString) longer = g_string_new (NULL);
+    g_autoptr(SimReport) b = NULL;
+
+    for (guint i = 0; i < articles->len; i++)
+      g_string_append_printf (longer, "%s\n\n", (const char *) g_ptr_array_index (articles, i));
+    assert_true (longer->len >= 10000);
+    g_clear_pointer (&remote, sim_corpus_snapshot_unref);
+    remote = sim_server_snapshot_new (uri, &error);
+    assert_non_null (remote);
+    b = sim_check_run (remote, longer->str, longer->len, &options, NULL, NULL, NULL, &error);
+    assert_null (b);
+    assert_true (g_error_matches (error, SIM_ERROR, SIM_ERROR_STORE_CORRUPT));
+    assert_non_null (strstr (error->message, "damaged row of its lookup table"));
+    g_clear_error (&error);
+  }
   g_free (superuser_in ("same_answer", "UPDATE simhound.postings SET data = '\\xffffffff'"));
   {
     const char *article = g_ptr_array_index (articles, 0);
