@@ -94,7 +94,7 @@ begin_layout (SimServer  *server,
     return FALSE;
   if (!_sim_server_run_command (server, "SELECT pg_advisory_xact_lock(7437357120)", error) ||
       !_sim_server_ask (server, "SELECT NOT EXISTS (SELECT FROM simhound.runs) AND NOT EXISTS (SELECT FROM simhound.postings)",
-            &empty, error))
+                        &empty, error))
     return finish_layout (server, FALSE, error);
   if (!empty)
     {
