@@ -85,40 +85,64 @@ sim_server_remove (SimServer          *server,
 {
   g_autoptr(SimFingerprinter) fp = sim_fingerprinter_new (SIM_NORMALIZE_FOLD_T2S);
   g_autoptr(GArray) ids = NULL;
+  g_autoptr(GHashTable) gone = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   g_autofree guint32 *changes = g_new0 (guint32, SIM_DF_BUCKETS);
   g_autofree char *list = NULL;
   const char *params[1];
+  PGresult *texts = NULL;
   PGresult *result;
 
   *out_n_removed = 0;
   if (!sim_server_check_schema (server, error) || !_sim_server_may_write (server, error) ||
       !_sim_server_run_command (server, "BEGIN", error))
     return FALSE;
-  if ((ids = sim_server_find_documents (server, ids_or_names, error)) == NULL)
+  if (!_sim_server_run_command (server, SIM_SERVER_SEQUENTIAL, error) ||
+      (ids = sim_server_find_documents (server, ids_or_names, error)) == NULL)
     goto fail;
   params[0] = list = _sim_server_array_literal ((const gint64 *) ids->data, ids->len);
-  /* The statistics lose what each document's text added: its text
-   * fingerprinted again, as it was when added. */
+  /* Their texts read first, then the documents deleted (their texts with
+   * them), in two statements: Citus changes a reference table only in a
+   * statement that reads no distributed one (sim-server-private.h). A
+   * document another removal took meanwhile is not deleted here, and its
+   * text not counted. */
+  texts = _sim_server_run (server, "SELECT doc_id, body FROM simhound.texts WHERE doc_id = ANY ($1::bigint[])",
+                           1, params, error);
+  if (texts == NULL)
+    goto fail;
   result = _sim_server_run (server,
-                            "WITH gone AS (DELETE FROM simhound.documents d USING simhound.texts t"
-                            "  WHERE d.id = ANY ($1::bigint[]) AND t.doc_id = d.id RETURNING d.id, t.body, d.n_windows),"
+                            "WITH gone AS (DELETE FROM simhound.documents WHERE id = ANY ($1::bigint[])"
+                            "  RETURNING id, n_windows),"
                             " tally AS (INSERT INTO simhound.tallies"
                             "  SELECT -count(*), -coalesce (sum (n_windows), 0), NULL FROM gone HAVING count(*) > 0),"
                             " marked AS (INSERT INTO simhound.removed SELECT id FROM gone ON CONFLICT DO NOTHING)"
-                            " SELECT body FROM gone",
+                            " SELECT id FROM gone",
                             1, params, error);
   if (result == NULL)
     goto fail;
+  *out_n_removed = PQntuples (result);
   for (int r = 0; r < PQntuples (result); r++)
     {
-      const char *text = PQgetvalue (result, r, 0);
-      const gsize len = PQgetlength (result, r, 0);
-      g_autoptr(GArray) doc_buckets = _sim_distinct_buckets (fp, sim_fingerprinter_load (fp, text, len)->n);
+      gint64 *id = g_new (gint64, 1);
 
+      *id = g_ascii_strtoll (PQgetvalue (result, r, 0), NULL, 10);
+      g_hash_table_add (gone, id);
+    }
+  PQclear (result);
+  /* The statistics lose what each document's text added: its text
+   * fingerprinted again, as it was when added. */
+  for (int r = 0; r < PQntuples (texts); r++)
+    {
+      const gint64 id = g_ascii_strtoll (PQgetvalue (texts, r, 0), NULL, 10);
+      const char *text = PQgetvalue (texts, r, 1);
+      const gsize len = PQgetlength (texts, r, 1);
+      g_autoptr(GArray) doc_buckets = NULL;
+
+      if (!g_hash_table_contains (gone, &id))
+        continue;
+      doc_buckets = _sim_distinct_buckets (fp, sim_fingerprinter_load (fp, text, len)->n);
       _sim_df_apply (changes, doc_buckets, 1);
     }
-  *out_n_removed = PQntuples (result);
-  PQclear (result);
+  g_clear_pointer (&texts, PQclear);
   if (*out_n_removed > 0 && !_sim_server_add_df (server, changes, NULL, -1, error))
     goto fail;
   if (!_sim_server_run_command (server, "COMMIT", error))
@@ -127,6 +151,7 @@ sim_server_remove (SimServer          *server,
 
 fail:
   *out_n_removed = 0;
+  g_clear_pointer (&texts, PQclear);
   if (PQstatus (server->conn) == CONNECTION_OK)
     _sim_server_run_command (server, "ROLLBACK", NULL);
   return FALSE;

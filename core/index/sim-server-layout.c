@@ -248,8 +248,11 @@ fail:
  * allowed; the documents' unique key, content and name, holds no document
  * id, so the documents cannot be distributed by it), the lookup table by
  * its bucket, already in its only unique key. In this order: a table is
- * distributed after those it refers to. */
+ * distributed after those it refers to, and after the function its
+ * policy calls; one connection a worker, as the reference tables are
+ * made before a table that refers to them (SIM_SERVER_SEQUENTIAL). */
 static const char *const citus_layout[] = {
+  SIM_SERVER_SEQUENTIAL,
   "SELECT create_reference_table ('simhound.meta')",
   "SELECT create_reference_table ('simhound.collections')",
   "SELECT create_reference_table ('simhound.documents')",
@@ -258,6 +261,8 @@ static const char *const citus_layout[] = {
   "SELECT create_reference_table ('simhound.lookups')",
   "SELECT create_reference_table ('simhound.tallies')",
   "SELECT create_reference_table ('simhound.removed')",
+  /* Before the texts: their student policy calls it on the workers. */
+  SIM_SERVER_CITUS_POLICY_FUNCTION,
   "SELECT create_distributed_table ('simhound.texts', 'doc_id')",
   "SELECT create_distributed_table ('simhound.postings', 'bucket')",
   SIM_SERVER_LOOKUP_FUNCTION (SIM_SERVER_LOOKUP_BY_BUCKETS),

@@ -100,6 +100,31 @@ struct _SimServer {
   "  RETURN QUERY SELECT r.bits, p.bucket, p.data FROM simhound.postings p" \
   "    JOIN simhound.runs r ON r.run = p.run WHERE p.bucket = ANY (buckets);"
 
+/* Citus's rules for what reads and writes the texts, which it keeps
+ * distributed by document while the documents are a reference table
+ * (sim-server-layout.c; the same SQL runs on one server and on shards,
+ * where it changes nothing):
+ * - A row security policy on a distributed table may not hold a
+ *   subquery: the texts' student policy calls simhound.students_may_read()
+ *   (schema version 8), which must then exist on the workers.
+ * - A change to a reference table may not read a distributed table in
+ *   the same statement (a removal reads the texts first, then deletes),
+ *   and FOR UPDATE may lock only rows of a query on one shard or on
+ *   reference tables (documents are locked before their texts are read).
+ * - Once a transaction has changed the documents, a distributed table
+ *   that refers to them is read and written on one connection a worker
+ *   (Citus switches to it: an add's batch); a transaction that has read
+ *   the texts on many connections may not change the documents after. So
+ *   a transaction that reads texts before it changes documents begins with
+ *   SIM_SERVER_SEQUENTIAL (on PostgreSQL without Citus a setting of no
+ *   one's, which nothing reads).
+ * - A set-returning function outer-joined to a distributed table is
+ *   joined on the coordinator, the table read whole unless the join's
+ *   inner side carries its own filter: the texts a check reads are
+ *   asked by document in a subquery of their own (sim-server-snapshot.c). */
+#define SIM_SERVER_CITUS_POLICY_FUNCTION "SELECT create_distributed_function ('simhound.students_may_read(bigint)')"
+#define SIM_SERVER_SEQUENTIAL "SET LOCAL citus.multi_shard_modify_mode TO 'sequential'"
+
 /* A lookup-table partition's storage parameters (ALTER TABLE … SET): a
  * merge deletes the runs it read, and the space they took is reused only
  * once vacuumed; by default autovacuum waited for a fifth of a partition

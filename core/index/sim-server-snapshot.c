@@ -567,7 +567,9 @@ _sim_server_n_text_bytes (void)
  * withheld, the text, its length, the code point the text starts at.
  * substr() counts code points only in a database of UTF-8; in another
  * the texts come whole. The texts' row security leaves out a text kept
- * from this account, as documents_of() says it does. */
+ * from this account, as documents_of() says it does. The texts are asked
+ * by document on their own side of the join, for Citus
+ * (sim-server-private.h). */
 static PGresult *
 run_read_texts (Remote        *r,
                 const gint64  *ids,
@@ -594,7 +596,8 @@ run_read_texts (Remote        *r,
                             "  d.n_chars,"
                             "  CASE WHEN " WHOLE " THEN 0 ELSE ($2::integer[])[" AT "] END"
                             " FROM simhound.documents_of ($1::bigint[]) d"
-                            " LEFT JOIN simhound.texts t ON t.doc_id = d.id",
+                            " LEFT JOIN (SELECT doc_id, body FROM simhound.texts WHERE doc_id = ANY ($1::bigint[])) t"
+                            "   ON t.doc_id = d.id",
                             3, params, error);
 #undef WHOLE
 #undef AT

@@ -38,9 +38,11 @@ index_some (SimServer          *server,
 {
   g_autoptr(GArray) docs = g_array_new (FALSE, TRUE, sizeof (SimPostingSource));
   g_autoptr(GArray) ids = g_array_new (FALSE, FALSE, sizeof (gint64));
-  g_autofree char *sql = g_strdup_printf ("SELECT d.id, d.n_chars, t.body FROM simhound.documents d"
-                                          " JOIN simhound.texts t ON t.doc_id = d.id"
-                                          " WHERE %s ORDER BY d.id LIMIT 256 FOR UPDATE OF d", where);
+  g_autoptr(GArray) n_chars = g_array_new (FALSE, FALSE, sizeof (gint64));
+  /* The documents locked first, their texts read after: Citus locks rows
+   * only of reference tables or of one shard (sim-server-private.h). */
+  g_autofree char *sql = g_strdup_printf ("SELECT d.id, d.n_chars FROM simhound.documents d"
+                                          " WHERE %s ORDER BY d.id LIMIT 256 FOR UPDATE", where);
   g_autofree char *list = NULL;
   const char *id_params[1];
   PGresult *result;
@@ -48,21 +50,43 @@ index_some (SimServer          *server,
   g_array_set_clear_func (docs, source_clear);
   if (!_sim_server_run_command (server, "BEGIN", error))
     return FALSE;
-  if ((result = _sim_server_run (server, sql, n_params, params, error)) == NULL)
+  if (!_sim_server_run_command (server, SIM_SERVER_SEQUENTIAL, error) ||
+      (result = _sim_server_run (server, sql, n_params, params, error)) == NULL)
     goto fail;
   *n = PQntuples (result);
   for (int r = 0; r < *n; r++)
     {
       const gint64 id = g_ascii_strtoll (PQgetvalue (result, r, 0), NULL, 10);
-      SimPostingSource doc = { .id = id, .n_chars = g_ascii_strtoll (PQgetvalue (result, r, 1), NULL, 10) };
+      const gint64 chars = g_ascii_strtoll (PQgetvalue (result, r, 1), NULL, 10);
 
       if (!_sim_server_ids_fit (server, id, error))
         {
           PQclear (result);
           goto fail;
         }
+      g_array_append_val (ids, id);
+      g_array_append_val (n_chars, chars);
+    }
+  PQclear (result);
+  if (*n == 0)
+    return _sim_server_run_command (server, "COMMIT", error);
+  id_params[0] = list = _sim_server_array_literal ((const gint64 *) ids->data, ids->len);
+  if ((result = _sim_server_run (server, "SELECT doc_id, body FROM simhound.texts WHERE doc_id = ANY ($1::bigint[])"
+                                         " ORDER BY doc_id", 1, id_params, error)) == NULL)
+    goto fail;
+  /* Both in id order; a document without its text is marked indexed with
+   * nothing to find, as it would never be found. */
+  for (int r = 0, i = 0; r < PQntuples (result); r++)
+    {
+      const gint64 id = g_ascii_strtoll (PQgetvalue (result, r, 0), NULL, 10);
+
+      while (i < *n && g_array_index (ids, gint64, i) < id)
+        i++;
+      if (i == *n || g_array_index (ids, gint64, i) != id)
+        continue;
       {
-        g_autoptr(GBytes) packed = _sim_pack_windows (fp, PQgetvalue (result, r, 2), PQgetlength (result, r, 2),
+        SimPostingSource doc = { .id = id, .n_chars = g_array_index (n_chars, gint64, i) };
+        g_autoptr(GBytes) packed = _sim_pack_windows (fp, PQgetvalue (result, r, 1), PQgetlength (result, r, 1),
                                                       NULL, NULL);
         guint32 *slices = g_new (guint32, SIM_POSTING_SLICES + 1);
 
@@ -70,14 +94,10 @@ index_some (SimServer          *server,
         if ((doc.split = _sim_posting_split (packed, slices, &doc.n_windows)) == NULL)
           g_clear_pointer (&slices, g_free);
         doc.slices = slices;
+        g_array_append_val (docs, doc);
       }
-      g_array_append_val (docs, doc);
-      g_array_append_val (ids, id);
     }
   PQclear (result);
-  if (*n == 0)
-    return _sim_server_run_command (server, "COMMIT", error);
-  id_params[0] = list = _sim_server_array_literal ((const gint64 *) ids->data, ids->len);
   result = _sim_server_run (server, "UPDATE simhound.documents SET indexed = true, owner = NULL"
                                     " WHERE id = ANY ($1::bigint[])", 1, id_params, error);
   if (result == NULL)
