@@ -270,6 +270,13 @@ static const char *const citus_layout[] = {
   " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
 };
 
+const char *const *
+_sim_server_citus_layout (guint *n)
+{
+  *n = G_N_ELEMENTS (citus_layout);
+  return citus_layout;
+}
+
 gboolean
 sim_server_distribute (SimServer  *server,
                        GError    **error)

@@ -1854,6 +1854,42 @@ test_citus_is_asked_for (void **state)
   assert_string_equal (layout, "0");
 }
 
+/* What `server init --citus` runs, against stand-ins for Citus's three
+ * functions that check two of its rules as create_distributed_table()
+ * does (a unique index holds the distribution column; no row security
+ * policy holds a subquery) and that every table, column and function
+ * named is there: each statement runs. */
+static void
+test_citus_layout_names_what_is_there (void **state)
+{
+  g_autofree char *uri = fresh_database ("citus_stand_ins", "postgres");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SimServer) server = sim_server_connect (uri, &error);
+  guint n = 0;
+  const char *const *layout = _sim_server_citus_layout (&n);
+  const char *stand_ins =
+    "CREATE FUNCTION public.create_reference_table (regclass) RETURNS void LANGUAGE sql AS 'SELECT';"
+    "CREATE FUNCTION public.create_distributed_function (regprocedure) RETURNS void LANGUAGE sql AS 'SELECT';"
+    "CREATE FUNCTION public.create_distributed_table (t regclass, col text) RETURNS void LANGUAGE plpgsql AS $$"
+    " DECLARE a smallint; BEGIN"
+    "  SELECT attnum INTO a FROM pg_attribute WHERE attrelid = t AND attname = col AND NOT attisdropped;"
+    "  IF a IS NULL THEN RAISE EXCEPTION 'no column % in %', col, t; END IF;"
+    "  IF EXISTS (SELECT FROM pg_index i WHERE i.indrelid = t AND i.indisunique AND NOT a = ANY (i.indkey)) THEN"
+    "    RAISE EXCEPTION 'a unique index of % without %', t, col; END IF;"
+    "  IF EXISTS (SELECT FROM pg_policy WHERE polrelid = t AND polqual::text LIKE '%{SUBLINK %') THEN"
+    "    RAISE EXCEPTION 'a policy of % with a subquery', t; END IF;"
+    " END $$";
+
+  assert_non_null (server);
+  g_free (superuser_in ("citus_stand_ins", stand_ins));
+  assert_true (n >= 10);
+  assert_true (_sim_server_run_command (server, "BEGIN", &error));
+  for (guint i = 0; i < n; i++)
+    if (!_sim_server_run_command (server, layout[i], &error))
+      fail_msg ("%s: %s", layout[i], error->message);
+  assert_true (_sim_server_run_command (server, "ROLLBACK", &error));
+}
+
 /* The lookup table's partitions on two other servers (postgres_fdw): the
  * same documents added the same way give every article the same report
  * as a local store, before and after a document is removed and the runs
@@ -2501,6 +2537,7 @@ main (void)
     cmocka_unit_test (test_check_reads_parts_of_long_texts),
     cmocka_unit_test (test_check_fails_when_the_server_is_lost),
     cmocka_unit_test (test_upgrade_indexes_documents),
+    cmocka_unit_test (test_citus_layout_names_what_is_there),
     cmocka_unit_test (test_lookup_asks_each_bucket_once),
     cmocka_unit_test (test_statistics_kept_beside_the_client),
   };
