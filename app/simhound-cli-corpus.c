@@ -157,7 +157,7 @@ corpus_list (int argc, char **argv)
   g_autoptr(SimBackend) backend = NULL;
   g_autoptr(GPtrArray) docs = NULL;
   const char *where = NULL;
-  gint64 n_bytes = 0, n_segments = 0, last = 0;
+  gint64 n_bytes = 0, n_anchors = 0, last = 0;
 
   g_option_context_add_main_entries (context, cli_store_entries, GETTEXT_PACKAGE);
   if (!g_option_context_parse (context, &argc, &argv, &error))
@@ -174,7 +174,7 @@ corpus_list (int argc, char **argv)
     return cli_fail (error);
   where = sim_backend_get_name (backend);
   if (docs->len > 0)
-    g_print ("%6s  %9s  %10s  %-16s  %s\n", _("ID"), _("Segments"), _("Size"), _("Updated"), _("Path"));
+    g_print ("%6s  %9s  %10s  %-16s  %s\n", _("ID"), _("Anchors"), _("Size"), _("Updated"), _("Path"));
   for (guint i = 0; i < docs->len; i++)
     {
       const SimStoreDocument *doc = g_ptr_array_index (docs, i);
@@ -183,17 +183,17 @@ corpus_list (int argc, char **argv)
       g_autofree char *path = cli_for_terminal (doc->path);
 
       g_print ("%6" G_GINT64_FORMAT "  %9" G_GINT64_FORMAT "  %10s  %-16s  %s\n",
-               doc->id, doc->n_segments, size, when, path);
+               doc->id, doc->n_anchors, size, when, path);
       n_bytes += doc->n_bytes;
-      n_segments += doc->n_segments;
+      n_anchors += doc->n_anchors;
       last = MAX (last, doc->updated_at);
     }
   {
     g_autofree char *size = g_format_size (n_bytes);
     g_autofree char *when = last ? format_time (last) : g_strdup (_("never"));
 
-    g_print (_("%u documents, %lld segments, %s, last update %s — %s\n"),
-             docs->len, (long long) n_segments, size, when, where);
+    g_print (_("%u documents, %lld anchors, %s, last update %s — %s\n"),
+             docs->len, (long long) n_anchors, size, when, where);
   }
   return EXIT_OK;
 }

@@ -317,7 +317,7 @@ print_usage (FILE *out)
            _("Usage:\n"
              "  simhound-cli corpus add PATH…          add files and folders (recursive)\n"
              "  simhound-cli corpus rescan FOLDER      import what is new or changed, remove what is gone\n"
-             "  simhound-cli corpus list               documents, segments, size, last update\n"
+             "  simhound-cli corpus list               documents, anchors, size, last update\n"
              "  simhound-cli corpus remove ID|PATH…    remove documents\n"
              "  simhound-cli corpus verify             read every stored text and index file, name the damage\n"
              "  simhound-cli corpus rebuild            mend a damaged store, recompute the fingerprints\n"

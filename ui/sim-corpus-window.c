@@ -72,7 +72,7 @@ typedef enum {
   COLUMN_NAME,
   COLUMN_FILE,
   COLUMN_SIZE,
-  COLUMN_SEGMENTS,
+  COLUMN_ANCHORS,
   COLUMN_UPDATED,
 } Column;
 
@@ -103,8 +103,8 @@ cell_text (GObject *item,
           return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u document", "%u documents", n), n);
         case COLUMN_SIZE:
           return g_format_size (sim_folder_row_get_n_bytes (folder));
-        case COLUMN_SEGMENTS:
-          return g_strdup_printf ("%" G_GINT64_FORMAT, sim_folder_row_get_n_segments (folder));
+        case COLUMN_ANCHORS:
+          return g_strdup_printf ("%" G_GINT64_FORMAT, sim_folder_row_get_n_anchors (folder));
         case COLUMN_UPDATED:
         default:
           return format_date (sim_folder_row_get_updated_at (folder));
@@ -122,8 +122,8 @@ cell_text (GObject *item,
           return g_filename_display_basename (doc->path);
         case COLUMN_SIZE:
           return g_format_size (doc->n_bytes);
-        case COLUMN_SEGMENTS:
-          return g_strdup_printf ("%" G_GINT64_FORMAT, doc->n_segments);
+        case COLUMN_ANCHORS:
+          return g_strdup_printf ("%" G_GINT64_FORMAT, doc->n_anchors);
         case COLUMN_UPDATED:
         default:
           return format_date (doc->updated_at);
@@ -146,7 +146,7 @@ setup_cell (GtkSignalListItemFactory *factory,
   const Column column = GPOINTER_TO_INT (user_data);
   GtkWidget *label = gtk_label_new (NULL);
 
-  gtk_label_set_xalign (GTK_LABEL (label), column == COLUMN_SEGMENTS || column == COLUMN_SIZE ? 1 : 0);
+  gtk_label_set_xalign (GTK_LABEL (label), column == COLUMN_ANCHORS || column == COLUMN_SIZE ? 1 : 0);
   gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
   if (column == COLUMN_NAME)
     {
@@ -217,17 +217,17 @@ compare_items (gconstpointer a,
       SimFolderRow *f = SIM_FOLDER_ROW (x), *g = SIM_FOLDER_ROW (y);
 
       u = column == COLUMN_SIZE ? sim_folder_row_get_n_bytes (f)
-          : column == COLUMN_SEGMENTS ? sim_folder_row_get_n_segments (f) : sim_folder_row_get_updated_at (f);
+          : column == COLUMN_ANCHORS ? sim_folder_row_get_n_anchors (f) : sim_folder_row_get_updated_at (f);
       v = column == COLUMN_SIZE ? sim_folder_row_get_n_bytes (g)
-          : column == COLUMN_SEGMENTS ? sim_folder_row_get_n_segments (g) : sim_folder_row_get_updated_at (g);
+          : column == COLUMN_ANCHORS ? sim_folder_row_get_n_anchors (g) : sim_folder_row_get_updated_at (g);
     }
   else if (SIM_IS_DOCUMENT_ROW (x) && SIM_IS_DOCUMENT_ROW (y))
     {
       const SimStoreDocument *d = sim_document_row_get_doc (SIM_DOCUMENT_ROW (x));
       const SimStoreDocument *e = sim_document_row_get_doc (SIM_DOCUMENT_ROW (y));
 
-      u = column == COLUMN_SIZE ? d->n_bytes : column == COLUMN_SEGMENTS ? d->n_segments : d->updated_at;
-      v = column == COLUMN_SIZE ? e->n_bytes : column == COLUMN_SEGMENTS ? e->n_segments : e->updated_at;
+      u = column == COLUMN_SIZE ? d->n_bytes : column == COLUMN_ANCHORS ? d->n_anchors : d->updated_at;
+      v = column == COLUMN_SIZE ? e->n_bytes : column == COLUMN_ANCHORS ? e->n_anchors : e->updated_at;
     }
   return (u > v) - (u < v);
 }
@@ -283,7 +283,7 @@ update_actions (SimCorpusWindow *self)
 static void
 update_summary (SimCorpusWindow *self)
 {
-  gint64 n_bytes = 0, n_segments = 0;
+  gint64 n_bytes = 0, n_anchors = 0;
   g_autofree char *size = NULL;
   g_autofree char *counts = NULL;
   g_autofree char *summary = NULL;
@@ -294,7 +294,7 @@ update_summary (SimCorpusWindow *self)
       g_autoptr(SimFolderRow) folder = g_list_model_get_item (G_LIST_MODEL (self->folders), i);
 
       n_bytes += sim_folder_row_get_n_bytes (folder);
-      n_segments += sim_folder_row_get_n_segments (folder);
+      n_anchors += sim_folder_row_get_n_anchors (folder);
     }
   size = g_format_size (n_bytes);
   {
@@ -303,8 +303,8 @@ update_summary (SimCorpusWindow *self)
     g_autofree char *folders = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u folder", "%u folders", n_folders),
                                                 n_folders);
 
-    /* TRANSLATORS: "12 documents in 3 folders, 1.2 MB, 3400 segments" */
-    counts = g_strdup_printf (_("%s in %s, %s, %lld segments"), docs, folders, size, (long long) n_segments);
+    /* TRANSLATORS: "12 documents in 3 folders, 1.2 MB, 3400 anchors" */
+    counts = g_strdup_printf (_("%s in %s, %s, %lld anchors"), docs, folders, size, (long long) n_anchors);
   }
   if (self->error != NULL)
     summary = g_strdup_printf (_("The store %s cannot be read: %s"), self->shown_name, self->error);
@@ -1065,7 +1065,7 @@ sim_corpus_window_init (SimCorpusWindow *self)
   name = add_column (self, _("Name"), COLUMN_NAME, TRUE);
   add_column (self, _("File"), COLUMN_FILE, TRUE);
   add_column (self, _("Size"), COLUMN_SIZE, FALSE);
-  add_column (self, _("Segments"), COLUMN_SEGMENTS, FALSE);
+  add_column (self, _("Anchors"), COLUMN_ANCHORS, FALSE);
   add_column (self, _("Updated"), COLUMN_UPDATED, FALSE);
   /* Sorting orders the folders, and the documents within each folder. */
   sorter = GTK_SORTER (gtk_tree_list_row_sorter_new (g_object_ref (gtk_column_view_get_sorter (self->column_view))));

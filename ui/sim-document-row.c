@@ -48,7 +48,7 @@ struct _SimFolderRow {
   char       *path;
   GListStore *documents;
   gint64      n_bytes;
-  gint64      n_segments;
+  gint64      n_anchors;
   gint64      updated_at;
 };
 
@@ -99,7 +99,7 @@ sim_folder_row_add (SimFolderRow   *self,
 
   g_list_store_append (self->documents, row);
   self->n_bytes += doc->n_bytes;
-  self->n_segments += doc->n_segments;
+  self->n_anchors += doc->n_anchors;
   self->updated_at = MAX (self->updated_at, doc->updated_at);
 }
 
@@ -116,9 +116,9 @@ sim_folder_row_get_n_bytes (SimFolderRow *self)
 }
 
 gint64
-sim_folder_row_get_n_segments (SimFolderRow *self)
+sim_folder_row_get_n_anchors (SimFolderRow *self)
 {
-  return self->n_segments;
+  return self->n_anchors;
 }
 
 gint64

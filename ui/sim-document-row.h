@@ -32,7 +32,7 @@ void          sim_folder_row_add           (SimFolderRow   *self,
 GListModel   *sim_folder_row_get_documents (SimFolderRow   *self);
 /* Totals over the folder's documents; updated_at is the latest. */
 gint64        sim_folder_row_get_n_bytes   (SimFolderRow   *self);
-gint64        sim_folder_row_get_n_segments (SimFolderRow  *self);
+gint64        sim_folder_row_get_n_anchors  (SimFolderRow  *self);
 gint64        sim_folder_row_get_updated_at (SimFolderRow  *self);
 
 G_END_DECLS

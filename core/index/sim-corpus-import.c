@@ -164,7 +164,7 @@ sim_corpus_prepare_file (SimFingerprinter  *fp,
   out->doc->content_hash = g_steal_pointer (&hash);
   out->doc->n_bytes = len;
   out->doc->n_chars = (gint64) sim_text_count_chars (out->text, out->text_len);
-  out->doc->n_segments = n_windows;
+  out->doc->n_anchors = n_windows;
   out->doc->modified_at = mtime;
   out->doc->added_at = out->doc->updated_at = g_get_real_time () / G_USEC_PER_SEC;
   return old_hash != NULL ? SIM_PREPARED_CHANGED : SIM_PREPARED_NEW;
@@ -201,7 +201,7 @@ prepare_item (ImportJob        *job,
   item->doc = g_steal_pointer (&file.doc);
   item->text = g_steal_pointer (&file.text);
   item->text_len = file.text_len;
-  _sim_stash_keep (job->stash, g_steal_pointer (&file.packed), item->doc->n_segments, &item->packed);
+  _sim_stash_keep (job->stash, g_steal_pointer (&file.packed), item->doc->n_anchors, &item->packed);
   item->buckets = g_steal_pointer (&file.buckets);
   return states[state];
 }

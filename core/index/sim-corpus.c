@@ -84,9 +84,9 @@ corpus_rebuild (SimCorpus  *corpus,
       {
         SimStoreDocument *doc = g_ptr_array_index (docs, i);
 
-        if (ok && !sim_store_set_n_segments (corpus->store, doc->id, packed[i].n_windows, error))
+        if (ok && !sim_store_set_n_anchors (corpus->store, doc->id, packed[i].n_windows, error))
           ok = FALSE;
-        doc->n_segments = packed[i].n_windows;
+        doc->n_anchors = packed[i].n_windows;
         if (ok && _sim_stashed_any (&packed[i]))
           _sim_fresh_put (fresh, doc, &packed[i]);
         _sim_stashed_clear (&packed[i]);

@@ -98,7 +98,7 @@ _sim_snapshot_index_stamp (SimStore *store,
 guint64
 _sim_snapshot_row_key (const SimStoreDocument *sd)
 {
-  const gint64 fields[] = { sd->id, sd->n_segments, sd->n_chars, sd->updated_at };
+  const gint64 fields[] = { sd->id, sd->n_anchors, sd->n_chars, sd->updated_at };
 
   return XXH3_64bits_withSeed (sd->content_hash, strlen (sd->content_hash), XXH3_64bits (fields, sizeof fields));
 }
@@ -112,7 +112,7 @@ _sim_snapshot_add_document (const SimStoreDocument *sd,
   DocRow row;
 
   row.key = _sim_snapshot_row_key (sd);
-  row.n_windows = sd->n_segments;
+  row.n_windows = sd->n_anchors;
   row.updated_at = sd->updated_at;
   _sim_snapshot_add_doc (snapshot, sd->id, sd->path, strlen (sd->path), sd->title, strlen (sd->title), sd->n_chars,
                     sd->updated_at, &row);
@@ -123,7 +123,7 @@ _sim_snapshot_add_document (const SimStoreDocument *sd,
 #pragma GCC diagnostic ignored "-Wstringop-overread"
   XXH3_64bits_update (ls->key, &row.key, sizeof row.key);
 #pragma GCC diagnostic pop
-  ls->n_windows += MAX (sd->n_segments, 0);
+  ls->n_windows += MAX (sd->n_anchors, 0);
   ls->n_chars += MAX (sd->n_chars, 0) + 1;
 }
 

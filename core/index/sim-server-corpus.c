@@ -312,7 +312,7 @@ make_rows (PrepareJob *job)
       g_string_append_c (job->rows, '\t');
       copy_escape (job->rows, doc->title);
       g_string_append_printf (job->rows, "\t%" G_GINT64_FORMAT "\t%" G_GINT64_FORMAT "\t%" G_GINT64_FORMAT "\t%" G_GINT64_FORMAT "\n",
-                              doc->n_chars, doc->n_bytes, doc->n_segments, doc->modified_at);
+                              doc->n_chars, doc->n_bytes, doc->n_anchors, doc->modified_at);
     }
 }
 

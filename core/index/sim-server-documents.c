@@ -262,7 +262,7 @@ sim_server_list (SimServer  *server,
       doc->content_hash = g_strdup (PQgetvalue (result, r, 3));
       doc->n_bytes = g_ascii_strtoll (PQgetvalue (result, r, 4), NULL, 10);
       doc->n_chars = g_ascii_strtoll (PQgetvalue (result, r, 5), NULL, 10);
-      doc->n_segments = g_ascii_strtoll (PQgetvalue (result, r, 6), NULL, 10);
+      doc->n_anchors = g_ascii_strtoll (PQgetvalue (result, r, 6), NULL, 10);
       doc->modified_at = g_ascii_strtoll (PQgetvalue (result, r, 7), NULL, 10);
       doc->added_at = doc->updated_at = g_ascii_strtoll (PQgetvalue (result, r, 8), NULL, 10);
       g_ptr_array_add (docs, doc);

@@ -178,7 +178,7 @@ GArray          *sim_server_find_documents (SimServer         *server,
                                             const char *const *ids_or_names,
                                             GError           **error);
 /* The documents, in the order added: path is the name added under,
- * n_segments the windows. (element-type SimStoreDocument) (transfer full) */
+ * n_anchors the windows. (element-type SimStoreDocument) (transfer full) */
 GPtrArray       *sim_server_list     (SimServer          *server,
                                       GError            **error);
 

@@ -534,7 +534,7 @@ sim_store_insert (SimStore          *store,
   sqlite3_bind_text (stmt, 3, doc->content_hash, -1, SQLITE_STATIC);
   sqlite3_bind_int64 (stmt, 4, doc->n_bytes);
   sqlite3_bind_int64 (stmt, 5, doc->n_chars);
-  sqlite3_bind_int64 (stmt, 6, doc->n_segments);
+  sqlite3_bind_int64 (stmt, 6, doc->n_anchors);
   sqlite3_bind_int64 (stmt, 7, doc->modified_at);
   sqlite3_bind_int64 (stmt, 8, doc->added_at);
   sqlite3_bind_int64 (stmt, 9, doc->updated_at);
@@ -556,16 +556,16 @@ sim_store_insert (SimStore          *store,
 }
 
 gboolean
-sim_store_set_n_segments (SimStore  *store,
+sim_store_set_n_anchors (SimStore  *store,
                           gint64     id,
-                          gint64     n_segments,
+                         gint64     n_anchors,
                           GError   **error)
 {
   sqlite3_stmt *stmt = _sim_store_cached (store, "UPDATE documents SET n_segments = ? WHERE id = ?", error);
 
   if (stmt == NULL)
     return FALSE;
-  sqlite3_bind_int64 (stmt, 1, n_segments);
+  sqlite3_bind_int64 (stmt, 1, n_anchors);
   sqlite3_bind_int64 (stmt, 2, id);
   return _sim_store_step_done (store, stmt, "saving fingerprints", error);
 }
@@ -633,7 +633,7 @@ sim_store_foreach_document (SimStore             *store,
       doc.content_hash = (char *) sqlite3_column_text (stmt, 3);
       doc.n_bytes = sqlite3_column_int64 (stmt, 4);
       doc.n_chars = sqlite3_column_int64 (stmt, 5);
-      doc.n_segments = sqlite3_column_int64 (stmt, 6);
+      doc.n_anchors = sqlite3_column_int64 (stmt, 6);
       doc.modified_at = sqlite3_column_int64 (stmt, 7);
       doc.added_at = sqlite3_column_int64 (stmt, 8);
       doc.updated_at = sqlite3_column_int64 (stmt, 9);

@@ -28,7 +28,7 @@ typedef struct {
   char   *content_hash; /* XXH3-128 of the file's bytes, hex */
   gint64  n_bytes;      /* size of the file */
   gint64  n_chars;      /* code points of the stored text */
-  gint64  n_segments;   /* anchor fingerprints */
+  gint64  n_anchors;    /* anchor fingerprints (the table's column n_segments) */
   gint64  modified_at;  /* file mtime, Unix seconds */
   gint64  added_at;
   gint64  updated_at;
@@ -125,9 +125,9 @@ gboolean  sim_store_delete      (SimStore          *store,
                                  gint64             id,
                                  GError           **error);
 /* The count of a document's fingerprints, after they are made again. */
-gboolean  sim_store_set_n_segments (SimStore       *store,
+gboolean  sim_store_set_n_anchors  (SimStore       *store,
                                     gint64          id,
-                                    gint64          n_segments,
+                                    gint64          n_anchors,
                                     GError        **error);
 /* Drops what older versions stored and this one no longer reads; whether
  * there was any in @out_dropped. */

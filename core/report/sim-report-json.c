@@ -80,7 +80,7 @@ report_to_json (const SimReportView *view,
   sim_json_begin (b, TRUE);
   sim_json_member_string (b, "store", s->store);
   sim_json_member_int (b, "documents", s->n_documents);
-  sim_json_member_int (b, "segments", s->n_fingerprints);
+  sim_json_member_int (b, "anchors", s->n_fingerprints);
   sim_json_member_int (b, "feature_version", s->feature_version);
   if (s->corpus_updated > 0)
     {
@@ -467,7 +467,10 @@ sim_report_from_saved_json (const char  *data,
   }
   s.store = string_member (&r, corpus, "store");
   s.n_documents = int_member (&r, corpus, "documents", 0, G_MAXUINT);
-  s.n_fingerprints = int_member (&r, corpus, "segments", 0, G_MAXINT64);
+  /* "segments" in reports written before 2026-11-29: the corpus's
+   * anchors, which a segment (a piece of the article) is not. */
+  s.n_fingerprints = int_member (&r, corpus, corpus != NULL && json_object_has_member (corpus, "anchors")
+                                               ? "anchors" : "segments", 0, G_MAXINT64);
   s.feature_version = int_member (&r, corpus, "feature_version", 0, G_MAXUINT);
   if (corpus != NULL && json_object_has_member (corpus, "updated"))
     {

@@ -429,7 +429,7 @@ bench_check_and_open (const char *tmp,
 
       t_check1[r] = now () - start;
     }
-  printf ("## Check and open (store of %zu segments, %u documents)\n\n", n_segments,
+  printf ("## Check and open (store of %zu anchors, %u documents)\n\n", n_segments,
           sim_corpus_snapshot_get_n_docs (snapshot));
   printf ("| what | median |\n|---|---:|\n");
   printf ("| open the store (the index files mapped or read) | %.0f ms |\n", 1000 * median (t_open, 5));

@@ -180,6 +180,9 @@ class CliTest(unittest.TestCase):
         self.assertEqual(report["format"], "text")
         self.assertEqual(report["settings"]["max_distance"], 0)
         self.assertEqual(report["corpus"]["documents"], 2)
+        # The corpus's stored units are its anchors; "segments" are the article's.
+        self.assertGreater(report["corpus"]["anchors"], 0)
+        self.assertNotIn("segments", report["corpus"])
         segs = report["segments"]
         self.assertEqual(segs[0]["start"], 0)
         self.assertEqual(segs[0]["end"], len(own))

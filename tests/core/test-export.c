@@ -399,6 +399,19 @@ test_saved_report_reopens_identical (void **state)
     }
   again = sim_report_to_saved_json (loaded);
   assert_string_equal (again, saved);
+  /* One saved before the corpus's count was called its anchors (a
+   * segment is a piece of the article) opens as the same report. */
+  {
+    g_autoptr(GString) older = g_string_new (saved);
+    g_autoptr(SimReport) reopened = NULL;
+    g_autofree char *c = NULL;
+
+    assert_int_equal (g_string_replace (older, "\"anchors\":", "\"segments\":", 0), 1);
+    reopened = sim_report_from_saved_json (older->str, -1, &error);
+    assert_non_null (reopened);
+    c = sim_test_report_json (reopened, TRUE);
+    assert_string_equal (a, c);
+  }
 }
 
 /* A check's JSON, a cut file, a newer version and bytes changed anywhere

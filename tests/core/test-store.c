@@ -43,7 +43,7 @@ make_doc (const char *path)
   doc->content_hash = g_strdup ("00ff");
   doc->n_bytes = 10;
   doc->n_chars = 10;
-  doc->n_segments = 1;
+  doc->n_anchors = 1;
   return doc;
 }
 

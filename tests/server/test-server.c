@@ -421,7 +421,7 @@ test_add_stores_each_file_once (void **state)
       if (g_str_equal (doc->path, "class-7b/essay-003.txt"))
         {
           named = TRUE;
-          assert_true (doc->n_segments > 0);
+          assert_true (doc->n_anchors > 0);
           assert_true (g_str_has_prefix (doc->title, "Essay 3 of 1. The "));
         }
     }
