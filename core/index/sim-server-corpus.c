@@ -395,7 +395,7 @@ put_texts (SimServer    *server,
  * (rolled back, @spill as it was). */
 static gboolean
 send_batch (SimServer       *server,
-            const char      *collection,
+            const char      *collection_id,
             gint64           owner,
             SimPostingSpill *spill,
             PrepareJob      *job,
@@ -405,7 +405,7 @@ send_batch (SimServer       *server,
   g_autofree gint64 *ids = NULL;
   g_autofree guint16 *df = NULL;
   g_autofree char *s_owner = g_strdup_printf ("%" G_GINT64_FORMAT, owner);
-  const char *params[2] = { collection, s_owner };
+  const char *params[2] = { collection_id, s_owner };
   const guint n_runs = spill->runs->len;
   PGresult *added;
   guint n_added = 0;
@@ -424,7 +424,7 @@ send_batch (SimServer       *server,
                            "    (id, content_hash, name, title, collection_id, n_chars, n_bytes, n_windows, modified_at,"
                            "     owner)"
                            "  SELECT first.id, content_hash, name, title,"
-                           "    (SELECT id FROM simhound.collections WHERE name = $1), n_chars, n_bytes, n_windows,"
+                           "    $1::integer, n_chars, n_bytes, n_windows,"
                            "    modified_at, $2"
                            "  FROM (SELECT DISTINCT ON (content_hash, name) * FROM pg_temp.simhound_staging"
                            "        ORDER BY content_hash, name, seq) first"
@@ -761,6 +761,7 @@ sim_server_add (SimServer          *server,
   g_autoptr(GPtrArray) names = g_ptr_array_new ();
   g_autoptr(GStringChunk) strings = g_string_chunk_new (1 << 16);
   g_autoptr(SimPostingSpill) spill = NULL;
+  g_autofree char *collection_id = NULL;
   guint done = 0, n_waiting = 0;
   gint64 owner;
 
@@ -776,13 +777,18 @@ sim_server_add (SimServer          *server,
     return NULL;
   if (collection == NULL)
     collection = "default";
+  /* The collection's id, given to each batch: a batch's statement reads
+   * its staging table alone (Citus plans an insert from a temporary table
+   * more simply without a reference table beside it). */
   {
     const char *params[] = { collection };
     PGresult *made = _sim_server_run (server, "INSERT INTO simhound.collections (name) VALUES ($1)"
-                                      " ON CONFLICT (name) DO NOTHING", 1, params, error);
+                                      " ON CONFLICT (name) DO UPDATE SET name = EXCLUDED.name RETURNING id",
+                                      1, params, error);
 
     if (made == NULL)
       return NULL;
+    collection_id = g_strdup (PQgetvalue (made, 0, 0));
     PQclear (made);
   }
   /* What an add that ended early left waiting, indexed first. */
@@ -840,7 +846,7 @@ sim_server_add (SimServer          *server,
             }
         /* The ids not given: the connection is lost or the server refuses. */
         lost = batch_error != NULL || g_cancellable_set_error_if_cancelled (cancellable, &batch_error) ||
-               (!send_batch (server, collection, owner, spill, job, result, &batch_error) &&
+               (!send_batch (server, collection_id, owner, spill, job, result, &batch_error) &&
                 g_error_matches (batch_error, SIM_ERROR, SIM_ERROR_SERVER));
         n_batches++;
         if (!lost && batch_error != NULL)
