@@ -73,6 +73,7 @@ print_report (const SimReportView *view,
       const SimMatch *m;
       const SimReportSource *src;
       g_autofree char *seg_text = NULL, *seg_line = NULL, *src_line = NULL, *src_path = NULL;
+      g_autofree char *distance = NULL;
       gboolean excluded;
 
       if (seg->level == SIM_LEVEL_LOW || seg->n_matches == 0)
@@ -84,14 +85,17 @@ print_report (const SimReportView *view,
       src_line = cli_one_line (src->text_withheld ? sim_report_source_withheld_note () : m->excerpt, 160);
       src_path = cli_for_terminal (src->path);
       excluded = sim_report_view_is_segment_excluded (view, i);
-      g_print ("\n[%u] %s %.0f%% %s(%s%s%s %u, %s %u–%u)%s\n    %s%s%s\n    %s← %s%s\n    %s%s%s\n",
+      /* No distance where the source's text is kept from this account:
+       * the two were never compared (the JSON says 64, "none"). */
+      distance = src->text_withheld ? g_strdup ("") : g_strdup_printf ("%s %u, ", _("distance"), seg->distance);
+      g_print ("\n[%u] %s %.0f%% %s(%s%s%s%s %u–%u)%s\n    %s%s%s\n    %s← %s%s\n    %s%s%s\n",
                ++number, seg->level == SIM_LEVEL_HIGH ? _("HIGH") : _("MEDIUM"),
                100 * seg->similarity, dim,
                /* Left out by the chosen exclusions: shown, not counted. */
                excluded ? _("excluded, ") : "",
                /* Its level is that of the reused passage around it. */
                seg->from_passage ? _("in a reused passage, ") : "",
-               _("distance"), seg->distance, _("chars"),
+               distance, _("chars"),
                seg->start, seg->end, reset,
                excluded ? dim : seg->level == SIM_LEVEL_HIGH ? red : yellow, seg_line, reset,
                dim, src_path, reset, dim, src_line, reset);

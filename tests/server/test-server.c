@@ -1833,6 +1833,36 @@ test_student_check_flags_what_a_teacher_flags (void **state)
     PQclear (result);
     PQfinish (conn);
   }
+
+  /* The command line's report to a student: a flagged segment names its
+   * document and says its text is not available, with no distance (the
+   * two texts were never compared); to a teacher, the distance. */
+  {
+    g_autofree char *path = g_build_filename (dir, "article.txt", NULL);
+    const char *cli = g_getenv ("SIMHOUND_TEST_CLI");
+    const char *uris[] = { student_uri, teacher_uri };
+
+    assert_non_null (cli);
+    assert_true (g_file_set_contents (path, g_ptr_array_index (articles, 0), -1, NULL));
+    /* The checks above used up the student's lookups for today. */
+    g_free (superuser_in ("student_check", "DELETE FROM simhound.lookups;"
+                                           " UPDATE simhound.meta SET value = '1000000' WHERE key = 'student_keys_per_day'"));
+    for (guint who = 0; who < 2; who++)
+      {
+        const char *argv[] = { cli, "--store", uris[who], "check", path, NULL };
+        g_auto(GStrv) env = g_environ_unsetenv (g_environ_setenv (g_get_environ (), "LC_ALL", "C", TRUE), "LANGUAGE");
+        g_autofree char *out = NULL, *err = NULL;
+        int status = -1;
+
+        assert_true (g_spawn_sync (NULL, (char **) argv, env, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &status,
+                                   &error));
+        if (!g_spawn_check_wait_status (status, NULL))
+          fail_msg ("%s", err);
+        assert_non_null (strstr (out, "] HIGH"));
+        assert_true ((strstr (out, "Source text not available") != NULL) == (who == 0));
+        assert_true ((strstr (out, "(distance ") != NULL) == (who == 1));
+      }
+  }
   sim_test_remove_tree (dir);
 }
 
