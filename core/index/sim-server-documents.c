@@ -246,10 +246,15 @@ sim_server_list (SimServer  *server,
 
   if (!sim_server_check_schema (server, error))
     return NULL;
+  /* The title as documents_of() gives it: a student, who may not read
+   * the documents' titles, is given the name a document was added under
+   * but for collections it may read. */
   result = _sim_server_run (server,
-                            "SELECT id, name, title, content_hash, n_bytes, n_chars, n_windows, modified_at,"
-                            "  extract(epoch FROM added_at)::bigint"
-                            " FROM simhound.documents ORDER BY id", 0, NULL, error);
+                            "SELECT d.id, d.name, o.title, d.content_hash, d.n_bytes, d.n_chars, d.n_windows,"
+                            "  d.modified_at, extract(epoch FROM d.added_at)::bigint"
+                            " FROM simhound.documents d"
+                            " JOIN simhound.documents_of (ARRAY (SELECT id FROM simhound.documents)) o ON o.id = d.id"
+                            " ORDER BY d.id", 0, NULL, error);
   if (result == NULL)
     return NULL;
   for (int r = 0; r < PQntuples (result); r++)

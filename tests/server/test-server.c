@@ -603,6 +603,28 @@ test_students_read_marked_collections (void **state)
   PQclear (result);
 
   student = connect_as ("alice");
+  /* A student lists the corpus, an essay's title being the name it was
+   * added under (its first line is the teacher's to read). */
+  {
+    g_autoptr(GPtrArray) as_student = sim_server_list (student, &error);
+    g_autoptr(GPtrArray) as_owner = sim_server_list (owner, &error);
+
+    assert_non_null (as_student);
+    assert_non_null (as_owner);
+    assert_int_equal (as_student->len, 2);
+    assert_int_equal (as_owner->len, 2);
+    for (guint i = 0; i < 2; i++)
+      {
+        const SimStoreDocument *s = g_ptr_array_index (as_student, i), *o = g_ptr_array_index (as_owner, i);
+
+        assert_string_equal (s->path, o->path);
+        if (g_str_has_suffix (s->path, "mine.txt"))
+          {
+            assert_string_equal (s->title, s->path);
+            assert_string_not_equal (o->title, o->path);
+          }
+      }
+  }
   assert_false (sim_server_set_students_read (student, "course-readings", TRUE, &error));
   assert_true (g_error_matches (error, SIM_ERROR, SIM_ERROR_NOT_ALLOWED));
   g_clear_error (&error);
