@@ -2211,6 +2211,99 @@ test_check_fails_when_the_server_is_lost (void **state)
 }
 
 
+typedef struct {
+  const char        *uri;
+  const char *const *names;
+  gboolean           ok;
+  guint              n;
+  GError            *error;
+} Removal;
+
+static gpointer
+remove_these (gpointer data)
+{
+  Removal *removal = data;
+  g_autoptr(SimServer) server = sim_server_connect (removal->uri, &removal->error);
+
+  removal->ok = server != NULL && sim_server_remove (server, removal->names, &removal->n, &removal->error);
+  return NULL;
+}
+
+/* Two documents removed at once, one of them taken by another removal
+ * while this one waits on it: this one reads the texts before it
+ * deletes, and only the document it deleted gives back what its text
+ * added to the statistics, as if it had been removed alone. */
+static void
+test_remove_counts_what_it_deleted (void **state)
+{
+  g_autofree char *dir = sim_test_make_tmp_dir ();
+  g_autofree char *class_dir = g_build_filename (dir, "class-race", NULL);
+  g_autofree char *uri = fresh_database ("racing", "wendy");
+  g_autofree char *alone_uri = fresh_database ("racing_alone", "wendy");
+  g_autofree char *owner = g_strdup_printf ("postgresql://postgres@%s:%s/racing", g_getenv ("SIMHOUND_TEST_PG_HOST"),
+                                            g_getenv ("SIMHOUND_TEST_PG_PORT"));
+  g_autoptr(GError) error = NULL;
+  g_autofree char *expected = NULL, *df_after = NULL;
+  const char *paths[] = { class_dir, NULL };
+  const char *second[] = { "class-race/essay-001.txt", NULL };
+  const char *both[] = { "class-race/essay-000.txt", "class-race/essay-001.txt", NULL };
+  const char *df_sql = "SELECT md5 (string_agg (counts, '' ORDER BY chunk)) FROM simhound.df";
+  Removal removal = { uri, both, FALSE, 99, NULL };
+  PGconn *conn;
+  GThread *thread;
+  guint n = 0;
+
+  ensure_roles ();
+  write_documents (class_dir, 3, 5);
+  for (guint db = 0; db < 2; db++)
+    {
+      g_autoptr(SimServer) server = sim_server_connect (db == 0 ? uri : alone_uri, &error);
+      g_autoptr(SimImportResult) added = NULL;
+
+      assert_non_null (server);
+      added = sim_server_add (server, paths, NULL, NULL, NULL, NULL, &error);
+      assert_non_null (added);
+      assert_int_equal (added->n_added, 3);
+      /* What the statistics are with the second document removed alone. */
+      if (db == 1)
+        {
+          assert_true (sim_server_remove (server, second, &n, &error));
+          assert_int_equal (n, 1);
+        }
+    }
+  expected = superuser_in ("racing_alone", df_sql);
+
+  /* Another removal holds the first document (its statistics left alone
+   * here). */
+  conn = PQconnectdb (owner);
+  assert_int_equal (PQstatus (conn), CONNECTION_OK);
+  PQclear (PQexec (conn, "BEGIN"));
+  PQclear (PQexec (conn, "WITH gone AS (DELETE FROM simhound.documents WHERE name = 'class-race/essay-000.txt'"
+                         "  RETURNING n_windows)"
+                         " INSERT INTO simhound.tallies SELECT -count(*), -sum (n_windows), NULL FROM gone"));
+  thread = g_thread_new ("remove", remove_these, &removal);
+  /* Until this removal waits on that one's lock. */
+  for (guint tries = 0; tries < 1000; tries++)
+    {
+      g_autofree char *waiting = superuser_in ("racing", "SELECT count(*) FROM pg_stat_activity"
+                                                         " WHERE datname = 'racing' AND wait_event_type = 'Lock'");
+
+      if (g_str_equal (waiting, "1"))
+        break;
+      g_usleep (10000);
+    }
+  PQclear (PQexec (conn, "COMMIT"));
+  PQfinish (conn);
+  g_thread_join (thread);
+  if (!removal.ok)
+    fail_msg ("remove: %s", removal.error->message);
+  assert_int_equal (removal.n, 1);
+  df_after = superuser_in ("racing", df_sql);
+  assert_string_equal (df_after, expected);
+  assert_tallies_match ("racing");
+  sim_test_remove_tree (dir);
+}
+
 /* A server upgraded from schema version 1 holds documents without
  * postings: indexing them from their texts makes them found. */
 static void
@@ -2593,6 +2686,7 @@ main (void)
     cmocka_unit_test (test_check_reads_parts_of_long_texts),
     cmocka_unit_test (test_check_fails_when_the_server_is_lost),
     cmocka_unit_test (test_upgrade_indexes_documents),
+    cmocka_unit_test (test_remove_counts_what_it_deleted),
     cmocka_unit_test (test_citus_layout_names_what_is_there),
     cmocka_unit_test (test_lookup_asks_each_bucket_once),
     cmocka_unit_test (test_statistics_kept_beside_the_client),
