@@ -491,7 +491,7 @@ void      _sim_server_df_cache_write (const char    *name,
                                       const char    *stamp,
                                       const guint32 *counts);
 
-/* ---------------------------------------------------- sim-server-snapshot.c */
+/* ---------------------------------------------- sim-server-snapshot-texts.c */
 
 /* Bytes of text this process's snapshots have read from any server (the
  * tests hold a check to the parts it needs). */

@@ -9,10 +9,9 @@
  * removed), then one round trip for each lookup, the postings of all its
  * keys (sim-server-postings.c; with them those the check said it expects,
  * sim_corpus_snapshot_expect(); many keys in two halves at once, on two
- * connections), and one for each group of texts the
- * check reads, with what a report says of each document: of a long text,
- * the part the check asks for and a margin (a text held in part, which
- * fetches the whole text should a later stage read past it).
+ * connections), and one for each group of texts the check reads, with
+ * what a report says of each document (sim-server-snapshot-texts.c: of a
+ * long text, the part the check asks for and a margin).
  *
  * The snapshot knows the documents its lookups found: every one the
  * server has not said was removed is there (the removed are few, until a
@@ -33,36 +32,13 @@
 #include <xxhash.h>
 
 #include "sim-error.h"
-#include "sim-server-private.h"
-#include "sim-snapshot-private.h"
+#include "sim-server-snapshot-private.h"
 
-#define DOC_CHUNK     1024u
-#define MAX_DOC_ID    (1u << 28) /* documents beyond are not found */
-#define DOC_CHUNKS    (MAX_DOC_ID / DOC_CHUNK)
-#define PLACE_CHUNK   65536u
-#define PLACE_CHUNKS  65536u     /* 4G places */
 #define MAX_IDLE      8
 #define MAX_REMOVED   4096       /* documents removed a snapshot keeps, else it asks which are there */
 
-typedef struct {
-  char          *conninfo;
-  char          *password;    /* or NULL: the libpq ways */
-  char          *name;
-  GMutex         lock;        /* what follows */
-  GPtrArray     *idle;        /* SimServer */
-  GStringChunk  *strings;
-  SimCorpusDoc  *docs[DOC_CHUNKS];       /* by index; id 0: not found */
-  guint64       *places[PLACE_CHUNKS];   /* document index << 32 | start */
-  gint           n_docs;      /* the largest index found + 1, atomic for readers */
-  gint64         n_places;
-  GArray        *removed;     /* gint64 ids of documents removed that runs may hold, sorted; NULL: not known */
-  GArray        *expected;    /* guint64 keys the next lookup asks for too (remote_expect()) */
-  GHashTable    *kept;        /* an expected key's postings (SimPosting GArray), by the key */
-  gboolean       direct;      /* lookups by SIM_SERVER_LOOKUP_DIRECT */
-} Remote;
-
-static Remote *
-remote_of (const SimCorpusSnapshot *snapshot)
+Remote *
+_sim_server_remote_of (const SimCorpusSnapshot *snapshot)
 {
   return snapshot->remote_data;
 }
@@ -103,8 +79,8 @@ connect_for_reading (const char *conninfo,
                                           "-c jit=off -c enable_mergejoin=off -c enable_hashjoin=off", error);
 }
 
-static SimServer *
-take_server (Remote  *r,
+SimServer *
+_sim_server_remote_take (Remote  *r,
              GError **error)
 {
   SimServer *server = NULL;
@@ -117,8 +93,8 @@ take_server (Remote  *r,
 }
 
 /* A connection that failed is not given back: it may be broken. */
-static void
-give_back (Remote    *r,
+void
+_sim_server_remote_give_back (Remote    *r,
            SimServer *server,
            gboolean   ok)
 {
@@ -135,14 +111,14 @@ give_back (Remote    *r,
 static guint
 remote_n_docs (const SimCorpusSnapshot *snapshot)
 {
-  return (guint) g_atomic_int_get (&remote_of (snapshot)->n_docs);
+  return (guint) g_atomic_int_get (&_sim_server_remote_of (snapshot)->n_docs);
 }
 
-static const SimCorpusDoc *
-remote_get_doc (const SimCorpusSnapshot *snapshot,
+const SimCorpusDoc *
+_sim_server_remote_get_doc (const SimCorpusSnapshot *snapshot,
                 guint                    index)
 {
-  Remote *r = remote_of (snapshot);
+  Remote *r = _sim_server_remote_of (snapshot);
   const SimCorpusDoc *chunk;
 
   if (index >= (guint) g_atomic_int_get (&r->n_docs) ||
@@ -153,8 +129,8 @@ remote_get_doc (const SimCorpusSnapshot *snapshot,
 }
 
 /* Under the lock. */
-static gboolean
-is_known (Remote *r,
+gboolean
+_sim_server_remote_is_known (Remote *r,
           gint64  id)
 {
   return id > 0 && id <= MAX_DOC_ID && r->docs[(id - 1) / DOC_CHUNK] != NULL &&
@@ -168,7 +144,7 @@ remote_get_places (const SimCorpusSnapshot *snapshot,
                    guint32                 *docs,
                    guint32                 *starts)
 {
-  Remote *r = remote_of (snapshot);
+  Remote *r = _sim_server_remote_of (snapshot);
   gint64 n_places;
 
   g_mutex_lock (&r->lock);
@@ -194,7 +170,7 @@ compare_ids (gconstpointer a,
 
 /* A document a lookup found, not read yet: its name, title and whether
  * its text is kept from this account come with its text (read_texts()). */
-static const char undescribed[] = "";
+const char _sim_server_undescribed[] = "";
 
 /* Under the lock: document @id is there, @n_chars long (G_MAXINT64 until
  * its text is read). */
@@ -206,13 +182,13 @@ know (Remote *r,
   const guint index = (guint) (id - 1);
   SimCorpusDoc *doc;
 
-  if (id <= 0 || id > MAX_DOC_ID || is_known (r, id))
+  if (id <= 0 || id > MAX_DOC_ID || _sim_server_remote_is_known (r, id))
     return;
   if (r->docs[index / DOC_CHUNK] == NULL)
     g_atomic_pointer_set (&r->docs[index / DOC_CHUNK], g_new0 (SimCorpusDoc, DOC_CHUNK));
   doc = &r->docs[index / DOC_CHUNK][index % DOC_CHUNK];
-  doc->path = undescribed;
-  doc->title = undescribed;
+  doc->path = _sim_server_undescribed;
+  doc->title = _sim_server_undescribed;
   doc->n_chars = n_chars;
   doc->id = id;
   if ((gint) index >= r->n_docs)
@@ -250,7 +226,7 @@ learn_documents (Remote       *r,
         {
           const gint64 id = g_array_index (postings, SimPosting, k).doc;
 
-          if (!is_known (r, id) && id > 0 && id <= MAX_DOC_ID &&
+          if (!_sim_server_remote_is_known (r, id) && id > 0 && id <= MAX_DOC_ID &&
               (ids->len == 0 || g_array_index (ids, gint64, ids->len - 1) != id))
             g_array_append_val (ids, id);
         }
@@ -324,7 +300,7 @@ remote_expect (SimCorpusSnapshot *snapshot,
                const guint64     *fps,
                gsize              n_fps)
 {
-  Remote *r = remote_of (snapshot);
+  Remote *r = _sim_server_remote_of (snapshot);
 
   g_mutex_lock (&r->lock);
   if (r->expected == NULL)
@@ -366,7 +342,7 @@ ask_half (gpointer data)
 
   /* Connecting goes on beside the first half's statement too (over TLS,
    * round trips of its own). */
-  if (half->server == NULL && (half->server = take_server (half->r, NULL)) != NULL)
+  if (half->server == NULL && (half->server = _sim_server_remote_take (half->r, NULL)) != NULL)
     half->server->beside = TRUE;
   if (half->server != NULL)
     half->ok = _sim_server_postings_lookup (half->server, half->keys, half->n, half->r->direct, half->out,
@@ -387,7 +363,7 @@ ask_keys (Remote         *r,
   GThread *beside = NULL;
   gboolean ok;
 
-  if ((halves[0].server = take_server (r, error)) == NULL)
+  if ((halves[0].server = _sim_server_remote_take (r, error)) == NULL)
     return FALSE;
   if (n >= SPLIT_KEYS)
     {
@@ -407,7 +383,7 @@ ask_keys (Remote         *r,
   if (halves[1].server != NULL)
     {
       halves[1].server->beside = FALSE;
-      give_back (r, halves[1].server, halves[1].ok);
+      _sim_server_remote_give_back (r, halves[1].server, halves[1].ok);
     }
   ok = halves[0].ok && halves[1].ok;
   if (ok && halves[1].out != NULL)
@@ -429,7 +405,7 @@ ask_keys (Remote         *r,
   g_clear_error (&halves[0].error);
   g_clear_error (&halves[1].error);
   ok = ok && learn_documents (r, halves[0].server, postings, error);
-  give_back (r, halves[0].server, ok);
+  _sim_server_remote_give_back (r, halves[0].server, ok);
   return ok;
 }
 
@@ -441,7 +417,7 @@ remote_lookup (SimCorpusSnapshot *snapshot,
                guint32           *out_ends,
                GError           **error)
 {
-  Remote *r = remote_of (snapshot);
+  Remote *r = _sim_server_remote_of (snapshot);
   g_autoptr(GArray) wanted = g_array_sized_new (FALSE, FALSE, sizeof (guint64), n_fps);
   g_autoptr(GArray) asked = g_array_new (FALSE, FALSE, sizeof (guint64));
   g_autoptr(GArray) expected = NULL;
@@ -512,7 +488,7 @@ remote_lookup (SimCorpusSnapshot *snapshot,
         {
           const guint64 place = boilerplate ? G_MAXUINT64 : (guint64) (from[p].doc - 1) << 32 | from[p].start;
 
-          if (boilerplate || is_known (r, from[p].doc))
+          if (boilerplate || _sim_server_remote_is_known (r, from[p].doc))
             g_array_append_val (places, place);
         }
       g_array_sort (places, compare_u64);
@@ -531,235 +507,13 @@ remote_lookup (SimCorpusSnapshot *snapshot,
   return TRUE;
 }
 
-/* Code points sent on each side of the part of a text a check asks for
- * (sim_corpus_snapshot_read_texts()): what its later stages read around
- * a candidate (a neighbouring sentence, a word's reach) comes with it. */
-#define PART_MARGIN 4096
-/* A text of this many code points or fewer comes whole. substr() walks
- * the text's characters up to the part's end (about 7 ns a byte on the
- * server: at 1 GB of the growth corpus, whose texts are 4-40 KB, parts of
- * texts over 16,384 code points took 75 ms of server time a check where
- * whole texts took 36 ms, for half the bytes), and a later stage's read
- * outside the part (a piece of a split segment verified where its own
- * windows point) costs a round trip more. Over this size (a thesis, a
- * book, an archive file) the bytes saved are worth it. */
-#define WHOLE_CHARS 65536
-
-static guint64 n_text_bytes;
-static GMutex text_bytes_lock;
-
-guint64
-_sim_server_n_text_bytes (void)
-{
-  guint64 n;
-
-  g_mutex_lock (&text_bytes_lock);
-  n = n_text_bytes;
-  g_mutex_unlock (&text_bytes_lock);
-  return n;
-}
-
-/* Texts of documents @ids, with what a report says of each document (its
- * name, title, and whether its text is kept from this account: then no
- * text), in one statement; with @los and @lens, code points [los[i],
- * los[i] + lens[i]) of text i (of a text longer than WHOLE_CHARS), else
- * whole. Columns: id, name, title,
- * withheld, the text, its length, the code point the text starts at.
- * substr() counts code points only in a database of UTF-8; in another
- * the texts come whole. The texts' row security leaves out a text kept
- * from this account, as documents_of() says it does. The texts are asked
- * by document on their own side of the join, for Citus
- * (sim-server-private.h). */
-static PGresult *
-run_read_texts (Remote        *r,
-                const gint64  *ids,
-                const gint64  *los,
-                const gint64  *lens,
-                guint          n,
-                GError       **error)
-{
-#define WHOLE "($3::integer[] IS NULL OR d.n_chars <= " G_STRINGIFY (WHOLE_CHARS) " OR current_setting ('server_encoding') <> 'UTF8')"
-#define AT    "array_position ($1::bigint[], d.id)"
-  g_autofree char *id_list = _sim_server_array_literal (ids, n);
-  g_autofree char *lo_list = los != NULL ? _sim_server_array_literal (los, n) : NULL;
-  g_autofree char *len_list = lens != NULL ? _sim_server_array_literal (lens, n) : NULL;
-  const char *params[3] = { id_list, lo_list, len_list };
-  SimServer *server;
-  PGresult *result;
-
-  if ((server = take_server (r, error)) == NULL)
-    return NULL;
-  result = _sim_server_run (server,
-                            "SELECT d.id, d.name, d.title, d.text_withheld,"
-                            "  CASE WHEN " WHOLE " THEN t.body"
-                            "  ELSE substr (t.body, ($2::integer[])[" AT "] + 1, ($3::integer[])[" AT "]) END,"
-                            "  d.n_chars,"
-                            "  CASE WHEN " WHOLE " THEN 0 ELSE ($2::integer[])[" AT "] END"
-                            " FROM simhound.documents_of ($1::bigint[]) d"
-                            " LEFT JOIN (SELECT doc_id, body FROM simhound.texts WHERE doc_id = ANY ($1::bigint[])) t"
-                            "   ON t.doc_id = d.id",
-                            3, params, error);
-#undef WHOLE
-#undef AT
-  give_back (r, server, result != NULL);
-  g_mutex_lock (&text_bytes_lock);
-  for (int row = 0; result != NULL && row < PQntuples (result); row++)
-    n_text_bytes += PQgetlength (result, row, 4);
-  g_mutex_unlock (&text_bytes_lock);
-  return result;
-}
-
-/* The whole text of document @id: sim_store_text_new_part()'s fetch. */
-static char *
-fetch_whole (gpointer  data,
-             gint64    id,
-             gsize    *out_len,
-             GError  **error)
-{
-  const SimCorpusSnapshot *snapshot = data;
-  PGresult *result = run_read_texts (remote_of (snapshot), &id, NULL, NULL, 1, error);
-  char *text = NULL;
-
-  if (result == NULL)
-    return NULL;
-  if (PQntuples (result) == 1 && !PQgetisnull (result, 0, 4))
-    {
-      *out_len = PQgetlength (result, 0, 4);
-      text = g_memdup2 (PQgetvalue (result, 0, 4), *out_len + 1);
-    }
-  else
-    g_set_error (error, SIM_ERROR, SIM_ERROR_STORE, _("Document %lld is no longer on the corpus server %s"),
-                 (long long) id, remote_of (snapshot)->name);
-  PQclear (result);
-  return text;
-}
-
-typedef struct {
-  guint   slot;
-  guint32 first;
-  char   *text;
-  gsize   len;
-} Held;
-
-/* The texts of documents @indices (their parts [@los[i], @his[i]) and a
- * margin, or whole), with what a report says of each, in one statement;
- * texts read before, held in part, are extended in the same statement
- * (what they hold, what is wanted, and all between).  A document removed
- * since is not found, and then proposes nothing. */
-static gboolean
-remote_read_texts (const SimCorpusSnapshot *snapshot,
-                   const guint             *indices,
-                   guint                    n,
-                   const guint32           *los,
-                   const guint32           *his,
-                   SimStoreText           **texts,
-                   GError                 **error)
-{
-  Remote *r = remote_of (snapshot);
-  g_autofree gint64 *ids = g_new (gint64, n);
-  g_autofree gint64 *from = los != NULL ? g_new (gint64, n) : NULL;
-  g_autofree gint64 *lengths = los != NULL ? g_new (gint64, n) : NULL;
-  g_autofree guint *slots = g_new (guint, n);
-  g_autofree gboolean *before = g_new (gboolean, n);
-  g_autoptr(GArray) holds = g_array_new (FALSE, FALSE, sizeof (Held));
-  PGresult *result;
-  guint m = 0;
-
-  for (guint i = 0; i < n; i++)
-    {
-      const SimCorpusDoc *doc = remote_get_doc (snapshot, indices[i]);
-      guint32 lo = los != NULL ? los[i] : 0, hi = his != NULL ? MAX (his[i], lo) : 0;
-
-      before[i] = texts[i] != NULL;
-      if (before[i])
-        {
-          guint32 first, end;
-
-          /* Whole, or holding what is wanted: not asked for. */
-          sim_store_text_get_held (texts[i], &first, &end);
-          hi = MIN (hi, sim_store_text_get_n_chars (texts[i]));
-          lo = MIN (lo, hi);
-          if (los == NULL || (first <= lo && hi <= end))
-            continue;
-          lo = MIN (lo, first);
-          hi = MAX (hi, end);
-        }
-      ids[m] = doc != NULL ? doc->id : 0;
-      if (los != NULL)
-        {
-          from[m] = lo > PART_MARGIN ? lo - PART_MARGIN : 0;
-          lengths[m] = (gint64) hi + PART_MARGIN - from[m];
-        }
-      slots[m++] = i;
-    }
-  if (m == 0)
-    return TRUE;
-  result = run_read_texts (r, ids, from, lengths, m, error);
-  if (result == NULL)
-    return FALSE;
-  g_mutex_lock (&r->lock);
-  for (int row = 0; row < PQntuples (result); row++)
-    {
-      const gint64 id = g_ascii_strtoll (PQgetvalue (result, row, 0), NULL, 10);
-      const gboolean withheld = g_str_equal (PQgetvalue (result, row, 3), "t");
-      const gsize len = PQgetlength (result, row, 4);
-      const gint64 n_chars = g_ascii_strtoll (PQgetvalue (result, row, 5), NULL, 10);
-      const guint32 first = (guint32) g_ascii_strtoll (PQgetvalue (result, row, 6), NULL, 10);
-      SimCorpusDoc *doc;
-
-      if (!is_known (r, id))
-        continue;
-      doc = &r->docs[(id - 1) / DOC_CHUNK][(id - 1) % DOC_CHUNK];
-      if (doc->path == undescribed)
-        {
-          doc->title = g_string_chunk_insert (r->strings, PQgetvalue (result, row, 2));
-          doc->text_withheld = withheld;
-          doc->n_chars = n_chars;
-          doc->path = g_string_chunk_insert (r->strings, PQgetvalue (result, row, 1));
-        }
-      for (guint k = 0; k < m && !withheld && !PQgetisnull (result, row, 4); k++)
-        {
-          const guint i = slots[k];
-          char *text;
-
-          if (ids[k] != id || (!before[i] && texts[i] != NULL))
-            continue;
-          text = g_memdup2 (PQgetvalue (result, row, 4), len + 1);
-          if (before[i])
-            {
-              /* Held once the lock is let go: a text's own lock is taken
-               * before this one when it fetches. */
-              const Held held = { i, first, text, len };
-
-              g_array_append_val (holds, held);
-            }
-          else
-            texts[i] = los == NULL ? sim_store_text_new_plain (r->name, id, text, len)
-                       : sim_store_text_new_part (r->name, id, (guint32) CLAMP (n_chars, 0, G_MAXUINT32), first,
-                                                  text, len, fetch_whole,
-                                                  sim_corpus_snapshot_ref ((SimCorpusSnapshot *) snapshot),
-                                                  (GDestroyNotify) sim_corpus_snapshot_unref);
-          break;
-        }
-    }
-  g_mutex_unlock (&r->lock);
-  for (guint h = 0; h < holds->len; h++)
-    {
-      const Held *held = &g_array_index (holds, Held, h);
-
-      sim_store_text_hold (texts[held->slot], held->first, held->text, held->len);
-    }
-  PQclear (result);
-  return TRUE;
-}
-
 static const SnapshotRemote server_remote = {
   remote_n_docs,
-  remote_get_doc,
+  _sim_server_remote_get_doc,
   remote_lookup,
   remote_expect,
   remote_get_places,
-  remote_read_texts,
+  _sim_server_remote_read_texts,
   remote_free,
 };
 
