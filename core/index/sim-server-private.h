@@ -121,7 +121,7 @@ struct _SimServer {
  * - A set-returning function outer-joined to a distributed table is
  *   joined on the coordinator, the table read whole unless the join's
  *   inner side carries its own filter: the texts a check reads are
- *   asked by document in a subquery of their own (sim-server-snapshot.c). */
+ *   asked by document in a subquery of their own (sim-server-snapshot-texts.c). */
 /* The statements `server init --citus` runs, in order (for tests: Citus
  * is not packaged for Debian 12). */
 const char *const *_sim_server_citus_layout (guint *n);
