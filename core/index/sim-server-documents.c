@@ -241,20 +241,28 @@ GPtrArray *
 sim_server_list (SimServer  *server,
                  GError    **error)
 {
+#define LIST(title, from) \
+  "SELECT d.id, d.name, " title ", d.content_hash, d.n_bytes, d.n_chars, d.n_windows, d.modified_at," \
+  "  extract(epoch FROM d.added_at)::bigint FROM simhound.documents d" from " ORDER BY d.id"
   g_autoptr(GPtrArray) docs = g_ptr_array_new_with_free_func ((GDestroyNotify) sim_store_document_free);
+  gboolean titles = FALSE;
   PGresult *result;
 
-  if (!sim_server_check_schema (server, error))
+  if (!sim_server_check_schema (server, error) ||
+      !_sim_server_ask (server, "SELECT has_column_privilege ('simhound.documents', 'title', 'SELECT')", &titles,
+                        error))
     return NULL;
-  /* The title as documents_of() gives it: a student, who may not read
-   * the documents' titles, is given the name a document was added under
-   * but for collections it may read. */
+  /* A student, who may not read the documents' titles, has them from
+   * documents_of(), as a check does: the name a document was added under
+   * but for collections it may read. (Through documents_of() for every
+   * account, a list of 200,000 documents took 0.8-1.3 s rather than
+   * 25-35 ms.) */
   result = _sim_server_run (server,
-                            "SELECT d.id, d.name, o.title, d.content_hash, d.n_bytes, d.n_chars, d.n_windows,"
-                            "  d.modified_at, extract(epoch FROM d.added_at)::bigint"
-                            " FROM simhound.documents d"
-                            " JOIN simhound.documents_of (ARRAY (SELECT id FROM simhound.documents)) o ON o.id = d.id"
-                            " ORDER BY d.id", 0, NULL, error);
+                            titles ? LIST ("d.title", "")
+                                   : LIST ("o.title", " JOIN simhound.documents_of (ARRAY (SELECT id FROM"
+                                                      " simhound.documents)) o ON o.id = d.id"),
+                            0, NULL, error);
+#undef LIST
   if (result == NULL)
     return NULL;
   for (int r = 0; r < PQntuples (result); r++)

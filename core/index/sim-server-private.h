@@ -122,12 +122,12 @@ struct _SimServer {
  *   joined on the coordinator, the table read whole unless the join's
  *   inner side carries its own filter: the texts a check reads are
  *   asked by document in a subquery of their own (sim-server-snapshot-texts.c). */
+#define SIM_SERVER_CITUS_POLICY_FUNCTION "SELECT create_distributed_function ('simhound.students_may_read(bigint)')"
+#define SIM_SERVER_SEQUENTIAL "SET LOCAL citus.multi_shard_modify_mode TO 'sequential'"
+
 /* The statements `server init --citus` runs, in order (for tests: Citus
  * is not packaged for Debian 12). */
 const char *const *_sim_server_citus_layout (guint *n);
-
-#define SIM_SERVER_CITUS_POLICY_FUNCTION "SELECT create_distributed_function ('simhound.students_may_read(bigint)')"
-#define SIM_SERVER_SEQUENTIAL "SET LOCAL citus.multi_shard_modify_mode TO 'sequential'"
 
 /* A lookup-table partition's storage parameters (ALTER TABLE … SET): a
  * merge deletes the runs it read, and the space they took is reused only
