@@ -316,15 +316,30 @@ make_rows (PrepareJob *job)
     }
 }
 
+/* The end of the first @n_chars code points of @text (@len bytes, valid
+ * UTF-8), or of the text if it has fewer. */
+static gsize
+part_end (const char *text,
+          gsize       len,
+          guint       n_chars)
+{
+  gsize at = 0;
+
+  for (; n_chars > 0 && at < len; n_chars--)
+    for (at++; at < len && ((guchar) text[at] & 0xc0) == 0x80; at++)
+      ;
+  return at;
+}
+
 /* The texts of the entries of @job given ids (@ids, 0 for none) into
- * simhound.texts, a statement for each TEXTS_PIECE bytes or so: two
- * arrays as binary parameters, unnested. Through a staging table joined
- * with the new documents they were written twice and sorted (with the
- * documents, 1.30 s of the statements of an add of ../shared/corpora,
- * now 0.99 s); COPY straight into the table is refused where row security
- * applies. In pieces, because libpq keeps room for the largest statement
- * it sent for as long as the connection lasts, and the batch's texts
- * were held twice. */
+ * simhound.texts, cut into parts (sim-server-private.h), a statement for
+ * each TEXTS_PIECE bytes or so: three arrays as binary parameters,
+ * unnested. Through a staging table joined with the new documents they
+ * were written twice and sorted (with the documents, 1.30 s of the
+ * statements of an add of ../shared/corpora, now 0.99 s); COPY straight
+ * into the table is refused where row security applies. In pieces,
+ * because libpq keeps room for the largest statement it sent for as long
+ * as the connection lasts, and the batch's texts were held twice. */
 #define TEXTS_PIECE (2u << 20)
 
 static gboolean
@@ -335,52 +350,70 @@ put_texts (SimServer    *server,
 {
   for (guint first = 0; first < job->n;)
     {
-      g_autoptr(GString) id_array = g_string_new (NULL);
-      g_autoptr(GString) body_array = NULL;
+      GString *arrays[3];
       gsize bytes = 0;
       guint n = 0, end = first;
-      const char *values[2];
-      int lengths[2];
-      static const int formats[2] = { 1, 1 };
+      const char *values[3];
+      int lengths[3];
+      static const int formats[3] = { 1, 1, 1 };
+      static const guint32 types[3] = { 20 /* int8 */, 23 /* int4 */, 25 /* text */ };
       PGresult *result;
 
-      for (; end < job->n && (n == 0 || bytes < TEXTS_PIECE); end++)
+      for (; end < job->n && (bytes == 0 || bytes < TEXTS_PIECE); end++)
         if (ids[end] != 0)
           {
-            n++;
+            n += job->entries[end].file.doc->n_chars / SIM_SERVER_TEXT_PART + 1;
             bytes += job->entries[end].file.text_len + 4;
           }
       if (n == 0)
         break;
-      body_array = g_string_sized_new (bytes + 20);
       /* Arrays in binary: dimensions, no nulls, the element type, the
        * length and lower bound, then each element's length and bytes. */
-      for (guint a = 0; a < 2; a++)
+      for (guint a = 0; a < 3; a++)
         {
-          GString *out = a == 0 ? id_array : body_array;
-
-          _sim_server_append_be (out, 1, 4);
-          _sim_server_append_be (out, 0, 4);
-          _sim_server_append_be (out, a == 0 ? 20 /* int8 */ : 25 /* text */, 4);
-          _sim_server_append_be (out, n, 4);
-          _sim_server_append_be (out, 1, 4);
+          arrays[a] = g_string_sized_new (a == 2 ? bytes + 4 * n + 20 : 12 * n + 20);
+          _sim_server_append_be (arrays[a], 1, 4);
+          _sim_server_append_be (arrays[a], 0, 4);
+          _sim_server_append_be (arrays[a], types[a], 4);
+          _sim_server_append_be (arrays[a], 0, 4);  /* the parts' count, below */
+          _sim_server_append_be (arrays[a], 1, 4);
         }
+      n = 0;
       for (guint i = first; i < end; i++)
-        if (ids[i] != 0)
-          {
-            _sim_server_append_be (id_array, 8, 4);
-            _sim_server_append_be (id_array, (guint64) ids[i], 8);
-            _sim_server_append_be (body_array, job->entries[i].file.text_len, 4);
-            g_string_append_len (body_array, job->entries[i].file.text, job->entries[i].file.text_len);
-            g_clear_pointer (&job->entries[i].file.text, g_free);  /* sent: not needed again */
-          }
-      values[0] = id_array->str;
-      lengths[0] = (int) id_array->len;
-      values[1] = body_array->str;
-      lengths[1] = (int) body_array->len;
-      result = _sim_server_run_binary (server, "INSERT INTO simhound.texts (doc_id, body)"
-                                               " SELECT * FROM unnest ($1::bigint[], $2::text[])",
-                                       2, values, lengths, formats, error);
+        {
+          const char *text = job->entries[i].file.text;
+          const gsize len = job->entries[i].file.text_len;
+          gsize at = 0;
+
+          if (ids[i] == 0)
+            continue;
+          for (guint32 part = 0; part == 0 || at < len; part++, n++)
+            {
+              const gsize part_len = part_end (text + at, len - at, SIM_SERVER_TEXT_PART);
+
+              _sim_server_append_be (arrays[0], 8, 4);
+              _sim_server_append_be (arrays[0], (guint64) ids[i], 8);
+              _sim_server_append_be (arrays[1], 4, 4);
+              _sim_server_append_be (arrays[1], part, 4);
+              _sim_server_append_be (arrays[2], part_len, 4);
+              g_string_append_len (arrays[2], text + at, part_len);
+              at += part_len;
+            }
+          g_clear_pointer (&job->entries[i].file.text, g_free);  /* sent: not needed again */
+        }
+      for (guint a = 0; a < 3; a++)
+        {
+          const guint32 be = GUINT32_TO_BE (n);
+
+          memcpy (arrays[a]->str + 12, &be, 4);
+          values[a] = arrays[a]->str;
+          lengths[a] = (int) arrays[a]->len;
+        }
+      result = _sim_server_run_binary (server, "INSERT INTO simhound.texts (doc_id, part, body)"
+                                               " SELECT * FROM unnest ($1::bigint[], $2::integer[], $3::text[])",
+                                       3, values, lengths, formats, error);
+      for (guint a = 0; a < 3; a++)
+        g_string_free (arrays[a], TRUE);
       if (result == NULL)
         return FALSE;
       PQclear (result);

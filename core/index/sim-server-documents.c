@@ -105,8 +105,7 @@ sim_server_remove (SimServer          *server,
    * statement that reads no distributed one (sim-server-private.h). A
    * document another removal took meanwhile is not deleted here, and its
    * text not counted. */
-  texts = _sim_server_run (server, "SELECT doc_id, body FROM simhound.texts WHERE doc_id = ANY ($1::bigint[])",
-                           1, params, error);
+  texts = _sim_server_run (server, SIM_SERVER_WHOLE_TEXTS, 1, params, error);
   if (texts == NULL)
     goto fail;
   result = _sim_server_run (server,

@@ -137,6 +137,26 @@ const char *const *_sim_server_citus_layout (guint *n);
 #define SIM_SERVER_POSTINGS_STORAGE \
   "(autovacuum_vacuum_scale_factor = 0, autovacuum_vacuum_threshold = 20000, autovacuum_vacuum_cost_delay = 0)"
 
+/* ------------------------------------------------------ texts
+ * A document's text is kept as rows of parts (schema version 9): part k
+ * holds code points [k * SIM_SERVER_TEXT_PART, (k + 1) *
+ * SIM_SERVER_TEXT_PART), so a check reads by index only the parts around
+ * what it asks for (sim-server-snapshot-texts.c), where a whole text
+ * came before. An add cuts them (sim-server-corpus.c); a text stored
+ * before version 9 is one row, part -1, and comes whole. The size is the
+ * stored rows' own: changing it is a schema version. A part is about 2
+ * KB of English and 6 KB of Chinese, compressed on its own
+ * (toast_tuple_target). */
+#define SIM_SERVER_TEXT_PART 2048
+/* A part's row in a lookup of parts: doc_id * SIM_SERVER_TEXT_PART_KEY
+ * + part (a document id is at most SIM_SERVER_MAX_DOC_ID, a text at most
+ * G_MAXUINT32 code points). */
+#define SIM_SERVER_TEXT_PART_KEY 16777216
+/* The whole texts of documents $1 (bigint[]), a row each: doc_id, body. */
+#define SIM_SERVER_WHOLE_TEXTS \
+  "SELECT doc_id, string_agg (body, '' ORDER BY part) FROM simhound.texts" \
+  " WHERE doc_id = ANY ($1::bigint[]) GROUP BY doc_id"
+
 /* The advisory lock (its first key; the second is the add's owner id
  * & 0x7fffffff) an add holds while documents wait for its run (schema
  * version 6, sim-server-schema.c). */

@@ -2,8 +2,8 @@
  *
  * The texts a check against a corpus server reads (sim-server-snapshot.c's
  * SnapshotRemote read_texts): for each group of documents one statement,
- * with what a report says of each document; of a long text, the part the
- * check asks for and a margin (a text held in part, which fetches the
+ * with what a report says of each document; of each text, the parts
+ * around what the check asks for (a text held in part, which fetches the
  * whole text should a later stage read past it).
  */
 #include "config.h"
@@ -13,19 +13,13 @@
 #include "sim-error.h"
 #include "sim-server-snapshot-private.h"
 
-/* Code points sent on each side of the part of a text a check asks for
- * (sim_corpus_snapshot_read_texts()): what its later stages read around
- * a candidate (a neighbouring sentence, a word's reach) comes with it. */
-#define PART_MARGIN 4096
-/* A text of this many code points or fewer comes whole. substr() walks
- * the text's characters up to the part's end (about 7 ns a byte on the
- * server: at 1 GB of the growth corpus, whose texts are 4-40 KB, parts of
- * texts over 16,384 code points took 75 ms of server time a check where
- * whole texts took 36 ms, for half the bytes), and a later stage's read
- * outside the part (a piece of a split segment verified where its own
- * windows point) costs a round trip more. Over this size (a thesis, a
- * book, an archive file) the bytes saved are worth it. */
-#define WHOLE_CHARS 65536
+/* Code points read on each side of what a check asks for of a text
+ * (sim_corpus_snapshot_read_texts()), in whole parts: what its later
+ * stages read around a candidate (a neighbouring sentence, a word's
+ * reach) comes with it. A later stage's read beyond (a piece of a split
+ * segment verified where its own windows point) fetches the whole text,
+ * a round trip more. */
+#define PART_MARGIN 2048
 
 static guint64 n_text_bytes;
 static GMutex text_bytes_lock;
@@ -43,46 +37,57 @@ _sim_server_n_text_bytes (void)
 
 /* Texts of documents @ids, with what a report says of each document (its
  * name, title, and whether its text is kept from this account: then no
- * text), in one statement; with @los and @lens, code points [los[i],
- * los[i] + lens[i]) of text i (of a text longer than WHOLE_CHARS), else
- * whole. Columns: id, name, title,
+ * text), in one statement; with @p0s and @p1s, parts [p0s[i], p1s[i]] of
+ * text i (sim-server-private.h), else whole. Columns: id, name, title,
  * withheld, the text, its length, the code point the text starts at.
- * substr() counts code points only in a database of UTF-8; in another
- * the texts come whole. The texts' row security leaves out a text kept
- * from this account, as documents_of() says it does. The texts are asked
- * by document on their own side of the join, for Citus
- * (sim-server-private.h). */
+ * The parts come by the texts' key, each named in one array (its doc_id
+ * and part as one number: `= ANY` of a constant array is a hash
+ * lookup); a text stored whole (part -1) comes whole. The texts' row
+ * security leaves out a text kept from this account, as documents_of()
+ * says it does. The texts are asked by document on their own side of the
+ * join, for Citus (sim-server-private.h). */
 static PGresult *
 run_read_texts (Remote        *r,
                 const gint64  *ids,
-                const gint64  *los,
-                const gint64  *lens,
+                const gint64  *p0s,
+                const gint64  *p1s,
                 guint          n,
                 GError       **error)
 {
-#define WHOLE "($3::integer[] IS NULL OR d.n_chars <= " G_STRINGIFY (WHOLE_CHARS) " OR current_setting ('server_encoding') <> 'UTF8')"
-#define AT    "array_position ($1::bigint[], d.id)"
   g_autofree char *id_list = _sim_server_array_literal (ids, n);
-  g_autofree char *lo_list = los != NULL ? _sim_server_array_literal (los, n) : NULL;
-  g_autofree char *len_list = lens != NULL ? _sim_server_array_literal (lens, n) : NULL;
-  const char *params[3] = { id_list, lo_list, len_list };
+  g_autofree char *key_list = NULL;
+  const char *params[2];
   SimServer *server;
   PGresult *result;
 
+  if (p0s != NULL)
+    {
+      g_autoptr(GArray) keys = g_array_new (FALSE, FALSE, sizeof (gint64));
+
+      for (guint i = 0; i < n; i++)
+        for (gint64 part = p0s[i]; part <= p1s[i]; part++)
+          {
+            const gint64 key = ids[i] * SIM_SERVER_TEXT_PART_KEY + part;
+
+            g_array_append_val (keys, key);
+          }
+      key_list = _sim_server_array_literal ((const gint64 *) keys->data, keys->len);
+    }
+  params[0] = id_list;
+  params[1] = key_list;
   if ((server = _sim_server_remote_take (r, error)) == NULL)
     return NULL;
   result = _sim_server_run (server,
-                            "SELECT d.id, d.name, d.title, d.text_withheld,"
-                            "  CASE WHEN " WHOLE " THEN t.body"
-                            "  ELSE substr (t.body, ($2::integer[])[" AT "] + 1, ($3::integer[])[" AT "]) END,"
-                            "  d.n_chars,"
-                            "  CASE WHEN " WHOLE " THEN 0 ELSE ($2::integer[])[" AT "] END"
+                            "SELECT d.id, d.name, d.title, d.text_withheld, t.body, d.n_chars, t.first"
                             " FROM simhound.documents_of ($1::bigint[]) d"
-                            " LEFT JOIN (SELECT doc_id, body FROM simhound.texts WHERE doc_id = ANY ($1::bigint[])) t"
+                            " LEFT JOIN (SELECT doc_id, string_agg (body, '' ORDER BY part) AS body,"
+                            "              greatest (min (part), 0) * " G_STRINGIFY (SIM_SERVER_TEXT_PART) " AS first"
+                            "            FROM simhound.texts WHERE doc_id = ANY ($1::bigint[])"
+                            "              AND ($2::bigint[] IS NULL OR part < 0"
+                            "                   OR doc_id * " G_STRINGIFY (SIM_SERVER_TEXT_PART_KEY) " + part = ANY ($2::bigint[]))"
+                            "            GROUP BY doc_id) t"
                             "   ON t.doc_id = d.id",
-                            3, params, error);
-#undef WHOLE
-#undef AT
+                            2, params, error);
   _sim_server_remote_give_back (r, server, result != NULL);
   g_mutex_lock (&text_bytes_lock);
   for (int row = 0; result != NULL && row < PQntuples (result); row++)
@@ -139,8 +144,8 @@ _sim_server_remote_read_texts (const SimCorpusSnapshot *snapshot,
 {
   Remote *r = _sim_server_remote_of (snapshot);
   g_autofree gint64 *ids = g_new (gint64, n);
-  g_autofree gint64 *from = los != NULL ? g_new (gint64, n) : NULL;
-  g_autofree gint64 *lengths = los != NULL ? g_new (gint64, n) : NULL;
+  g_autofree gint64 *p0s = los != NULL ? g_new (gint64, n) : NULL;
+  g_autofree gint64 *p1s = los != NULL ? g_new (gint64, n) : NULL;
   g_autofree guint *slots = g_new (guint, n);
   g_autofree gboolean *before = g_new (gboolean, n);
   g_autoptr(GArray) holds = g_array_new (FALSE, FALSE, sizeof (Held));
@@ -169,14 +174,14 @@ _sim_server_remote_read_texts (const SimCorpusSnapshot *snapshot,
       ids[m] = doc != NULL ? doc->id : 0;
       if (los != NULL)
         {
-          from[m] = lo > PART_MARGIN ? lo - PART_MARGIN : 0;
-          lengths[m] = (gint64) hi + PART_MARGIN - from[m];
+          p0s[m] = (lo > PART_MARGIN ? lo - PART_MARGIN : 0) / SIM_SERVER_TEXT_PART;
+          p1s[m] = ((gint64) hi + PART_MARGIN - 1) / SIM_SERVER_TEXT_PART;
         }
       slots[m++] = i;
     }
   if (m == 0)
     return TRUE;
-  result = run_read_texts (r, ids, from, lengths, m, error);
+  result = run_read_texts (r, ids, p0s, p1s, m, error);
   if (result == NULL)
     return FALSE;
   g_mutex_lock (&r->lock);

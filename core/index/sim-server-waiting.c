@@ -71,8 +71,7 @@ index_some (SimServer          *server,
   if (*n == 0)
     return _sim_server_run_command (server, "COMMIT", error);
   id_params[0] = list = _sim_server_array_literal ((const gint64 *) ids->data, ids->len);
-  if ((result = _sim_server_run (server, "SELECT doc_id, body FROM simhound.texts WHERE doc_id = ANY ($1::bigint[])"
-                                         " ORDER BY doc_id", 1, id_params, error)) == NULL)
+  if ((result = _sim_server_run (server, SIM_SERVER_WHOLE_TEXTS " ORDER BY doc_id", 1, id_params, error)) == NULL)
     goto fail;
   /* Both in id order; a document without its text is marked indexed with
    * nothing to find, as it would never be found. */

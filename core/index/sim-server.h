@@ -35,7 +35,7 @@
 
 G_BEGIN_DECLS
 
-#define SIM_SERVER_SCHEMA_VERSION    8
+#define SIM_SERVER_SCHEMA_VERSION    9
 #define SIM_SERVER_CONNECT_TIMEOUT   10     /* seconds */
 #define SIM_SERVER_STATEMENT_TIMEOUT 60000  /* milliseconds */
 #define SIM_SERVER_PARTITIONS        8      /* of the lookup table, by its key */

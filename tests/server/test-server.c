@@ -1689,6 +1689,93 @@ test_check_reads_parts_of_long_texts (void **state)
   sim_test_remove_tree (dir);
 }
 
+/* A text is kept in parts cut at code points, never inside a character
+ * (of one, three and four bytes here): every part but the last holds
+ * SIM_SERVER_TEXT_PART of them, together the whole text; a check's read
+ * of a stretch in the middle gets the parts around it, at their code
+ * points, not the whole. */
+static void
+test_texts_are_kept_in_parts (void **state)
+{
+  g_autofree char *dir = sim_test_make_tmp_dir ();
+  g_autofree char *folder = g_build_filename (dir, "parts", NULL);
+  g_autofree char *uri = fresh_database ("parts", "postgres");
+  const char *paths[] = { folder, NULL };
+  static const char *const pieces[] = { "春眠不觉晓，", "処処聞啼鳥。", "𠀀𠀁𠀂", "Night rain, wind; ", "花落知多少？\n" };
+  g_autoptr(GString) text = g_string_new (NULL);
+  g_autoptr(SimServer) server = NULL;
+  g_autoptr(SimImportResult) added = NULL;
+  g_autoptr(SimCorpusSnapshot) snapshot = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *whole = NULL;
+  g_autofree char *cuts = NULL;
+  g_autofree char *expected_cuts = NULL;
+  glong n_chars;
+  guint n_parts, i;
+
+  for (guint k = 0; g_utf8_strlen (text->str, -1) < 5 * SIM_SERVER_TEXT_PART + 300; k++)
+    g_string_append_printf (text, "%u%s", k, pieces[k % G_N_ELEMENTS (pieces)]);
+  n_chars = g_utf8_strlen (text->str, -1);
+  n_parts = (n_chars + SIM_SERVER_TEXT_PART - 1) / SIM_SERVER_TEXT_PART;
+  g_free (sim_test_write_file (folder, "poem.txt", text->str, -1));
+  server = sim_server_connect (uri, &error);
+  assert_non_null (server);
+  added = sim_server_add (server, paths, NULL, NULL, NULL, NULL, &error);
+  if (added == NULL)
+    fail_msg ("add: %s", error->message);
+  whole = superuser_in ("parts", "SELECT string_agg (body, '' ORDER BY part) FROM simhound.texts");
+  assert_string_equal (whole, text->str);
+  cuts = superuser_in ("parts", "SELECT string_agg (part || ':' || char_length (body), ',' ORDER BY part)"
+                                " FROM simhound.texts");
+  {
+    g_autoptr(GString) e = g_string_new (NULL);
+
+    for (guint p = 0; p < n_parts; p++)
+      g_string_append_printf (e, "%s%u:%ld", p > 0 ? "," : "", p,
+                              MIN ((glong) SIM_SERVER_TEXT_PART, n_chars - (glong) p * SIM_SERVER_TEXT_PART));
+    expected_cuts = g_string_free (g_steal_pointer (&e), FALSE);
+  }
+  assert_string_equal (cuts, expected_cuts);
+
+  snapshot = sim_server_snapshot_new (uri, &error);
+  assert_non_null (snapshot);
+  {
+    /* A check that finds the poem makes it known to the snapshot. */
+    g_autofree char *article = g_utf8_substring (text->str, 3 * SIM_SERVER_TEXT_PART, 3 * SIM_SERVER_TEXT_PART + 300);
+    SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
+    g_autoptr(SimReport) report = sim_check_run (snapshot, article, strlen (article), &options, NULL, NULL, NULL, &error);
+
+    assert_non_null (report);
+    assert_true (sim_report_get_n_passages (report) >= 1);
+  }
+  for (i = 0; i < sim_corpus_snapshot_get_n_documents (snapshot) + 64; i++)
+    if (sim_corpus_snapshot_get_doc (snapshot, i) != NULL)
+      break;
+  {
+    const guint32 lo = 2 * SIM_SERVER_TEXT_PART + 700, hi = lo + 40;
+    SimStoreText *stored = NULL;
+    guint32 first, end, at;
+    gsize len;
+    g_autofree char *got = NULL;
+    g_autofree char *want = NULL;
+
+    assert_true (sim_corpus_snapshot_read_texts (snapshot, &i, 1, &lo, &hi, &stored, &error));
+    assert_non_null (stored);
+    assert_int_equal (sim_store_text_get_n_chars (stored), n_chars);
+    sim_store_text_get_held (stored, &first, &end);
+    assert_int_equal (first % SIM_SERVER_TEXT_PART, 0);
+    assert_true (first <= lo && hi <= end);
+    assert_true (first > 0 && end < n_chars);  /* parts, not the whole text */
+    got = sim_store_text_dup_range (stored, lo, hi, &at, &len, &error);
+    assert_non_null (got);
+    assert_true (at >= first);
+    want = g_utf8_substring (text->str, at, at + g_utf8_strlen (got, -1));
+    assert_string_equal (got, want);
+    sim_store_text_free (stored);
+  }
+  sim_test_remove_tree (dir);
+}
+
 /* Marks each character of @report's flagged segments in @marks with @bit. */
 static void
 mark_flagged (SimReport *report,
@@ -2328,8 +2415,15 @@ test_upgrade_indexes_documents (void **state)
   added = sim_server_add (server, paths, NULL, NULL, NULL, NULL, &error);
   assert_non_null (added);
   /* What version 1 left: no postings, no tallies (version 4), a student
-   * policy with a subquery (version 8). */
+   * policy with a subquery (version 8), each text one row (version 9). */
   g_free (superuser_in ("upgraded", "DROP TABLE simhound.tallies"));
+  g_free (superuser_in ("upgraded", "CREATE TEMPORARY TABLE whole AS SELECT doc_id, string_agg (body, '' ORDER BY part) AS body"
+                                    "   FROM simhound.texts GROUP BY doc_id;"
+                                    " DELETE FROM simhound.texts;"
+                                    " ALTER TABLE simhound.texts DROP CONSTRAINT texts_pkey;"
+                                    " ALTER TABLE simhound.texts DROP COLUMN part;"
+                                    " ALTER TABLE simhound.texts ADD PRIMARY KEY (doc_id);"
+                                    " INSERT INTO simhound.texts SELECT * FROM whole"));
   g_free (superuser_in ("upgraded", "DROP POLICY texts_students ON simhound.texts;"
                                     " CREATE POLICY texts_students ON simhound.texts FOR SELECT TO simhound_student"
                                     " USING (EXISTS (SELECT FROM simhound.documents d JOIN simhound.collections c"
@@ -2347,6 +2441,12 @@ test_upgrade_indexes_documents (void **state)
     g_autofree char *with_subqueries = superuser_in ("upgraded", POLICIES_WITH_SUBQUERIES);
 
     assert_string_equal (with_subqueries, "0");
+  }
+  {
+    /* The texts as they were, each read whole. */
+    g_autofree char *whole = superuser_in ("upgraded", "SELECT count(*) FROM simhound.texts WHERE part = -1");
+
+    assert_string_equal (whole, "12");
   }
   g_free (superuser_in ("upgraded", "DELETE FROM simhound.postings"));
   g_free (superuser_in ("upgraded", "DELETE FROM simhound.runs"));
@@ -2684,6 +2784,7 @@ main (void)
     cmocka_unit_test (test_unreachable_server_is_named),
     cmocka_unit_test (test_check_is_the_same_as_a_local_store),
     cmocka_unit_test (test_check_reads_parts_of_long_texts),
+    cmocka_unit_test (test_texts_are_kept_in_parts),
     cmocka_unit_test (test_check_fails_when_the_server_is_lost),
     cmocka_unit_test (test_upgrade_indexes_documents),
     cmocka_unit_test (test_remove_counts_what_it_deleted),
