@@ -279,12 +279,16 @@ static const char *const to_v8[] = {
  * cost the server more than sending it whole. A text stored before is
  * one row, part -1, read whole as before (the upgrade rewrites nothing);
  * so is one a statement inserts without a part. Parts are compressed
- * however small (lz4 where the server has it, version 2). */
+ * however small (lz4 where the server has it, version 2) and kept in the
+ * table's own pages: a check's read of 350 parts took the server as long
+ * as 116 whole texts took it when each part was a TOAST table's rows of
+ * their own (its index probed for each), for a third of the bytes. */
 static const char *const to_v9[] = {
   "ALTER TABLE simhound.texts ADD COLUMN IF NOT EXISTS part integer NOT NULL DEFAULT -1",
   "ALTER TABLE simhound.texts DROP CONSTRAINT IF EXISTS texts_pkey",
   "ALTER TABLE simhound.texts ADD PRIMARY KEY (doc_id, part)",
   "ALTER TABLE simhound.texts SET (toast_tuple_target = 128)",
+  "ALTER TABLE simhound.texts ALTER COLUMN body SET STORAGE MAIN",
   NULL,
 };
 

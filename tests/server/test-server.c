@@ -1693,7 +1693,7 @@ test_check_reads_parts_of_long_texts (void **state)
  * (of one, three and four bytes here): every part but the last holds
  * SIM_SERVER_TEXT_PART of them, together the whole text; a check's read
  * of a stretch in the middle gets the parts around it, at their code
- * points, not the whole. */
+ * points, not the whole; read again, it is sent only the parts it lacks. */
 static void
 test_texts_are_kept_in_parts (void **state)
 {
@@ -1771,6 +1771,28 @@ test_texts_are_kept_in_parts (void **state)
     assert_true (at >= first);
     want = g_utf8_substring (text->str, at, at + g_utf8_strlen (got, -1));
     assert_string_equal (got, want);
+
+    /* Read again for a stretch near its start: only the parts it lacks
+     * come, and it holds from there on. */
+    {
+      const guint32 lo2 = 100, hi2 = 140;
+      g_autofree char *lacking = g_utf8_substring (text->str, 0, first);
+      g_autofree char *got2 = NULL;
+      g_autofree char *want2 = NULL;
+      const guint64 bytes = _sim_server_n_text_bytes ();
+      guint32 first2, end2;
+
+      assert_true (sim_corpus_snapshot_read_texts (snapshot, &i, 1, &lo2, &hi2, &stored, &error));
+      assert_int_equal (_sim_server_n_text_bytes () - bytes, strlen (lacking));
+      sim_store_text_get_held (stored, &first2, &end2);
+      assert_int_equal (first2, 0);
+      assert_int_equal (end2, end);
+      got2 = sim_store_text_dup_range (stored, lo2, end - 10, &at, &len, &error);
+      assert_non_null (got2);
+      assert_int_equal (at, 0);
+      want2 = g_utf8_substring (text->str, 0, end);
+      assert_string_equal (got2, want2);
+    }
     sim_store_text_free (stored);
   }
   sim_test_remove_tree (dir);
