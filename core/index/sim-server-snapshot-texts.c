@@ -299,13 +299,21 @@ _sim_server_remote_read_texts (const SimCorpusSnapshot *snapshot,
           g_autofree char *held = NULL;
 
           sim_store_text_get_held (texts[w->slot], &held_first, &held_end);
-          if (w->p0 < w->h0 &&
-              append_parts (result, w->row, w->end, w->p0, w->h0 - 1, text, r->name, error) != w->p0)
-            ok = FALSE;
-          if (ok && (held = sim_store_text_dup_range (texts[w->slot], held_first, held_end, &at, &len, error)) == NULL)
-            ok = FALSE;
-          if (!ok)
-            break;
+          if (w->p0 < w->h0 && (first = append_parts (result, w->row, w->end, w->p0, w->h0 - 1, text, r->name, error)) != w->p0)
+            {
+              /* Parts before the first it holds, all there: or damaged. */
+              if (first != -2)
+                g_set_error (error, SIM_ERROR, SIM_ERROR_STORE_CORRUPT,
+                             _("The text of document %lld on the corpus server %s is damaged: part %lld is missing"),
+                             (long long) w->id, r->name, (long long) w->p0);
+              ok = FALSE;
+              break;
+            }
+          if ((held = sim_store_text_dup_range (texts[w->slot], held_first, held_end, &at, &len, error)) == NULL)
+            {
+              ok = FALSE;
+              break;
+            }
           g_string_append_len (text, held, len);
           if (append_parts (result, w->row, w->end, w->h1 + 1, w->p1, text, r->name, error) == -2)
             {
@@ -343,5 +351,9 @@ _sim_server_remote_read_texts (const SimCorpusSnapshot *snapshot,
         }
     }
   PQclear (result);
+  /* Failed: no text set, as a local store's read (those read before stay). */
+  for (guint k = 0; k < m && !ok; k++)
+    if (!wanted[k].before)
+      g_clear_pointer (&texts[wanted[k].slot], sim_store_text_free);
   return ok;
 }

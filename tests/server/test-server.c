@@ -1795,6 +1795,23 @@ test_texts_are_kept_in_parts (void **state)
     }
     sim_store_text_free (stored);
   }
+
+  /* A part missing between two is a damaged text, said so; a check that
+   * reads it fails with it rather than align against a text shifted. */
+  g_free (superuser_in ("parts", "DELETE FROM simhound.texts WHERE part = 3"));
+  {
+    g_autoptr(SimCorpusSnapshot) again = sim_server_snapshot_new (uri, &error);
+    SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
+    g_autoptr(SimReport) report = NULL;
+    g_autofree char *other = g_utf8_substring (text->str, 2 * SIM_SERVER_TEXT_PART + 100, 2 * SIM_SERVER_TEXT_PART + 400);
+
+    assert_non_null (again);
+    report = sim_check_run (again, other, strlen (other), &options, NULL, NULL, NULL, &error);
+    assert_null (report);
+    assert_true (g_error_matches (error, SIM_ERROR, SIM_ERROR_STORE_CORRUPT));
+    assert_non_null (strstr (error->message, "part 3 is missing"));
+    g_clear_error (&error);
+  }
   sim_test_remove_tree (dir);
 }
 
