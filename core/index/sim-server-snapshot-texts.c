@@ -111,8 +111,8 @@ append_parts (PGresult   *result,
       if (next >= 0 && part != next)
         {
           g_set_error (error, SIM_ERROR, SIM_ERROR_STORE_CORRUPT,
-                       _("The text of document %s on the corpus server %s is damaged: part %lld is missing"),
-                       PQgetvalue (result, row, 0), where, (long long) next);
+                       _("The text of document %lld on the corpus server %s is damaged: part %lld is missing"),
+                       (long long) g_ascii_strtoll (PQgetvalue (result, row, 0), NULL, 10), where, (long long) next);
           return -2;
         }
       if (first < 0)
