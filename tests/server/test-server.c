@@ -1362,6 +1362,26 @@ check_both (SimCorpusSnapshot     *local,
   return n_with_passages;
 }
 
+/* A check of @article through a new snapshot of @uri fails on a damaged
+ * corpus, and its message says @says. */
+static void
+check_finds_damage (const char *uri,
+                    const char *article,
+                    const char *says)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SimCorpusSnapshot) snapshot = sim_server_snapshot_new (uri, &error);
+  g_autoptr(SimReport) report = NULL;
+  SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
+
+  assert_non_null (snapshot);
+  report = sim_check_run (snapshot, article, strlen (article), &options, NULL, NULL, NULL, &error);
+  assert_null (report);
+  assert_true (g_error_matches (error, SIM_ERROR, SIM_ERROR_STORE_CORRUPT));
+  if (strstr (error->message, says) == NULL)
+    fail_msg ("the check said \"%s\", not \"%s\"", error->message, says);
+}
+
 /* The same documents added the same way to a local store and to a server
  * (in parts, one removed after): every article's check gives the same
  * report through either, the store's name and place aside. */
@@ -1503,34 +1523,14 @@ test_check_is_the_same_as_a_local_store (void **state)
                                        " WHERE bucket >= (SELECT max (bucket) / 4 * 3 FROM simhound.postings)"));
   {
     g_autoptr(GString) longer = g_string_new (NULL);
-    g_autoptr(SimReport) b = NULL;
 
     for (guint i = 0; i < articles->len; i++)
       g_string_append_printf (longer, "%s\n\n", (const char *) g_ptr_array_index (articles, i));
     assert_true (longer->len >= 10000);
-    g_clear_pointer (&remote, sim_corpus_snapshot_unref);
-    remote = sim_server_snapshot_new (uri, &error);
-    assert_non_null (remote);
-    b = sim_check_run (remote, longer->str, longer->len, &options, NULL, NULL, NULL, &error);
-    assert_null (b);
-    assert_true (g_error_matches (error, SIM_ERROR, SIM_ERROR_STORE_CORRUPT));
-    assert_non_null (strstr (error->message, "damaged row of its lookup table"));
-    g_clear_error (&error);
+    check_finds_damage (uri, longer->str, "damaged row of its lookup table");
   }
   g_free (superuser_in ("same_answer", "UPDATE simhound.postings SET data = '\\xffffffff'"));
-  {
-    const char *article = g_ptr_array_index (articles, 0);
-    g_autoptr(SimReport) b = NULL;
-
-    g_clear_pointer (&remote, sim_corpus_snapshot_unref);
-    remote = sim_server_snapshot_new (uri, &error);
-    assert_non_null (remote);
-    b = sim_check_run (remote, article, strlen (article), &options, NULL, NULL, NULL, &error);
-    assert_null (b);
-    assert_true (g_error_matches (error, SIM_ERROR, SIM_ERROR_STORE_CORRUPT));
-    assert_non_null (strstr (error->message, "damaged row of its lookup table"));
-    g_clear_error (&error);
-  }
+  check_finds_damage (uri, g_ptr_array_index (articles, 0), "damaged row of its lookup table");
   sim_test_remove_tree (dir);
 }
 
@@ -1800,17 +1800,9 @@ test_texts_are_kept_in_parts (void **state)
    * reads it fails with it rather than align against a text shifted. */
   g_free (superuser_in ("parts", "DELETE FROM simhound.texts WHERE part = 3"));
   {
-    g_autoptr(SimCorpusSnapshot) again = sim_server_snapshot_new (uri, &error);
-    SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
-    g_autoptr(SimReport) report = NULL;
     g_autofree char *other = g_utf8_substring (text->str, 2 * SIM_SERVER_TEXT_PART + 100, 2 * SIM_SERVER_TEXT_PART + 400);
 
-    assert_non_null (again);
-    report = sim_check_run (again, other, strlen (other), &options, NULL, NULL, NULL, &error);
-    assert_null (report);
-    assert_true (g_error_matches (error, SIM_ERROR, SIM_ERROR_STORE_CORRUPT));
-    assert_non_null (strstr (error->message, "part 3 is missing"));
-    g_clear_error (&error);
+    check_finds_damage (uri, other, "part 3 is missing");
   }
   sim_test_remove_tree (dir);
 }
