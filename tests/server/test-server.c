@@ -1362,6 +1362,20 @@ check_both (SimCorpusSnapshot     *local,
   return n_with_passages;
 }
 
+/* A check of @article with the default options through a new snapshot
+ * of @uri. */
+static SimReport *
+check_anew (const char  *uri,
+            const char  *article,
+            GError     **error)
+{
+  g_autoptr(SimCorpusSnapshot) snapshot = sim_server_snapshot_new (uri, error);
+  SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
+
+  return snapshot != NULL ? sim_check_run (snapshot, article, strlen (article), &options, NULL, NULL, NULL, error)
+                          : NULL;
+}
+
 /* A check of @article through a new snapshot of @uri fails on a damaged
  * corpus, and its message says @says. */
 static void
@@ -1370,12 +1384,8 @@ check_finds_damage (const char *uri,
                     const char *says)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(SimCorpusSnapshot) snapshot = sim_server_snapshot_new (uri, &error);
-  g_autoptr(SimReport) report = NULL;
-  SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
+  g_autoptr(SimReport) report = check_anew (uri, article, &error);
 
-  assert_non_null (snapshot);
-  report = sim_check_run (snapshot, article, strlen (article), &options, NULL, NULL, NULL, &error);
   assert_null (report);
   assert_true (g_error_matches (error, SIM_ERROR, SIM_ERROR_STORE_CORRUPT));
   if (strstr (error->message, says) == NULL)
@@ -2509,13 +2519,10 @@ check_kept (const char *uri,
             const char *article)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(SimCorpusSnapshot) snapshot = sim_server_snapshot_new (uri, &error);
-  g_autoptr(SimReport) report = NULL;
-  SimCheckOptions options = SIM_CHECK_OPTIONS_INIT;
+  g_autoptr(SimReport) report = check_anew (uri, article, &error);
 
-  assert_non_null (snapshot);
-  report = sim_check_run (snapshot, article, strlen (article), &options, NULL, NULL, NULL, &error);
-  assert_non_null (report);
+  if (report == NULL)
+    fail_msg ("check: %s", error->message);
   return comparable_json (report);
 }
 
