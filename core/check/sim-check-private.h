@@ -125,6 +125,10 @@ typedef struct {
   /* refine: pieces per segment, then results per piece, best first */
   GPtrArray             *pieces;        /* GArray of Piece per segment */
   GArray                *widened;       /* guint: segments verified against all their candidates */
+  gboolean               deferring;     /* verification of a region not at hand is deferred */
+  GArray                *deferred;      /* guint: segments whose verification was deferred */
+  GArray                *redo;          /* guint: the segments being verified again */
+  GArray                *first_round;   /* guint: each deferred segment's first-round candidates */
   GPtrArray             *results;       /* GArray of Verified per final segment */
   /* rewording: stored sentences proposed by sentence keys, per final
    * segment (none for a segment a source explains) */
@@ -205,6 +209,18 @@ void      _sim_source_region_clear   (SourceRegion     *region);
 gboolean  _sim_source_cache_is_sentence (DocCache      *cache,
                                          guint32        start,
                                          guint32        end);
+/* Whether _sim_source_cache_region() of [@lo, @hi) needs no read: the
+ * cache's units cover it, or its stored text holds it (a text from a
+ * corpus server held in part may not). */
+gboolean  _sim_source_cache_at_hand  (const DocCache   *cache,
+                                      gint64            lo,
+                                      gint64            hi);
+/* _sim_source_cache_want() of what _sim_source_cache_region() of [@lo,
+ * @hi) of document @doc reads, from any thread. */
+void      _sim_source_cache_want_region (Check         *check,
+                                         guint          doc,
+                                         gint64         lo,
+                                         gint64         hi);
 /* Says that a later stage reads code points [@lo, @hi) of document @doc:
  * the next _sim_source_cache_load() reads them with the texts it reads
  * (from a corpus server, all in one round trip; a part of a text not read
@@ -233,6 +249,7 @@ typedef struct {
   GArray  *positions;  /* Aligned scratch */
   GArray  *cands;      /* Candidate scratch */
   SourceRegion region; /* the source region being verified */
+  gboolean deferred;   /* a verification was deferred (Check's deferring) */
 } Scratch;
 
 void      _sim_scratch_init          (Scratch          *s);
@@ -241,7 +258,10 @@ void      _sim_scratch_clear         (Scratch          *s);
 void      _sim_verify_load           (Check            *check,
                                       const SimSegment *seg,
                                       Scratch          *s);
-/* Compares the loaded segment with [start, end) of document @doc. */
+/* Compares the loaded segment with [start, end) of document @doc. While
+ * check->deferring, a region not at hand is not read (a round trip to a
+ * corpus server each): it is wanted for the next load, s->deferred set,
+ * and FALSE returned. */
 gboolean  _sim_verify                (Check            *check,
                                       const SimSegment *seg,
                                       Scratch          *s,
@@ -268,13 +288,30 @@ SimLevel  _sim_refine_level          (Check            *check,
 /* Verifies every segment against the candidates of the first round on
  * n_threads, splitting segments around the part a source explains. */
 void      _sim_refine_verify         (Check            *check);
+/* Whether the verification of a segment was deferred: from a corpus
+ * server, _sim_refine_verify() reads nothing beyond what was loaded and
+ * wants the rest (a piece of a split segment compared where its own
+ * windows point, far from the segment's candidates), so that one load
+ * reads it all; _sim_refine_redo() then verifies those segments again,
+ * reading what it must. Each segment's verdict is then as if it had been
+ * verified once with every text at hand. */
+gboolean  _sim_refine_deferred       (Check            *check);
+void      _sim_refine_redo           (Check            *check);
 /* Gives the segments whose first round found no near copy (a source at
  * SURE_SIMILARITY, or a part one explains) the rest of their candidates
- * that share WIDEN_MIN_VOTES of their windows; whether any was (their
- * documents are then loaded). */
+ * that share WIDEN_MIN_VOTES of their windows, and the deferred segments
+ * theirs until they are settled; whether a load is needed (any widened
+ * or deferred: their documents and what they want are then loaded). */
 gboolean  _sim_refine_widen          (Check            *check);
-/* Verifies the widened segments again; segments and results then hold
- * the pieces. */
+/* After the load _sim_refine_widen() asked for: the deferred segments
+ * verified again against their first round alone, then widened or not
+ * as any other segment (their rest was read with the widened ones' and
+ * what they wanted, one load for all). */
+void      _sim_refine_settle         (Check            *check);
+/* Verifies the widened segments again (deferring, as
+ * _sim_refine_verify()). */
+void      _sim_refine_verify_widened (Check            *check);
+/* Segments and results then hold the pieces. */
 void      _sim_refine_finish         (Check            *check);
 void      _sim_refine_extend_neighbours (Check         *check);
 void      _sim_refine_project_to_windows (Check        *check);

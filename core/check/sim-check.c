@@ -52,11 +52,28 @@ check_clear (Check *check)
   g_clear_pointer (&check->seg_more, g_ptr_array_unref);
   g_clear_pointer (&check->seg_reworded, g_ptr_array_unref);
   g_clear_pointer (&check->widened, g_array_unref);
+  g_clear_pointer (&check->deferred, g_array_unref);
+  g_clear_pointer (&check->first_round, g_array_unref);
   g_clear_pointer (&check->results, g_ptr_array_unref);
   g_clear_pointer (&check->passages, g_array_unref);
   g_clear_pointer (&check->chunk_hits, g_ptr_array_unref);
   g_clear_pointer (&check->segments, g_array_unref);
   g_clear_pointer (&check->windows, g_array_unref);
+}
+
+/* The segments whose verification was deferred, verified again once what
+ * they wanted is read, all in one load. */
+static gboolean
+verify_deferred (Check   *check,
+                 GError **error)
+{
+  if (!_sim_refine_deferred (check))
+    return TRUE;
+  if (!_sim_source_cache_load (check, error) || !_sim_source_cache_check_errors (check, error) ||
+      g_cancellable_set_error_if_cancelled (check->cancellable, error))
+    return FALSE;
+  _sim_refine_redo (check);
+  return TRUE;
 }
 
 static SimReport *
@@ -161,6 +178,10 @@ check_run (SimCorpusSnapshot     *snapshot,
   if (_sim_refine_widen (&check) &&
       (!_sim_source_cache_load (&check, error) || !_sim_source_cache_check_errors (&check, error) ||
        g_cancellable_set_error_if_cancelled (cancellable, error)))
+    goto out;
+  _sim_refine_settle (&check);
+  _sim_refine_verify_widened (&check);
+  if (!verify_deferred (&check, error))
     goto out;
   _sim_refine_finish (&check);
   if (g_cancellable_set_error_if_cancelled (cancellable, error))

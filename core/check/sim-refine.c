@@ -203,6 +203,18 @@ process_segment (Check            *check,
   add_piece (pieces, seg, results);
 }
 
+static GMutex deferred_lock;
+
+/* The deferred segments in article order, however the workers met them. */
+static int
+compare_indices (gconstpointer a,
+                 gconstpointer b)
+{
+  const guint x = *(const guint *) a, y = *(const guint *) b;
+
+  return x < y ? -1 : x > y;
+}
+
 static void
 verify_worker (gpointer data)
 {
@@ -220,9 +232,18 @@ verify_worker (gpointer data)
         break;
       end = MIN ((c + 1) * SEGMENT_CHUNK, check->segments->len);
       for (guint i = c * SEGMENT_CHUNK; i < end; i++)
-        process_segment (check, &g_array_index (check->segments, SimSegment, i),
-                         g_ptr_array_index (check->seg_cands, i), 0, TRUE, &s,
-                         g_ptr_array_index (check->pieces, i));
+        {
+          s.deferred = FALSE;
+          process_segment (check, &g_array_index (check->segments, SimSegment, i),
+                           g_ptr_array_index (check->seg_cands, i), 0, TRUE, &s,
+                           g_ptr_array_index (check->pieces, i));
+          if (s.deferred)
+            {
+              g_mutex_lock (&deferred_lock);
+              g_array_append_val (check->deferred, i);
+              g_mutex_unlock (&deferred_lock);
+            }
+        }
       if (check->preview != NULL)
         {
           g_autoptr(GArray) previews = g_array_new (FALSE, FALSE, sizeof (SimCheckPreview));
@@ -415,24 +436,106 @@ _sim_refine_verify (Check *check)
   for (guint i = 0; i < check->segments->len; i++)
     g_ptr_array_add (check->pieces, g_array_new (FALSE, FALSE, sizeof (Piece)));
   check->next = 0;
+  check->deferring = sim_corpus_snapshot_is_remote (check->snapshot);
+  check->deferred = g_array_new (FALSE, FALSE, sizeof (guint));
   sim_parallel_run (MIN (check->options->n_threads, check->segments->len / SEGMENT_CHUNK + 1),
                     verify_worker, check);
+  check->deferring = FALSE;
+  g_array_sort (check->deferred, compare_indices);
+}
+
+gboolean
+_sim_refine_deferred (Check *check)
+{
+  return check->deferred != NULL && check->deferred->len > 0;
+}
+
+/* Verifies the segments @check->redo names again, from the start, on
+ * n_threads. */
+static void
+redo_worker (gpointer data)
+{
+  Check *check = data;
+  Scratch s;
+  gint k;
+
+  _sim_scratch_init (&s);
+  while ((k = g_atomic_int_add (&check->next, 1)) < (gint) check->redo->len &&
+         !g_cancellable_is_cancelled (check->cancellable))
+    {
+      const guint i = g_array_index (check->redo, guint, k);
+      GArray *pieces = g_ptr_array_index (check->pieces, i);
+
+      clear_pieces (pieces);
+      s.deferred = FALSE;
+      process_segment (check, &g_array_index (check->segments, SimSegment, i),
+                       g_ptr_array_index (check->seg_cands, i), 0, TRUE, &s, pieces);
+      if (s.deferred)
+        {
+          g_mutex_lock (&deferred_lock);
+          g_array_append_val (check->deferred, i);
+          g_mutex_unlock (&deferred_lock);
+        }
+    }
+  _sim_scratch_clear (&s);
+}
+
+/* Verifies @segments again, deferring (check->deferred) what is not at
+ * hand when @defer. */
+static void
+redo (Check    *check,
+      GArray   *segments,
+      gboolean  defer)
+{
+  g_autoptr(GArray) again = g_array_copy (segments);
+
+  check->next = 0;
+  check->redo = again;
+  g_array_set_size (check->deferred, 0);
+  check->deferring = defer && sim_corpus_snapshot_is_remote (check->snapshot);
+  if (again->len > 0)
+    sim_parallel_run (MIN (check->options->n_threads, again->len), redo_worker, check);
+  check->deferring = FALSE;
+  check->redo = NULL;
+  g_array_sort (check->deferred, compare_indices);
+}
+
+void
+_sim_refine_redo (Check *check)
+{
+  redo (check, check->deferred, FALSE);
+}
+
+/* Whether @pieces hold a near copy: one piece, a source at SURE_SIMILARITY. */
+static gboolean
+is_sure (GArray *pieces)
+{
+  const Piece *piece = pieces->len > 0 ? &g_array_index (pieces, Piece, 0) : NULL;
+
+  return pieces->len == 1 && piece->results->len > 0 &&
+         g_array_index (piece->results, Verified, 0).similarity >= SURE_SIMILARITY;
 }
 
 gboolean
 _sim_refine_widen (Check *check)
 {
+  g_autofree gboolean *deferred = g_new0 (gboolean, check->segments->len + 1);
+
+  for (guint k = 0; k < check->deferred->len; k++)
+    deferred[g_array_index (check->deferred, guint, k)] = TRUE;
   check->widened = g_array_new (FALSE, FALSE, sizeof (guint));
+  check->first_round = g_array_new (FALSE, FALSE, sizeof (guint));
   for (guint i = 0; i < check->segments->len; i++)
     {
       GArray *more = g_ptr_array_index (check->seg_more, i);
-      GArray *pieces = g_ptr_array_index (check->pieces, i);
       GArray *cands = g_ptr_array_index (check->seg_cands, i);
-      const Piece *piece = pieces->len > 0 ? &g_array_index (pieces, Piece, 0) : NULL;
       const guint before = cands->len;
 
-      if (pieces->len == 1 && piece->results->len > 0 &&
-          g_array_index (piece->results, Verified, 0).similarity >= SURE_SIMILARITY)
+      /* A deferred segment's verdict is not known yet: its rest is read
+       * with the rest, and kept or not once it is (_sim_refine_settle()). */
+      if (deferred[i])
+        g_array_append_val (check->first_round, before);
+      else if (is_sure (g_ptr_array_index (check->pieces, i)))
         continue;
       for (guint k = 0; k < more->len; k++)
         if (g_array_index (more, Candidate, k).votes >= WIDEN_MIN_VOTES)
@@ -440,36 +543,58 @@ _sim_refine_widen (Check *check)
       if (cands->len > before)
         g_array_append_val (check->widened, i);
     }
-  return check->widened->len > 0;
+  return check->widened->len > 0 || check->deferred->len > 0;
 }
 
-static void
-widen_worker (gpointer data)
+void
+_sim_refine_settle (Check *check)
 {
-  Check *check = data;
-  Scratch s;
-  gint k;
+  g_autoptr(GPtrArray) tails = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+  g_autoptr(GArray) deferred = g_array_copy (check->deferred);
+  g_autofree gboolean *unwidened = g_new0 (gboolean, check->segments->len + 1);
+  guint kept = 0;
 
-  _sim_scratch_init (&s);
-  while ((k = g_atomic_int_add (&check->next, 1)) < (gint) check->widened->len &&
-         !g_cancellable_is_cancelled (check->cancellable))
+  if (deferred->len == 0)
+    return;
+  /* Verified again against their first round alone (first_round holds
+   * their counts in the same order, the article's)... */
+  for (guint k = 0; k < deferred->len; k++)
     {
-      const guint i = g_array_index (check->widened, guint, k);
-      GArray *pieces = g_ptr_array_index (check->pieces, i);
+      GArray *cands = g_ptr_array_index (check->seg_cands, g_array_index (deferred, guint, k));
+      const guint first = g_array_index (check->first_round, guint, k);
+      GArray *tail = g_array_sized_new (FALSE, FALSE, sizeof (Candidate), cands->len - first);
 
-      clear_pieces (pieces);
-      process_segment (check, &g_array_index (check->segments, SimSegment, i),
-                       g_ptr_array_index (check->seg_cands, i), 0, TRUE, &s, pieces);
+      g_array_append_vals (tail, &g_array_index (cands, Candidate, first), cands->len - first);
+      g_array_set_size (cands, first);
+      g_ptr_array_add (tails, tail);
     }
-  _sim_scratch_clear (&s);
+  redo (check, deferred, FALSE);
+  /* ...and widened as any other segment: not when that found a near copy. */
+  for (guint k = 0; k < deferred->len; k++)
+    {
+      const guint i = g_array_index (deferred, guint, k);
+      GArray *tail = g_ptr_array_index (tails, k);
+
+      if (is_sure (g_ptr_array_index (check->pieces, i)))
+        unwidened[i] = TRUE;
+      else
+        g_array_append_vals (g_ptr_array_index (check->seg_cands, i), tail->data, tail->len);
+    }
+  for (guint k = 0; k < check->widened->len; k++)
+    if (!unwidened[g_array_index (check->widened, guint, k)])
+      g_array_index (check->widened, guint, kept++) = g_array_index (check->widened, guint, k);
+  g_array_set_size (check->widened, kept);
+}
+
+void
+_sim_refine_verify_widened (Check *check)
+{
+  redo (check, check->widened, TRUE);
 }
 
 void
 _sim_refine_finish (Check *check)
 {
-  check->next = 0;
-  if (check->widened != NULL && check->widened->len > 0)
-    sim_parallel_run (MIN (check->options->n_threads, check->widened->len), widen_worker, check);
   if (!g_cancellable_is_cancelled (check->cancellable))
     flatten_pieces (check);
 }

@@ -21,6 +21,20 @@
  * normalises its own region (_sim_source_cache_region()). */
 #define LOAD_MARGIN 32
 
+/* The stretch _sim_source_cache_region() normalises for [@lo, @hi). */
+static void
+region_bounds (const DocCache *cache,
+               gint64          lo,
+               gint64          hi,
+               gint64         *from,
+               gint64         *to)
+{
+  const gint64 n = cache->n_chars;
+
+  *from = CLAMP (lo - LOAD_MARGIN, 0, n);
+  *to = CLAMP (hi + LOAD_MARGIN, *from, n);
+}
+
 DocCache *
 _sim_source_cache_get (Check *check,
                        guint  doc)
@@ -63,9 +77,15 @@ register_cands (Check     *check,
                                    GUINT_TO_POINTER (check->docs->len));
               continue;
             }
-          if (slot <= check->n_loaded)
-            continue;
           cache = &g_array_index (check->docs, DocCache, slot - 1);
+          /* Loaded: what is not at hand of a text held in part is read
+           * with the next load (a widened segment's candidate). */
+          if (slot <= check->n_loaded)
+            {
+              if (cache->loaded && !_sim_source_cache_at_hand (cache, lo, hi))
+                _sim_source_cache_want (check, c->doc, lo, hi);
+              continue;
+            }
           cache->lo = MIN (cache->lo, lo);
           cache->hi = MAX (cache->hi, hi);
         }
@@ -147,13 +167,13 @@ _sim_source_cache_region (Check        *check,
                           gint64        hi,
                           SourceRegion *region)
 {
-  const gint64 n = cache->n_chars;
-  const gint64 from = CLAMP (lo - LOAD_MARGIN, 0, n), to = CLAMP (hi + LOAD_MARGIN, from, n);
   g_autofree char *text = NULL;
   GError *error = NULL;
   const char *a, *b;
   guint32 first;
+  gint64 from, to;
 
+  region_bounds (cache, lo, hi, &from, &to);
   _sim_source_region_clear (region);
   if (from >= cache->lo && to <= cache->hi)
     {
@@ -374,6 +394,37 @@ _sim_source_cache_want (Check   *check,
   if (check->wanted == NULL)
     check->wanted = g_array_new (FALSE, FALSE, sizeof want);
   g_array_append_val (check->wanted, want);
+}
+
+gboolean
+_sim_source_cache_at_hand (const DocCache *cache,
+                           gint64          lo,
+                           gint64          hi)
+{
+  gint64 from, to;
+  guint32 first, end;
+
+  region_bounds (cache, lo, hi, &from, &to);
+  if (from >= cache->lo && to <= cache->hi)
+    return TRUE;
+  sim_store_text_get_held (cache->stored, &first, &end);
+  return first <= from && to <= end;
+}
+
+void
+_sim_source_cache_want_region (Check   *check,
+                               guint    doc,
+                               gint64   lo,
+                               gint64   hi)
+{
+  static GMutex lock;
+  const DocCache *cache = _sim_source_cache_get (check, doc);
+  gint64 from, to;
+
+  region_bounds (cache, lo, hi, &from, &to);
+  g_mutex_lock (&lock);
+  _sim_source_cache_want (check, doc, (guint32) from, (guint32) to);
+  g_mutex_unlock (&lock);
 }
 
 void

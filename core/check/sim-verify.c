@@ -57,6 +57,7 @@ _sim_scratch_init (Scratch *s)
   s->positions = g_array_new (FALSE, FALSE, sizeof (Aligned));
   s->cands = g_array_new (FALSE, FALSE, sizeof (Candidate));
   memset (&s->region, 0, sizeof s->region);
+  s->deferred = FALSE;
 }
 
 void
@@ -453,7 +454,15 @@ _sim_verify (Check            *check,
   if (cache == NULL || !cache->loaded || s->q_weight <= 0)
     return FALSE;
   start = MAX (start, 0);
-  if (end <= start || !_sim_source_cache_region (check, cache, start, end, &s->region))
+  if (end <= start)
+    return FALSE;
+  if (check->deferring && !_sim_source_cache_at_hand (cache, start, end))
+    {
+      _sim_source_cache_want_region (check, doc, start, end);
+      s->deferred = TRUE;
+      return FALSE;
+    }
+  if (!_sim_source_cache_region (check, cache, start, end, &s->region))
     return FALSE;
   du = s->region.units;
   features = s->region.features;
