@@ -61,6 +61,16 @@ check_clear (Check *check)
   g_clear_pointer (&check->windows, g_array_unref);
 }
 
+/* Reads what the stages so far point into (_sim_source_cache_load());
+ * FALSE on a store error, a damaged text or a cancel. */
+static gboolean
+load (Check   *check,
+      GError **error)
+{
+  return _sim_source_cache_load (check, error) && _sim_source_cache_check_errors (check, error) &&
+         !g_cancellable_set_error_if_cancelled (check->cancellable, error);
+}
+
 /* The segments whose verification was deferred, verified again once what
  * they wanted is read, all in one load. */
 static gboolean
@@ -69,8 +79,7 @@ verify_deferred (Check   *check,
 {
   if (!_sim_refine_deferred (check))
     return TRUE;
-  if (!_sim_source_cache_load (check, error) || !_sim_source_cache_check_errors (check, error) ||
-      g_cancellable_set_error_if_cancelled (check->cancellable, error))
+  if (!load (check, error))
     return FALSE;
   _sim_refine_redo (check);
   return TRUE;
@@ -169,15 +178,12 @@ check_run (SimCorpusSnapshot     *snapshot,
   if (!_sim_candidates_lookup (&check, error) || g_cancellable_set_error_if_cancelled (cancellable, error))
     goto out;
   _sim_candidates_collect (&check);
-  if (!_sim_source_cache_load (&check, error) || !_sim_source_cache_check_errors (&check, error) ||
-      g_cancellable_set_error_if_cancelled (cancellable, error))
+  if (!load (&check, error))
     goto out;
   _sim_refine_verify (&check);
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     goto out;
-  if (_sim_refine_widen (&check) &&
-      (!_sim_source_cache_load (&check, error) || !_sim_source_cache_check_errors (&check, error) ||
-       g_cancellable_set_error_if_cancelled (cancellable, error)))
+  if (_sim_refine_widen (&check) && !load (&check, error))
     goto out;
   _sim_refine_settle (&check);
   _sim_refine_verify_widened (&check);
@@ -190,8 +196,7 @@ check_run (SimCorpusSnapshot     *snapshot,
   if (!_sim_rewording_find (&check, error))
     goto out;
   _sim_passages_want (&check);
-  if (!_sim_source_cache_load (&check, error) || !_sim_source_cache_check_errors (&check, error) ||
-      g_cancellable_set_error_if_cancelled (cancellable, error))
+  if (!load (&check, error))
     goto out;
   _sim_passages_find (&check);
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
