@@ -444,6 +444,24 @@ sim_store_commit (SimStore  *store,
   return TRUE;
 }
 
+gboolean
+sim_store_data_version (SimStore  *store,
+                        gint64    *out_version,
+                        GError   **error)
+{
+  sqlite3_stmt *stmt = _sim_store_cached (store, "PRAGMA data_version", error);
+  int rc;
+
+  if (stmt == NULL)
+    return FALSE;
+  rc = sqlite3_step (stmt);
+  if (rc != SQLITE_ROW)
+    return _sim_store_error (store, rc, "reading the store's version", error);
+  *out_version = sqlite3_column_int64 (stmt, 0);
+  sqlite3_reset (stmt);
+  return TRUE;
+}
+
 void
 sim_store_rollback (SimStore *store)
 {

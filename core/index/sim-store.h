@@ -78,6 +78,12 @@ gboolean  sim_store_begin       (SimStore          *store,
                                  GError           **error);
 gboolean  sim_store_commit      (SimStore          *store,
                                  GError           **error);
+/* A number that changes whenever another connection, of this process or
+ * another, commits to the store; never for this connection's own commits
+ * (SQLite's data_version). */
+gboolean  sim_store_data_version (SimStore         *store,
+                                  gint64           *out_version,
+                                  GError          **error);
 /* Ends a transaction without writing anything: a read one too. */
 void      sim_store_rollback    (SimStore          *store);
 /* A read transaction: many reads see one state of the store, and SQLite

@@ -22,6 +22,8 @@
 #include "sim-check.h"
 #include "sim-corpus.h"
 #include "sim-error.h"
+#include "sim-fingerprint.h"
+#include "sim-store.h"
 #include "sim-test-util.h"
 
 static const char *const words[] = {
@@ -511,6 +513,84 @@ test_corpus_cancel_keeps_the_store_as_before_the_batch (void **state)
   assert_true (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED));
   docs = list (corpus);
   assert_int_equal (docs->len, SIM_CORPUS_BATCH_DOCS);
+}
+
+/* Another writer adds its folder between two batches of an import. */
+typedef struct {
+  SimCorpus  *other;
+  const char *folder;
+  guint       n_added;
+} Meanwhile;
+
+static void
+another_writer_after_the_first_batch (guint64     done,
+                                      guint64     total,
+                                      const char *what,
+                                      gpointer    user_data)
+{
+  Meanwhile *m = user_data;
+  const char *paths[] = { m->folder, NULL };
+  g_autoptr(SimImportResult) result = NULL;
+
+  if (done != SIM_CORPUS_BATCH_DOCS)
+    return;
+  result = sim_corpus_add (m->other, paths, NULL, NULL, NULL, NULL);
+  assert_non_null (result);
+  m->n_added = result->n_added;
+}
+
+static void
+load_df (SimCorpus *corpus,
+         guint32  **counts,
+         guint32   *n_docs)
+{
+  g_autoptr(GError) error = NULL;
+
+  assert_true (sim_store_load_df (sim_corpus_get_store (corpus), SIM_DF_BUCKETS, counts, n_docs, &error));
+  assert_non_null (*counts);
+}
+
+/* An import keeps the feature statistics it saved from one batch to the
+ * next, but reads them again when another writer has committed between:
+ * what both added is counted, as in one import of both. */
+static void
+test_corpus_add_counts_what_another_writer_added_between_batches (void **state)
+{
+  Fixture *f = *state;
+  g_autofree char *other_docs = g_build_filename (f->dir, "other", NULL);
+  g_autofree char *fresh_path = g_build_filename (f->dir, "fresh.db", NULL);
+  g_autoptr(SimCorpus) corpus = sim_corpus_open (f->store, FALSE, NULL);
+  g_autoptr(SimCorpus) other = sim_corpus_open (f->store, FALSE, NULL);
+  g_autoptr(SimCorpus) fresh = sim_corpus_open (fresh_path, FALSE, NULL);
+  g_autoptr(SimImportResult) result = NULL;
+  g_autoptr(SimImportResult) fresh_result = NULL;
+  g_autofree guint32 *counts = NULL, *fresh_counts = NULL;
+  const char *paths[] = { f->docs, NULL };
+  const char *both[] = { f->docs, other_docs, NULL };
+  Meanwhile m = { other, other_docs, 0 };
+  guint32 n_docs = 0, fresh_n_docs = 0;
+
+  g_mkdir (other_docs, 0700);
+  for (guint i = 0; i < 40; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("other-%02u.txt", i);
+      g_autofree char *text = make_text (10000 + i, i % 2, 12);
+
+      g_free (sim_test_write_file (other_docs, name, text, -1));
+    }
+  write_docs (f, 0, SIM_CORPUS_BATCH_DOCS + 100);
+  result = sim_corpus_add (corpus, paths, another_writer_after_the_first_batch, &m, NULL, NULL);
+  assert_non_null (result);
+  assert_int_equal (result->n_added, SIM_CORPUS_BATCH_DOCS + 100);
+  assert_int_equal (m.n_added, 40);
+  fresh_result = sim_corpus_add (fresh, both, NULL, NULL, NULL, NULL);
+  assert_int_equal (fresh_result->n_added, SIM_CORPUS_BATCH_DOCS + 140);
+
+  load_df (corpus, &counts, &n_docs);
+  load_df (fresh, &fresh_counts, &fresh_n_docs);
+  assert_int_equal (n_docs, SIM_CORPUS_BATCH_DOCS + 140);
+  assert_int_equal (n_docs, fresh_n_docs);
+  assert_memory_equal (counts, fresh_counts, SIM_DF_BUCKETS * sizeof (guint32));
 }
 
 static void
@@ -1553,6 +1633,7 @@ main (void)
     cmocka_unit_test_setup_teardown (test_corpus_full_disk_keeps_committed_batches, setup, teardown),
     cmocka_unit_test_setup_teardown (test_corpus_survives_a_killed_import, setup, teardown),
     cmocka_unit_test_setup_teardown (test_corpus_cancel_keeps_the_store_as_before_the_batch, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_corpus_add_counts_what_another_writer_added_between_batches, setup, teardown),
     cmocka_unit_test_setup_teardown (test_corpus_rebuilds_an_old_feature_version, setup, teardown),
     cmocka_unit_test_setup_teardown (test_corpus_traditional_folding_is_a_store_setting, setup, teardown),
     cmocka_unit_test_setup_teardown (test_corpus_index_file_is_mapped_and_never_trusted_blindly, setup, teardown),
