@@ -409,11 +409,11 @@ test_corpus_full_disk_keeps_committed_batches (void **state)
   g_autoptr(GPtrArray) docs = NULL;
   const char *paths[] = { f->docs, NULL };
 
-  /* Texts of about 8 KB (stored compressed, about half that). */
+  /* Texts of about 2 KB (stored compressed, about half that). */
   for (guint i = 0; i < 5 * SIM_CORPUS_BATCH_DOCS; i++)
     {
-      g_autofree char *name = g_strdup_printf ("doc-%04u.txt", i);
-      g_autofree char *text = make_text (i, i % 2, 120);
+      g_autofree char *name = g_strdup_printf ("doc-%05u.txt", i);
+      g_autofree char *text = make_text (i, i % 2, 30);
 
       g_free (sim_test_write_file (f->docs, name, text, -1));
     }
