@@ -82,6 +82,10 @@ pdf_set_up_context (PangoContext *context)
   cairo_font_options_set_hint_style (options, CAIRO_HINT_STYLE_NONE);
   pango_cairo_context_set_font_options (context, options);
   cairo_font_options_destroy (options);
+  /* Glyphs where the font puts them, not on whole points (a PDF's
+   * device unit): rounded, every Latin glyph's advance differed from the
+   * font's, and cairo wrote an adjustment for each. */
+  pango_context_set_round_glyph_positions (context, FALSE);
   if (!g_str_has_prefix (lang, "ja") && !g_str_has_prefix (lang, "ko") &&
       !g_str_has_prefix (lang, "zh-tw") && !g_str_has_prefix (lang, "zh-hk"))
     pango_context_set_language (context, pango_language_from_string ("zh-cn"));
