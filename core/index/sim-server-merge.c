@@ -78,8 +78,16 @@ merge_sorted (SimPosting *p,
           const guint b1 = e + 1 < k ? ends[e + 1] : a1;
           guint i = a0, j = a1;
 
+          /* The one taken chosen without a branch: which it is cannot
+           * be foreseen, and mispredicted it was most of a merge. */
           while (i < a1 && j < b1)
-            to[out++] = _sim_posting_less (&from[j], &from[i]) ? from[j++] : from[i++];
+            {
+              const guint right = _sim_posting_less (&from[j], &from[i]);
+
+              to[out++] = from[i ^ ((i ^ j) & -right)];
+              j += right;
+              i += right ^ 1;
+            }
           while (i < a1)
             to[out++] = from[i++];
           while (j < b1)
