@@ -140,7 +140,10 @@ char              *sim_corpus_content_hash    (const char        *data,
 /* Adds files and folders (recursively; hidden entries skipped). Files that
  * cannot be read are listed in the result's failures while the rest import.
  * Returns NULL on a store error or cancellation; documents committed before
- * remain. */
+ * remain. Another SimCorpus (another connection, in this process or
+ * another) may write meanwhile, even from @progress; @corpus itself may
+ * not: the feature statistics are kept from one batch to the next unless
+ * another connection has committed. */
 SimImportResult   *sim_corpus_add             (SimCorpus         *corpus,
                                                const char *const *paths,
                                                SimProgressFunc    progress,
