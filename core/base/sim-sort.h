@@ -2,9 +2,10 @@
  *
  * Sorting many 64-bit keys, each with a 32-bit value, by key: a stable
  * least-significant-digit radix sort, a byte a pass (the eight counts made
- * in one pass, bytes every key shares skipped). Used where a text's
- * hashes are sorted: an aligned side's words, a check's windows. And
- * finding a key in sorted keys.
+ * in one pass, bytes every key shares skipped); past 65,536 items, first
+ * spread by the highest byte that differs, each stretch then sorted so on
+ * any core. Used where a text's hashes are sorted: an aligned side's
+ * words, a check's windows. And finding a key in sorted keys.
  */
 #pragma once
 

@@ -22,6 +22,7 @@
 
 #include "sim-band-index.h"
 #include "sim-parallel.h"
+#include "sim-sort.h"
 #include "sim-test-util.h"
 
 static int
@@ -400,6 +401,56 @@ test_exact_index_sorts_like_a_stable_sort (void **state)
         seen[payload[i]] = 1;
       }
   }
+}
+
+static int
+compare_keyed_then_value (const void *a,
+                          const void *b)
+{
+  const SimKeyed *x = a, *y = b;
+
+  if (x->key != y->key)
+    return x->key < y->key ? -1 : 1;
+  return x->value < y->value ? -1 : x->value > y->value;
+}
+
+/* sim_sort_keyed() is a stable sort by key: the same order as sorting by
+ * key and then input position. Below and above the size where it first
+ * spreads by its highest differing byte and sorts the stretches on every
+ * core; keys that differ only in their low bytes, or only in their high
+ * ones, or in all; runs of equal keys; all keys equal. */
+static void
+test_keyed_sort_is_a_stable_sort (void **state)
+{
+  static const gsize sizes[] = { 0, 1, 2, 1000, 65535, 65536, 300001 };
+  static const guint64 masks[] = { G_MAXUINT64, 0xffff, G_GUINT64_CONSTANT (0xffff000000000000), 0xff00ff, 0 };
+
+  for (guint s = 0; s < G_N_ELEMENTS (sizes); s++)
+    for (guint m = 0; m < G_N_ELEMENTS (masks); m++)
+      {
+        g_autoptr(GRand) rand = g_rand_new_with_seed (s * 31 + m);
+        const gsize n = sizes[s];
+        g_autofree SimKeyed *items = g_new (SimKeyed, MAX (n, 1));
+        g_autofree SimKeyed *tmp = g_new (SimKeyed, MAX (n, 1));
+        g_autofree SimKeyed *expected = g_new (SimKeyed, MAX (n, 1));
+
+        for (gsize i = 0; i < n; i++)
+          {
+            /* A third from 300 values: long runs of equal keys. */
+            const guint64 v = g_rand_int_range (rand, 0, 3) == 0 ? (guint64) g_rand_int_range (rand, 0, 300) * 0x9e3779b97f4a7c15
+                                                                   : ((guint64) g_rand_int (rand) << 32) | g_rand_int (rand);
+
+            items[i] = (SimKeyed) { v & masks[m], (guint32) i };
+          }
+        memcpy (expected, items, n * sizeof (SimKeyed));
+        qsort (expected, n, sizeof (SimKeyed), compare_keyed_then_value);
+        sim_sort_keyed (items, tmp, n);
+        for (gsize i = 0; i < n; i++)
+          {
+            assert_true (items[i].key == expected[i].key);
+            assert_int_equal (items[i].value, expected[i].value);
+          }
+      }
 }
 
 #define DATA_SIZE (1 << 20)
@@ -872,6 +923,7 @@ main (void)
     cmocka_unit_test (test_index_equals_brute_force_with_more_blocks),
     cmocka_unit_test (test_index_memory_is_32_bytes_per_fingerprint),
     cmocka_unit_test (test_exact_index_sorts_like_a_stable_sort),
+    cmocka_unit_test (test_keyed_sort_is_a_stable_sort),
     cmocka_unit_test (test_pread_many_reads_as_pread_does),
     cmocka_unit_test (test_pread_many_after_fork),
     cmocka_unit_test (test_parallel_keeps_its_threads),
