@@ -165,16 +165,41 @@ keep_in_order (Seed  *seeds,
   }
 }
 
+/* Whether word @w of @b's side is in one of its sentences [@first,
+ * @last]: the word's postings are in text order. */
+static gboolean
+word_in_sentences (const Side *b,
+                   guint       w,
+                   guint       first,
+                   guint       last)
+{
+  const SimAlignSide *p = b->prepared;
+  guint lo = p->post_first[w], hi = p->post_first[w + 1];
+
+  while (lo < hi)
+    {
+      const guint mid = lo + (hi - lo) / 2;
+
+      if (p->post_sentence[mid] < first)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo < p->post_first[w + 1] && p->post_sentence[lo] <= last;
+}
+
 /* The first sentence of A between two seeds of @group (@n, sorted by A) that has
  * words but shares almost none with B's side of the group: text inserted
- * from elsewhere, not an edited sentence of the source. G_MAXUINT if none. */
+ * from elsewhere, not an edited sentence of the source. G_MAXUINT if none.
+ * A word is looked up in B's postings, not in a set of the group's words
+ * made for it: against a source that repeats itself, groups span much of
+ * it, and the sets were a tenth of aligning the two. */
 static guint
 find_foreign (const Side *a,
               const Side *b,
               const Seed *group,
               guint       n)
 {
-  g_autoptr(GHashTable) words = NULL;
   guint b_first = G_MAXUINT, b_last = 0;
 
   if (n < 2)
@@ -196,23 +221,12 @@ find_foreign (const Side *a,
 
           if (v->n < FOREIGN_MIN_WORDS)
             continue;
-          if (words == NULL)
-            {
-              words = g_hash_table_new (NULL, NULL);
-              for (guint j = b_first; j <= b_last; j++)
-                {
-                  const Vector *w = side_vector (b, j);
-
-                  for (guint e = w->first; e < w->first + w->n; e++)
-                    g_hash_table_add (words, GSIZE_TO_POINTER ((gsize) side_entry (b, e)->token));
-                }
-            }
           for (guint e = v->first; e < v->first + v->n; e++)
             {
-              const Entry *entry = side_entry (a, e);
+              const guint w = a->other[side_entry (a, e)->word];
 
               total += a->weights[e];
-              if (g_hash_table_contains (words, GSIZE_TO_POINTER ((gsize) entry->token)))
+              if (w != G_MAXUINT && word_in_sentences (b, w, b_first, b_last))
                 found += a->weights[e];
             }
           if (total > 0 && found < FOREIGN_SHARE * total)

@@ -142,6 +142,36 @@ test_align_copied_paragraph_with_hard_wrapped_lines_is_one_passage (void **state
   assert_int_equal (al->n_seeds, 5);
 }
 
+/* A sentence between copied ones that shares almost none of its words with
+ * the stretch of the source they come from splits the passage, even when
+ * its words are found elsewhere in the source (here in its last sentence,
+ * not copied): two passages, and that sentence in neither. */
+static void
+test_align_foreign_sentence_between_copies_splits_the_passage (void **state)
+{
+  g_autofree char *b = source_text (NULL, NULL);
+  g_autoptr(GString) a = g_string_new (NULL);
+  g_autoptr(GArray) found = NULL;
+  guint32 own_start, own_end;
+
+  for (guint i = 1; i <= 4; i++)
+    g_string_append_printf (a, "%s ", source[i]);
+  own_start = cp_len (a);
+  g_string_append (a, "Ablation and accumulation matter to penguins near Antarctica, where eight hundred seals nap.");
+  own_end = cp_len (a);
+  for (guint i = 5; i <= 8; i++)
+    g_string_append_printf (a, " %s", source[i]);
+
+  found = align_texts (a->str, b);
+  assert_int_equal (found->len, 2);
+  for (guint k = 0; k < found->len; k++)
+    {
+      const SimAlignment *al = &g_array_index (found, SimAlignment, k);
+
+      assert_false (al->a_start < own_end && own_start < al->a_end);
+    }
+}
+
 static void
 test_align_reordered_and_reworded_passage_is_found_whole (void **state)
 {
@@ -465,6 +495,7 @@ main (void)
   const struct CMUnitTest tests[] = {
     cmocka_unit_test (test_align_copied_paragraph_with_hard_wrapped_lines_is_one_passage),
     cmocka_unit_test (test_align_reordered_and_reworded_passage_is_found_whole),
+    cmocka_unit_test (test_align_foreign_sentence_between_copies_splits_the_passage),
     cmocka_unit_test (test_align_summary_is_one_passage_against_the_stretch_it_condenses),
     cmocka_unit_test (test_align_two_seed_summary_is_one_passage),
     cmocka_unit_test (test_align_repeated_source_sentence_follows_its_neighbours),
