@@ -46,16 +46,6 @@ typedef struct {
   GArray       *out;
 } Keep;
 
-static void
-keep_posting (const SimPosting *posting,
-              gpointer          user_data)
-{
-  Keep *k = user_data;
-
-  if (posting->doc < k->n_ids && (k->live[posting->doc >> 3] >> (posting->doc & 7)) & 1)
-    g_array_append_val (k->out, *posting);
-}
-
 /* Sorts @n postings at @p made of @k sorted stretches ending at @ends
  * (each end the next one's start) by merging them two by two through
  * @other (room for @n). */
@@ -241,7 +231,8 @@ read_run_rows (guint            i,
   cr->any |= PQntuples (result) > 0;
   for (int r = 0; r < PQntuples (result); r++)
     if (!_sim_posting_decode_row ((const guint8 *) PQgetvalue (result, r, 1), PQgetlength (result, r, 1),
-                                  _sim_be32 (PQgetvalue (result, r, 0)), bits, keep_posting, &cr->keep))
+                                  _sim_be32 (PQgetvalue (result, r, 0)), bits, cr->keep.live, cr->keep.n_ids,
+                                  cr->keep.out))
       {
         g_set_error (error, SIM_ERROR, SIM_ERROR_STORE_CORRUPT,
                      _("The corpus server %s holds a damaged row of its lookup table"), cr->name);
@@ -381,7 +372,7 @@ read_spill_chunk (const Reading *reading,
 
           if (bucket >= limit)
             break;
-          if (!_sim_posting_decode_row (row + 26, len, bucket, run->bits, keep_posting, &keep))
+          if (!_sim_posting_decode_row (row + 26, len, bucket, run->bits, keep.live, keep.n_ids, keep.out))
             {
               g_set_error (&local, SIM_ERROR, SIM_ERROR_STORE_CORRUPT, _("The add's postings were damaged beside it"));
               break;

@@ -336,13 +336,16 @@ int       _sim_posting_compare     (gconstpointer       a,
                                     gconstpointer       b);
 /* Bits of the bucket a run of @n postings cuts its rows by. */
 guint     _sim_posting_run_bits    (guint64             n);
-/* Calls @func on each posting of a row; FALSE for a damaged row. */
+/* Appends to @out the postings of a row whose document is still there
+ * (bit doc of @live, a bit per id below @n_ids); FALSE for a damaged row
+ * (what came before the damage is appended). */
 gboolean  _sim_posting_decode_row  (const guint8       *data,
                                     gsize               len,
                                     guint32             bucket,
                                     guint               bits,
-                                    void              (*func) (const SimPosting *posting, gpointer user_data),
-                                    gpointer            user_data);
+                                    const guint8       *live,
+                                    gint64              n_ids,
+                                    GArray             *out);
 /* @postings (sorted) as rows of run @run of @bits, COPY's binary format,
  * between copy_header() and copy_trailer(). */
 void      _sim_posting_copy_header (GString            *rows);
