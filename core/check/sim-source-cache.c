@@ -171,6 +171,7 @@ _sim_source_cache_region (Check        *check,
   GError *error = NULL;
   const char *a, *b;
   guint32 first;
+  gsize len;
   gint64 from, to;
 
   region_bounds (cache, lo, hi, &from, &to);
@@ -182,15 +183,15 @@ _sim_source_cache_region (Check        *check,
       return TRUE;
     }
   /* The stored pieces are read-only: any thread may decompress them. */
-  text = sim_store_text_dup_range (cache->stored, from, to, &first, NULL, &error);
+  text = sim_store_text_dup_range (cache->stored, from, to, &first, &len, &error);
   if (text == NULL)
     {
       if (!g_atomic_pointer_compare_and_exchange (&cache->error, NULL, error))
         g_error_free (error);
       return FALSE;
     }
-  a = g_utf8_offset_to_pointer (text, from - first);
-  b = g_utf8_offset_to_pointer (a, to - from);
+  a = text + sim_text_byte_offset (text, len, from - first);
+  b = a + sim_text_byte_offset (a, text + len - a, to - from);
   sim_units_init (&region->own);
   sim_text_normalize (a, b - a, from, sim_corpus_snapshot_get_flags (check->snapshot), &region->own);
   region->own_features = g_new (guint64, MAX (region->own.n, 1));
@@ -538,9 +539,10 @@ _sim_source_cache_is_sentence (DocCache *cache,
     }
   if (first > lo)
     return FALSE;
-  a = g_utf8_offset_to_pointer (text, start - first);
-  b = g_utf8_offset_to_pointer (a, end - start);
-  if (b > text + len)
+  a = text + sim_text_byte_offset (text, len, start - first);
+  b = a + sim_text_byte_offset (a, text + len - a, end - start);
+  /* Text short of @end where the document goes on past it: damaged. */
+  if (b == text + len && end < cache->n_chars)
     return FALSE;
   /* The pieces read end at the text's end only when hi is it. */
   return sentence_edge (a, text, FALSE, first == 0) &&

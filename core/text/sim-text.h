@@ -184,7 +184,8 @@ void         sim_text_index_clear   (SimTextIndex       *index);
 const char  *sim_text_index_pointer (const SimTextIndex *index,
                                      gsize               offset);
 
-/* Byte offset of code point @offset in valid UTF-8 @text of @len bytes. */
+/* Byte offset of code point @offset in valid UTF-8 @text of @len bytes;
+ * @len if the text has no more code points. */
 gsize    sim_text_byte_offset (const char *text,
                                gsize       len,
                                gsize       offset);

@@ -264,9 +264,10 @@ test_load_file_reports_missing_file (void **state)
   assert_non_null (strstr (error->message, "/nonexistent/essay.txt"));
 }
 
-/* The code-point index finds every offset as walking from the start does:
- * ASCII runs (taken 64 bytes at a time), CJK, and the two mixed across
- * the index's steps, up to and past the end. */
+/* The code-point index, and sim_text_byte_offset() without one, find
+ * every offset as walking from the start does: ASCII runs (taken 64 bytes
+ * at a time), CJK, and the two mixed across the index's steps, up to and
+ * past the end. */
 static void
 test_text_index_finds_every_code_point (void **state)
 {
@@ -299,9 +300,14 @@ test_text_index_finds_every_code_point (void **state)
       sim_text_index_init (&index, text->str, cut - text->str);
       assert_int_equal (index.n_chars, g_utf8_strlen (text->str, cut - text->str));
       for (const char *p = text->str; p < cut; p = g_utf8_next_char (p), at++)
-        assert_ptr_equal (sim_text_index_pointer (&index, at), p);
+        {
+          assert_ptr_equal (sim_text_index_pointer (&index, at), p);
+          assert_int_equal (sim_text_byte_offset (text->str, cut - text->str, at), p - text->str);
+        }
       assert_ptr_equal (sim_text_index_pointer (&index, at), cut);
       assert_ptr_equal (sim_text_index_pointer (&index, at + 100), cut);
+      assert_int_equal (sim_text_byte_offset (text->str, cut - text->str, at), cut - text->str);
+      assert_int_equal (sim_text_byte_offset (text->str, cut - text->str, at + 100), cut - text->str);
       sim_text_index_clear (&index);
     }
   g_rand_free (rand);
