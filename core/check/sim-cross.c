@@ -513,7 +513,7 @@ sim_cross_run (const char *const     *texts,
           continue;
         }
       pair->share_a = (float) pair->shared_a / MAX (sim_report_get_n_chars (pair->report), 1);
-      pair->share_b = (float) pair->shared_b / MAX (g_utf8_strlen (texts[pair->b], lens[pair->b]), 1);
+      pair->share_b = (float) pair->shared_b / MAX (sim_text_count_chars (texts[pair->b], lens[pair->b]), 1);
       i++;
     }
   g_array_sort (pairs, compare_pairs);
@@ -810,7 +810,7 @@ sim_cross_documents_load (const char *const  *paths,
           g_ptr_array_add (docs->failures, g_strdup (local_error->message));
           continue;
         }
-      chars = g_utf8_strlen (text, len);
+      chars = sim_text_count_chars (text, len);
       g_ptr_array_add (docs->paths, g_strdup (path));
       g_ptr_array_add (docs->texts, text);
       g_ptr_array_add (docs->formats, (gpointer) sim_format_to_string (format));
