@@ -7,8 +7,8 @@
  * writes its postings as one run, cut into rows of about ROW_POSTINGS by
  * the high bits of the fingerprint (the run's bits: a larger run has more
  * rows), each row its postings sorted and delta-coded (some 7 bytes a
- * posting). A lookup asks every run for the rows of the article's keys in
- * one statement. Runs are merged by sim-server-merge.c.
+ * posting). A check asks every run for the rows of the article's keys
+ * (sim-server-lookup.c). Runs are merged by sim-server-merge.c.
  *
  * Rows are keyed (bucket, run) (before schema version 7, on one server,
  * (run, bucket)) and the table is hash-partitioned on the bucket, so its
@@ -24,7 +24,6 @@
 #include <glib/gstdio.h>
 
 #include "sim-band-index.h"
-#include "sim-sort.h"
 #include "sim-error.h"
 #include "sim-parallel.h"
 #include "sim-server-private.h"
@@ -74,9 +73,9 @@ in_order (const SimPosting *p,
   return TRUE;
 }
 
-static void
-sort_below (GArray *postings,
-            guint   known)
+void
+_sim_posting_sort_below (GArray *postings,
+                         guint   known)
 {
   const gsize n = postings->len;
   SimPosting *p = (SimPosting *) postings->data;
@@ -124,7 +123,7 @@ sort_below (GArray *postings,
 void
 _sim_posting_sort (GArray *postings)
 {
-  sort_below (postings, 0);
+  _sim_posting_sort_below (postings, 0);
 }
 
 /* Bits of the bucket a run of @n postings cuts its rows by. */
@@ -143,29 +142,6 @@ bucket_of (guint64 key,
            guint   bits)
 {
   return bits ? (guint32) (key >> (SIM_POSTING_KEY_BITS - bits)) : 0;
-}
-
-static gboolean
-get_varint (const guint8 **p,
-            const guint8  *end,
-            guint64       *out)
-{
-  guint64 v = 0;
-  guint shift = 0;
-
-  while (*p < end && shift < 64)
-    {
-      const guint8 b = *(*p)++;
-
-      v |= (guint64) (b & 0x7f) << shift;
-      if (!(b & 0x80))
-        {
-          *out = v;
-          return TRUE;
-        }
-      shift += 7;
-    }
-  return FALSE;
 }
 
 /* Appends the postings of a row of a run of @bits whose document @live
@@ -196,7 +172,7 @@ _sim_posting_decode_row (const guint8 *data,
     {
       guint64 delta, doc, start;
 
-      if (!get_varint (&p, end, &delta) || !get_varint (&p, end, &doc) || !get_varint (&p, end, &start) ||
+      if (!_sim_posting_get_varint (&p, end, &delta) || !_sim_posting_get_varint (&p, end, &doc) || !_sim_posting_get_varint (&p, end, &start) ||
           doc > SIM_SERVER_MAX_DOC_ID)
         {
           ok = FALSE;
@@ -501,7 +477,7 @@ rows_worker (gpointer data)
               g_array_set_size (postings, base + n);
             }
         }
-      sort_below (postings, job->part_bits);
+      _sim_posting_sort_below (postings, job->part_bits);
       rows = g_string_sized_new ((gsize) postings->len * 8 + 64);
       _sim_posting_encode_rows ((const SimPosting *) postings->data, postings->len, job->run, job->bits, rows);
       g_clear_pointer (&postings, g_array_unref);
@@ -676,143 +652,5 @@ _sim_posting_spill_put_docs (SimPostingSpill        *spill,
   run.bits = job.bits;
   run.n = job.n;
   g_array_append_val (spill->runs, run);
-  return TRUE;
-}
-
-/* Steps over a varint; FALSE at @end. */
-static inline gboolean
-skip_varint (const guint8 **p,
-             const guint8  *end)
-{
-  while (*p < end)
-    if (!(*(*p)++ & 0x80))
-      return TRUE;
-  return FALSE;
-}
-
-/* The postings of a row of a run of @bits (as _sim_posting_decode_row()
- * reads it) whose key is one of the @n sorted @keys, into @out (their key
- * the index of the key). A row's postings come in key order: the keys in
- * its bucket are found by bisection, a posting of no key asked is stepped
- * over without reading its document and start, and the row is left once
- * past its last key asked (half the row on average, where reading every
- * posting was a tenth of a check's client time at 1 GB). FALSE for a
- * damaged row. */
-static gboolean
-match_row (const guint8  *data,
-           gsize          len,
-           guint32        bucket,
-           guint          bits,
-           const guint64 *keys,
-           gsize          n,
-           GArray        *out)
-{
-  const guint8 *p = data, *end = data + len;
-  const guint64 high = bits ? (guint64) bucket << (SIM_POSTING_KEY_BITS - bits) : 0;
-  const guint64 past = bits ? high + ((guint64) 1 << (SIM_POSTING_KEY_BITS - bits)) : G_MAXUINT64;
-  gsize at, last;
-  guint64 rest = 0;
-
-  /* The keys asked that fall in the bucket: [at, last). */
-  at = sim_lower_bound (keys, n, high);
-  last = at + sim_lower_bound (keys + at, n - at, past);
-  while (p < end && at < last)
-    {
-      guint64 delta, key, doc, start;
-
-      if (!get_varint (&p, end, &delta))
-        return FALSE;
-      rest += delta;
-      key = (high | rest) & SIM_BAND_INDEX_FILE_MASK;
-      while (at < last && keys[at] < key)
-        at++;
-      if (at < last && keys[at] == key)
-        {
-          SimPosting found;
-
-          if (!get_varint (&p, end, &doc) || !get_varint (&p, end, &start) || doc > SIM_SERVER_MAX_DOC_ID)
-            return FALSE;
-          found.key = at;
-          found.doc = (guint32) doc;
-          found.start = (guint32) MIN (start, G_MAXUINT32);
-          g_array_append_val (out, found);
-        }
-      else if (!skip_varint (&p, end) || !skip_varint (&p, end))
-        return FALSE;
-    }
-  return TRUE;
-}
-
-/* Keys a direct lookup asks in one statement: more are asked in several,
- * sent at once, each statement's rows read while the server runs those
- * after it (the client read 10,700 rows of 4.8 MB after the server was
- * done with them, a check of 10,000 characters at 1 GB; so only the last
- * statement's are read after). Through the function all go in one: on a
- * spread layout each call asks every shard. */
-#define LOOKUP_CHUNK 2048
-
-typedef struct {
-  SimServer     *server;
-  const guint64 *keys;
-  gsize          n;
-  gsize          chunk;   /* keys a statement */
-  GArray        *out;
-} Lookup;
-
-static gboolean
-read_lookup (guint           i,
-             const PGresult *result,
-             gpointer        data,
-             GError        **error)
-{
-  const Lookup *lookup = data;
-  const gsize from = (gsize) i * lookup->chunk;
-  const guint before = lookup->out->len;
-
-  for (int r = 0; r < PQntuples (result); r++)
-    if (!match_row ((const guint8 *) PQgetvalue (result, r, 2), PQgetlength (result, r, 2),
-                    _sim_be32 (PQgetvalue (result, r, 1)), _sim_be16 (PQgetvalue (result, r, 0)),
-                    lookup->keys + from, MIN (lookup->chunk, lookup->n - from), lookup->out))
-      {
-        g_set_error (error, SIM_ERROR, SIM_ERROR_STORE_CORRUPT,
-                     _("The corpus server %s holds a damaged row of its lookup table"),
-                     sim_server_get_name (lookup->server));
-        return FALSE;
-      }
-  for (guint k = before; k < lookup->out->len; k++)
-    g_array_index (lookup->out, SimPosting, k).key += from;
-  return TRUE;
-}
-
-gboolean
-_sim_server_postings_lookup (SimServer     *server,
-                             const guint64 *keys,
-                             gsize          n,
-                             gboolean       direct,
-                             GArray        *out,
-                             GError       **error)
-{
-  const gsize chunk = direct ? LOOKUP_CHUNK : MAX (n, 1);
-  const Lookup lookup = { server, keys, n, chunk, out };
-  g_autoptr(GPtrArray) literals = g_ptr_array_new_with_free_func (g_free);
-
-  if (n == 0)
-    return TRUE;
-  /* Keys are 40 bits: as bigints they are the same numbers. */
-  for (gsize from = 0; from < n; from += chunk)
-    g_ptr_array_add (literals, _sim_server_array_literal ((const gint64 *) keys + from, MIN (chunk, n - from)));
-  /* Through the schema's function, the one way a student may read the
-   * table (sim-server-schema.c, version 3), unless @direct. */
-  if (!_sim_server_run_each (server, direct ? SIM_SERVER_LOOKUP_DIRECT
-                                            : "SELECT bits, bucket, data FROM simhound.lookup ($1::bigint[])",
-                             literals->len, (const char *const *) literals->pdata, read_lookup, (gpointer) &lookup,
-                             error))
-    return FALSE;
-  /* The keys are indices below @n: a bucket a key. A key's rows come in
-   * run order, so its postings are most often in order already; sorted
-   * by their keys' high bits alone, they fell into one bucket and a
-   * qsort, 15 ms of a check of 10,000 characters at 1 GB (109,000
-   * postings). */
-  sort_below (out, SIM_POSTING_KEY_BITS - g_bit_storage (n));
   return TRUE;
 }

@@ -435,6 +435,33 @@ _sim_posting_next_split (const guint8 **p,
 }
 /* Sorts @postings by key, document and start. */
 void      _sim_posting_sort       (GArray             *postings);
+/* The same for @postings whose keys share their high @known bits. */
+void      _sim_posting_sort_below (GArray             *postings,
+                                   guint               known);
+/* A varint of a row at *@p (before @end) into *@out, *@p past it; FALSE
+ * at @end or past 64 bits. */
+static inline gboolean
+_sim_posting_get_varint (const guint8 **p,
+                         const guint8  *end,
+                         guint64       *out)
+{
+  guint64 v = 0;
+  guint shift = 0;
+
+  while (*p < end && shift < 64)
+    {
+      const guint8 b = *(*p)++;
+
+      v |= (guint64) (b & 0x7f) << shift;
+      if (!(b & 0x80))
+        {
+          *out = v;
+          return TRUE;
+        }
+      shift += 7;
+    }
+  return FALSE;
+}
 /* The postings of @docs as the rows of a new run, inside the caller's
  * transaction; nothing for none. The rows are made a part at a time on
  * every core and sent as they are made. */
@@ -473,6 +500,9 @@ gboolean  _sim_posting_spill_put_docs (SimPostingSpill    *spill,
 void      _sim_posting_spill_truncate (SimPostingSpill    *spill,
                                        guint               n_runs);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimPostingSpill, _sim_posting_spill_free)
+
+/* ------------------------------------------------------ sim-server-lookup.c */
+
 /* The postings of each of @keys (@n, sorted, distinct, masked) in one
  * statement, appended to @out with key the index into @keys, in key
  * order: through simhound.lookup(), or @direct (SIM_SERVER_LOOKUP_DIRECT:
