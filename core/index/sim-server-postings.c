@@ -651,6 +651,14 @@ _sim_posting_spill_put_docs (SimPostingSpill        *spill,
   run.length = spill->end - run.offset;
   run.bits = job.bits;
   run.n = job.n;
+  run.first_doc = G_MAXINT64;
+  run.last_doc = 0;
+  for (guint d = 0; d < n_docs; d++)
+    if (docs[d].id != 0 && docs[d].slices != NULL)
+      {
+        run.first_doc = MIN (run.first_doc, docs[d].id);
+        run.last_doc = MAX (run.last_doc, docs[d].id);
+      }
   g_array_append_val (spill->runs, run);
   return TRUE;
 }

@@ -481,6 +481,7 @@ typedef struct {
   guint64 length;
   guint   bits;
   guint64 n;        /* postings */
+  gint64  first_doc, last_doc;  /* the lowest and highest document id of its postings */
 } SimSpillRun;
 typedef struct {
   int      fd;
