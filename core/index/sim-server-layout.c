@@ -126,8 +126,13 @@ prepare_shard (const char *uri,
                                                 "  PRIMARY KEY (bucket, run))", i);
       g_autofree char *storage = g_strdup_printf ("ALTER TABLE simhound.postings_%u ALTER COLUMN data SET STORAGE MAIN,"
                                                   " SET " SIM_SERVER_POSTINGS_STORAGE, i);
+      /* As on one server (sim-server-schema.c, version 2). */
+      g_autofree char *lz4 = g_strdup_printf ("DO $$ BEGIN ALTER TABLE simhound.postings_%u ALTER COLUMN data SET COMPRESSION lz4;"
+                                              " EXCEPTION WHEN feature_not_supported OR invalid_parameter_value THEN NULL; END $$",
+                                              i);
 
-      if (!_sim_server_run_command (server, table, error) || !_sim_server_run_command (server, storage, error))
+      if (!_sim_server_run_command (server, table, error) || !_sim_server_run_command (server, storage, error) ||
+          !_sim_server_run_command (server, lz4, error))
         return FALSE;
     }
   return TRUE;

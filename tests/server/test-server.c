@@ -222,6 +222,20 @@ test_init_is_idempotent (void **state)
   assert_string_equal (after, "0");
   collections = superuser ("SELECT count(*) FROM simhound.collections");
   assert_string_equal (collections, "1");
+  /* Packed columns compressed by lz4 (Debian's server has it), not pglz:
+   * the texts, the statistics' chunks, every partition of the lookup table. */
+  g_free (after);
+  after = superuser ("SELECT string_agg (DISTINCT a.attcompression::text, ',') || ' ' || count(*)"
+                     " FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid"
+                     " JOIN pg_namespace n ON n.oid = c.relnamespace"
+                     " WHERE n.nspname = 'simhound' AND c.relkind = 'r'"
+                     "   AND ((c.relname = 'texts' AND a.attname = 'body') OR (c.relname = 'df' AND a.attname = 'counts')"
+                     "        OR (c.relname LIKE 'postings\\_%' AND a.attname = 'data'))");
+  {
+    g_autofree char *expected = g_strdup_printf ("l %u", 2 + SIM_SERVER_PARTITIONS);
+
+    assert_string_equal (after, expected);
+  }
   for (guint i = 0; i < 3; i++)
     {
       const char *roles[] = { "simhound_writer", "simhound_reader", "simhound_student" };
@@ -2128,6 +2142,9 @@ test_two_shards_answer_as_one_server (void **state)
     PGconn *first = PQconnectdb (shards[0]), *second = PQconnectdb (shards[1]);
     PGresult *a = PQexec (first, "SELECT count(*) FROM simhound.postings_0");
     PGresult *b = PQexec (second, "SELECT count(*) FROM simhound.postings_1");
+    /* Their rows compressed as on one server. */
+    PGresult *lz4 = PQexec (second, "SELECT attcompression FROM pg_attribute"
+                                    " WHERE attrelid = 'simhound.postings_1'::regclass AND attname = 'data'");
     g_autofree char *local = superuser_in ("sharded", "SELECT count(*) FROM pg_class c"
                                                       " JOIN pg_namespace n ON n.oid = c.relnamespace"
                                                       " WHERE n.nspname = 'simhound' AND c.relname LIKE 'postings_%'"
@@ -2138,8 +2155,11 @@ test_two_shards_answer_as_one_server (void **state)
     assert_true (g_ascii_strtoull (PQgetvalue (a, 0, 0), NULL, 10) > 0);
     assert_true (g_ascii_strtoull (PQgetvalue (b, 0, 0), NULL, 10) > 0);
     assert_string_equal (local, "0");
+    assert_int_equal (PQresultStatus (lz4), PGRES_TUPLES_OK);
+    assert_string_equal (PQgetvalue (lz4, 0, 0), "l");
     PQclear (a);
     PQclear (b);
+    PQclear (lz4);
     PQfinish (first);
     PQfinish (second);
   }
