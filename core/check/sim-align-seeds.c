@@ -225,11 +225,15 @@ side_alloc (Side *side)
   side->touched = g_new (guint, MAX (side->prepared->n_words, 1));
 }
 
-/* Weights each word by its inverse sentence frequency over both texts. */
+/* Weights each word by its inverse sentence frequency over both texts, as
+ * entry_weight() does: its logarithm read from @idf (for each sentence
+ * frequency up to @n_sentences: a logf() an entry of both sides was a
+ * tenth of a class's cross). */
 static void
-side_weigh (Side       *side,
-            const Side *other,
-            guint       n_sentences)
+side_weigh (Side        *side,
+            const Side  *other,
+            guint        n_sentences,
+            const float *idf)
 {
   const SimAlignSide *p = side->prepared, *q = other->prepared;
 
@@ -240,7 +244,10 @@ side_weigh (Side       *side,
 
       for (guint i = v->first; i < v->first + v->n; i++)
         {
-          const float w = entry_weight (p, side->other, q, side_entry (side, i), n_sentences);
+          const Entry *e = side_entry (side, i);
+          const guint o = side->other[e->word];
+          const guint f = MAX (p->df[e->word] + (o != G_MAXUINT ? q->df[o] : 0), 1);
+          const float w = f <= n_sentences ? e->tf * idf[f] : entry_weight (p, side->other, q, e, n_sentences);
 
           side->weights[i] = w;
           norm += (double) w * w;
@@ -371,7 +378,13 @@ _sim_align_seed (const SimAlignSide *pa,
     }
   side_alloc (sa);
   side_alloc (sb);
-  side_weigh (sa, sb, n_sentences);
-  side_weigh (sb, sa, n_sentences);
+  {
+    g_autofree float *idf = g_new (float, (gsize) n_sentences + 1);
+
+    for (guint f = 1; f <= n_sentences; f++)
+      idf[f] = logf ((float) (n_sentences + 1) / f);
+    side_weigh (sa, sb, n_sentences, idf);
+    side_weigh (sb, sa, n_sentences, idf);
+  }
   return find_seeds (sa, sb);
 }
