@@ -68,6 +68,11 @@ typedef struct {
   GCond             cond;       /* an item finished, or room in flight */
   guint             in_flight;  /* items finished but not yet written */
   gsize             in_flight_bytes; /* and their bytes of text */
+  /* Who waits on @cond, under @lock: each handoff signalled only to a
+   * thread waiting for it (a signal is a system call however few wait:
+   * two an item were most of an import's 56,000 futex calls). */
+  gboolean          writer_waits;
+  guint             workers_wait;
 } ImportJob;
 
 static void
@@ -260,7 +265,11 @@ import_worker (gpointer data)
       g_mutex_lock (&job->lock);
       while ((job->in_flight >= MAX_IN_FLIGHT || job->in_flight_bytes >= MAX_IN_FLIGHT_BYTES) &&
              !g_atomic_int_get (&job->stop))
-        g_cond_wait (&job->cond, &job->lock);
+        {
+          job->workers_wait++;
+          g_cond_wait (&job->cond, &job->lock);
+          job->workers_wait--;
+        }
       g_mutex_unlock (&job->lock);
 
       if (g_atomic_int_get (&job->stop) || g_cancellable_is_cancelled (job->cancellable))
@@ -276,7 +285,8 @@ import_worker (gpointer data)
       item->state = state;
       job->in_flight++;
       job->in_flight_bytes += item->text_len;
-      g_cond_broadcast (&job->cond);
+      if (job->writer_waits)
+        g_cond_broadcast (&job->cond);
       g_mutex_unlock (&job->lock);
     }
   /* Wake the writer in case it waits on an item nobody will prepare. */
@@ -406,7 +416,9 @@ sim_corpus_add (SimCorpus          *corpus,
           {
             gint64 deadline = g_get_monotonic_time () + G_TIME_SPAN_SECOND / 10;
 
+            job.writer_waits = TRUE;
             g_cond_wait_until (&job.cond, &job.lock, deadline);
+            job.writer_waits = FALSE;
           }
         g_mutex_unlock (&job.lock);
 
@@ -525,7 +537,8 @@ sim_corpus_add (SimCorpus          *corpus,
         g_mutex_lock (&job.lock);
         job.in_flight--;
         job.in_flight_bytes -= item->text_len;
-        g_cond_broadcast (&job.cond);
+        if (job.workers_wait > 0)
+          g_cond_broadcast (&job.cond);
         g_mutex_unlock (&job.lock);
         written++;
 
