@@ -134,19 +134,21 @@ shared_words (const Side *a,
 }
 
 /* The sentences of B that share a word with sentence @i of A (through the
- * capped postings of B, as met), into @touched, with how many they share
- * in @shared (zero for the others; the caller zeroes those it is given). */
-static void
+ * capped postings of B, as met), into @touched (room for each sentence of
+ * B: each is met once), with how many they share in @shared (zero for the
+ * others; the caller zeroes those it is given). Returns how many. Put in a
+ * GArray, a call each, they were a fifteenth of a class's cross. */
+static guint
 sentence_partners (const Side *a,
                    const Side *b,
                    guint       i,
                    guint      *shared,
-                   GArray     *touched)
+                   guint      *touched)
 {
   const SimAlignSide *pa = a->prepared, *pb = b->prepared;
   const Vector *va = &g_array_index (pa->vectors, Vector, i);
+  guint n = 0;
 
-  g_array_set_size (touched, 0);
   for (guint k = va->first; k < va->first + va->n; k++)
     {
       const guint w = a->other[g_array_index (pa->entries, Entry, k).word];
@@ -159,9 +161,10 @@ sentence_partners (const Side *a,
           const guint j = pb->seed_sentence[p - 1];
 
           if (shared[j]++ == 0)
-            g_array_append_val (touched, j);
+            touched[n++] = j;
         }
     }
+  return n;
 }
 
 /* find_seeds()'s cosine of sentence @i of A and @j of B, from the prepared
@@ -192,17 +195,18 @@ may_seed (const Side *a,
 {
   const SimAlignSide *pa = a->prepared, *pb = b->prepared;
   g_autofree guint *shared = g_new0 (guint, MAX (pb->vectors->len, 1));
-  g_autoptr(GArray) touched = g_array_new (FALSE, FALSE, sizeof (guint));
+  g_autofree guint *touched = g_new (guint, MAX (pb->vectors->len, 1));
   gboolean found = FALSE;
 
   for (guint i = 0; i < pa->vectors->len && !found; i++)
     {
       const Vector *va = &g_array_index (pa->vectors, Vector, i);
 
-      sentence_partners (a, b, i, shared, touched);
-      for (guint t = 0; t < touched->len; t++)
+      const guint n_touched = sentence_partners (a, b, i, shared, touched);
+
+      for (guint t = 0; t < n_touched; t++)
         {
-          const guint j = g_array_index (touched, guint, t);
+          const guint j = touched[t];
           const Vector *vb = &g_array_index (pb->vectors, Vector, j);
 
           if (!found && 2.0 * shared[j] / (va->n + vb->n) > SIM_ALIGN_SEED &&
@@ -305,21 +309,22 @@ find_seeds (const Side *a,
   const SimAlignSide *pb = b->prepared;
   const guint nb = b->n_sentences;
   g_autofree guint *shared = g_new0 (guint, MAX (nb, 1));
-  g_autoptr(GArray) touched = g_array_new (FALSE, FALSE, sizeof (guint));
+  g_autofree guint *touched = g_new (guint, MAX (nb, 1));
   g_autoptr(GArray) mine = g_array_new (FALSE, FALSE, sizeof (Seed));
   guint expected = 0;
 
   for (guint i = 0; i < a->n_sentences; i++)
     {
       const Vector *va = side_vector (a, i);
+      guint n_touched;
 
       if (va->n == 0 || a->norms[i] <= 0)
         continue;
-      sentence_partners (a, b, i, shared, touched);
+      n_touched = sentence_partners (a, b, i, shared, touched);
       g_array_set_size (mine, 0);
-      for (guint t = 0; t < touched->len; t++)
+      for (guint t = 0; t < n_touched; t++)
         {
-          const guint j = g_array_index (touched, guint, t);
+          const guint j = touched[t];
           const Vector *vb = side_vector (b, j);
           const double dice = 2.0 * shared[j] / (va->n + vb->n);
           double dot = 0, cosine;
