@@ -98,15 +98,19 @@ tokens_between (const SimAlignText *text,
   g_autoptr(GArray) spans = g_array_new (FALSE, FALSE, sizeof (guint32));
   const gsize u0 = sim_units_find (text->units, start), u1 = sim_units_find (text->units, end);
 
+  const guint base = tokens->len;
+
   sim_words_tokenize (text->units, u0, u1, all, spans);
+  /* Written in place (three appends a token were a call and a copy each). */
+  g_array_set_size (tokens, base + all->len);
+  g_array_set_size (from, base + all->len);
+  g_array_set_size (to, base + all->len);
   for (guint k = 0; k < all->len; k++)
     {
-      const guint32 f = text->units->src_start[g_array_index (spans, guint32, 2 * k)];
-      const guint32 t = sim_units_get_end (text->units, g_array_index (spans, guint32, 2 * k + 1) - 1);
-
-      g_array_append_val (tokens, g_array_index (all, guint64, k));
-      g_array_append_val (from, f);
-      g_array_append_val (to, t);
+      g_array_index (tokens, guint64, base + k) = g_array_index (all, guint64, k);
+      g_array_index (from, guint32, base + k) = text->units->src_start[g_array_index (spans, guint32, 2 * k)];
+      g_array_index (to, guint32, base + k) =
+        sim_units_get_end (text->units, g_array_index (spans, guint32, 2 * k + 1) - 1);
     }
 }
 

@@ -154,22 +154,23 @@ count_words (const SimAlignText *text,
     {
       Vector *v = &vectors[s];
       const guint64 *t;
+      Entry *out;
 
       g_array_set_size (tokens, 0);
       sim_words_tokenize (text->units, text->sentences[s].unit_start, text->sentences[s].unit_end, tokens, NULL);
       t = (const guint64 *) tokens->data;
       sort_tokens ((guint64 *) tokens->data, tokens->len);
       *v = (Vector) { entries->len, 0 };
+      /* Into room for every token, then cut to the words (an append a
+       * word was a call and a copy). */
+      g_array_set_size (entries, v->first + tokens->len);
+      out = &g_array_index (entries, Entry, v->first);
       for (guint i = 0; i < tokens->len; i++)
         if (v->n > 0 && t[i] == t[i - 1])
-          g_array_index (entries, Entry, entries->len - 1).tf++;
+          out[v->n - 1].tf++;
         else
-          {
-            const Entry e = { t[i], 1, s, 0 };
-
-            g_array_append_val (entries, e);
-            v->n++;
-          }
+          out[v->n++] = (Entry) { t[i], 1, s, 0 };
+      g_array_set_size (entries, v->first + v->n);
     }
 }
 
