@@ -516,6 +516,48 @@ gboolean  _sim_server_postings_lookup (SimServer      *server,
                                        GArray         *out,
                                        GError        **error);
 
+/* ------------------------------------------------------ sim-server-chunks.c */
+
+#define SIM_MERGE_CHUNK (1u << 19)   /* postings a merge holds at once, about */
+
+/* A run of the lookup table, as a merge reads it. */
+typedef struct {
+  gint64  run;
+  guint   bits;
+  guint64 n;
+} SimMergeRun;
+
+/* Where a spill's run is read from, a buffer at a time. */
+typedef struct {
+  guint64  at, end;   /* in the file */
+  guint8  *buf;
+  gsize    len, pos;  /* bytes in @buf, the first not taken */
+} SimSpillCursor;
+
+/* What every chunk of a merge is read by: the runs of the server, or
+ * those of a spill. */
+typedef struct {
+  const SimMergeRun     *runs;       /* the server's runs */
+  guint                  n_runs;
+  guint                  chunk_bits; /* the chunks cut the key space by */
+  const guint8          *live;       /* a bit per document id: still there */
+  gint64                 n_ids;
+  const SimPostingSpill *spill;
+  SimSpillCursor        *cursors;    /* a spill's: one a run */
+  gboolean               docs_apart; /* each run's documents before the next run's */
+} SimMergeReading;
+
+/* Every chunk of @reading read (beside, on @second, if not NULL) and
+ * written by @server as rows of run @run of @bits; the postings written
+ * into *@written. */
+gboolean  _sim_merge_copy_chunks  (SimServer             *server,
+                                  SimServer             *second,
+                                  const SimMergeReading *reading,
+                                  gint64                 run,
+                                  guint                  bits,
+                                  guint64               *written,
+                                  GError               **error);
+
 /* ------------------------------------------------------- sim-server-merge.c */
 
 /* Merges runs of a like size (sim-server-merge.c: the tiers), each merge
