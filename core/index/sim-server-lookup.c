@@ -43,7 +43,7 @@ match_row (const guint8  *data,
            GArray        *out)
 {
   const guint8 *p = data, *end = data + len;
-  const guint64 high = bits ? (guint64) bucket << (SIM_POSTING_KEY_BITS - bits) : 0;
+  const guint64 high = _sim_posting_bucket_first (bucket, bits);
   const guint64 past = bits ? high + ((guint64) 1 << (SIM_POSTING_KEY_BITS - bits)) : G_MAXUINT64;
   gsize at, last;
   guint64 rest = 0;

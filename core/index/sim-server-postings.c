@@ -159,7 +159,7 @@ _sim_posting_decode_row (const guint8 *data,
                          GArray       *out)
 {
   const guint8 *p = data, *end = data + len;
-  const guint64 high = bits ? (guint64) bucket << (SIM_POSTING_KEY_BITS - bits) : 0;
+  const guint64 high = _sim_posting_bucket_first (bucket, bits);
   const guint base = out->len;
   guint64 rest = 0;
   SimPosting *to;

@@ -438,6 +438,14 @@ void      _sim_posting_sort       (GArray             *postings);
 /* The same for @postings whose keys share their high @known bits. */
 void      _sim_posting_sort_below (GArray             *postings,
                                    guint               known);
+/* The first key of bucket @bucket of a run of @bits (its high @bits
+ * bits are the bucket's). */
+static inline guint64
+_sim_posting_bucket_first (guint32 bucket,
+                           guint   bits)
+{
+  return bits ? (guint64) bucket << (SIM_POSTING_KEY_BITS - bits) : 0;
+}
 /* A varint of a row at *@p (before @end) into *@out, *@p past it; FALSE
  * at @end or past 64 bits. */
 static inline gboolean
