@@ -97,7 +97,6 @@ tokens_between (const SimAlignText *text,
   g_autoptr(GArray) all = g_array_new (FALSE, FALSE, sizeof (guint64));
   g_autoptr(GArray) spans = g_array_new (FALSE, FALSE, sizeof (guint32));
   const gsize u0 = sim_units_find (text->units, start), u1 = sim_units_find (text->units, end);
-
   const guint base = tokens->len;
 
   sim_words_tokenize (text->units, u0, u1, all, spans);

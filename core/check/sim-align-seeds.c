@@ -201,7 +201,6 @@ may_seed (const Side *a,
   for (guint i = 0; i < pa->vectors->len && !found; i++)
     {
       const Vector *va = &g_array_index (pa->vectors, Vector, i);
-
       const guint n_touched = sentence_partners (a, b, i, shared, touched);
 
       for (guint t = 0; t < n_touched; t++)
