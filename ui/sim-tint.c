@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "config.h"
 
+#include <pango/pangocairo.h>
+
+#include "sim-export.h"
 #include "sim-tint.h"
 
 void
@@ -10,6 +13,31 @@ sim_tint_get_rgba (SimLevel  level,
 {
   gdk_rgba_parse (out, sim_level_color (level));
   out->alpha = sim_level_tint_alpha (level) * scale;
+}
+
+char *
+sim_tint_dup_font_families (void)
+{
+  g_autofree char *name = NULL;
+  g_autoptr(PangoFontDescription) desc = NULL;
+  PangoContext *latin = pango_font_map_create_context (pango_cairo_font_map_get_default ());
+  PangoFont *font;
+  g_autofree char *family = NULL;
+
+  g_object_get (gtk_settings_get_default (), "gtk-font-name", &name, NULL);
+  desc = pango_font_description_from_string (name != NULL ? name : "Sans 10");
+  pango_context_set_language (latin, pango_language_from_string ("en"));
+  font = pango_context_load_font (latin, desc);
+  if (font != NULL)
+    {
+      g_autoptr(PangoFontDescription) face = pango_font_describe (font);
+
+      family = g_strdup (pango_font_description_get_family (face));
+      g_object_unref (font);
+    }
+  g_object_unref (latin);
+  return g_strdup_printf ("\"%s\", \"%s\"", family != NULL ? family : "Sans",
+                          sim_export_cjk_family (pango_language_to_string (pango_language_get_default ())));
 }
 
 void
@@ -39,6 +67,11 @@ sim_tint_install_css (void)
                            "font-weight: bold; font-size: smaller; }\n");
     for (guint c = 1; c <= SIM_SOURCE_N_COLORS; c++)
       g_string_append_printf (more, ".source-%u { background-color: %s; }\n", c, sim_source_color (c));
+    {
+      g_autofree char *families = sim_tint_dup_font_families ();
+
+      g_string_append_printf (more, "window { font-family: %s; }\n", families);
+    }
     g_free (rules);
     rules = g_string_free (more, FALSE);
   }

@@ -17,9 +17,17 @@ void sim_tint_get_rgba (SimLevel  level,
                         double    scale,
                         GdkRGBA  *out);
 
+/* The app's fonts as a CSS font-family: the face the desktop's font
+ * stands for, then the CJK family of the user's language
+ * (sim_export_cjk_family()). Left to fontconfig's fallback, Chinese was
+ * set in the Japanese variant in an English desktop, and a Chinese comma
+ * after a Latin word in a Chinese one. */
+char *sim_tint_dup_font_families (void);
+
 /* Gives the display the app's CSS: the .legend-high and .legend-medium
  * style classes in the same colours, .source-badge with .source-1 …
- * .source-8 in the source palette, and style.css (once; later calls do
+ * .source-8 in the source palette, windows' fonts
+ * (sim_tint_dup_font_families()), and style.css (once; later calls do
  * nothing). */
 void sim_tint_install_css (void);
 

@@ -131,8 +131,10 @@ sim_export_html (const SimReportView *view)
       g_string_append (out, " — ");
     }
   append_escaped (out, _("Simhound similarity report"));
-  g_string_append (out, "</title>\n<style>\n"
-                        "body{font-family:'Noto Sans','Noto Sans CJK SC',sans-serif;max-width:60em;margin:2em auto;line-height:1.6;color:#222}\n"
+  g_string_append_printf (out, "</title>\n<style>\n"
+                         "body{font-family:'Noto Sans','%s',sans-serif;max-width:60em;margin:2em auto;line-height:1.6;color:#222}\n",
+                         sim_export_cjk_family (NULL));
+  g_string_append (out,
                         ".article{white-space:pre-wrap;border:1px solid #ddd;padding:1em}\n"
                         "table{border-collapse:collapse}td,th{padding:.2em .8em;text-align:left;border-bottom:1px solid #eee}\n"
                         "td.num{text-align:right}.swatch{display:inline-block;width:1.4em;text-align:center;border-radius:3px}\n"
@@ -350,6 +352,32 @@ sim_export_html_file (const SimReportView *view,
   g_autofree char *html = sim_export_html (view);
 
   return write_file (path, html, error);
+}
+
+/* Whether @lang ("zh-tw-x", lower case) is @code or a variety of it. */
+static gboolean
+language_is (const char *lang,
+             const char *code)
+{
+  const gsize n = strlen (code);
+
+  return strncmp (lang, code, n) == 0 && (lang[n] == '\0' || lang[n] == '-' || lang[n] == '.' || lang[n] == '@');
+}
+
+const char *
+sim_export_cjk_family (const char *language)
+{
+  static const char *const variants[][2] = {
+    { "zh-tw", "Noto Sans CJK TC" }, { "zh-hant", "Noto Sans CJK TC" }, { "zh-hk", "Noto Sans CJK HK" },
+    { "zh-mo", "Noto Sans CJK HK" }, { "ja", "Noto Sans CJK JP" }, { "ko", "Noto Sans CJK KR" },
+  };
+  g_autofree char *lang = g_ascii_strdown (language != NULL ? language : g_get_language_names ()[0], -1);
+
+  g_strdelimit (lang, "_", '-');
+  for (guint i = 0; i < G_N_ELEMENTS (variants); i++)
+    if (language_is (lang, variants[i][0]))
+      return variants[i][1];
+  return "Noto Sans CJK SC";
 }
 
 /* ------------------------------------------------------------------ PDF */

@@ -26,6 +26,13 @@ typedef enum {
   SIM_PAPER_LETTER,
 } SimPaper;
 
+/* The Noto CJK family Han text is set in for @language (a Pango language,
+ * "zh-tw", or a locale name, "zh_TW.UTF-8"; NULL: the user's): the
+ * Traditional, Hong Kong, Japanese or Korean variant where the language
+ * asks for it, else Simplified Chinese. Every view names it after its
+ * Latin face: fontconfig's fallback would take the Japanese variant. */
+const char *sim_export_cjk_family (const char *language);
+
 /* The locale's paper size (LC_PAPER): Letter where it is, else A4. */
 SimPaper  sim_export_default_paper (void);
 /* A PDF on the locale's paper. */

@@ -75,10 +75,6 @@ block_clear (gpointer data)
 static void
 pdf_set_up_context (PangoContext *context)
 {
-  static const char *const variants[][2] = {
-    { "zh-tw", "Noto Sans CJK TC" }, { "zh-hk", "Noto Sans CJK HK" }, { "zh", "Noto Sans CJK SC" },
-    { "ja", "Noto Sans CJK JP" }, { "ko", "Noto Sans CJK KR" },
-  };
   cairo_font_options_t *options = cairo_font_options_create ();
   const char *lang = pango_language_to_string (pango_language_get_default ());
 
@@ -90,42 +86,40 @@ pdf_set_up_context (PangoContext *context)
    * device unit): rounded, every Latin glyph's advance differed from the
    * font's, and cairo wrote an adjustment for each. */
   pango_context_set_round_glyph_positions (context, FALSE);
-  if (!g_str_has_prefix (lang, "ja") && !g_str_has_prefix (lang, "ko") &&
-      !g_str_has_prefix (lang, "zh-tw") && !g_str_has_prefix (lang, "zh-hk"))
+  /* Shaped as Chinese too: the font's Japanese forms are one 'locl' away. */
+  if (strcmp (sim_export_cjk_family (lang), "Noto Sans CJK SC") == 0)
     pango_context_set_language (context, pango_language_from_string ("zh-cn"));
   lang = pango_language_to_string (pango_context_get_language (context));
 
   /* Pango gives a Chinese comma after a Latin word the word's run, and a
    * Latin run no Chinese language: fontconfig's fallback set it in the
    * Japanese variant (533 glyphs of a 639-page report). pdf_font()'s
-   * families are the Latin face "Sans" stands for, then the variant of
+   * families are the Latin face "Sans" stands for, then the CJK family of
    * the context's language, which the fallback then finds first. Named
-   * before the Latin face, the variant took the Latin text too. Digits
+   * before the Latin face, the CJK family took the Latin text too. Digits
    * among Chinese are now in the Latin face, as the HTML report's list of
    * fonts sets them. */
-  for (guint i = 0; i < G_N_ELEMENTS (variants); i++)
-    if (g_str_has_prefix (lang, variants[i][0]))
+  {
+    PangoContext *latin = pango_font_map_create_context (pango_context_get_font_map (context));
+    PangoFontDescription *sans = pango_font_description_from_string ("Sans 10");
+    PangoFont *font;
+
+    pango_context_set_language (latin, pango_language_from_string ("en"));
+    font = pango_context_load_font (latin, sans);
+    if (font != NULL)
       {
-        PangoContext *latin = pango_font_map_create_context (pango_context_get_font_map (context));
-        PangoFontDescription *sans = pango_font_description_from_string ("Sans 10");
-        PangoFont *font;
+        PangoFontDescription *face = pango_font_describe (font);
 
-        pango_context_set_language (latin, pango_language_from_string ("en"));
-        font = pango_context_load_font (latin, sans);
-        if (font != NULL)
-          {
-            PangoFontDescription *face = pango_font_describe (font);
-
-            g_object_set_data_full (G_OBJECT (context), "simhound-families",
-                                    g_strconcat (pango_font_description_get_family (face), ",", variants[i][1], NULL),
-                                    g_free);
-            pango_font_description_free (face);
-            g_object_unref (font);
-          }
-        pango_font_description_free (sans);
-        g_object_unref (latin);
-        break;
+        g_object_set_data_full (G_OBJECT (context), "simhound-families",
+                                g_strconcat (pango_font_description_get_family (face), ",",
+                                             sim_export_cjk_family (lang), NULL),
+                                g_free);
+        pango_font_description_free (face);
+        g_object_unref (font);
       }
+    pango_font_description_free (sans);
+    g_object_unref (latin);
+  }
 }
 
 /* @font ("Sans 10") in the families pdf_set_up_context() chose. */

@@ -1518,11 +1518,52 @@ screenshot (const char *out,
   return sim_test_ui_save_png (GTK_WIDGET (window), out);
 }
 
+/* Chinese in the CJK family of the user's language, a Chinese comma after
+ * a Latin word too: left to fontconfig's fallback, the Japanese variant
+ * set both in an English desktop (the tests run in C.UTF-8), and the comma
+ * in a Chinese one. */
+static void
+test_window_sets_chinese_in_the_family_of_the_language (void **state)
+{
+  GtkWidget *window = gtk_window_new ();
+  GtkWidget *view = gtk_text_view_new ();
+  const char *cjk = sim_export_cjk_family (pango_language_to_string (pango_language_get_default ()));
+  g_autoptr(PangoLayout) layout = NULL;
+  guint n_cjk = 0, n_latin = 0;
+
+  gtk_window_set_child (GTK_WINDOW (window), view);
+  gtk_window_present (GTK_WINDOW (window));
+  layout = gtk_widget_create_pango_layout (view, "我查了 errno，又看了 EBADF：都对。");
+  for (GSList *r = pango_layout_get_line_readonly (layout, 0)->runs; r != NULL; r = r->next)
+    {
+      const PangoGlyphItem *run = r->data;
+      const char *text = pango_layout_get_text (layout) + run->item->offset;
+      g_autoptr(PangoFontDescription) face = pango_font_describe (run->item->analysis.font);
+      gboolean ascii = TRUE;
+
+      for (int i = 0; i < run->item->length; i++)
+        ascii &= (guchar) text[i] < 0x80;
+      if (ascii)
+        {
+          /* Latin words keep the desktop's face. */
+          assert_string_not_equal (pango_font_description_get_family (face), cjk);
+          n_latin++;
+          continue;
+        }
+      assert_string_equal (pango_font_description_get_family (face), cjk);
+      n_cjk++;
+    }
+  assert_true (n_cjk >= 2);
+  assert_true (n_latin >= 2);
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (int argc, char **argv)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test (test_window_checks_highlights_and_shows_sources),
+    cmocka_unit_test (test_window_sets_chinese_in_the_family_of_the_language),
     cmocka_unit_test (test_window_shows_a_report_only_with_its_text),
     cmocka_unit_test (test_window_html_and_json_draw_the_same_runs),
     cmocka_unit_test (test_window_leaving_a_source_out_changes_every_figure),
