@@ -982,11 +982,28 @@ test_pdf_chart_goes_to_the_next_page (void **state)
   assert_true (broke);
 }
 
+/* Han text takes the forms of the reader's language, Simplified Chinese
+ * unless it asks for others; the language as Pango or a locale names it. */
+static void
+test_cjk_family_follows_the_language (void **state)
+{
+  assert_string_equal (sim_export_cjk_family ("zh-cn"), "Noto Sans CJK SC");
+  assert_string_equal (sim_export_cjk_family ("en-us"), "Noto Sans CJK SC");
+  assert_string_equal (sim_export_cjk_family ("C"), "Noto Sans CJK SC");
+  assert_string_equal (sim_export_cjk_family ("zh_TW.UTF-8"), "Noto Sans CJK TC");
+  assert_string_equal (sim_export_cjk_family ("zh-hk"), "Noto Sans CJK HK");
+  assert_string_equal (sim_export_cjk_family ("ja_JP.UTF-8"), "Noto Sans CJK JP");
+  assert_string_equal (sim_export_cjk_family ("ko"), "Noto Sans CJK KR");
+  /* Jamaican Creole is not Japanese. */
+  assert_string_equal (sim_export_cjk_family ("jam"), "Noto Sans CJK SC");
+}
+
 int
 main (void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test (test_histogram_counts_every_segment),
+    cmocka_unit_test (test_cjk_family_follows_the_language),
     cmocka_unit_test (test_excerpts_end_at_words),
     cmocka_unit_test (test_passage_ends_where_the_copy_ends),
     cmocka_unit_test (test_lightly_edited_copy_is_one_passage),
