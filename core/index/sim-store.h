@@ -115,10 +115,11 @@ gboolean  sim_store_find_path   (SimStore          *store,
 /* A text as the store keeps it: compressed in pieces of about
  * SIM_STORE_TEXT_PIECE bytes (zstd, a frame a piece, behind a table of their
  * sizes), so that a part of it can be read without the rest. Pure: any
- * thread, so importers compress in parallel. Level 1: at 3, zstd was a
- * sixth of an import's CPU, for texts 0.6-2.5% smaller in pieces of 4 KB
+ * thread, so importers compress in parallel. Level 2: at 3, zstd was a
+ * sixth of an import's CPU; in frames of 4 KB level 2 is as fast as 1
+ * (a third faster than 3) for texts 0.3-1.0% larger than 3's, 1's 1.9-2.4%
  * (tests/bench/RESULTS.md). */
-#define SIM_STORE_TEXT_LEVEL 1
+#define SIM_STORE_TEXT_LEVEL 2
 #define SIM_STORE_TEXT_PIECE 4096
 #define SIM_STORE_TEXT_MAX   (G_GUINT64_CONSTANT (1) << 30)  /* bytes a stored text may claim */
 GBytes   *sim_store_pack_text   (const char        *text,
