@@ -3,7 +3,7 @@
 
 #include <pango/pangocairo.h>
 
-#include "sim-export.h"
+#include "sim-fonts.h"
 #include "sim-tint.h"
 
 void
@@ -19,23 +19,10 @@ char *
 sim_tint_dup_font_families (void)
 {
   g_autofree char *name = NULL;
-  g_autoptr(PangoFontDescription) desc = NULL;
-  PangoContext *latin = pango_font_map_create_context (pango_cairo_font_map_get_default ());
-  PangoFont *font;
   g_autofree char *family = NULL;
 
   g_object_get (gtk_settings_get_default (), "gtk-font-name", &name, NULL);
-  desc = pango_font_description_from_string (name != NULL ? name : "Sans 10");
-  pango_context_set_language (latin, pango_language_from_string ("en"));
-  font = pango_context_load_font (latin, desc);
-  if (font != NULL)
-    {
-      g_autoptr(PangoFontDescription) face = pango_font_describe (font);
-
-      family = g_strdup (pango_font_description_get_family (face));
-      g_object_unref (font);
-    }
-  g_object_unref (latin);
+  family = sim_fonts_latin_family (pango_cairo_font_map_get_default (), name != NULL ? name : "Sans 10");
   return g_strdup_printf ("\"%s\", \"%s\"", family != NULL ? family : "Sans",
                           sim_export_cjk_family (pango_language_to_string (pango_language_get_default ())));
 }

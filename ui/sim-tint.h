@@ -17,11 +17,9 @@ void sim_tint_get_rgba (SimLevel  level,
                         double    scale,
                         GdkRGBA  *out);
 
-/* The app's fonts as a CSS font-family: the face the desktop's font
- * stands for, then the CJK family of the user's language
- * (sim_export_cjk_family()). Left to fontconfig's fallback, Chinese was
- * set in the Japanese variant in an English desktop, and a Chinese comma
- * after a Latin word in a Chinese one. */
+/* The app's fonts as a CSS font-family (sim-fonts.h): the face the
+ * desktop's font stands for in Latin text, then the CJK family of the
+ * user's language. */
 char *sim_tint_dup_font_families (void);
 
 /* Gives the display the app's CSS: the .legend-high and .legend-medium

@@ -17,6 +17,7 @@
 #include "sim-error.h"
 #include "sim-export.h"
 #include "sim-export-private.h"
+#include "sim-fonts.h"
 #include "sim-parallel.h"
 #include "sim-pdf.h"
 #include "sim-text.h"
@@ -91,34 +92,16 @@ pdf_set_up_context (PangoContext *context)
     pango_context_set_language (context, pango_language_from_string ("zh-cn"));
   lang = pango_language_to_string (pango_context_get_language (context));
 
-  /* Pango gives a Chinese comma after a Latin word the word's run, and a
-   * Latin run no Chinese language: fontconfig's fallback set it in the
-   * Japanese variant (533 glyphs of a 639-page report). pdf_font()'s
-   * families are the Latin face "Sans" stands for, then the CJK family of
-   * the context's language, which the fallback then finds first. Named
-   * before the Latin face, the CJK family took the Latin text too. Digits
-   * among Chinese are now in the Latin face, as the HTML report's list of
-   * fonts sets them. */
+  /* pdf_font()'s families (sim-fonts.h): Pango gives a Chinese comma after
+   * a Latin word the word's run, with no Chinese language (533 such glyphs
+   * of a 639-page report were in the Japanese variant). Digits among
+   * Chinese are in the Latin face, as in the HTML report. */
   {
-    PangoContext *latin = pango_font_map_create_context (pango_context_get_font_map (context));
-    PangoFontDescription *sans = pango_font_description_from_string ("Sans 10");
-    PangoFont *font;
+    g_autofree char *latin = sim_fonts_latin_family (pango_context_get_font_map (context), "Sans 10");
 
-    pango_context_set_language (latin, pango_language_from_string ("en"));
-    font = pango_context_load_font (latin, sans);
-    if (font != NULL)
-      {
-        PangoFontDescription *face = pango_font_describe (font);
-
-        g_object_set_data_full (G_OBJECT (context), "simhound-families",
-                                g_strconcat (pango_font_description_get_family (face), ",",
-                                             sim_export_cjk_family (lang), NULL),
-                                g_free);
-        pango_font_description_free (face);
-        g_object_unref (font);
-      }
-    pango_font_description_free (sans);
-    g_object_unref (latin);
+    if (latin != NULL)
+      g_object_set_data_full (G_OBJECT (context), "simhound-families",
+                              g_strconcat (latin, ",", sim_export_cjk_family (lang), NULL), g_free);
   }
 }
 
