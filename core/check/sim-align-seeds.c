@@ -46,18 +46,20 @@ sides_pair (const SimAlignSide *a,
 
 /* The weight of @e, a word of @p, for the pair of @p and @q (@other: @p's
  * words on @q's side): tf times its inverse sentence frequency over both
- * texts (@n_sentences). */
+ * texts (@n_sentences), whose logarithm @idf holds when not NULL (for
+ * each frequency up to @n_sentences). */
 static inline float
 entry_weight (const SimAlignSide *p,
               const guint        *other,
               const SimAlignSide *q,
               const Entry        *e,
-              guint               n_sentences)
+              guint               n_sentences,
+              const float        *idf)
 {
   const guint w = other[e->word];
-  const guint f = p->df[e->word] + (w != G_MAXUINT ? q->df[w] : 0);
+  const guint f = MAX (p->df[e->word] + (w != G_MAXUINT ? q->df[w] : 0), 1);
 
-  return e->tf * logf ((float) (n_sentences + 1) / MAX (f, 1));
+  return e->tf * (idf != NULL && f <= n_sentences ? idf[f] : logf ((float) (n_sentences + 1) / f));
 }
 
 /* The norm side_weigh() gives sentence @s of @side. */
@@ -73,7 +75,7 @@ sentence_norm (const Side         *side,
 
   for (guint i = v->first; i < v->first + v->n; i++)
     {
-      const float w = entry_weight (p, side->other, q, &g_array_index (p->entries, Entry, i), n_sentences);
+      const float w = entry_weight (p, side->other, q, &g_array_index (p->entries, Entry, i), n_sentences, NULL);
 
       norm += (double) w * w;
     }
@@ -127,8 +129,8 @@ shared_words (const Side *a,
       if (dot != NULL && a->weights != NULL)
         *dot += (double) a->weights[k] * b->weights[vb->first + y];
       else if (dot != NULL)
-        *dot += (double) entry_weight (pa, a->other, pb, e, n_sentences) *
-                entry_weight (pb, b->other, pa, &eb[y], n_sentences);
+        *dot += (double) entry_weight (pa, a->other, pb, e, n_sentences, NULL) *
+                entry_weight (pb, b->other, pa, &eb[y], n_sentences, NULL);
     }
   return shared;
 }
@@ -228,9 +230,8 @@ side_alloc (Side *side)
   side->touched = g_new (guint, MAX (side->prepared->n_words, 1));
 }
 
-/* Weights each word by its inverse sentence frequency over both texts, as
- * entry_weight() does: its logarithm read from @idf (for each sentence
- * frequency up to @n_sentences: a logf() an entry of both sides was a
+/* Weights each word by its inverse sentence frequency over both texts,
+ * the logarithms read from @idf (a logf() an entry of both sides was a
  * tenth of a class's cross). */
 static void
 side_weigh (Side        *side,
@@ -247,10 +248,7 @@ side_weigh (Side        *side,
 
       for (guint i = v->first; i < v->first + v->n; i++)
         {
-          const Entry *e = side_entry (side, i);
-          const guint o = side->other[e->word];
-          const guint f = MAX (p->df[e->word] + (o != G_MAXUINT ? q->df[o] : 0), 1);
-          const float w = f <= n_sentences ? e->tf * idf[f] : entry_weight (p, side->other, q, e, n_sentences);
+          const float w = entry_weight (p, side->other, q, side_entry (side, i), n_sentences, idf);
 
           side->weights[i] = w;
           norm += (double) w * w;
