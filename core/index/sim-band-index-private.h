@@ -28,6 +28,8 @@ struct _SimBandIndex {
   gboolean       mapped;              /* offsets and tables belong to the caller's memory */
   int            fd;                  /* read from a file: its descriptor (tables NULL), else -1 */
   goffset        tables_at;           /* where table 0 starts in it */
+  goffset        fence_at;            /* where its fence starts, if it has one */
+  guint          fence_bits;          /* a bucket's parts in the fence: 2^fence_bits, or none for 0 */
   const guint8  *packed;              /* mapped from a file: table 0's records (tables NULL) */
   guint64        key_mask;            /* the bits of a fingerprint it compares */
   guint          top_shift;           /* where their top byte starts */
@@ -38,6 +40,7 @@ struct _SimBandIndex {
  * serialized compares no more than SIM_BAND_INDEX_FILE_BITS. */
 #define RECORD_BYTES ((SIM_BAND_INDEX_FILE_BITS - 16) / 8)
 #define FILE_MASK    SIM_BAND_INDEX_FILE_MASK
+#define RECORD_BITS  (SIM_BAND_INDEX_FILE_BITS - 16)
 
 static inline guint64
 block_key (const SimBandIndex *index,

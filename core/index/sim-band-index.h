@@ -29,6 +29,8 @@ G_BEGIN_DECLS
 #define SIM_BAND_INDEX_FILE_BITS    40
 #define SIM_BAND_INDEX_FILE_MASK    ((G_GUINT64_CONSTANT (1) << SIM_BAND_INDEX_FILE_BITS) - 1)
 #define SIM_BAND_INDEX_FILE_BUCKETS (1u << 16)  /* by the low 16 bits */
+/* A lookup in a file reads a bucket of fewer records whole. */
+#define SIM_BAND_INDEX_READ_WHOLE_BELOW 256
 
 typedef struct _SimBandIndex SimBandIndex;
 
@@ -103,13 +105,45 @@ const guint64 *sim_band_index_get_fps         (const SimBandIndex *index);
 /* Bytes the index uses, its copies of the fingerprints included. */
 gsize         sim_band_index_get_memory       (const SimBandIndex *index);
 /* An exact index of SIM_BAND_INDEX_FILE_BITS (sim_band_index_new_take*())
- * as bytes (8-aligned; bucket offsets, then the table with 3 bytes a
- * fingerprint: bits 16-39, the low 16 being its bucket's), to be written
- * to a file and mapped again. */
+ * as bytes, to be written to a file and mapped or read again (8-aligned):
+ *
+ *   u32 bucket offsets x (SIM_BAND_INDEX_FILE_BUCKETS + 1) | u32 fence bits f
+ *   | the table, 3 bytes a fingerprint (bits 16-39, the low 16 being its
+ *   bucket's), padded to 8 | with f > 0, the fence: u32 x (2^(16 + f) + 1),
+ *   padded to 8
+ *
+ * A bucket's records are sorted by their 24 bits; the fence's entry
+ * (k << f) + s is where the first record of bucket k whose top f bits are
+ * s or more is (sim_band_index_fence()), so that a lookup in a file reads
+ * the records of its part of a bucket and no others. Files from before
+ * fences have f = 0. */
 typedef gboolean (*SimBandIndexWriteFunc) (gconstpointer data,
                                            gsize         len,
                                            gpointer      user_data);
-gsize         sim_band_index_get_serialized_size (gsize n_fps);
+/* The fence bits a writer takes for @n_fps: parts of about 128 records in
+ * buckets a lookup would not read whole, at most 8 bits (64 MB of fence
+ * for buckets of 36,000 records at 2.4 billion windows); 0, no fence, for
+ * smaller tables. */
+guint         sim_band_index_fence_bits   (gsize n_fps);
+gsize         sim_band_index_get_serialized_size (gsize n_fps,
+                                                  guint fence_bits);
+/* The size of the index serialized at @offset of @fd, as its fence bits
+ * say; 0 when they cannot be read or are not a fence's. */
+gsize         sim_band_index_read_serialized_size (int     fd,
+                                                   goffset offset,
+                                                   gsize   n_fps);
+/* The fence entries of buckets @lo to @hi - 1 (2^@fence_bits each) into
+ * @out, from their records: @values every @stride words, a record's 24
+ * bits at @shift, bucket k's from @values[(@offsets[k] - @first) * @stride]. */
+void          sim_band_index_fence        (const guint64 *values,
+                                           guint          stride,
+                                           guint          shift,
+                                           const guint32 *offsets,
+                                           guint          lo,
+                                           guint          hi,
+                                           gsize          first,
+                                           guint          fence_bits,
+                                           guint32       *out);
 /* The table's records of @n fingerprints at @fps (every @stride words,
  * the bits kept at @shift: 16 for fingerprints, a record's position bits) into
  * @out: 3 bytes each, and one more byte of room after them. */
@@ -120,6 +154,7 @@ void          sim_band_index_pack_records (const guint64 *fps,
                                            guint8        *out);
 /* Hands the bytes to @write in order; FALSE as soon as @write fails. */
 gboolean      sim_band_index_serialize    (const SimBandIndex    *index,
+                                           guint                  fence_bits,
                                            SimBandIndexWriteFunc  write,
                                            gpointer               user_data);
 /* The same bytes for the index over @pairs sorted by
@@ -127,6 +162,7 @@ gboolean      sim_band_index_serialize    (const SimBandIndex    *index,
 gboolean      sim_band_index_serialize_pairs (const guint64         *pairs,
                                               gsize                  n_fps,
                                               const guint32         *offsets,
+                                              guint                  fence_bits,
                                               SimBandIndexWriteFunc  write,
                                               gpointer               user_data);
 /* The same bytes for the index over sorted records of @pos_bits
@@ -135,6 +171,7 @@ gboolean      sim_band_index_serialize_records (const guint64         *records,
                                                 gsize                  n_fps,
                                                 const guint32         *offsets,
                                                 guint                  pos_bits,
+                                                guint                  fence_bits,
                                                 SimBandIndexWriteFunc  write,
                                                 gpointer               user_data);
 /* An exact index over @data (sim_band_index_serialize() of @n_fps fingerprints),

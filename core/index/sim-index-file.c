@@ -167,7 +167,7 @@ _sim_snapshot_index_peek (const char  *store_path,
   if (fd < 0)
     return FALSE;
   ok = pread (fd, out, sizeof *out, 0) == sizeof *out && memcmp (out->magic, INDEX_MAGIC, 8) == 0 &&
-       out->version == INDEX_VERSION && out->kind == kind;
+       INDEX_VERSION_READ (out->version) && out->kind == kind;
   close (fd);
   return ok;
 }
@@ -383,13 +383,14 @@ _sim_snapshot_part_open (SimCorpusSnapshot *snapshot,
       pread (fd, &header, sizeof header, 0) != sizeof header)
     goto fail;
   len = st.st_size;
-  if (memcmp (header.magic, INDEX_MAGIC, 8) != 0 || header.version != INDEX_VERSION || header.kind != kind ||
+  if (memcmp (header.magic, INDEX_MAGIC, 8) != 0 || !INDEX_VERSION_READ (header.version) || header.kind != kind ||
       header.base != base || header.n_fps >= G_MAXUINT32 || header.n_docs >= G_MAXUINT32 ||
       header.n_docs > len / sizeof (IndexDoc) || header.list_len > len || header.list_len % 8 != 0 ||
       (header.place_bytes != 4 && header.place_bytes != 5))
     goto fail;
-  index_len = sim_band_index_get_serialized_size (header.n_fps);
   index_at = sizeof header + header.list_len + header.n_docs * sizeof (IndexDoc);
+  if ((index_len = sim_band_index_read_serialized_size (fd, index_at, header.n_fps)) == 0)
+    goto fail;
   /* The feature statistics (sim_store_pack_df()) end the file. */
   df_at = index_at + index_len + header.n_fps * header.place_bytes;
   if (len < df_at || len - df_at > SIM_DF_BUCKETS * sizeof (guint32))
@@ -563,11 +564,47 @@ typedef struct {
   const Part     *part;
   int             fd;
   goffset         table_at;
+  goffset         fence_at;
+  guint           fence_bits;
   goffset         places_at;
   guint           place_bytes;
   gint            next;
   gint            failed;
 } SpilledJob;
+
+/* The fence bits an index file of @n_fps takes (SIMHOUND_INDEX_FENCE_BITS
+ * for tests: small corpora need none). */
+static guint
+fence_bits_for (gsize n_fps)
+{
+  const char *env = g_getenv ("SIMHOUND_INDEX_FENCE_BITS");
+
+  return env ? MIN ((guint) g_ascii_strtoull (env, NULL, 10), 8) : sim_band_index_fence_bits (n_fps);
+}
+
+/* The fence of buckets [@lo, @hi) of @job's part, from their @records,
+ * 256 buckets at a time. */
+static gboolean
+write_fence (SpilledJob    *job,
+             const guint64 *records,
+             guint          lo,
+             guint          hi)
+{
+  enum { STEP = 256 };
+  g_autofree guint32 *fence = g_new (guint32, (gsize) STEP << job->fence_bits);
+  const guint32 *offsets = job->part->pair_offsets;
+
+  for (guint k = lo; k < hi; k += STEP)
+    {
+      const guint to = MIN (hi, k + STEP);
+
+      sim_band_index_fence (records, 1, job->part->pos_bits, offsets, k, to, offsets[lo], job->fence_bits, fence);
+      if (!sim_pwrite_full (job->fd, fence, ((gsize) (to - k) << job->fence_bits) * sizeof (guint32),
+                            job->fence_at + ((goffset) k << job->fence_bits) * (goffset) sizeof (guint32)))
+        return FALSE;
+    }
+  return TRUE;
+}
 
 static void
 spilled_worker (gpointer data)
@@ -583,31 +620,35 @@ spilled_worker (gpointer data)
       g_autofree guint64 *records = NULL;
       g_autofree guint8 *keys = NULL;
       g_autofree guint32 *places = NULL;
-      gboolean ok;
+      gboolean ok = TRUE;
       guint lo, hi;
       gsize first, m;
 
       sim_band_spill_range (part->spill, r, &lo, &hi);
       first = part->pair_offsets[lo];
       m = part->pair_offsets[hi] - first;
-      if (m == 0)
-        continue;
-      if ((records = sim_band_spill_read (part->spill, r, 1)) == NULL)
+      if (m > 0)
         {
-          g_atomic_int_set (&job->failed, 1);
-          return;
+          if ((records = sim_band_spill_read (part->spill, r, 1)) == NULL)
+            {
+              g_atomic_int_set (&job->failed, 1);
+              return;
+            }
+          keys = g_new (guint8, m * 3 + 1);
+          sim_band_index_pack_records (records, m, 1, part->pos_bits, keys);
+          ok = sim_pwrite_full (job->fd, keys, 3 * m, job->table_at + 3 * (goffset) first);
+          places = g_new (guint32, m);
+          fill_places (records, m, part->pos_bits, 0, places, NULL);
+          ok = ok && sim_pwrite_full (job->fd, places, 4 * m, job->places_at + 4 * (goffset) first);
+          if (job->place_bytes == 5)
+            {
+              fill_places (records, m, part->pos_bits, 1, NULL, keys);
+              ok = ok && sim_pwrite_full (job->fd, keys, m, job->places_at + 4 * (goffset) n + (goffset) first);
+            }
         }
-      keys = g_new (guint8, m * 3 + 1);
-      sim_band_index_pack_records (records, m, 1, part->pos_bits, keys);
-      ok = sim_pwrite_full (job->fd, keys, 3 * m, job->table_at + 3 * (goffset) first);
-      places = g_new (guint32, m);
-      fill_places (records, m, part->pos_bits, 0, places, NULL);
-      ok = ok && sim_pwrite_full (job->fd, places, 4 * m, job->places_at + 4 * (goffset) first);
-      if (job->place_bytes == 5)
-        {
-          fill_places (records, m, part->pos_bits, 1, NULL, keys);
-          ok = ok && sim_pwrite_full (job->fd, keys, m, job->places_at + 4 * (goffset) n + (goffset) first);
-        }
+      /* Empty buckets have their fence too. */
+      if (job->fence_bits > 0)
+        ok = ok && write_fence (job, records, lo, hi);
       if (!ok)
         g_atomic_int_set (&job->failed, 1);
     }
@@ -615,8 +656,9 @@ spilled_worker (gpointer data)
 
 /* The table and places of a spilled @part at @index_at of @fd (written up
  * to it), range by range (sim_band_spill_read()): the 3 bytes of each
- * record's fingerprint, then their places (the low 4 bytes of each
- * position, then with @place_bytes 5 the fifth); then the statistics @df. */
+ * record's fingerprint and the table's fence, then their places (the low
+ * 4 bytes of each position, then with @place_bytes 5 the fifth); then the
+ * statistics @df. */
 static gboolean
 write_spilled (const Part     *part,
                int             fd,
@@ -626,16 +668,22 @@ write_spilled (const Part     *part,
 {
   static const guint8 zeros[8] = { 0 };
   const gsize n = part->n_fps;
-  SpilledJob job = { part, fd, index_at + (SIM_BAND_INDEX_FILE_BUCKETS + 2) * sizeof (guint32),
-                     index_at + sim_band_index_get_serialized_size (n), place_bytes, 0, 0 };
+  const guint32 fence_bits = fence_bits_for (n);
+  const guint32 end[2] = { n, 0 };
+  const goffset records_end = index_at + sim_band_index_get_serialized_size (n, 0);
+  SpilledJob job = { part, fd, index_at + (SIM_BAND_INDEX_FILE_BUCKETS + 2) * sizeof (guint32), records_end,
+                     fence_bits, index_at + sim_band_index_get_serialized_size (n, fence_bits), place_bytes, 0, 0 };
 
   if (!write_all (part->pair_offsets, (SIM_BAND_INDEX_FILE_BUCKETS + 1) * sizeof (guint32), GINT_TO_POINTER (fd)) ||
-      !write_all (zeros, sizeof (guint32), GINT_TO_POINTER (fd)))
+      !write_all (&fence_bits, sizeof fence_bits, GINT_TO_POINTER (fd)))
     return FALSE;
   sim_parallel_run (MIN (sim_parallel_default_threads (), sim_band_spill_n_ranges (part->spill)), spilled_worker, &job);
-  /* The table's padding to 8 bytes, and the statistics after the places. */
+  /* The table's padding to 8 bytes, the fence's end, and the statistics after the places. */
   return !job.failed &&
-         sim_pwrite_full (fd, zeros, job.places_at - job.table_at - 3 * (goffset) n, job.table_at + 3 * (goffset) n) &&
+         sim_pwrite_full (fd, zeros, records_end - job.table_at - 3 * (goffset) n, job.table_at + 3 * (goffset) n) &&
+         (fence_bits == 0 ||
+          sim_pwrite_full (fd, end, sizeof end,
+                           records_end + ((goffset) SIM_BAND_INDEX_FILE_BUCKETS << fence_bits) * (goffset) sizeof (guint32))) &&
          sim_pwrite_full (fd, g_bytes_get_data (df, NULL), g_bytes_get_size (df), job.places_at + (goffset) n * place_bytes);
 }
 
@@ -653,7 +701,7 @@ _sim_snapshot_part_write (SimCorpusSnapshot *snapshot,
   g_autofree char *path = _sim_snapshot_index_path (snapshot->store_path, kind);
   g_autofree char *tmp = g_strconcat (path, ".XXXXXX", NULL);
   g_autoptr(GByteArray) list = list_pack (snapshot);
-  IndexHeader header = { INDEX_MAGIC, INDEX_VERSION, kind, 4, key, base, part->n_fps, part->n_docs, stamp, list->len };
+  IndexHeader header = { INDEX_MAGIC, INDEX_FILE_VERSION, kind, 4, key, base, part->n_fps, part->n_docs, stamp, list->len };
   const int fd = g_mkstemp_full (tmp, O_WRONLY | O_CLOEXEC, 0600);
   g_autofree IndexDoc *docs = g_new (IndexDoc, MAX (part->n_docs, 1));
   const guint32 *counts = sim_weights_get_counts (snapshot->weights);
@@ -685,6 +733,7 @@ _sim_snapshot_part_write (SimCorpusSnapshot *snapshot,
       goto written;
     }
   ok = ok && sim_band_index_serialize_records (part->records, part->n_fps, part->pair_offsets, part->pos_bits,
+                                                fence_bits_for (part->n_fps),
                                                 write_all, GINT_TO_POINTER (fd));
   /* The places: positions' low 4 bytes, then their fifth. A start is
    * inside its document (pack_windows(), sources). */

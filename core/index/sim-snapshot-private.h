@@ -120,7 +120,13 @@ struct _SimCorpusSnapshot {
 /* ------------------------------------------------------ index files */
 
 #define INDEX_MAGIC   "SIMHIDX1"
+/* What the records mean (a change rebuilds every file: it is in the base). */
 #define INDEX_VERSION 11
+/* The version files are written with: since 12 a large table ends with a
+ * fence (sim_band_index_fence()), which a reader of 11 would take for
+ * places. Files of 11 are read as they are. */
+#define INDEX_FILE_VERSION 12
+#define INDEX_VERSION_READ(v) ((v) == INDEX_VERSION || (v) == INDEX_FILE_VERSION)
 #define KIND_INDEX    0
 #define KIND_DELTA    1
 /* A delta holds at most this share of the index file's fingerprints (and of

@@ -182,8 +182,8 @@ check_distance_bound (guint k)
           }
         /* The planted fingerprints a bit apart in the top 16 are found. */
         assert_true (top_only > 0);
-        assert_true (sim_band_index_serialize (low, append_bytes, bytes));
-        assert_int_equal (bytes->len, sim_band_index_get_serialized_size (fps->len));
+        assert_true (sim_band_index_serialize (low, 0, append_bytes, bytes));
+        assert_int_equal (bytes->len, sim_band_index_get_serialized_size (fps->len, 0));
         /* The same with 8 bytes of the caller's carried through the sort
          * instead of an order: they follow their fingerprints. */
         {
@@ -199,7 +199,7 @@ check_distance_bound (guint k)
             }
           carried = sim_band_index_new_take_pairs (g_steal_pointer (&pairs), fps->len, &payload);
           assert_memory_equal (sim_band_index_get_fps (carried), low_sorted, fps->len * sizeof (guint64));
-          assert_true (sim_band_index_serialize (carried, append_bytes, carried_bytes));
+          assert_true (sim_band_index_serialize (carried, 0, append_bytes, carried_bytes));
           assert_int_equal (carried_bytes->len, bytes->len);
           assert_memory_equal (carried_bytes->data, bytes->data, bytes->len);
           for (guint i = 0; i < fps->len; i++)
@@ -346,8 +346,15 @@ test_index_memory_is_32_bytes_per_fingerprint (void **state)
 
     assert_true (sim_band_index_get_memory (exact) <= (8u << 20) + 65537 * 4 + 1024);
     /* Written out, 3 bytes a fingerprint: the low 16 bits are the bucket's. */
-    assert_int_equal (sim_band_index_get_serialized_size (1 << 20), (3u << 20) + 65538 * 4);
-    assert_int_equal (sim_band_index_get_serialized_size (3), 16 + 65538 * 4);
+    assert_int_equal (sim_band_index_get_serialized_size (1 << 20, 0), (3u << 20) + 65538 * 4);
+    assert_int_equal (sim_band_index_get_serialized_size (3, 0), 16 + 65538 * 4);
+    /* A fence of f bits: 2^(16 + f) + 1 words, padded to 8 bytes. */
+    assert_int_equal (sim_band_index_get_serialized_size (3, 2), 16 + 65538 * 4 + (1u << 20) + 8);
+    /* Writers take one for buckets a lookup reads in part, of ~128 records a part. */
+    assert_int_equal (sim_band_index_fence_bits (1 << 20), 0);
+    assert_int_equal (sim_band_index_fence_bits ((gsize) 256 << 16), 1);
+    assert_int_equal (sim_band_index_fence_bits ((gsize) 3662 << 16), 5);
+    assert_int_equal (sim_band_index_fence_bits ((gsize) 36500 << 16), 8);
   }
 }
 
@@ -779,11 +786,131 @@ test_records_sort_and_serialize_as_pairs_do (void **state)
       assert_true (records[i] >> 32 == (pairs[2 * i] & SIM_BAND_INDEX_FILE_MASK) >> 16);
       assert_true ((guint32) records[i] == pairs[2 * i + 1]);
     }
-  assert_true (sim_band_index_serialize_pairs (pairs, n, pair_offsets, append_bytes, from_pairs));
-  assert_true (sim_band_index_serialize_records (records, n, offsets, 32, append_bytes, from_records));
-  assert_int_equal (from_records->len, from_pairs->len);
-  assert_memory_equal (from_records->data, from_pairs->data, from_pairs->len);
+  /* With a fence and without. */
+  for (guint fence_bits = 0; fence_bits <= 3; fence_bits += 3)
+    {
+      g_byte_array_set_size (from_pairs, 0);
+      g_byte_array_set_size (from_records, 0);
+      assert_true (sim_band_index_serialize_pairs (pairs, n, pair_offsets, fence_bits, append_bytes, from_pairs));
+      assert_true (sim_band_index_serialize_records (records, n, offsets, 32, fence_bits, append_bytes, from_records));
+      assert_int_equal (from_pairs->len, sim_band_index_get_serialized_size (n, fence_bits));
+      assert_int_equal (from_records->len, from_pairs->len);
+      assert_memory_equal (from_records->data, from_pairs->data, from_pairs->len);
+    }
   (void) state;
+}
+
+/* The answers of @built (its fingerprints @sorted) written with a fence
+ * of @fence_bits to @path and read from there, bucket by bucket, for
+ * @queries: those of the index in memory, one by one and batched. Its
+ * fence says where each part of @bucket starts; a fence damaged to point
+ * out of its bucket has the bucket read whole, and one damaged inside it
+ * gives wrong answers, never a read out of bounds. */
+static void
+check_file_index (const SimBandIndex *built,
+                  const guint64      *sorted,
+                  GArray             *fps,
+                  GArray             *queries,
+                  guint               fence_bits,
+                  guint64             bucket,
+                  const char         *path)
+{
+  const guint64 low_mask = (G_GUINT64_CONSTANT (1) << SIM_BAND_INDEX_FILE_BITS) - 1;
+  static const guint8 header[24] = { 0 };
+  g_autoptr(GByteArray) file = g_byte_array_new ();
+  g_autoptr(SimBandIndex) read = NULL;
+  guint32 *offsets, *fence = NULL;
+  int fd;
+
+  g_byte_array_append (file, header, sizeof header);
+  assert_true (sim_band_index_serialize (built, fence_bits, append_bytes, file));
+  assert_int_equal (file->len - sizeof header, sim_band_index_get_serialized_size (fps->len, fence_bits));
+  offsets = (guint32 *) (file->data + sizeof header);
+  assert_int_equal (offsets[SIM_BAND_INDEX_FILE_BUCKETS + 1], fence_bits);
+  if (fence_bits > 0)
+    {
+      /* Part s of the bucket starts at its first fingerprint whose top
+       * bits of the 24 a record keeps are s or more. */
+      fence = (guint32 *) (file->data + sizeof header + (SIM_BAND_INDEX_FILE_BUCKETS + 2) * 4 +
+                           (fps->len * 3 + 7) / 8 * 8);
+      for (guint32 part = 0; part < (1u << fence_bits); part++)
+        {
+          const guint32 at = fence[(bucket << fence_bits) + part];
+
+          assert_true (at >= offsets[bucket] && at <= offsets[bucket + 1]);
+          assert_true (at == offsets[bucket] || ((sorted[at - 1] >> 16) & 0xffffff) >> (24 - fence_bits) < part);
+          assert_true (at == offsets[bucket + 1] || ((sorted[at] >> 16) & 0xffffff) >> (24 - fence_bits) >= part);
+        }
+      assert_int_equal (fence[(gsize) SIM_BAND_INDEX_FILE_BUCKETS << fence_bits], fps->len);
+    }
+  assert_true (g_file_set_contents (path, (const char *) file->data, file->len, NULL));
+  fd = g_open (path, O_RDONLY, 0);
+  assert_true (fd >= 0);
+  assert_int_equal (sim_band_index_read_serialized_size (fd, sizeof header, fps->len), file->len - sizeof header);
+  read = sim_band_index_new_read (fd, sizeof header, fps->len);
+  close (fd);
+  assert_non_null (read);
+  for (guint q = 0; q < queries->len; q++)
+    {
+      const guint64 query = g_array_index (queries, guint64, q);
+      g_autoptr(GArray) want = g_array_new (FALSE, FALSE, sizeof (guint32));
+
+      assert_same_answer_low (read, sorted, fps->len, query);
+      /* Every stored fingerprint is found, with all its copies. */
+      sim_band_index_scan (sorted, fps->len, query & low_mask, 0, want);
+      if (q < (fps->len + 6) / 7)
+        assert_true (want->len >= 1);
+    }
+  {
+    g_autoptr(GArray) batch = g_array_new (FALSE, FALSE, sizeof (guint32));
+    g_autoptr(GArray) again = g_array_new (FALSE, FALSE, sizeof (guint32));
+    g_autofree guint32 *ends = g_new (guint32, queries->len);
+    g_autofree guint32 *ends_built = g_new (guint32, queries->len);
+
+    sim_band_index_lookup_many (read, (const guint64 *) queries->data, queries->len, 0, batch, ends);
+    sim_band_index_lookup_many (built, (const guint64 *) queries->data, queries->len, 0, again, ends_built);
+    assert_int_equal (batch->len, again->len);
+    assert_memory_equal (ends, ends_built, queries->len * sizeof (guint32));
+    assert_memory_equal (batch->data, again->data, batch->len * sizeof (guint32));
+  }
+  if (fence == NULL)
+    return;
+  /* Damaged: every part of the bucket said to start past its end (read
+   * whole: the right answers), then every other one at its start or
+   * end (wrong answers, inside the table). */
+  g_clear_pointer (&read, sim_band_index_free);
+  for (guint32 part = 0; part < (1u << fence_bits); part++)
+    fence[(bucket << fence_bits) + part] = offsets[bucket + 1] + 1 + part;
+  assert_true (g_file_set_contents (path, (const char *) file->data, file->len, NULL));
+  fd = g_open (path, O_RDONLY, 0);
+  read = sim_band_index_new_read (fd, sizeof header, fps->len);
+  close (fd);
+  assert_non_null (read);
+  for (guint q = 0; q < queries->len; q++)
+    assert_same_answer_low (read, sorted, fps->len, g_array_index (queries, guint64, q));
+  g_clear_pointer (&read, sim_band_index_free);
+  for (guint32 part = 0; part < (1u << fence_bits); part++)
+    fence[(bucket << fence_bits) + part] = part % 2 ? offsets[bucket] : offsets[bucket + 1];
+  assert_true (g_file_set_contents (path, (const char *) file->data, file->len, NULL));
+  fd = g_open (path, O_RDONLY, 0);
+  read = sim_band_index_new_read (fd, sizeof header, fps->len);
+  close (fd);
+  for (guint q = 0; q < queries->len; q++)
+    {
+      g_autoptr(GArray) out = g_array_new (FALSE, FALSE, sizeof (guint32));
+
+      sim_band_index_lookup (read, g_array_index (queries, guint64, q), 0, out);
+      for (guint i = 0; i < out->len; i++)
+        assert_true (g_array_index (out, guint32, i) < fps->len);
+    }
+  /* Fence bits no writer takes are refused. */
+  g_clear_pointer (&read, sim_band_index_free);
+  offsets[SIM_BAND_INDEX_FILE_BUCKETS + 1] = 9;
+  assert_true (g_file_set_contents (path, (const char *) file->data, file->len, NULL));
+  fd = g_open (path, O_RDONLY, 0);
+  assert_null (sim_band_index_new_read (fd, sizeof header, fps->len));
+  assert_int_equal (sim_band_index_read_serialized_size (fd, sizeof header, fps->len), 0);
+  close (fd);
 }
 
 /* A file's index read bucket by bucket from a large corpus reads only the
@@ -796,19 +923,18 @@ test_records_sort_and_serialize_as_pairs_do (void **state)
 static void
 test_file_index_reads_crowded_buckets_in_part (void **state)
 {
-  const guint64 bucket = 0x1234, low_mask = (G_GUINT64_CONSTANT (1) << SIM_BAND_INDEX_FILE_BITS) - 1;
+  /* Without a fence (files from before them), and with fences of a few
+   * parts to parts of a few dozen records in the crowded bucket. */
+  static const guint fence_bits[] = { 0, 1, 5, 8 };
+  const guint64 bucket = 0x1234;
   g_autoptr(GRand) rand = g_rand_new_with_seed (8);
   g_autoptr(GArray) fps = g_array_new (FALSE, FALSE, sizeof (guint64));
   g_autoptr(GArray) queries = g_array_new (FALSE, FALSE, sizeof (guint64));
-  g_autoptr(GByteArray) file = g_byte_array_new ();
   g_autofree char *dir = sim_test_make_tmp_dir ();
   g_autofree char *path = g_build_filename (dir, "index", NULL);
   g_autofree guint32 *order = NULL;
   g_autoptr(SimBandIndex) built = NULL;
-  g_autoptr(SimBandIndex) read = NULL;
   const guint64 *sorted;
-  static const guint8 header[24] = { 0 };
-  int fd;
 
 #define KEYED(top) ((((guint64) g_rand_int (rand)) << 48) | ((guint64) (top) << 16) | bucket)
   for (guint i = 0; i < 40000; i++)
@@ -870,37 +996,8 @@ test_file_index_reads_crowded_buckets_in_part (void **state)
 
   built = sim_band_index_new_take (g_memdup2 (fps->data, fps->len * sizeof (guint64)), fps->len, &order);
   sorted = sim_band_index_get_fps (built);
-  g_byte_array_append (file, header, sizeof header);
-  assert_true (sim_band_index_serialize (built, append_bytes, file));
-  assert_true (g_file_set_contents (path, (const char *) file->data, file->len, NULL));
-  fd = g_open (path, O_RDONLY, 0);
-  assert_true (fd >= 0);
-  read = sim_band_index_new_read (fd, sizeof header, fps->len);
-  close (fd);
-  assert_non_null (read);
-  for (guint q = 0; q < queries->len; q++)
-    {
-      const guint64 query = g_array_index (queries, guint64, q);
-      g_autoptr(GArray) want = g_array_new (FALSE, FALSE, sizeof (guint32));
-
-      assert_same_answer_low (read, sorted, fps->len, query);
-      /* Every stored fingerprint is found, with all its copies. */
-      sim_band_index_scan (sorted, fps->len, query & low_mask, 0, want);
-      if (q < (fps->len + 6) / 7)
-        assert_true (want->len >= 1);
-    }
-  {
-    g_autoptr(GArray) batch = g_array_new (FALSE, FALSE, sizeof (guint32));
-    g_autoptr(GArray) again = g_array_new (FALSE, FALSE, sizeof (guint32));
-    g_autofree guint32 *ends = g_new (guint32, queries->len);
-    g_autofree guint32 *ends_built = g_new (guint32, queries->len);
-
-    sim_band_index_lookup_many (read, (const guint64 *) queries->data, queries->len, 0, batch, ends);
-    sim_band_index_lookup_many (built, (const guint64 *) queries->data, queries->len, 0, again, ends_built);
-    assert_int_equal (batch->len, again->len);
-    assert_memory_equal (ends, ends_built, queries->len * sizeof (guint32));
-    assert_memory_equal (batch->data, again->data, batch->len * sizeof (guint32));
-  }
+  for (guint f = 0; f < G_N_ELEMENTS (fence_bits); f++)
+    check_file_index (built, sorted, fps, queries, fence_bits[f], bucket, path);
   sim_test_remove_tree (dir);
   (void) state;
 }
