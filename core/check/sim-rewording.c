@@ -80,7 +80,7 @@ gboolean
 _sim_rewording_find (Check   *check,
                      GError **error)
 {
-  guint n_docs;
+  guint n_docs, kept = 0;
   g_autoptr(GArray) seg_keys = g_array_new (FALSE, FALSE, sizeof (SegmentKey));
   g_autoptr(GArray) keys = g_array_new (FALSE, FALSE, sizeof (guint64));
   g_autoptr(GArray) distinct = g_array_new (FALSE, FALSE, sizeof (guint64));
@@ -117,6 +117,21 @@ _sim_rewording_find (Check   *check,
   if (!sim_corpus_snapshot_lookup (check->snapshot, (const guint64 *) distinct->data, distinct->len,
                                    check->options->max_distance, ids, ends, error))
     return FALSE;
+  /* The places of the sentences of keys that say something: a key of
+   * common words names thousands at 10 GB, each a read. */
+  for (guint k = 0, j = 0; k < distinct->len; k++)
+    {
+      const guint32 n = ends[k] - j;
+
+      if (n <= MAX_KEY_HITS)
+        {
+          memmove (&g_array_index (ids, guint32, kept), &g_array_index (ids, guint32, j), n * sizeof (guint32));
+          kept += n;
+        }
+      j = ends[k];
+      ends[k] = kept;
+    }
+  g_array_set_size (ids, kept);
   docs = g_new (guint32, MAX (ids->len, 1));
   starts = g_new (guint32, MAX (ids->len, 1));
   sim_corpus_snapshot_get_places (check->snapshot, (const guint32 *) ids->data, ids->len, docs, starts);
@@ -130,7 +145,7 @@ _sim_rewording_find (Check   *check,
 
       j = ends[k];
       for (; i < seg_keys->len && g_array_index (seg_keys, SegmentKey, i).key == key; i++)
-        for (guint32 h = first; n <= MAX_KEY_HITS && h < first + n; h++)
+        for (guint32 h = first; h < first + n; h++)
           {
             Proposal p = { g_array_index (seg_keys, SegmentKey, i).segment, docs[h], starts[h] };
 
