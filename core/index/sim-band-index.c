@@ -290,12 +290,14 @@ append_ids (const SimBandIndex *index,
 }
 
 /* Appends the ids (from @base) of the run of records equal to @top among
- * the @n sorted records of a bucket of table 0 as a file keeps it. */
+ * the @n sorted records of a bucket of table 0 as a file keeps it, the
+ * first @limit at most. */
 static gsize
 append_record_ids (const guint8 *records,
                    guint32       n,
                    guint64       top,
                    guint32       base,
+                   guint         limit,
                    GArray       *out)
 {
   guint32 lo = 0, hi = n;
@@ -310,7 +312,7 @@ append_record_ids (const guint8 *records,
       else
         hi = mid;
     }
-  for (; lo < n && record_at (records, lo) == top; lo++, found++)
+  for (; lo < n && found < limit && record_at (records, lo) == top; lo++, found++)
     {
       const guint32 id = base + lo;
 
@@ -383,7 +385,8 @@ seek_again (guint32  n,
 
 /* Finds in the @n fingerprints of table @b's bucket @bucket (the table's
  * positions from @base) those within @max_distance of @fp, and appends the
- * ids of each from the first block it agrees on. */
+ * ids of each from the first block it agrees on (of copies of @fp, the
+ * first @limit at most). */
 static gsize
 scan_bucket (const SimBandIndex *index,
              guint               b,
@@ -392,6 +395,7 @@ scan_bucket (const SimBandIndex *index,
              guint32             base,
              guint64             fp,
              guint               max_distance,
+             guint               limit,
              GArray             *out)
 {
   gsize found = 0;
@@ -401,7 +405,7 @@ scan_bucket (const SimBandIndex *index,
     {
       /* Only table 0 is scanned, and its bucket is sorted: the copies of
        * @fp are one run in it. */
-      for (guint32 p = (guint32) sim_lower_bound (bucket, n, fp); p < n && bucket[p] == fp; p++)
+      for (guint32 p = (guint32) sim_lower_bound (bucket, n, fp); p < n && found < limit && bucket[p] == fp; p++)
         {
           const guint32 id = index->perm ? index->perm[base + p] : base + p;
 
@@ -485,27 +489,32 @@ probe_prefetch_buckets (const SimBandIndex *index,
     }
 }
 
+/* Appends the ids @probe finds, @limit at most. */
 static gsize
 probe_scan (const SimBandIndex *index,
             const Probe        *probe,
             guint               max_distance,
+            guint               limit,
             GArray             *out)
 {
-  gsize n = 0;
+  const guint before = out->len;
 
   if (index->packed != NULL)
     /* A mapped exact index: the run of @fp's copies in its records. */
     return append_record_ids (index->packed + (gsize) probe->start[0] * RECORD_BYTES,
-                              probe->end[0] - probe->start[0], probe->fp >> 16, probe->start[0], out);
+                              probe->end[0] - probe->start[0], probe->fp >> 16, probe->start[0], limit, out);
   for (guint b = 0; b < tables_for (index, max_distance); b++)
-    n += scan_bucket (index, b, index->tables[b] + probe->start[b], probe->end[b] - probe->start[b],
-                      probe->start[b], probe->fp, max_distance, out);
-  return n;
+    scan_bucket (index, b, index->tables[b] + probe->start[b], probe->end[b] - probe->start[b],
+                 probe->start[b], probe->fp, max_distance, limit, out);
+  if (out->len - before > limit)
+    g_array_set_size (out, before + limit);
+  return out->len - before;
 }
 
 static void lookup_many_read (const SimBandIndex *index,
                               const guint64      *fps,
                               gsize               n_fps,
+                              guint               limit,
                               GArray             *out,
                               guint32            *out_ends);
 
@@ -525,13 +534,13 @@ sim_band_index_lookup (const SimBandIndex *index,
       const guint before = out->len;
       guint32 end;
 
-      lookup_many_read (index, &fp, 1, out, &end);
+      lookup_many_read (index, &fp, 1, G_MAXUINT, out, &end);
       return out->len - before;
     }
   probe.fp = fp;
   probe_prefetch_offsets (index, tables_for (index, max_distance), &probe);
   probe_prefetch_buckets (index, tables_for (index, max_distance), &probe);
-  return probe_scan (index, &probe, max_distance, out);
+  return probe_scan (index, &probe, max_distance, G_MAXUINT, out);
 }
 
 /* Queries read from a file a batch at a time, each round of reads of a
@@ -605,6 +614,7 @@ static void
 lookup_many_read (const SimBandIndex *index,
                   const guint64      *fps,
                   gsize               n_fps,
+                  guint               limit,
                   GArray             *out,
                   guint32            *out_ends)
 {
@@ -696,7 +706,7 @@ lookup_many_read (const SimBandIndex *index,
           const Planned *p = &plan[i];
 
           append_record_ids (bufs[p->round].data + p->at, p->hi - p->lo, (fps[b0 + i] & index->key_mask) >> 16,
-                             p->start + p->lo, out);
+                             p->start + p->lo, limit, out);
           out_ends[b0 + i] = out->len;
         }
     }
@@ -709,16 +719,18 @@ sim_band_index_lookup_many (const SimBandIndex *index,
                             const guint64      *fps,
                             gsize               n_fps,
                             guint               max_distance,
+                            guint               max_hits,
                             GArray             *out,
                             guint32            *out_ends)
 {
+  const guint limit = max_hits > 0 ? max_hits + 1 : G_MAXUINT;
   Probe ring[PIPELINE];
 
   g_return_if_fail (max_distance <= index->max_distance);
 
   if (index->fd >= 0)
     {
-      lookup_many_read (index, fps, n_fps, out, out_ends);
+      lookup_many_read (index, fps, n_fps, limit, out, out_ends);
       return;
     }
   /* A software pipeline: the offsets of query i + PIPELINE - 1 and the
@@ -736,7 +748,7 @@ sim_band_index_lookup_many (const SimBandIndex *index,
         {
           const gsize q = i - (PIPELINE - 1);
 
-          probe_scan (index, &ring[q % PIPELINE], max_distance, out);
+          probe_scan (index, &ring[q % PIPELINE], max_distance, limit, out);
           out_ends[q] = out->len;
         }
     }

@@ -209,11 +209,15 @@ gsize         sim_band_index_lookup           (const SimBandIndex *index,
                                                GArray             *out);
 /* Looks up @n_fps fingerprints at once, overlapping their memory accesses:
  * the ids found for fps[i] are out[out_ends[i - 1] .. out_ends[i]) (from 0
- * for i = 0). @out_ends holds @n_fps entries. */
+ * for i = 0). @out_ends holds @n_fps entries. With @max_hits above 0, a
+ * fingerprint found more often than that reports @max_hits + 1 of its ids
+ * (of an exact index, the first in id order): enough to tell that it is,
+ * for a caller that wants none of them then. */
 void          sim_band_index_lookup_many      (const SimBandIndex *index,
                                                const guint64      *fps,
                                                gsize               n_fps,
                                                guint               max_distance,
+                                               guint               max_hits,
                                                GArray             *out,
                                                guint32            *out_ends);
 /* The same answer by a brute-force popcount scan, for tests and benchmarks. */

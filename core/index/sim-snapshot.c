@@ -638,25 +638,25 @@ sim_corpus_snapshot_lookup (SimCorpusSnapshot *snapshot,
       band = snapshot->bands[MAX (max_distance, 3)];
       g_mutex_unlock (&snapshot->index_lock);
       g_return_val_if_fail (band != NULL, FALSE);
-      sim_band_index_lookup_many (band, fps, n_fps, max_distance, out, out_ends);
+      sim_band_index_lookup_many (band, fps, n_fps, max_distance, SIM_CORPUS_LOOKUP_MAX_HITS, out, out_ends);
       for (guint j = from; j < out->len; j++)
         g_array_index (out, guint32, j) += near_base;
       return TRUE;
     }
   if (snapshot->n_parts == 1)
     {
-      sim_band_index_lookup_many (snapshot->parts[0].index, fps, n_fps, 0, out, out_ends);
+      sim_band_index_lookup_many (snapshot->parts[0].index, fps, n_fps, 0, SIM_CORPUS_LOOKUP_MAX_HITS, out, out_ends);
       return TRUE;
     }
   main_ids = g_array_new (FALSE, FALSE, sizeof (guint32));
   main_ends = g_new (guint32, MAX (n_fps, 1));
   delta = g_array_new (FALSE, FALSE, sizeof (guint32));
   delta_ends = g_new (guint32, MAX (n_fps, 1));
-  sim_band_index_lookup_many (snapshot->parts[0].index, fps, n_fps, 0, main_ids, main_ends);
-  sim_band_index_lookup_many (snapshot->parts[1].index, fps, n_fps, 0, delta, delta_ends);
+  sim_band_index_lookup_many (snapshot->parts[0].index, fps, n_fps, 0, SIM_CORPUS_LOOKUP_MAX_HITS, main_ids, main_ends);
+  sim_band_index_lookup_many (snapshot->parts[1].index, fps, n_fps, 0, SIM_CORPUS_LOOKUP_MAX_HITS, delta, delta_ends);
   for (gsize i = 0; i < n_fps; i++)
     {
-      const guint32 m = i ? main_ends[i - 1] : 0, d = i ? delta_ends[i - 1] : 0;
+      const guint32 m = i ? main_ends[i - 1] : 0, d = i ? delta_ends[i - 1] : 0, start = out->len;
 
       g_array_append_vals (out, &g_array_index (main_ids, guint32, m), main_ends[i] - m);
       for (guint32 j = d; j < delta_ends[i]; j++)
@@ -665,6 +665,8 @@ sim_corpus_snapshot_lookup (SimCorpusSnapshot *snapshot,
 
           g_array_append_val (out, id);
         }
+      if (out->len - start > SIM_CORPUS_LOOKUP_MAX_HITS + 1)
+        g_array_set_size (out, start + SIM_CORPUS_LOOKUP_MAX_HITS + 1);
       out_ends[i] = out->len;
     }
   return TRUE;

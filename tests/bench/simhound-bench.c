@@ -236,7 +236,7 @@ bench_band_index (void)
             double start = now ();
 
             g_array_set_size (out, 0);
-            sim_band_index_lookup_many (index, queries, n_queries, 3, out, ends);
+            sim_band_index_lookup_many (index, queries, n_queries, 3, 0, out, ends);
             tb[r] = now () - start;
           }
         batch_qps = n_queries / median (tb, G_N_ELEMENTS (tb));

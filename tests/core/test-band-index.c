@@ -73,6 +73,36 @@ assert_same_answer_low (const SimBandIndex *index,
     assert_int_equal (g_array_index (got, guint32, i), g_array_index (want, guint32, i));
 }
 
+/* @index's answers for @queries capped at @max_hits: each the first
+ * MIN (n, @max_hits + 1) ids of its whole answer; returns how many were
+ * cut. */
+static guint
+assert_capped (const SimBandIndex *index,
+               GArray             *queries,
+               guint               k,
+               guint               max_hits)
+{
+  g_autoptr(GArray) all = g_array_new (FALSE, FALSE, sizeof (guint32));
+  g_autoptr(GArray) capped = g_array_new (FALSE, FALSE, sizeof (guint32));
+  g_autofree guint32 *ends = g_new (guint32, queries->len);
+  g_autofree guint32 *capped_ends = g_new (guint32, queries->len);
+  guint cut = 0;
+
+  sim_band_index_lookup_many (index, (const guint64 *) queries->data, queries->len, k, 0, all, ends);
+  sim_band_index_lookup_many (index, (const guint64 *) queries->data, queries->len, k, max_hits, capped, capped_ends);
+  for (guint q = 0; q < queries->len; q++)
+    {
+      const guint32 from = q ? ends[q - 1] : 0, capped_from = q ? capped_ends[q - 1] : 0;
+      const guint32 n = ends[q] - from;
+
+      assert_int_equal (capped_ends[q] - capped_from, MIN (n, max_hits + 1));
+      assert_memory_equal (&g_array_index (capped, guint32, capped_from), &g_array_index (all, guint32, from),
+                           MIN (n, max_hits + 1) * sizeof (guint32));
+      cut += n > max_hits + 1;
+    }
+  return cut;
+}
+
 /* Flips @d distinct bits of @fp, chosen inside bits [lo, hi). */
 static guint64
 flip_bits (GRand   *rand,
@@ -207,6 +237,7 @@ check_distance_bound (guint k)
         }
         mapped = sim_band_index_new_mapped (bytes->data, bytes->len, fps->len);
         assert_non_null (mapped);
+        assert_capped (mapped, queries, 0, 1);
         for (guint q = 0; q < queries->len; q++)
           assert_same_answer_low (mapped, low_sorted, fps->len, g_array_index (queries, guint64, q));
         /* Its records widen back to the fingerprints' low bits. */
@@ -249,9 +280,9 @@ check_distance_bound (guint k)
             g_autofree guint32 *ends_again = g_new (guint32, queries->len);
             g_autofree guint32 *ends_built = g_new (guint32, queries->len);
 
-            sim_band_index_lookup_many (read, (const guint64 *) queries->data, queries->len, k, batch, ends);
-            sim_band_index_lookup_many (mapped, (const guint64 *) queries->data, queries->len, k, again, ends_again);
-            sim_band_index_lookup_many (low, (const guint64 *) queries->data, queries->len, k, built, ends_built);
+            sim_band_index_lookup_many (read, (const guint64 *) queries->data, queries->len, k, 0, batch, ends);
+            sim_band_index_lookup_many (mapped, (const guint64 *) queries->data, queries->len, k, 0, again, ends_again);
+            sim_band_index_lookup_many (low, (const guint64 *) queries->data, queries->len, k, 0, built, ends_built);
             assert_int_equal (batch->len, again->len);
             assert_memory_equal (ends, ends_again, queries->len * sizeof (guint32));
             assert_memory_equal (batch->data, again->data, batch->len * sizeof (guint32));
@@ -284,12 +315,14 @@ check_distance_bound (guint k)
         assert_null (sim_band_index_new_mapped (bytes->data, bytes->len - 8, fps->len));
       }
   }
+  /* Capped, the first ids of the same answers. */
+  assert_capped (index, queries, k, 1);
   /* Batched lookups give the same answers, query by query. */
   {
     g_autoptr(GArray) batch = g_array_new (FALSE, FALSE, sizeof (guint32));
     g_autofree guint32 *ends = g_new (guint32, queries->len);
 
-    sim_band_index_lookup_many (index, (const guint64 *) queries->data, queries->len, k, batch, ends);
+    sim_band_index_lookup_many (index, (const guint64 *) queries->data, queries->len, k, 0, batch, ends);
     for (guint q = 0, from = 0; q < queries->len; from = ends[q], q++)
       {
         g_autoptr(GArray) one = g_array_new (FALSE, FALSE, sizeof (guint32));
@@ -867,12 +900,16 @@ check_file_index (const SimBandIndex *built,
     g_autofree guint32 *ends = g_new (guint32, queries->len);
     g_autofree guint32 *ends_built = g_new (guint32, queries->len);
 
-    sim_band_index_lookup_many (read, (const guint64 *) queries->data, queries->len, 0, batch, ends);
-    sim_band_index_lookup_many (built, (const guint64 *) queries->data, queries->len, 0, again, ends_built);
+    sim_band_index_lookup_many (read, (const guint64 *) queries->data, queries->len, 0, 0, batch, ends);
+    sim_band_index_lookup_many (built, (const guint64 *) queries->data, queries->len, 0, 0, again, ends_built);
     assert_int_equal (batch->len, again->len);
     assert_memory_equal (ends, ends_built, queries->len * sizeof (guint32));
     assert_memory_equal (batch->data, again->data, batch->len * sizeof (guint32));
   }
+  /* A lookup capped at 100 hits: the 700 copies of one key give their
+   * first 101 ids, read from the file or not. */
+  assert_true (assert_capped (read, queries, 0, 100) > 0);
+  assert_true (assert_capped (built, queries, 0, 100) > 0);
   if (fence == NULL)
     return;
   /* Damaged: every part of the bucket said to start past its end (read
