@@ -1006,6 +1006,42 @@ test_corpus_index_file_is_mapped_and_never_trusted_blindly (void **state)
     bytes[len - 2] ^= 0x55;
     assert_true (g_file_set_contents (index, bytes, len, NULL));
     assert_checked_and_written_again (f->store, article, built, index, good, len);
+    /* A file from before fences (version 11, the word after its bucket
+     * offsets 0: none) is used as it is, and left so. */
+    g_clear_pointer (&bytes, g_free);
+    bytes = g_memdup2 (good, len);
+    assert_int_equal (bytes[8], 12);
+    bytes[8] = 11;
+    assert_true (g_file_set_contents (index, bytes, len, NULL));
+    {
+      g_autoptr(SimCorpus) corpus = sim_corpus_open (f->store, TRUE, NULL);
+      g_autofree char *again = check_json (corpus, article);
+      g_autofree char *now = NULL;
+      gsize now_len = 0;
+
+      assert_true (is_mapped (corpus));
+      assert_string_equal (again, built);
+      assert_true (g_file_get_contents (index, &now, &now_len, NULL));
+      assert_int_equal (now_len, len);
+      assert_memory_equal (now, bytes, len);
+    }
+    /* Older versions are built again, and so are fence bits no writer
+     * takes. */
+    bytes[8] = 10;
+    assert_true (g_file_set_contents (index, bytes, len, NULL));
+    assert_checked_and_written_again (f->store, article, built, index, good, len);
+    g_clear_pointer (&bytes, g_free);
+    bytes = g_memdup2 (good, len);
+    {
+      guint64 n_docs, list_len;
+      const guint32 bits = 9;
+
+      memcpy (&n_docs, bytes + 40, 8);
+      memcpy (&list_len, bytes + 56, 8);
+      memcpy (bytes + 64 + list_len + 24 * n_docs + 4 * (SIM_BAND_INDEX_FILE_BUCKETS + 1), &bits, 4);
+    }
+    assert_true (g_file_set_contents (index, bytes, len, NULL));
+    assert_checked_and_written_again (f->store, article, built, index, good, len);
     /* Garbage where the per-fingerprint arrays are: the file is used, and
      * hits may be lost, never read out of bounds. */
     g_clear_pointer (&bytes, g_free);
