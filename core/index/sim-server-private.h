@@ -5,7 +5,8 @@
  * (uses sim-server.c); sim-server-postings.c the lookup table
  * and its rows (uses sim-server.c); sim-server-merge.c merges its runs;
  * sim-server-waiting.c indexes documents waiting for a run (uses those
- * before); sim-server-corpus.c adds documents (uses those before);
+ * before); sim-server-send.c sends a batch of an add (uses those before);
+ * sim-server-corpus.c adds documents (uses those before);
  * sim-server-documents.c removes, rescans and lists them (uses those
  * before); sim-server-snapshot.c gives checks a snapshot of a server
  * (uses sim-server.c and sim-server-postings.c).
@@ -614,8 +615,50 @@ gboolean  _sim_server_index_waiting (SimServer        *server,
                                      guint            *out_n_indexed,
                                      GError          **error);
 
-/* ------------------------------------------------------ sim-server-corpus.c */
+/* -------------------------------------------------------- sim-server-send.c */
 
+/* A file of a batch being added (sim-server-corpus.c reads them). */
+typedef struct {
+  char             *path;
+  char             *name;
+  SimPreparedState  state;
+  SimPreparedFile   file;      /* its packed windows let go once split */
+  GBytes           *split;     /* _sim_posting_split(), NULL for none */
+  guint32           slices[SIM_POSTING_SLICES + 1];
+  gsize             n_windows;
+  char             *message;   /* SIM_PREPARED_FAILED */
+  goffset           size;      /* of the file when the batch was made */
+} AddEntry;
+
+/* A batch of an add: its files, read on every core, then sent. */
+typedef struct {
+  AddEntry          *entries;
+  guint              n;
+  guint              first;     /* of the files */
+  gint               next;
+  SimNormalizeFlags  flags;
+  gint64            *ids;       /* reserved for each entry, rising (reserve_ids()) */
+  /* Made while the batch before is sent (prepare_batch()): */
+  GString           *rows;      /* the new entries as staging rows (COPY's text format) */
+  guint              n_sent;
+  guint16           *df;        /* their df buckets counted (SIM_DF_BUCKETS), if all are new */
+  GMutex             lock;      /* for @df, while the batch is read */
+} AddBatch;
+
+/* The new entries of @job as staging rows (@job->rows, COPY's text
+ * format), each with its reserved id, counted in @job->n_sent. */
+void      _sim_server_make_rows   (AddBatch           *job);
+/* Sends the prepared entries of @job in one transaction, those added
+ * left waiting for @owner's run and their postings put in @spill; counts
+ * what was added in @result. FALSE with @error when the batch failed
+ * (rolled back, @spill as it was). */
+gboolean  _sim_server_send_batch  (SimServer          *server,
+                                   const char         *collection_id,
+                                   gint64              owner,
+                                   SimPostingSpill    *spill,
+                                   AddBatch           *job,
+                                   SimImportResult    *result,
+                                   GError            **error);
 /* Adds @delta (1 or -1) times the changes (SIM_DF_BUCKETS counts, in
  * @wide or, when fewer than 16 bits count, @narrow) to the df counts, in
  * the caller's transaction. */
@@ -624,6 +667,9 @@ gboolean  _sim_server_add_df      (SimServer          *server,
                                    const guint16      *narrow,
                                    gint                delta,
                                    GError            **error);
+
+/* ------------------------------------------------------ sim-server-corpus.c */
+
 /* The files of @paths (folders walked) into @files, with the names they
  * are added under into @names, the strings held by @strings; what cannot
  * be read into @failures. */
