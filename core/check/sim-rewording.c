@@ -125,7 +125,8 @@ _sim_rewording_find (Check   *check,
 
       if (n <= MAX_KEY_HITS)
         {
-          memmove (&g_array_index (ids, guint32, kept), &g_array_index (ids, guint32, j), n * sizeof (guint32));
+          if (n > 0 && kept < j)
+            memmove (&g_array_index (ids, guint32, kept), &g_array_index (ids, guint32, j), n * sizeof (guint32));
           kept += n;
         }
       j = ends[k];
