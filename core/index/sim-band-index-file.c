@@ -131,7 +131,7 @@ serialize (const guint32         *offsets,
   if (fence_bits > 0)
     {
       g_autofree guint32 *fence = g_new (guint32, (gsize) FENCE_BUCKETS << fence_bits);
-      const guint32 end[2] = { GUINT32_TO_LE ((guint32) n_fps), 0 };
+      const guint32 end[2] = { (guint32) n_fps, 0 };
 
       for (guint k = 0; k < MAPPED_BUCKETS; k += FENCE_BUCKETS)
         {

@@ -129,81 +129,6 @@ _sim_snapshot_add_document (const SimStoreDocument *sd,
 
 
 
-/* The bytes of the snapshot's document list in an index file (its hash,
- * its entries, zeros to a multiple of 8). */
-static gsize
-list_size (const SimCorpusSnapshot *snapshot)
-{
-  gsize len = 8;
-
-  for (guint i = 0; i < snapshot->docs->len; i++)
-    {
-      const SimCorpusDoc *doc = &g_array_index (snapshot->docs, SimCorpusDoc, i);
-
-      len += sizeof (ListEntry) + strlen (doc->path) + 1 + strlen (doc->title) + 1;
-    }
-  return (len + 7) / 8 * 8;
-}
-
-static gboolean write_all (gconstpointer data,
-                           gsize         len,
-                           gpointer      user_data);
-
-/* Writes the document list (@len bytes, list_size()) at the end of @fd,
- * which is at @at, through a buffer: made whole in memory it took twice
- * its size (the 272 MB list of 1.37 million essays, 512 MB), the peak of
- * an add of many small files. Its hash, known at its end, is written
- * last over the zeros before its entries. */
-static gboolean
-write_list (const SimCorpusSnapshot *snapshot,
-            int                      fd,
-            goffset                  at,
-            gsize                    len)
-{
-  enum { BUFFER = 1 << 20 };
-  g_autoptr(GByteArray) buf = g_byte_array_sized_new (BUFFER + 2 * sizeof (ListEntry));
-  XXH3_state_t *state = XXH3_createState ();
-  static const guint8 zeros[8] = { 0 };
-  gsize written = 8;
-  guint64 hash;
-  gboolean ok;
-
-  if (state == NULL)
-    return FALSE;
-  XXH3_64bits_reset (state);
-  ok = write_all (zeros, 8, GINT_TO_POINTER (fd));
-  for (guint i = 0; ok && i <= snapshot->docs->len; i++)
-    {
-      if (i < snapshot->docs->len)
-        {
-          const SimCorpusDoc *doc = &g_array_index (snapshot->docs, SimCorpusDoc, i);
-          const DocRow *row = &g_array_index (snapshot->rows, DocRow, i);
-          const ListEntry e = { doc->id, row->key, doc->n_chars, row->updated_at, row->n_windows,
-                                strlen (doc->path), strlen (doc->title) };
-
-          g_byte_array_append (buf, (const guint8 *) &e, sizeof e);
-          g_byte_array_append (buf, (const guint8 *) doc->path, e.path_len + 1);
-          g_byte_array_append (buf, (const guint8 *) doc->title, e.title_len + 1);
-          if (buf->len < BUFFER)
-            continue;
-        }
-      else if (written + buf->len > len || len - written - buf->len >= 8)
-        {
-          ok = FALSE;   /* not the size list_size() gave: never so */
-          break;
-        }
-      else
-        g_byte_array_append (buf, zeros, len - written - buf->len);
-      XXH3_64bits_update (state, buf->data, buf->len);
-      ok = write_all (buf->data, buf->len, GINT_TO_POINTER (fd));
-      written += buf->len;
-      g_byte_array_set_size (buf, 0);
-    }
-  hash = XXH3_64bits_digest (state);
-  XXH3_freeState (state);
-  return ok && written == len && sim_pwrite_full (fd, &hash, 8, at);
-}
-
 /* The header of the index file of @kind, when it is one. */
 gboolean
 _sim_snapshot_index_peek (const char  *store_path,
@@ -552,6 +477,77 @@ write_all (gconstpointer data,
       len -= n;
     }
   return TRUE;
+}
+
+/* The bytes of the snapshot's document list in an index file (its hash,
+ * its entries, zeros to a multiple of 8). */
+static gsize
+list_size (const SimCorpusSnapshot *snapshot)
+{
+  gsize len = 8;
+
+  for (guint i = 0; i < snapshot->docs->len; i++)
+    {
+      const SimCorpusDoc *doc = &g_array_index (snapshot->docs, SimCorpusDoc, i);
+
+      len += sizeof (ListEntry) + strlen (doc->path) + 1 + strlen (doc->title) + 1;
+    }
+  return (len + 7) / 8 * 8;
+}
+
+/* Writes the document list (@len bytes, list_size()) at the end of @fd,
+ * which is at @at, through a buffer: made whole in memory it took twice
+ * its size (the 272 MB list of 1.37 million essays, 512 MB), the peak of
+ * an add of many small files. Its hash, known at its end, is written
+ * last over the zeros before its entries. */
+static gboolean
+write_list (const SimCorpusSnapshot *snapshot,
+            int                      fd,
+            goffset                  at,
+            gsize                    len)
+{
+  enum { BUFFER = 1 << 20 };
+  g_autoptr(GByteArray) buf = g_byte_array_sized_new (BUFFER + 2 * sizeof (ListEntry));
+  XXH3_state_t *state = XXH3_createState ();
+  static const guint8 zeros[8] = { 0 };
+  gsize written = 8;
+  guint64 hash;
+  gboolean ok;
+
+  if (state == NULL)
+    return FALSE;
+  XXH3_64bits_reset (state);
+  ok = write_all (zeros, 8, GINT_TO_POINTER (fd));
+  for (guint i = 0; ok && i <= snapshot->docs->len; i++)
+    {
+      if (i < snapshot->docs->len)
+        {
+          const SimCorpusDoc *doc = &g_array_index (snapshot->docs, SimCorpusDoc, i);
+          const DocRow *row = &g_array_index (snapshot->rows, DocRow, i);
+          const ListEntry e = { doc->id, row->key, doc->n_chars, row->updated_at, row->n_windows,
+                                strlen (doc->path), strlen (doc->title) };
+
+          g_byte_array_append (buf, (const guint8 *) &e, sizeof e);
+          g_byte_array_append (buf, (const guint8 *) doc->path, e.path_len + 1);
+          g_byte_array_append (buf, (const guint8 *) doc->title, e.title_len + 1);
+          if (buf->len < BUFFER)
+            continue;
+        }
+      else if (written + buf->len > len || len - written - buf->len >= 8)
+        {
+          ok = FALSE;   /* not the size list_size() gave: never so */
+          break;
+        }
+      else
+        g_byte_array_append (buf, zeros, len - written - buf->len);
+      XXH3_64bits_update (state, buf->data, buf->len);
+      ok = write_all (buf->data, buf->len, GINT_TO_POINTER (fd));
+      written += buf->len;
+      g_byte_array_set_size (buf, 0);
+    }
+  hash = XXH3_64bits_digest (state);
+  XXH3_freeState (state);
+  return ok && written == len && sim_pwrite_full (fd, &hash, 8, at);
 }
 
 /* The positions an index file of the documents @doc_map names needs (each
