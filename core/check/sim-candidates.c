@@ -212,7 +212,7 @@ _sim_candidates_for (Check            *check,
           const gint64 start = (gint64) hit->start - (q_start - (gint64) seg->start);
 
           /* Places may come from the index file: a damaged one gives no hit. */
-          if (hit->doc >= n_docs || hit->start > sim_corpus_snapshot_get_doc (check->snapshot, hit->doc)->n_chars)
+          if (hit->doc >= n_docs || hit->start > sim_corpus_snapshot_get_doc_n_chars (check->snapshot, hit->doc))
             continue;
           add_candidate (cands, chains, hit->doc, start, start + (seg->end - seg->start), slack);
         }

@@ -353,7 +353,7 @@ align_worker (gpointer data)
       t = &g_array_index (job->targets, Target, i);
       if (t->skipped)
         t->found = g_array_new (FALSE, FALSE, sizeof (CheckPassage));
-      else if (sim_corpus_snapshot_get_doc (job->check->snapshot, t->doc)->text_withheld)
+      else if (sim_corpus_snapshot_get_doc_withheld (job->check->snapshot, t->doc))
         chain_target (job, t);
       else
         align_target (job, t);
@@ -642,7 +642,7 @@ _sim_passages_supports (Check              *check,
   tokenize_segment (check, seg, own);
   if (own->len < SIM_SUPPORT_IN_ORDER)
     return TRUE;   /* too short to judge */
-  if (sim_corpus_snapshot_get_doc (check->snapshot, cp->doc)->text_withheld)
+  if (sim_corpus_snapshot_get_doc_withheld (check->snapshot, cp->doc))
     /* A window's worth of words (more than a run) found there by its key. */
     return _sim_verify_shares_keys (check, seg, cp->doc, near_lo, near_hi);
   if (cache == NULL || !cache->loaded || near_hi <= near_lo ||

@@ -151,7 +151,7 @@ _sim_rewording_find (Check   *check,
             Proposal p = { g_array_index (seg_keys, SegmentKey, i).segment, docs[h], starts[h] };
 
             /* Places may come from the index file: a damaged one gives no hit. */
-            if (p.doc < n_docs && p.start <= sim_corpus_snapshot_get_doc (check->snapshot, p.doc)->n_chars)
+            if (p.doc < n_docs && p.start <= sim_corpus_snapshot_get_doc_n_chars (check->snapshot, p.doc))
               g_array_append_val (proposals, p);
           }
     }

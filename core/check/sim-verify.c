@@ -448,8 +448,7 @@ _sim_verify (Check            *check,
   guint n_region = 0;
 
   if (doc < sim_corpus_snapshot_get_n_docs (check->snapshot) &&
-      sim_corpus_snapshot_get_doc (check->snapshot, doc) != NULL &&
-      sim_corpus_snapshot_get_doc (check->snapshot, doc)->text_withheld)
+      sim_corpus_snapshot_get_doc_withheld (check->snapshot, doc))
     return verify_by_keys (check, seg, s, doc, MAX (start, 0), end, out);
   if (cache == NULL || !cache->loaded || s->q_weight <= 0)
     return FALSE;

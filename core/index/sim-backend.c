@@ -163,13 +163,18 @@ sim_backend_find_documents (SimBackend         *backend,
       const gint64 id = is_id ? g_ascii_strtoll (arg, NULL, 10) : 0;
       const guint before = ids->len;
 
-      for (guint d = 0; d < sim_corpus_snapshot_get_n_docs (snapshot); d++)
-        {
-          const SimCorpusDoc *doc = sim_corpus_snapshot_get_doc (snapshot, d);
+      guint index;
+      gint64 found;
 
-          if ((is_id && doc->id == id) || g_str_equal (doc->path, abs))
-            g_array_append_val (ids, doc->id);
-        }
+      /* By id in the snapshot; by path in the store (which indexes paths:
+       * the snapshot reads a document's path from its index file when
+       * asked, and a scan of 1.37 million would read them all). */
+      if (is_id && sim_corpus_snapshot_find_doc (snapshot, id, &index))
+        g_array_append_val (ids, id);
+      else if (sim_store_find_path (sim_corpus_get_store (backend->corpus), abs, &found, NULL, error))
+        g_array_append_val (ids, found);
+      else if (error != NULL && *error != NULL)
+        return NULL;
       if (ids->len == before)
         {
           g_set_error (error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT,

@@ -179,6 +179,14 @@ guint              sim_corpus_snapshot_get_n_docs     (const SimCorpusSnapshot *
 gint64             sim_corpus_snapshot_get_updated_at (const SimCorpusSnapshot *snapshot);
 const SimCorpusDoc *sim_corpus_snapshot_get_doc       (const SimCorpusSnapshot *snapshot,
                                                        guint                    index);
+/* A document's characters and whether its text is withheld, as get_doc()
+ * gives them, without making the document (its path and title are read
+ * from the index file when first asked for: a check asks these of every
+ * document a window hits). */
+gint64             sim_corpus_snapshot_get_doc_n_chars (const SimCorpusSnapshot *snapshot,
+                                                        guint                    index);
+gboolean           sim_corpus_snapshot_get_doc_withheld (const SimCorpusSnapshot *snapshot,
+                                                         guint                    index);
 /* The index (into get_doc) of the document with @id, when the snapshot
  * knows it. */
 gboolean           sim_corpus_snapshot_find_doc       (const SimCorpusSnapshot *snapshot,

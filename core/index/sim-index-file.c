@@ -108,20 +108,20 @@ _sim_snapshot_add_document (const SimStoreDocument *sd,
                             gpointer                user_data)
 {
   ListState *ls = user_data;
-  SimCorpusSnapshot *snapshot = ls->snapshot;
-  DocRow row;
+  DocEntry e = { 0 };
 
-  row.key = _sim_snapshot_row_key (sd);
-  row.n_windows = sd->n_anchors;
-  row.updated_at = sd->updated_at;
-  _sim_snapshot_add_doc (snapshot, sd->id, sd->path, strlen (sd->path), sd->title, strlen (sd->title), sd->n_chars,
-                    sd->updated_at, &row);
+  e.id = sd->id;
+  e.row = _sim_snapshot_row_key (sd);
+  e.n_chars = sd->n_chars;
+  e.updated_at = sd->updated_at;
+  e.n_windows = sd->n_anchors;
+  _sim_snapshot_add_doc (ls->snapshot, &e, sd->path, strlen (sd->path), sd->title, strlen (sd->title));
   /* GCC 12 follows XXH3's buffered path into loads it never makes for 8
    * bytes and warns of them once this is inlined: a false positive. */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Warray-bounds"
 #pragma GCC diagnostic ignored "-Wstringop-overread"
-  XXH3_64bits_update (ls->key, &row.key, sizeof row.key);
+  XXH3_64bits_update (ls->key, &e.row, sizeof e.row);
 #pragma GCC diagnostic pop
   ls->n_windows += MAX (sd->n_anchors, 0);
   ls->n_chars += MAX (sd->n_chars, 0) + 1;
@@ -150,6 +150,7 @@ _sim_snapshot_index_peek (const char  *store_path,
 typedef struct {
   gpointer map;
   gsize    len;
+  int      fd;   /* kept for the names of a table (version 13), else -1 */
 } ListMap;
 
 static void
@@ -158,57 +159,130 @@ list_unmap (gpointer data)
   ListMap *m = data;
 
   munmap (m->map, m->len);
+  if (m->fd >= 0)
+    close (m->fd);
   g_free (m);
 }
 
 /* The document list of the index file of @kind, when the file is still the
- * one @header was read from and its list is whole. Mapped, not read: the
+ * one @header was read from and holds its list. Mapped, not read: the
  * first open in a process copied 8.7 MB into fresh memory at 44,000
  * documents (12 ms) and then touched it once more to hash it (7 ms: fresh
  * pages cost that much on the virtual machines we measure on); mapped, 5
- * ms in all. (transfer full) */
+ * ms in all. Of a table (version 13), only its head and entries: the
+ * names are read as they are asked for, from the file kept open in
+ * @out_fd (a page of names mapped is 16 in a process's memory: the kernel
+ * maps the pages around the one asked for, and a check asking for the
+ * names of 900 documents held 58 MB of them). (transfer full) */
 static GBytes *
 map_list (const char        *store_path,
           guint              kind,
-          const IndexHeader *header)
+          const IndexHeader *header,
+          int               *out_fd)
 {
   g_autofree char *path = _sim_snapshot_index_path (store_path, kind);
-  const int fd = g_open (path, O_RDONLY | O_CLOEXEC, 0);
-  const guint8 *data;
+  int fd = g_open (path, O_RDONLY | O_CLOEXEC, 0);
+  gsize len = header->list_len;
   IndexHeader now;
+  ListHead head;
   ListMap *m;
   GStatBuf st;
   gboolean ok;
 
+  if (out_fd != NULL)
+    *out_fd = -1;
   if (fd < 0)
     return NULL;
   /* The file must hold the whole list: a page mapped past its end is a SIGBUS. */
   ok = header->list_len >= 8 && header->list_len <= G_MAXUINT32 &&
        pread (fd, &now, sizeof now, 0) == sizeof now && memcmp (&now, header, sizeof now) == 0 &&
        fstat (fd, &st) == 0 && (guint64) st.st_size >= sizeof now + header->list_len;
+  if (ok && INDEX_LIST_TABLE (header->version))
+    {
+      ok = len >= sizeof head && pread (fd, &head, sizeof head, sizeof now) == sizeof head &&
+           head.n_docs <= (len - sizeof head) / sizeof (DocEntry);
+      if (ok)
+        len = sizeof head + head.n_docs * sizeof (DocEntry);
+    }
   m = g_new (ListMap, 1);
-  m->len = sizeof now + header->list_len;
+  m->len = sizeof now + len;
   m->map = ok ? mmap (NULL, m->len, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
-  close (fd);
+  m->fd = -1;
+  if (m->map != MAP_FAILED && INDEX_LIST_TABLE (header->version))
+    m->fd = fd, fd = -1;
+  if (fd >= 0)
+    close (fd);
   if (m->map == MAP_FAILED)
     {
       g_free (m);
       return NULL;
     }
-  data = (const guint8 *) m->map + sizeof now;
-  return g_bytes_new_with_free_func (data, header->list_len, list_unmap, m);
+  if (out_fd != NULL)
+    *out_fd = m->fd;
+  return g_bytes_new_with_free_func ((const guint8 *) m->map + sizeof now, len, list_unmap, m);
 }
 
-/* Whether @list (map_list()) is whole: its hash over the rest. */
-static gboolean
-list_is_whole (GBytes *list)
+/* The bytes of a list of @version its hash is over, from its 8th: all
+ * of them before 13; since, its head's and entries' (their names are
+ * checked one by one as they are asked for). 0 when it cannot hold its
+ * head and entries. */
+static gsize
+list_hashed (const guint8 *data,
+             gsize         len,
+             guint32       version)
 {
+  ListHead head;
+
+  if (!INDEX_LIST_TABLE (version))
+    return len >= 8 ? len - 8 : 0;
+  if (len < sizeof head)
+    return 0;
+  memcpy (&head, data, sizeof head);
+  if (head.n_docs > (len - sizeof head) / sizeof (DocEntry))
+    return 0;
+  return sizeof head - 8 + head.n_docs * sizeof (DocEntry);
+}
+
+/* Whether @list (map_list()) of @version is whole: its hash over the rest.
+ * With @drop, each 8 MB hashed leaves the process's memory (the pages stay
+ * in the page cache: a check touches a few of the entries of a list of
+ * 1.37 million documents, 77 MB). */
+static gboolean
+list_is_whole (GBytes   *list,
+               guint32   version,
+               gboolean  drop)
+{
+  enum { CHUNK = 8 << 20 };
   gsize len;
   const guint8 *data = g_bytes_get_data (list, &len);
+  const gsize hashed = list_hashed (data, len, version);
+  const gsize page = sysconf (_SC_PAGESIZE);
+  XXH3_state_t *state;
   guint64 hash;
 
-  memcpy (&hash, data, 8);
-  return hash == XXH3_64bits (data + 8, len - 8);
+  if (hashed == 0)
+    return FALSE;
+  if (!drop)
+    {
+      memcpy (&hash, data, 8);
+      return hash == XXH3_64bits (data + 8, hashed);
+    }
+  if ((state = XXH3_createState ()) == NULL)
+    return FALSE;
+  XXH3_64bits_reset (state);
+  for (gsize at = 8; at < 8 + hashed; at += CHUNK)
+    {
+      const gsize m = MIN (CHUNK, 8 + hashed - at);
+      const guintptr lo = ((guintptr) (data + at) + page - 1) / page * page;
+      const guintptr hi = (guintptr) (data + at + m) / page * page;
+
+      XXH3_64bits_update (state, data + at, m);
+      if (hi > lo)
+        madvise ((gpointer) lo, hi - lo, MADV_DONTNEED);
+    }
+  hash = XXH3_64bits_digest (state);
+  XXH3_freeState (state);
+  return memcmp (&hash, data, 8) == 0;
 }
 
 GBytes *
@@ -216,94 +290,127 @@ _sim_snapshot_read_list (const char        *store_path,
                          guint              kind,
                          const IndexHeader *header)
 {
-  g_autoptr(GBytes) list = map_list (store_path, kind, header);
+  g_autoptr(GBytes) list = map_list (store_path, kind, header, NULL);
 
-  return list != NULL && list_is_whole (list) ? g_steal_pointer (&list) : NULL;
+  return list != NULL && list_is_whole (list, header->version, FALSE) ? g_steal_pointer (&list) : NULL;
 }
+
+typedef struct {
+  GBytes  *list;
+  guint32  version;
+} ListCheck;
 
 static gpointer
 check_list (gpointer data)
 {
-  return GINT_TO_POINTER (list_is_whole (data));
+  g_autofree ListCheck *c = data;
+  const gboolean whole = list_is_whole (c->list, c->version, INDEX_LIST_TABLE (c->version));
+
+  g_bytes_unref (c->list);
+  return GINT_TO_POINTER (whole);
+}
+
+/* Whether the list _sim_snapshot_load_list() checks on @checking is whole
+ * (joins it). */
+gboolean
+_sim_snapshot_list_checked (GThread *checking)
+{
+  return GPOINTER_TO_INT (g_thread_join (checking));
+}
+
+/* A list before version 13 (@bytes, whole) into the snapshot's own
+ * entries, their names where they are in it. */
+static gboolean
+load_old_list (SimCorpusSnapshot *snapshot,
+               GBytes            *bytes)
+{
+  gsize len;
+  const guint8 *list = g_bytes_get_data (bytes, &len);
+  /* An entry takes 50 bytes at least. */
+  const gsize most = MIN ((len - 8) / (sizeof (ListEntry) + 2), G_MAXUINT32 - 1);
+  GArray *own = g_array_sized_new (FALSE, FALSE, sizeof (DocEntry), MAX (most, 1));
+  DocEntry *entries = (DocEntry *) own->data;
+  gsize n = 0;
+
+  for (gsize at = 8; at + sizeof (ListEntry) <= len; n++)
+    {
+      ListEntry e;
+
+      memcpy (&e, list + at, sizeof e);
+      at += sizeof e;
+      if (e.path_len >= len - at || e.title_len >= len - at - e.path_len - 1 ||
+          list[at + e.path_len] != '\0' || list[at + e.path_len + 1 + e.title_len] != '\0' || n == most)
+        {
+          g_array_unref (own);
+          return FALSE;
+        }
+      entries[n] = (DocEntry) { e.id, e.row, e.n_chars, e.updated_at, e.n_windows, at,
+                                e.path_len + 1 + e.title_len + 1, 0 };
+      entries[n].names_hash = _sim_snapshot_names_hash ((const char *) list + at, entries[n].names_len);
+      snapshot->n_windows += MAX (e.n_windows, 0);
+      snapshot->updated_at = MAX (snapshot->updated_at, e.updated_at);
+      at += entries[n].names_len;
+    }
+  g_array_set_size (own, n);
+  snapshot->own_entries = own;
+  snapshot->entries = (const DocEntry *) own->data;
+  snapshot->n_entries = n;
+  snapshot->names = (const char *) list;
+  snapshot->names_len = len;
+  snapshot->list = g_bytes_ref (bytes);
+  return TRUE;
 }
 
 /* The document list of the index file of @kind into the snapshot, which
- * has none yet. */
+ * has none yet: mapped, its hash checked on another core (@out_checking,
+ * for _sim_snapshot_list_checked() before the snapshot is used); a list of
+ * version 13 used as it is, an older one read into the snapshot's entries.
+ * (At 1.37 million documents a list is 77 MB of entries and 200 MB of
+ * names; an open that read it all took 119 ms.) */
 gboolean
-_sim_snapshot_load_list (SimCorpusSnapshot *snapshot,
-                         guint              kind,
-                         const IndexHeader *header)
+_sim_snapshot_load_list (SimCorpusSnapshot  *snapshot,
+                         guint               kind,
+                         const IndexHeader  *header,
+                         GThread           **out_checking)
 {
-  GBytes *bytes = map_list (snapshot->store_path, kind, header);
-  const guint8 *list = bytes ? g_bytes_get_data (bytes, NULL) : NULL;
-  GThread *checking;
-  guint n = 0;
+  int names_fd;
+  g_autoptr(GBytes) bytes = map_list (snapshot->store_path, kind, header, &names_fd);
+  gsize len;
+  const guint8 *list = bytes ? g_bytes_get_data (bytes, &len) : NULL;
+  ListCheck *c;
+  ListHead head;
 
-  if (bytes == NULL)
+  *out_checking = NULL;
+  if (bytes == NULL || list_hashed (list, len, header->version) == 0)
     return FALSE;
-  /* Hashed on another core while it is read: one after the other, they
-   * were most of an open at 10 GB (441,556 documents, 68 MB of list). */
-  checking = g_thread_try_new ("simhound-list", check_list, bytes, NULL);
-  /* Checked as it is read, into arrays made once for the most entries the
-   * list could hold (an entry takes 50 bytes at least; grown a document at
-   * a time, they were copied and faulted in again and again: 44,000
-   * documents, 30 ms of a 50 ms open; read twice, checked and then taken,
-   * the list of 441,556 was a third of an open at 10 GB). */
-  {
-    const gsize most = (header->list_len - 8) / (sizeof (ListEntry) + 2);
-    SimCorpusDoc *docs;
-    DocRow *rows;
-    gint64 updated_at = 0;
-    gsize n_windows = 0;
-    gboolean damaged = FALSE;
-    gsize at = 8;
-
-    g_array_set_size (snapshot->docs, most);
-    g_array_set_size (snapshot->rows, most);
-    docs = (SimCorpusDoc *) snapshot->docs->data;
-    rows = (DocRow *) snapshot->rows->data;
-    /* As many as the file indexes, most often all of them. */
-    sim_prefault (docs, MIN (most, header->n_docs) * sizeof (SimCorpusDoc));
-    sim_prefault (rows, MIN (most, header->n_docs) * sizeof (DocRow));
-    for (; at + sizeof (ListEntry) <= header->list_len; n++)
-      {
-        ListEntry e;
-
-        memcpy (&e, list + at, sizeof e);
-        at += sizeof e;
-        if (e.path_len >= header->list_len - at || e.title_len >= header->list_len - at - e.path_len - 1 ||
-            list[at + e.path_len] != '\0' || list[at + e.path_len + 1 + e.title_len] != '\0' || n == most)
-          {
-            damaged = TRUE;
-            break;
-          }
-        docs[n].id = e.id;
-        docs[n].path = (const char *) list + at;
-        docs[n].title = (const char *) list + at + e.path_len + 1;
-        docs[n].n_chars = e.n_chars;
-        docs[n].text_withheld = FALSE;
-        rows[n].key = e.row;
-        rows[n].n_windows = e.n_windows;
-        rows[n].updated_at = e.updated_at;
-        n_windows += MAX (e.n_windows, 0);
-        updated_at = MAX (updated_at, e.updated_at);
-        at += e.path_len + 1 + e.title_len + 1;
-      }
-    /* (Joined whatever the entries said: it reads the list.) */
-    if (!(checking != NULL ? GPOINTER_TO_INT (g_thread_join (checking)) : list_is_whole (bytes)) || damaged)
-      {
-        /* Damaged: the hash, or an entry that does not hold. */
-        g_array_set_size (snapshot->docs, 0);
-        g_array_set_size (snapshot->rows, 0);
-        g_bytes_unref (bytes);
-        return FALSE;
-      }
-    snapshot->list = bytes;
-    g_array_set_size (snapshot->docs, n);
-    g_array_set_size (snapshot->rows, n);
-    snapshot->n_windows = n_windows;
-    snapshot->updated_at = MAX (snapshot->updated_at, updated_at);
-  }
+  /* Hashed on another core while it is read (or the parts opened). */
+  c = g_new (ListCheck, 1);
+  *c = (ListCheck) { g_bytes_ref (bytes), header->version };
+  if ((*out_checking = g_thread_try_new ("simhound-list", check_list, c, NULL)) == NULL &&
+      !GPOINTER_TO_INT (check_list (c)))
+    return FALSE;
+  if (!INDEX_LIST_TABLE (header->version))
+    {
+      if (!load_old_list (snapshot, bytes))
+        {
+          if (*out_checking != NULL)
+            _sim_snapshot_list_checked (g_steal_pointer (out_checking));
+          _sim_snapshot_clear_docs (snapshot);
+          return FALSE;
+        }
+      return TRUE;
+    }
+  memcpy (&head, list, sizeof head);
+  snapshot->entries = (const DocEntry *) (list + sizeof head);
+  snapshot->n_entries = head.n_docs;
+  /* The names follow, in the file. */
+  snapshot->names_fd = names_fd;
+  snapshot->names_at = sizeof (IndexHeader) + len;
+  snapshot->names_len = header->list_len - len;
+  snapshot->n_windows = head.n_windows;
+  snapshot->updated_at = MAX (snapshot->updated_at, head.updated_at);
+  snapshot->list = g_steal_pointer (&bytes);
+  snapshot->list_key = header->key;
   return TRUE;
 }
 
@@ -312,6 +419,8 @@ typedef struct {
   goffset at;
   gsize   len;
 } DfRead;
+
+#define DOCS_CHUNK (1u << 16)  /* an index file's documents read at once */
 
 /* The feature statistics packed at the end of an index file, unpacked
  * (a GThreadFunc: takes @data, a DfRead), or NULL. */
@@ -346,6 +455,7 @@ _sim_snapshot_part_open (SimCorpusSnapshot *snapshot,
   g_autofree IndexDoc *docs = NULL;
   g_autofree guint32 *counts = NULL;
   GThread *reading = NULL;
+  gboolean same;
   gsize len, index_len, df_at;
   goffset index_at;
   IndexHeader header;
@@ -385,30 +495,45 @@ _sim_snapshot_part_open (SimCorpusSnapshot *snapshot,
             goto fail;
         }
     }
-  /* Its documents, matched with the snapshot's by id (both ascending) and row. */
-  docs = g_new (IndexDoc, MAX (header.n_docs, 1));
-  if (pread (fd, docs, header.n_docs * sizeof (IndexDoc), sizeof header + header.list_len) !=
-      (gssize) (header.n_docs * sizeof (IndexDoc)))
-    goto fail;
+  /* Its documents, matched with the snapshot's by id (both ascending) and
+   * row, read a chunk at a time (the table of 1.37 million documents is 33
+   * MB); and their positions one after another, in 32 or 40 bits (the last
+   * position of all kept for what a cut file reads). */
+  /* An index file (not a delta) lists the documents it indexes, in its
+   * table's order: when the snapshot's list is this file's, they are the
+   * same documents (and the list's entries need not be read). */
+  same = kind == KIND_INDEX && snapshot->list != NULL && snapshot->list_key == header.key &&
+         snapshot->n_entries == header.n_docs;
   part->n_docs = header.n_docs;
   part->doc_map = g_new (guint32, MAX (header.n_docs, 1));
-  for (guint i = 0, j = 0; i < header.n_docs; i++)
-    {
-      while (j < snapshot->docs->len && g_array_index (snapshot->docs, SimCorpusDoc, j).id < docs[i].id)
-        j++;
-      part->doc_map[i] = j < snapshot->docs->len && g_array_index (snapshot->docs, SimCorpusDoc, j).id == docs[i].id &&
-                         g_array_index (snapshot->rows, DocRow, j).key == docs[i].row ? j : G_MAXUINT32;
-    }
-  part->place_bytes = header.place_bytes;
-  /* Positions of documents one after another, in 32 or 40 bits (the last
-   * position of all kept for what a cut file reads). */
   part->bases = g_new (guint64, MAX (header.n_docs, 1));
-  for (guint i = 0; i < header.n_docs; i++)
+  part->place_bytes = header.place_bytes;
+  docs = g_new (IndexDoc, MIN (MAX (header.n_docs, 1), DOCS_CHUNK));
+  for (guint i0 = 0, j = 0; i0 < header.n_docs; i0 += DOCS_CHUNK)
     {
-      part->bases[i] = docs[i].base;
-      if (docs[i].base > (G_GUINT64_CONSTANT (1) << (header.place_bytes * 8)) - 1 ||
-          (i > 0 && docs[i].base < docs[i - 1].base))
+      const guint m = MIN (DOCS_CHUNK, header.n_docs - i0);
+
+      if (pread (fd, docs, m * sizeof (IndexDoc), sizeof header + header.list_len + (goffset) i0 * sizeof (IndexDoc)) !=
+          (gssize) (m * sizeof (IndexDoc)))
         goto fail;
+      for (guint k = 0; k < m; k++)
+        {
+          const guint i = i0 + k;
+
+          if (same)
+            part->doc_map[i] = i;
+          else
+            {
+              while (j < snapshot->n_entries && snapshot->entries[j].id < docs[k].id)
+                j++;
+              part->doc_map[i] = j < snapshot->n_entries && snapshot->entries[j].id == docs[k].id &&
+                                 snapshot->entries[j].row == docs[k].row ? j : G_MAXUINT32;
+            }
+          part->bases[i] = docs[k].base;
+          if (docs[k].base > (G_GUINT64_CONSTANT (1) << (header.place_bytes * 8)) - 1 ||
+              (i > 0 && docs[k].base < part->bases[i - 1]))
+            goto fail;
+        }
     }
   _sim_snapshot_part_index_bases (part);
   if (reading != NULL && (counts = g_thread_join (g_steal_pointer (&reading))) == NULL)
@@ -479,27 +604,30 @@ write_all (gconstpointer data,
   return TRUE;
 }
 
-/* The bytes of the snapshot's document list in an index file (its hash,
- * its entries, zeros to a multiple of 8). */
+/* The bytes of the documents' names in an index file's list, one after
+ * another (those of a list before 13 are among its entries). */
+static gsize
+names_size (const SimCorpusSnapshot *snapshot)
+{
+  gsize len = 0;
+
+  for (guint i = 0; i < snapshot->n_entries; i++)
+    len += snapshot->entries[i].names_len;
+  return len;
+}
+
+/* The bytes of the snapshot's document list in an index file (ListHead,
+ * its entries, their names, zeros to a multiple of 8). */
 static gsize
 list_size (const SimCorpusSnapshot *snapshot)
 {
-  gsize len = 8;
-
-  for (guint i = 0; i < snapshot->docs->len; i++)
-    {
-      const SimCorpusDoc *doc = &g_array_index (snapshot->docs, SimCorpusDoc, i);
-
-      len += sizeof (ListEntry) + strlen (doc->path) + 1 + strlen (doc->title) + 1;
-    }
-  return (len + 7) / 8 * 8;
+  return sizeof (ListHead) + snapshot->n_entries * sizeof (DocEntry) + (names_size (snapshot) + 7) / 8 * 8;
 }
 
 /* Writes the document list (@len bytes, list_size()) at the end of @fd,
- * which is at @at, through a buffer: made whole in memory it took twice
- * its size (the 272 MB list of 1.37 million essays, 512 MB), the peak of
- * an add of many small files. Its hash, known at its end, is written
- * last over the zeros before its entries. */
+ * which is at @at, through a buffer: its entries, each naming where its
+ * names follow them, then the names. Its hash, known at the entries' end,
+ * is written last over the head's first word. */
 static gboolean
 write_list (const SimCorpusSnapshot *snapshot,
             int                      fd,
@@ -507,47 +635,54 @@ write_list (const SimCorpusSnapshot *snapshot,
             gsize                    len)
 {
   enum { BUFFER = 1 << 20 };
-  g_autoptr(GByteArray) buf = g_byte_array_sized_new (BUFFER + 2 * sizeof (ListEntry));
-  XXH3_state_t *state = XXH3_createState ();
   static const guint8 zeros[8] = { 0 };
-  gsize written = 8;
-  guint64 hash;
+  g_autoptr(GByteArray) buf = g_byte_array_sized_new (BUFFER + sizeof (DocEntry));
+  XXH3_state_t *state = XXH3_createState ();
+  ListHead head = { 0, snapshot->n_entries, snapshot->n_windows, snapshot->updated_at };
+  g_autoptr(GByteArray) scratch = g_byte_array_new ();
+  const char *names_of;
+  guint64 names = 0;
   gboolean ok;
 
   if (state == NULL)
     return FALSE;
   XXH3_64bits_reset (state);
-  ok = write_all (zeros, 8, GINT_TO_POINTER (fd));
-  for (guint i = 0; ok && i <= snapshot->docs->len; i++)
-    {
-      if (i < snapshot->docs->len)
-        {
-          const SimCorpusDoc *doc = &g_array_index (snapshot->docs, SimCorpusDoc, i);
-          const DocRow *row = &g_array_index (snapshot->rows, DocRow, i);
-          const ListEntry e = { doc->id, row->key, doc->n_chars, row->updated_at, row->n_windows,
-                                strlen (doc->path), strlen (doc->title) };
+  XXH3_64bits_update (state, (const guint8 *) &head + 8, sizeof head - 8);
+  ok = write_all (&head, sizeof head, GINT_TO_POINTER (fd));
+  /* The entries, then the names: two passes. */
+  for (guint pass = 0; ok && pass < 2; pass++)
+    for (guint i = 0; ok && i <= snapshot->n_entries; i++)
+      {
+        if (i < snapshot->n_entries)
+          {
+            const DocEntry *e = &snapshot->entries[i];
 
-          g_byte_array_append (buf, (const guint8 *) &e, sizeof e);
-          g_byte_array_append (buf, (const guint8 *) doc->path, e.path_len + 1);
-          g_byte_array_append (buf, (const guint8 *) doc->title, e.title_len + 1);
-          if (buf->len < BUFFER)
-            continue;
-        }
-      else if (written + buf->len > len || len - written - buf->len >= 8)
-        {
-          ok = FALSE;   /* not the size list_size() gave: never so */
-          break;
-        }
-      else
-        g_byte_array_append (buf, zeros, len - written - buf->len);
-      XXH3_64bits_update (state, buf->data, buf->len);
-      ok = write_all (buf->data, buf->len, GINT_TO_POINTER (fd));
-      written += buf->len;
-      g_byte_array_set_size (buf, 0);
-    }
-  hash = XXH3_64bits_digest (state);
+            if (pass == 0)
+              {
+                DocEntry copy = *e;
+
+                copy.names = names;
+                names += e->names_len;
+                g_byte_array_append (buf, (const guint8 *) &copy, sizeof copy);
+              }
+            else if ((names_of = _sim_snapshot_entry_names (snapshot, e, scratch)) != NULL)
+              g_byte_array_append (buf, (const guint8 *) names_of, e->names_len);
+            else
+              ok = FALSE;  /* not inside the names: never so in a list whose hash holds */
+            if (buf->len < BUFFER)
+              continue;
+          }
+        else if (pass == 1)
+          g_byte_array_append (buf, zeros, (8 - names % 8) % 8);
+        if (pass == 0)
+          XXH3_64bits_update (state, buf->data, buf->len);
+        ok = ok && write_all (buf->data, buf->len, GINT_TO_POINTER (fd));
+        g_byte_array_set_size (buf, 0);
+      }
+  head.hash = XXH3_64bits_digest (state);
   XXH3_freeState (state);
-  return ok && written == len && sim_pwrite_full (fd, &hash, 8, at);
+  return ok && len == sizeof head + snapshot->n_entries * sizeof (DocEntry) + (names + 7) / 8 * 8 &&
+         sim_pwrite_full (fd, &head.hash, 8, at);
 }
 
 /* The positions an index file of the documents @doc_map names needs (each
@@ -564,7 +699,7 @@ _sim_snapshot_part_positions (const SimCorpusSnapshot *snapshot,
     {
       if (bases)
         bases[i] = next;
-      next += MAX (g_array_index (snapshot->docs, SimCorpusDoc, doc_map[i]).n_chars, 0) + 1;
+      next += MAX (snapshot->entries[doc_map[i]].n_chars, 0) + 1;
     }
   return next;
 }
@@ -761,8 +896,8 @@ _sim_snapshot_part_write (SimCorpusSnapshot *snapshot,
     return FALSE;
   for (guint i = 0; i < part->n_docs; i++)
     {
-      docs[i].id = g_array_index (snapshot->docs, SimCorpusDoc, part->doc_map[i]).id;
-      docs[i].row = g_array_index (snapshot->rows, DocRow, part->doc_map[i]).key;
+      docs[i].id = snapshot->entries[part->doc_map[i]].id;
+      docs[i].row = snapshot->entries[part->doc_map[i]].row;
       docs[i].base = bases[i];
     }
   if (part->records == NULL && part->spill == NULL)

@@ -61,7 +61,7 @@ gather_plan (SimCorpusSnapshot  *snapshot,
              Plan               *plan,
              GError            **error)
 {
-  const guint n_snap = snapshot->docs->len;
+  const guint n_snap = snapshot->n_entries;
   g_autoptr(GArray) need = g_array_new (FALSE, FALSE, sizeof (guint32));
   gsize n = 0;
 
@@ -89,10 +89,10 @@ gather_plan (SimCorpusSnapshot  *snapshot,
   for (guint i = 0; i < part->n_docs; i++)
     if (plan->source_of[i] == n_sources)
       {
-        const SimCorpusDoc *doc = &g_array_index (snapshot->docs, SimCorpusDoc, part->doc_map[i]);
-        Fresh *f = fresh ? g_hash_table_lookup (fresh, &doc->id) : NULL;
+        const DocEntry *e = &snapshot->entries[part->doc_map[i]];
+        Fresh *f = fresh ? g_hash_table_lookup (fresh, &e->id) : NULL;
 
-        if (f != NULL && _sim_stashed_any (&f->packed) && f->row == g_array_index (snapshot->rows, DocRow, part->doc_map[i]).key)
+        if (f != NULL && _sim_stashed_any (&f->packed) && f->row == e->row)
           {
             plan->packed[i] = f->packed;
             memset (&f->packed, 0, sizeof f->packed);
@@ -109,7 +109,7 @@ gather_plan (SimCorpusSnapshot  *snapshot,
       g_autofree SimStashed *made = g_new0 (SimStashed, need->len);
 
       for (guint k = 0; k < need->len; k++)
-        ids[k] = g_array_index (snapshot->docs, SimCorpusDoc, part->doc_map[g_array_index (need, guint32, k)]).id;
+        ids[k] = snapshot->entries[part->doc_map[g_array_index (need, guint32, k)]].id;
       job.ids = ids;
       job.packed = made;
       g_mutex_init (&job.lock);
@@ -136,12 +136,11 @@ gather_plan (SimCorpusSnapshot  *snapshot,
         c = plan->packed[i].n_windows;
       else
         {
-          const DocRow *row = &g_array_index (snapshot->rows, DocRow, part->doc_map[i]);
-          const gint64 n_chars = g_array_index (snapshot->docs, SimCorpusDoc, part->doc_map[i]).n_chars;
+          const DocEntry *e = &snapshot->entries[part->doc_map[i]];
 
           /* A document has at most a window a character: a damaged count
            * cannot ask for more than its text could hold. */
-          c = CLAMP (row->n_windows, 0, MAX (n_chars, 0) + 1);
+          c = CLAMP (e->n_windows, 0, MAX (e->n_chars, 0) + 1);
         }
       plan->offsets[i] = n;
       n += c;
@@ -245,7 +244,7 @@ unpack_worker (gpointer data)
           g_autoptr(GBytes) packed = _sim_stashed_get (&job->packed[i]);
 
           _sim_unpack_windows (packed, job->offsets[i + 1] - job->offsets[i], i,
-                               g_array_index (job->snapshot->docs, SimCorpusDoc, job->part->doc_map[i]).n_chars,
+                               job->snapshot->entries[job->part->doc_map[i]].n_chars,
                                job->pairs + 2 * job->offsets[i]);
         }
 }
@@ -369,7 +368,7 @@ records_worker (gpointer data)
       for (guint i = lo; i < hi; i++)
         if (_sim_stashed_any (&job->plan->packed[i]))
           {
-            const gint64 n_chars = g_array_index (job->snapshot->docs, SimCorpusDoc, job->part->doc_map[i]).n_chars;
+            const gint64 n_chars = job->snapshot->entries[job->part->doc_map[i]].n_chars;
             g_autoptr(GBytes) packed = _sim_stashed_get (&job->plan->packed[i]);
             const guint8 *p = g_bytes_get_data (packed, NULL);
             gint64 start = 0;
@@ -536,7 +535,7 @@ part_build (SimCorpusSnapshot  *snapshot,
             gboolean            spill,
             GError            **error)
 {
-  const guint n_docs = docs ? docs->len : snapshot->docs->len;
+  const guint n_docs = docs ? docs->len : snapshot->n_entries;
   g_autofree guint32 *doc_map = g_new (guint32, MAX (n_docs, 1));
 
   for (guint i = 0; i < n_docs; i++)
@@ -687,7 +686,7 @@ uncovered_documents (SimCorpusSnapshot *snapshot,
                      guint64           *out_windows,
                      guint64           *out_dead)
 {
-  g_autofree gboolean *covered = g_new0 (gboolean, MAX (snapshot->docs->len, 1));
+  g_autofree gboolean *covered = g_new0 (gboolean, MAX (snapshot->n_entries, 1));
   GArray *docs = g_array_new (FALSE, FALSE, sizeof (guint32));
   guint64 live = 0;
 
@@ -696,13 +695,13 @@ uncovered_documents (SimCorpusSnapshot *snapshot,
     if (whole->doc_map[i] != G_MAXUINT32 && !covered[whole->doc_map[i]])
       {
         covered[whole->doc_map[i]] = TRUE;
-        live += MAX (g_array_index (snapshot->rows, DocRow, whole->doc_map[i]).n_windows, 0);
+        live += MAX (snapshot->entries[whole->doc_map[i]].n_windows, 0);
       }
-  for (guint j = 0; j < snapshot->docs->len; j++)
+  for (guint j = 0; j < snapshot->n_entries; j++)
     if (!covered[j])
       {
         g_array_append_val (docs, j);
-        *out_windows += MAX (g_array_index (snapshot->rows, DocRow, j).n_windows, 0);
+        *out_windows += MAX (snapshot->entries[j].n_windows, 0);
       }
   *out_dead = whole->n_fps > live ? whole->n_fps - live : 0;
   return docs;
@@ -721,7 +720,8 @@ snapshot_load_current (SimCorpusSnapshot *snapshot,
   Part *whole = &snapshot->parts[0], *delta = &snapshot->parts[1];
   IndexHeader main_header, delta_header, opened;
   guint32 *counts = NULL;
-  gboolean main_now;
+  GThread *checking;
+  gboolean main_now, ok = FALSE;
 
   if (!_sim_snapshot_index_peek (snapshot->store_path, KIND_INDEX, &main_header) || main_header.base != base)
     return FALSE;
@@ -729,25 +729,30 @@ snapshot_load_current (SimCorpusSnapshot *snapshot,
   if (!main_now && !(_sim_snapshot_index_peek (snapshot->store_path, KIND_DELTA, &delta_header) &&
                      delta_header.base == main_header.key && delta_header.stamp == stamp))
     return FALSE;
-  if (!_sim_snapshot_load_list (snapshot, main_now ? KIND_INDEX : KIND_DELTA, main_now ? &main_header : &delta_header))
+  if (!_sim_snapshot_load_list (snapshot, main_now ? KIND_INDEX : KIND_DELTA, main_now ? &main_header : &delta_header,
+                                &checking))
     return FALSE;
   if (_sim_snapshot_part_open (snapshot, KIND_INDEX, base, whole, &opened, main_now ? &counts : NULL) &&
       opened.key == main_header.key && opened.stamp == main_header.stamp)
     {
       snapshot->n_parts = 1;
       /* Statistics are written with every file of a store that has them. */
-      if (main_now && (counts != NULL || df_docs == 0))
-        {
-          snapshot->weights = sim_weights_new (counts, df_docs);
-          return TRUE;
-        }
-      if (!main_now && _sim_snapshot_part_open (snapshot, KIND_DELTA, main_header.key, delta, &opened, &counts) &&
-          opened.stamp == stamp && (counts != NULL || df_docs == 0))
+      if (main_now)
+        ok = counts != NULL || df_docs == 0;
+      else if (_sim_snapshot_part_open (snapshot, KIND_DELTA, main_header.key, delta, &opened, &counts) &&
+               opened.stamp == stamp && (counts != NULL || df_docs == 0))
         {
           snapshot->n_parts = 2;
-          snapshot->weights = sim_weights_new (counts, df_docs);
-          return TRUE;
+          ok = TRUE;
         }
+    }
+  /* The list's hash, checked while the parts were opened. */
+  if (checking != NULL && !_sim_snapshot_list_checked (checking))
+    ok = FALSE;
+  if (ok)
+    {
+      snapshot->weights = sim_weights_new (counts, df_docs);
+      return TRUE;
     }
   g_free (counts);
   _sim_snapshot_part_clear (whole);
@@ -812,7 +817,7 @@ _sim_snapshot_load (SimStore           *store,
       return NULL;
     }
   {
-    const guint64 n = snapshot->docs->len;
+    const guint64 n = snapshot->n_entries;
 
     XXH3_64bits_update (list.key, &n, sizeof n);
     key = XXH3_64bits_digest (list.key);

@@ -52,11 +52,23 @@ typedef struct {
 #define COARSE_SHIFT 12
 #define PLACES_CHUNK (1u << 20)  /* places read or written at once */
 
+/* A document as the snapshot keeps it, and as an index file's list holds
+ * it (these bytes, native): its path and title are at @names in the
+ * snapshot's names (the path, a NUL, the title, a NUL: @names_len bytes),
+ * checked against @names_hash when the document is first asked for
+ * (sim_corpus_snapshot_get_doc()), so that an open reads none of them. */
 typedef struct {
-  guint64 key;         /* what the row says of the document: id, sizes, time, content */
-  gint64  n_windows;
+  gint64  id;
+  guint64 row;         /* what the row says of the document: id, sizes, time, content */
+  gint64  n_chars;
   gint64  updated_at;
-} DocRow;
+  gint64  n_windows;
+  guint64 names;
+  guint32 names_len;
+  guint32 names_hash;  /* the low 32 bits of XXH3 of its names */
+} DocEntry;
+
+G_STATIC_ASSERT (sizeof (DocEntry) == 56);
 
 /* A snapshot read from elsewhere than a local store (a corpus server,
  * sim-server-snapshot.c): what it answers in place of the parts, the
@@ -97,11 +109,25 @@ struct _SimCorpusSnapshot {
   gint               ref_count;
   char              *store_path;
   SimNormalizeFlags  flags;
-  GArray            *docs;      /* SimCorpusDoc, strings owned by strings or list */
-  GArray            *rows;      /* DocRow, one per document */
+  /* The documents, in id order: an index file's list, mapped, or made
+   * from the store's rows (or an older file's list) in @own_entries and
+   * @own_names. The names of an entry: _sim_snapshot_entry_names(). */
+  const DocEntry    *entries;
+  guint              n_entries;
+  const char        *names;     /* in memory, or */
+  int                names_fd;  /* in the list's file (borrowed from @list), at @names_at */
+  goffset            names_at;
+  gsize              names_len;
+  GArray            *own_entries;
+  GByteArray        *own_names;
+  GBytes            *list;
+  guint64            list_key;  /* the key of the index file @list is from */
+  /* Each made from its entry when first asked for (zeros until then, all
+   * made once @docs is): sim_corpus_snapshot_get_doc(). */
+  SimCorpusDoc      *docs;
+  GStringChunk      *names_kept; /* their names, when read from the list's file */
+  GMutex             docs_lock;
   gint64             updated_at; /* the latest document's, Unix seconds */
-  GStringChunk      *strings;
-  GBytes            *list;      /* an index file's document list, mapped, when read from one */
   Part               parts[2];
   guint              n_parts;
   SimWeights        *weights;
@@ -124,9 +150,11 @@ struct _SimCorpusSnapshot {
 #define INDEX_VERSION 11
 /* The version files are written with: since 12 a large table ends with a
  * fence (sim_band_index_fence()), which a reader of 11 would take for
- * places. Files of 11 are read as they are. */
-#define INDEX_FILE_VERSION 12
-#define INDEX_VERSION_READ(v) ((v) == INDEX_VERSION || (v) == INDEX_FILE_VERSION)
+ * places; since 13 the document list is a table (ListHead). Files of 11
+ * and 12 are read as they are. */
+#define INDEX_FILE_VERSION 13
+#define INDEX_VERSION_READ(v) ((v) >= INDEX_VERSION && (v) <= INDEX_FILE_VERSION)
+#define INDEX_LIST_TABLE(v)   ((v) >= 13)
 #define KIND_INDEX    0
 #define KIND_DELTA    1
 /* A delta holds at most this share of the index file's fingerprints (and of
@@ -175,11 +203,20 @@ typedef struct {
 #define INDEX_MAP_LIMIT (64u << 20)
 
 /* The document list a file carries, so that an open finding the file
- * current reads it instead of every row of the store: a hash of what
- * follows, then per document its id, row key, characters, update time,
- * windows, the lengths of its path and title and their bytes, each with a
- * NUL after it (the snapshot uses them where they are); zeros up to a
- * multiple of 8 bytes. */
+ * current maps it instead of reading every row of the store. Since
+ * version 13: a hash of the head's rest and the entries, the number of
+ * documents, their windows summed and the latest update time (ListHead),
+ * their entries (DocEntry), then their names, zeros up to a multiple of 8
+ * bytes; an open reads the head and the entries, and names as they are
+ * asked for. Before: a hash of what follows, then per document a ListEntry
+ * and its path and title, each with a NUL after it, and the zeros. */
+typedef struct {
+  guint64 hash;
+  guint64 n_docs;
+  guint64 n_windows;
+  gint64  updated_at;
+} ListHead;
+
 typedef struct {
   gint64  id;
   guint64 row;
@@ -190,6 +227,7 @@ typedef struct {
   guint32 title_len;
 } ListEntry;
 
+G_STATIC_ASSERT (sizeof (ListHead) == 32);
 G_STATIC_ASSERT (sizeof (ListEntry) == 48);
 
 /* ------------------------------------------------------ shared
@@ -205,14 +243,11 @@ typedef struct {
 } Fresh;
 
 void                _sim_snapshot_add_doc (SimCorpusSnapshot *snapshot,
-                                           gint64 id,
+                                           const DocEntry *entry,
                                            const char *path,
                                            gsize path_len,
                                            const char *title,
-                                           gsize title_len,
-                                           gint64 n_chars,
-                                           gint64 updated_at,
-                                           const DocRow *row);
+                                           gsize title_len);
 void                _sim_snapshot_part_init (Part *part);
 void                _sim_snapshot_part_index_bases (Part *part);
 void                _sim_snapshot_part_clear (Part *part);
@@ -231,7 +266,9 @@ gboolean            _sim_snapshot_index_peek (const char *store_path,
                                               IndexHeader *out);
 gboolean            _sim_snapshot_load_list (SimCorpusSnapshot *snapshot,
                                              guint kind,
-                                             const IndexHeader *header);
+                                             const IndexHeader *header,
+                                             GThread **out_checking);
+gboolean            _sim_snapshot_list_checked (GThread *checking);
 gboolean            _sim_snapshot_part_open (SimCorpusSnapshot *snapshot,
                                              guint kind,
                                              guint64 base,
@@ -239,6 +276,11 @@ gboolean            _sim_snapshot_part_open (SimCorpusSnapshot *snapshot,
                                              IndexHeader *out_header,
                                              guint32 **out_counts);
 void                _sim_snapshot_clear_docs (SimCorpusSnapshot *snapshot);
+guint32             _sim_snapshot_names_hash (const char *names,
+                                              gsize len);
+const char *        _sim_snapshot_entry_names (const SimCorpusSnapshot *snapshot,
+                                               const DocEntry *entry,
+                                               GByteArray *scratch);
 SimCorpusSnapshot * _sim_snapshot_new (const char *store_path,
                                        SimNormalizeFlags flags);
 guint64             _sim_snapshot_index_base (SimStore *store,

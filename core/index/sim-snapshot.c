@@ -179,9 +179,8 @@ _sim_snapshot_new (const char        *store_path,
   snapshot->ref_count = 1;
   snapshot->store_path = g_strdup (store_path);
   snapshot->flags = flags;
-  snapshot->docs = g_array_new (FALSE, FALSE, sizeof (SimCorpusDoc));
-  snapshot->rows = g_array_new (FALSE, FALSE, sizeof (DocRow));
-  snapshot->strings = g_string_chunk_new (4096);
+  g_mutex_init (&snapshot->docs_lock);
+  snapshot->names_fd = -1;
   _sim_snapshot_part_init (&snapshot->parts[0]);
   _sim_snapshot_part_init (&snapshot->parts[1]);
   _sim_snapshot_part_init (&snapshot->near);
@@ -191,36 +190,63 @@ _sim_snapshot_new (const char        *store_path,
   return snapshot;
 }
 
+/* The low 32 bits of XXH3 of a document's names. */
+guint32
+_sim_snapshot_names_hash (const char *names,
+                          gsize       len)
+{
+  return (guint32) XXH3_64bits (names, len);
+}
+
+/* Appends a document to the snapshot's own entries (@entry's names are
+ * made from @path and @title). */
 void
 _sim_snapshot_add_doc (SimCorpusSnapshot *snapshot,
-                       gint64             id,
+                       const DocEntry    *entry,
                        const char        *path,
                        gsize              path_len,
                        const char        *title,
-                       gsize              title_len,
-                       gint64             n_chars,
-                       gint64             updated_at,
-                       const DocRow      *row)
+                       gsize              title_len)
 {
-  SimCorpusDoc doc = { 0 };
+  static const guint8 nul = 0;
+  DocEntry e = *entry;
 
-  doc.id = id;
-  doc.path = g_string_chunk_insert_len (snapshot->strings, path, path_len);
-  doc.title = g_string_chunk_insert_len (snapshot->strings, title, title_len);
-  doc.n_chars = n_chars;
-  g_array_append_val (snapshot->docs, doc);
-  g_array_append_val (snapshot->rows, *row);
-  snapshot->n_windows += MAX (row->n_windows, 0);
-  snapshot->updated_at = MAX (snapshot->updated_at, updated_at);
+  g_assert (snapshot->list == NULL && snapshot->docs == NULL);
+  if (snapshot->own_entries == NULL)
+    {
+      snapshot->own_entries = g_array_new (FALSE, FALSE, sizeof (DocEntry));
+      snapshot->own_names = g_byte_array_new ();
+    }
+  e.names = snapshot->own_names->len;
+  e.names_len = MIN (path_len + title_len + 2, G_MAXUINT32);
+  g_byte_array_append (snapshot->own_names, (const guint8 *) path, path_len);
+  g_byte_array_append (snapshot->own_names, &nul, 1);
+  g_byte_array_append (snapshot->own_names, (const guint8 *) title, title_len);
+  g_byte_array_append (snapshot->own_names, &nul, 1);
+  e.names_hash = _sim_snapshot_names_hash ((const char *) snapshot->own_names->data + e.names, e.names_len);
+  g_array_append_val (snapshot->own_entries, e);
+  snapshot->entries = (const DocEntry *) snapshot->own_entries->data;
+  snapshot->n_entries = snapshot->own_entries->len;
+  snapshot->names = (const char *) snapshot->own_names->data;
+  snapshot->names_len = snapshot->own_names->len;
+  snapshot->n_windows += MAX (e.n_windows, 0);
+  snapshot->updated_at = MAX (snapshot->updated_at, e.updated_at);
 }
 
 void
 _sim_snapshot_clear_docs (SimCorpusSnapshot *snapshot)
 {
-  g_array_set_size (snapshot->docs, 0);
-  g_array_set_size (snapshot->rows, 0);
-  g_string_chunk_clear (snapshot->strings);
+  g_clear_pointer (&snapshot->own_entries, g_array_unref);
+  g_clear_pointer (&snapshot->own_names, g_byte_array_unref);
   g_clear_pointer (&snapshot->list, g_bytes_unref);
+  snapshot->list_key = 0;
+  g_clear_pointer (&snapshot->docs, g_free);
+  g_clear_pointer (&snapshot->names_kept, g_string_chunk_free);
+  snapshot->entries = NULL;
+  snapshot->n_entries = 0;
+  snapshot->names = NULL;
+  snapshot->names_fd = -1;
+  snapshot->names_len = 0;
   snapshot->n_windows = 0;
   snapshot->updated_at = 0;
 }
@@ -249,10 +275,8 @@ sim_corpus_snapshot_unref (SimCorpusSnapshot *snapshot)
   _sim_snapshot_part_clear (&snapshot->parts[0]);
   _sim_snapshot_part_clear (&snapshot->parts[1]);
   _sim_snapshot_part_clear (&snapshot->near);
-  g_array_unref (snapshot->docs);
-  g_array_unref (snapshot->rows);
-  g_string_chunk_free (snapshot->strings);
-  g_clear_pointer (&snapshot->list, g_bytes_unref);
+  _sim_snapshot_clear_docs (snapshot);
+  g_mutex_clear (&snapshot->docs_lock);
   g_free (snapshot->store_path);
   g_free (snapshot);
 }
@@ -278,13 +302,13 @@ sim_corpus_snapshot_get_updated_at (const SimCorpusSnapshot *snapshot)
 guint
 sim_corpus_snapshot_get_n_docs (const SimCorpusSnapshot *snapshot)
 {
-  return snapshot->remote ? snapshot->remote->n_docs (snapshot) : snapshot->docs->len;
+  return snapshot->remote ? snapshot->remote->n_docs (snapshot) : snapshot->n_entries;
 }
 
 guint
 sim_corpus_snapshot_get_n_documents (const SimCorpusSnapshot *snapshot)
 {
-  return snapshot->remote ? snapshot->n_documents : snapshot->docs->len;
+  return snapshot->remote ? snapshot->n_documents : snapshot->n_entries;
 }
 
 gboolean
@@ -325,24 +349,24 @@ sim_corpus_snapshot_find_doc (const SimCorpusSnapshot *snapshot,
       return doc != NULL && doc->id == id;
     }
   /* A local store's documents are in id order (the store lists them so). */
-  hi = snapshot->docs->len;
+  hi = snapshot->n_entries;
   while (lo < hi)
     {
       const guint mid = lo + (hi - lo) / 2;
 
-      if (g_array_index (snapshot->docs, SimCorpusDoc, mid).id < id)
+      if (snapshot->entries[mid].id < id)
         lo = mid + 1;
       else
         hi = mid;
     }
-  if (lo < snapshot->docs->len && g_array_index (snapshot->docs, SimCorpusDoc, lo).id == id)
+  if (lo < snapshot->n_entries && snapshot->entries[lo].id == id)
     {
       *out_index = lo;
       return TRUE;
     }
   /* Should the order not hold (a list read from an index file), look at all. */
-  for (guint i = 0; i < snapshot->docs->len; i++)
-    if (g_array_index (snapshot->docs, SimCorpusDoc, i).id == id)
+  for (guint i = 0; i < snapshot->n_entries; i++)
+    if (snapshot->entries[i].id == id)
       {
         *out_index = i;
         return TRUE;
@@ -350,14 +374,135 @@ sim_corpus_snapshot_find_doc (const SimCorpusSnapshot *snapshot,
   return FALSE;
 }
 
+/* The bytes of @entry's names (entry->names_len of them), where the
+ * snapshot keeps them or read from its list's file into @scratch; NULL
+ * when they are not inside the names. */
+const char *
+_sim_snapshot_entry_names (const SimCorpusSnapshot *snapshot,
+                           const DocEntry          *entry,
+                           GByteArray              *scratch)
+{
+  if (entry->names > snapshot->names_len || entry->names_len > snapshot->names_len - entry->names)
+    return NULL;
+  if (snapshot->names != NULL)
+    return snapshot->names + entry->names;
+  if (snapshot->names_fd < 0)
+    return NULL;
+  /* (A file cut short reads as 0xff: no names hold then.) */
+  g_byte_array_set_size (scratch, entry->names_len);
+  sim_pread_full (snapshot->names_fd, scratch->data, entry->names_len, snapshot->names_at + (goffset) entry->names,
+                  0xff);
+  return (const char *) scratch->data;
+}
+
+/* The path and title of the document whose entry is @e, when its names
+ * hold (in bounds, two NULs, their hash), copied into @strings. */
+static gboolean
+entry_names (const SimCorpusSnapshot *snapshot,
+             const DocEntry          *e,
+             GStringChunk            *strings,
+             const char             **out_path,
+             const char             **out_title)
+{
+  g_autoptr(GByteArray) scratch = g_byte_array_new ();
+  const char *path = e->names_len >= 2 ? _sim_snapshot_entry_names (snapshot, e, scratch) : NULL;
+  const char *end = path ? memchr (path, '\0', e->names_len) : NULL;
+  const char *kept;
+
+  if (end == NULL || end + 1 == path + e->names_len || path[e->names_len - 1] != '\0' ||
+      memchr (end + 1, '\0', path + e->names_len - end - 1) != path + e->names_len - 1 ||
+      _sim_snapshot_names_hash (path, e->names_len) != e->names_hash)
+    return FALSE;
+  kept = g_string_chunk_insert_len (strings, path, e->names_len);
+  *out_path = kept;
+  *out_title = kept + (end - path) + 1;
+  return TRUE;
+}
+
+/* The names of document @id as the store's row has them: for a document
+ * whose names in an index file do not hold (the file damaged since it was
+ * written). Rare: a connection of its own. */
+static gboolean
+store_names (const SimCorpusSnapshot *snapshot,
+             gint64                   id,
+             char                   **out_path,
+             char                   **out_title)
+{
+  g_autoptr(SimStore) store = sim_store_open (snapshot->store_path, TRUE, NULL);
+  SimStoreDocument *sd = store ? sim_store_get_document (store, id, NULL) : NULL;
+
+  if (sd == NULL)
+    return FALSE;
+  *out_path = g_strdup (sd->path);
+  *out_title = g_strdup (sd->title);
+  sim_store_document_free (sd);
+  return TRUE;
+}
+
 const SimCorpusDoc *
 sim_corpus_snapshot_get_doc (const SimCorpusSnapshot *snapshot,
                              guint                    index)
 {
+  SimCorpusSnapshot *s = (SimCorpusSnapshot *) snapshot;
+  SimCorpusDoc *docs, *doc;
+
   if (snapshot->remote)
     return snapshot->remote->get_doc (snapshot, index);
-  g_return_val_if_fail (index < snapshot->docs->len, NULL);
-  return &g_array_index (snapshot->docs, SimCorpusDoc, index);
+  g_return_val_if_fail (index < snapshot->n_entries, NULL);
+  /* Made once, under the lock; a made document's path is set last. */
+  docs = g_atomic_pointer_get (&s->docs);
+  if (docs != NULL && g_atomic_pointer_get (&docs[index].path) != NULL)
+    return &docs[index];
+  g_mutex_lock (&s->docs_lock);
+  if (s->docs == NULL)
+    g_atomic_pointer_set (&s->docs, g_new0 (SimCorpusDoc, snapshot->n_entries));
+  doc = &s->docs[index];
+  if (doc->path == NULL)
+    {
+      const DocEntry *e = &snapshot->entries[index];
+      const char *path, *title;
+
+      doc->id = e->id;
+      doc->n_chars = e->n_chars;
+      if (s->names_kept == NULL)
+        s->names_kept = g_string_chunk_new (4096);
+      if (!entry_names (snapshot, e, s->names_kept, &path, &title))
+        {
+          g_autofree char *p = NULL, *t = NULL;
+
+          if (!store_names (snapshot, e->id, &p, &t))
+            p = g_strdup (""), t = g_strdup ("");
+          /* Interned: kept as long as the process, for a damage that is rare. */
+          title = g_intern_string (t);
+          path = g_intern_string (p);
+        }
+      doc->title = title;
+      g_atomic_pointer_set (&doc->path, path);
+    }
+  g_mutex_unlock (&s->docs_lock);
+  return doc;
+}
+
+gint64
+sim_corpus_snapshot_get_doc_n_chars (const SimCorpusSnapshot *snapshot,
+                                     guint                    index)
+{
+  if (snapshot->remote)
+    return snapshot->remote->get_doc (snapshot, index)->n_chars;
+  g_return_val_if_fail (index < snapshot->n_entries, 0);
+  return snapshot->entries[index].n_chars;
+}
+
+gboolean
+sim_corpus_snapshot_get_doc_withheld (const SimCorpusSnapshot *snapshot,
+                                      guint                    index)
+{
+  const SimCorpusDoc *doc;
+
+  if (!snapshot->remote)
+    return FALSE;  /* a local store withholds nothing */
+  doc = snapshot->remote->get_doc (snapshot, index);
+  return doc != NULL && doc->text_withheld;
 }
 
 gsize

@@ -629,6 +629,35 @@ sim_store_delete (SimStore  *store,
 #define DOCUMENT_COLUMNS "id, path, title, content_hash, n_bytes, n_chars, n_segments, " \
                          "modified_at, added_at, updated_at"
 
+/* A document's row from @stmt (DOCUMENT_COLUMNS), its strings the
+ * statement's. */
+static gboolean
+read_document (SimStore          *store,
+               sqlite3_stmt      *stmt,
+               SimStoreDocument  *doc,
+               GError           **error)
+{
+  doc->id = sqlite3_column_int64 (stmt, 0);
+  doc->path = (char *) sqlite3_column_text (stmt, 1);
+  doc->title = (char *) sqlite3_column_text (stmt, 2);
+  doc->content_hash = (char *) sqlite3_column_text (stmt, 3);
+  doc->n_bytes = sqlite3_column_int64 (stmt, 4);
+  doc->n_chars = sqlite3_column_int64 (stmt, 5);
+  doc->n_anchors = sqlite3_column_int64 (stmt, 6);
+  doc->modified_at = sqlite3_column_int64 (stmt, 7);
+  doc->added_at = sqlite3_column_int64 (stmt, 8);
+  doc->updated_at = sqlite3_column_int64 (stmt, 9);
+  if (doc->title == NULL)
+    doc->title = (char *) "";
+  /* Columns declared NOT NULL can still read as NULL from damaged pages. */
+  if (doc->path == NULL || doc->content_hash == NULL)
+    {
+      sim_store_set_damaged (store, _("the list of documents"), error);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 gboolean
 sim_store_foreach_document (SimStore             *store,
                             SimStoreDocumentFunc  func,
@@ -645,24 +674,8 @@ sim_store_foreach_document (SimStore             *store,
     {
       SimStoreDocument doc;
 
-      doc.id = sqlite3_column_int64 (stmt, 0);
-      doc.path = (char *) sqlite3_column_text (stmt, 1);
-      doc.title = (char *) sqlite3_column_text (stmt, 2);
-      doc.content_hash = (char *) sqlite3_column_text (stmt, 3);
-      doc.n_bytes = sqlite3_column_int64 (stmt, 4);
-      doc.n_chars = sqlite3_column_int64 (stmt, 5);
-      doc.n_anchors = sqlite3_column_int64 (stmt, 6);
-      doc.modified_at = sqlite3_column_int64 (stmt, 7);
-      doc.added_at = sqlite3_column_int64 (stmt, 8);
-      doc.updated_at = sqlite3_column_int64 (stmt, 9);
-      if (doc.title == NULL)
-        doc.title = (char *) "";
-      /* Columns declared NOT NULL can still read as NULL from damaged pages. */
-      if (doc.path == NULL || doc.content_hash == NULL)
-        {
-          sim_store_set_damaged (store, _("the list of documents"), error);
-          return FALSE;
-        }
+      if (!read_document (store, stmt, &doc, error))
+        return FALSE;
       func (&doc, user_data);
     }
   if (rc != SQLITE_DONE)
@@ -673,16 +686,44 @@ sim_store_foreach_document (SimStore             *store,
   return TRUE;
 }
 
-static void
-add_copy (const SimStoreDocument *doc,
-          gpointer                user_data)
+static SimStoreDocument *
+copy_document (const SimStoreDocument *doc)
 {
   SimStoreDocument *copy = g_memdup2 (doc, sizeof *doc);
 
   copy->path = g_strdup (doc->path);
   copy->title = g_strdup (doc->title);
   copy->content_hash = g_strdup (doc->content_hash);
-  g_ptr_array_add (user_data, copy);
+  return copy;
+}
+
+SimStoreDocument *
+sim_store_get_document (SimStore  *store,
+                        gint64     id,
+                        GError   **error)
+{
+  g_autoptr(sqlite3_stmt) stmt =
+    _sim_store_prepare (store, "SELECT " DOCUMENT_COLUMNS " FROM documents WHERE id = ?", error);
+  SimStoreDocument doc;
+  int rc;
+
+  if (stmt == NULL)
+    return NULL;
+  sqlite3_bind_int64 (stmt, 1, id);
+  if ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
+    return read_document (store, stmt, &doc, error) ? copy_document (&doc) : NULL;
+  if (rc == SQLITE_DONE)
+    g_set_error (error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT, _("No document %" G_GINT64_FORMAT " in the corpus"), id);
+  else
+    _sim_store_error (store, rc, "reading a document", error);
+  return NULL;
+}
+
+static void
+add_copy (const SimStoreDocument *doc,
+          gpointer                user_data)
+{
+  g_ptr_array_add (user_data, copy_document (doc));
 }
 
 GPtrArray *

@@ -171,6 +171,10 @@ gboolean   sim_store_foreach_document (SimStore             *store,
                                        SimStoreDocumentFunc  func,
                                        gpointer              user_data,
                                        GError              **error);
+/* (transfer full): the row of document @id, or NULL with @error set. */
+SimStoreDocument *sim_store_get_document (SimStore  *store,
+                                          gint64     id,
+                                          GError   **error);
 /* (transfer full): the stored text of a document. */
 char     *sim_store_dup_text    (SimStore          *store,
                                  gint64             id,

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 #include <glib.h>
 #include <glib/gstdio.h>
+#include <xxhash.h>
 
 #include "sim-band-index.h"
 #include "sim-words.h"
@@ -713,6 +714,56 @@ places_end (const char *bytes)
          4 * n_fps;
 }
 
+/* The index file @bytes (@len bytes, its list a table: version 13) as a
+ * file of @version before 13 has it: its document list a hash, then per
+ * document its row's fields, the lengths of its path and title and their
+ * bytes with a NUL after each, zeros to a multiple of 8. Its length in
+ * @out_len. */
+static char *
+with_old_list (const char *bytes,
+               gsize       len,
+               guint32     version,
+               gsize      *out_len)
+{
+  g_autoptr(GByteArray) out = g_byte_array_new ();
+  const char *list = bytes + 64;
+  guint64 list_len, n, old_len, hash;
+  const char *names;
+
+  memcpy (&list_len, bytes + 56, 8);
+  memcpy (&n, list + 8, 8);
+  names = list + 32 + 56 * n;
+  g_byte_array_append (out, (const guint8 *) bytes, 64);
+  g_byte_array_set_size (out, 64 + 8);
+  for (guint64 i = 0; i < n; i++)
+    {
+      const char *e = list + 32 + 56 * i;
+      guint64 at;
+      const char *path, *title;
+      guint32 lens[2];
+
+      memcpy (&at, e + 40, 8);
+      path = names + at;
+      title = path + strlen (path) + 1;
+      lens[0] = strlen (path);
+      lens[1] = strlen (title);
+      g_byte_array_append (out, (const guint8 *) e, 40);
+      g_byte_array_append (out, (const guint8 *) lens, 8);
+      g_byte_array_append (out, (const guint8 *) path, lens[0] + 1);
+      g_byte_array_append (out, (const guint8 *) title, lens[1] + 1);
+    }
+  while (out->len % 8 != 0)
+    g_byte_array_append (out, (const guint8 *) "", 1);
+  old_len = out->len - 64;
+  hash = XXH3_64bits (out->data + 64 + 8, old_len - 8);
+  memcpy (out->data + 64, &hash, 8);
+  memcpy (out->data + 8, &version, 4);
+  memcpy (out->data + 56, &old_len, 8);
+  g_byte_array_append (out, (const guint8 *) bytes + 64 + list_len, len - 64 - list_len);
+  *out_len = out->len;
+  return (char *) g_byte_array_free (g_steal_pointer (&out), FALSE);
+}
+
 /* The index file @index was damaged: an open checks @article as @built
  * says, and the file is written again as it was (@good, @len bytes). */
 static void
@@ -732,6 +783,144 @@ assert_checked_and_written_again (const char *store,
   assert_true (g_file_get_contents (index, &now, &now_len, NULL));
   assert_int_equal (now_len, len);
   assert_memory_equal (now, good, len);
+}
+
+/* Every document of @corpus's snapshot has the path and title its row
+ * has. */
+static void
+assert_names_as_stored (SimCorpus *corpus)
+{
+  g_autoptr(GPtrArray) rows = list (corpus);
+  g_autoptr(SimCorpusSnapshot) snapshot = sim_corpus_ref_snapshot (corpus);
+
+  assert_int_equal (sim_corpus_snapshot_get_n_docs (snapshot), rows->len);
+  for (guint i = 0; i < rows->len; i++)
+    {
+      const SimStoreDocument *row = g_ptr_array_index (rows, i);
+      const SimCorpusDoc *doc = sim_corpus_snapshot_get_doc (snapshot, i);
+
+      assert_int_equal (doc->id, row->id);
+      assert_string_equal (doc->path, row->path);
+      assert_string_equal (doc->title, row->title);
+    }
+}
+
+static gpointer
+get_every_doc (gpointer data)
+{
+  SimCorpusSnapshot *snapshot = data;
+  const guint n = sim_corpus_snapshot_get_n_docs (snapshot);
+  const SimCorpusDoc **docs = g_new (const SimCorpusDoc *, n);
+
+  for (guint i = 0; i < n; i++)
+    docs[(i * 7) % n] = sim_corpus_snapshot_get_doc (snapshot, (i * 7) % n);
+  return docs;
+}
+
+/* Documents asked for by four threads at once are made once: each thread
+ * gets the same document, whole. */
+static void
+assert_docs_made_once (SimCorpus *corpus)
+{
+  g_autoptr(SimCorpusSnapshot) snapshot = sim_corpus_ref_snapshot (corpus);
+  const guint n = sim_corpus_snapshot_get_n_docs (snapshot);
+  GThread *threads[4];
+  const SimCorpusDoc **docs[4];
+
+  for (guint t = 0; t < 4; t++)
+    threads[t] = g_thread_new ("get-doc", get_every_doc, snapshot);
+  for (guint t = 0; t < 4; t++)
+    docs[t] = g_thread_join (threads[t]);
+  for (guint i = 0; i < n; i++)
+    {
+      assert_non_null (docs[0][i]->path);
+      assert_non_null (docs[0][i]->title);
+      for (guint t = 1; t < 4; t++)
+        assert_ptr_equal (docs[t][i], docs[0][i]);
+    }
+  for (guint t = 0; t < 4; t++)
+    g_free (docs[t]);
+}
+
+/* An index file whose list is not a table yet (version 12) is read as it
+ * is; the next write lists the documents in a table (a delta of version
+ * 13) with the names they have, and leaves the file. */
+static void
+test_corpus_index_file_with_an_older_list_is_read_and_written_anew (void **state)
+{
+  Fixture *f = *state;
+  const char *paths[] = { f->docs, NULL };
+  g_autofree char *index = g_strconcat (f->store, ".index", NULL);
+  g_autofree char *delta = g_strconcat (f->store, ".index-delta", NULL);
+  g_autofree char *good = NULL, *old = NULL, *now = NULL;
+  gsize len = 0, old_len = 0, now_len = 0;
+
+  for (guint i = 0; i < 40; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("class-%u/essay-%03u.txt", i % 3, i);
+      g_autofree char *text = make_text (i, i % 2, 2);
+
+      g_free (sim_test_write_file (f->docs, name, text, -1));
+    }
+  {
+    g_autoptr(SimCorpus) corpus = sim_corpus_open (f->store, FALSE, NULL);
+    g_autoptr(SimImportResult) result = sim_corpus_add (corpus, paths, NULL, NULL, NULL, NULL);
+
+    assert_int_equal (result->n_added, 40);
+  }
+  {
+    g_autoptr(SimCorpus) corpus = sim_corpus_open (f->store, TRUE, NULL);
+
+    assert_true (is_mapped (corpus));
+    assert_docs_made_once (corpus);
+    assert_names_as_stored (corpus);
+  }
+  assert_true (g_file_get_contents (index, &good, &len, NULL));
+  assert_int_equal (good[8], 13);
+  old = with_old_list (good, len, 12, &old_len);
+  assert_true (old_len != len);
+  assert_true (g_file_set_contents (index, old, old_len, NULL));
+  {
+    g_autoptr(SimCorpus) corpus = sim_corpus_open (f->store, FALSE, NULL);
+    g_autofree char *text = make_text (99, FALSE, 2);
+    g_autoptr(SimImportResult) result = NULL;
+
+    assert_true (is_mapped (corpus));
+    assert_names_as_stored (corpus);
+    g_free (sim_test_write_file (f->docs, "class-0/late.txt", text, -1));
+    result = sim_corpus_add (corpus, paths, NULL, NULL, NULL, NULL);
+    assert_int_equal (result->n_added, 1);
+  }
+  {
+    g_autoptr(SimCorpus) corpus = sim_corpus_open (f->store, TRUE, NULL);
+    g_autofree char *delta_bytes = NULL;
+    gsize delta_len = 0;
+
+    assert_true (is_mapped (corpus));
+    assert_names_as_stored (corpus);
+    g_autoptr(GPtrArray) rows = list (corpus);
+    const char *names;
+    guint64 n;
+
+    assert_true (g_file_get_contents (delta, &delta_bytes, &delta_len, NULL));
+    assert_int_equal (delta_bytes[8], 13);
+    /* Its names as written, not as mended from the store. */
+    memcpy (&n, delta_bytes + 64 + 8, 8);
+    assert_int_equal (n, rows->len);
+    names = delta_bytes + 64 + 32 + 56 * n;
+    for (guint i = 0; i < rows->len; i++)
+      {
+        const SimStoreDocument *row = g_ptr_array_index (rows, i);
+        guint64 at;
+
+        memcpy (&at, delta_bytes + 64 + 32 + 56 * i + 40, 8);
+        assert_string_equal (names + at, row->path);
+        assert_string_equal (names + at + strlen (row->path) + 1, row->title);
+      }
+  }
+  assert_true (g_file_get_contents (index, &now, &now_len, NULL));
+  assert_int_equal (now_len, old_len);
+  assert_memory_equal (now, old, old_len);
 }
 
 /* The document list of an index file is mapped, not read: a file cut
@@ -993,25 +1182,35 @@ test_corpus_index_file_is_mapped_and_never_trusted_blindly (void **state)
     }
     assert_true (g_file_set_contents (index, bytes, len, NULL));
     assert_checked_and_written_again (f->store, article, built, index, good, len);
-    /* A damaged document list (a byte of the first path) is not read:
-     * the list comes from the store, and the file is made again. */
+    /* A damaged document list (a byte of the first entry: its
+     * characters) is not read: the list comes from the store, and the
+     * file is made again. */
     g_clear_pointer (&bytes, g_free);
     bytes = g_memdup2 (good, len);
-    bytes[64 + 8 + 48 + 2] ^= 0x20;
+    bytes[64 + 32 + 16 + 2] ^= 0x20;
     assert_true (g_file_set_contents (index, bytes, len, NULL));
     assert_checked_and_written_again (f->store, article, built, index, good, len);
-    /* Damaged statistics at the file's end: refused too. */
+    /* Damaged names (a byte of every document's path): the file is used
+     * as it is, and each document's path and title come from the store,
+     * so the report is the same. */
     g_clear_pointer (&bytes, g_free);
     bytes = g_memdup2 (good, len);
-    bytes[len - 2] ^= 0x55;
-    assert_true (g_file_set_contents (index, bytes, len, NULL));
-    assert_checked_and_written_again (f->store, article, built, index, good, len);
-    /* A file from before fences (version 11, the word after its bucket
-     * offsets 0: none) is used as it is, and left so. */
-    g_clear_pointer (&bytes, g_free);
-    bytes = g_memdup2 (good, len);
-    assert_int_equal (bytes[8], 12);
-    bytes[8] = 11;
+    {
+      guint64 n_docs;
+      const char *names;
+
+      memcpy (&n_docs, bytes + 64 + 8, 8);
+      names = bytes + 64 + 32 + 56 * n_docs;
+      assert_true (n_docs > 1);
+      for (guint64 i = 0; i < n_docs; i++)
+        {
+          guint64 at;
+
+          memcpy (&at, bytes + 64 + 32 + 56 * i + 40, 8);
+          assert_int_equal (names[at], '/');
+          bytes[names - bytes + at + 1] ^= 0x20;
+        }
+    }
     assert_true (g_file_set_contents (index, bytes, len, NULL));
     {
       g_autoptr(SimCorpus) corpus = sim_corpus_open (f->store, TRUE, NULL);
@@ -1025,6 +1224,37 @@ test_corpus_index_file_is_mapped_and_never_trusted_blindly (void **state)
       assert_int_equal (now_len, len);
       assert_memory_equal (now, bytes, len);
     }
+    assert_true (g_file_set_contents (index, good, len, NULL));
+    /* Damaged statistics at the file's end: refused too. */
+    g_clear_pointer (&bytes, g_free);
+    bytes = g_memdup2 (good, len);
+    bytes[len - 2] ^= 0x55;
+    assert_true (g_file_set_contents (index, bytes, len, NULL));
+    assert_checked_and_written_again (f->store, article, built, index, good, len);
+    /* Files whose list is not a table yet: version 12, and 11 from
+     * before fences (the word after its bucket offsets 0: none) are used
+     * as they are, and left so. */
+    assert_int_equal (good[8], 13);
+    for (guint32 version = 11; version <= 12; version++)
+      {
+        g_autoptr(SimCorpus) corpus = NULL;
+        g_autofree char *again = NULL;
+        g_autofree char *now = NULL;
+        gsize old_len = 0, now_len = 0;
+
+        g_clear_pointer (&bytes, g_free);
+        bytes = with_old_list (good, len, version, &old_len);
+        assert_true (g_file_set_contents (index, bytes, old_len, NULL));
+        corpus = sim_corpus_open (f->store, TRUE, NULL);
+        again = check_json (corpus, article);
+        assert_true (is_mapped (corpus));
+        assert_string_equal (again, built);
+        assert_true (g_file_get_contents (index, &now, &now_len, NULL));
+        assert_int_equal (now_len, old_len);
+        assert_memory_equal (now, bytes, old_len);
+      }
+    g_clear_pointer (&bytes, g_free);
+    bytes = g_memdup2 (good, len);
     /* Older versions are built again, and so are fence bits no writer
      * takes. */
     bytes[8] = 10;
@@ -1687,6 +1917,7 @@ main (void)
     cmocka_unit_test_setup_teardown (test_corpus_traditional_folding_is_a_store_setting, setup, teardown),
     cmocka_unit_test_setup_teardown (test_corpus_index_file_is_mapped_and_never_trusted_blindly, setup, teardown),
     cmocka_unit_test_setup_teardown (test_corpus_index_file_cut_inside_its_document_list, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_corpus_index_file_with_an_older_list_is_read_and_written_anew, setup, teardown),
     cmocka_unit_test_setup_teardown (test_corpus_index_delta_answers_as_a_fresh_build, setup, teardown),
     cmocka_unit_test_setup_teardown (test_corpus_build_past_its_memory_writes_the_same_index, setup, teardown),
     cmocka_unit_test_setup_teardown (test_corpus_snapshot_readers_see_the_store_as_it_is, setup, teardown),
