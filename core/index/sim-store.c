@@ -713,7 +713,11 @@ sim_store_get_document (SimStore  *store,
   if ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
     return read_document (store, stmt, &doc, error) ? copy_document (&doc) : NULL;
   if (rc == SQLITE_DONE)
-    g_set_error (error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT, _("No document %" G_GINT64_FORMAT " in the corpus"), id);
+    {
+      g_autofree char *number = g_strdup_printf ("%" G_GINT64_FORMAT, id);
+
+      g_set_error (error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT, _("No document %s in the corpus"), number);
+    }
   else
     _sim_store_error (store, rc, "reading a document", error);
   return NULL;
