@@ -974,7 +974,7 @@ fresh_free (gpointer data)
 GHashTable *
 _sim_fresh_new (void)
 {
-  return g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, fresh_free);
+  return g_hash_table_new_full (g_int64_hash, g_int64_equal, NULL, fresh_free);
 }
 
 void
@@ -984,9 +984,11 @@ _sim_fresh_put (GHashTable             *table,
 {
   Fresh *fresh = g_new (Fresh, 1);
 
+  fresh->id = doc->id;
   fresh->row = _sim_snapshot_row_key (doc);
   fresh->packed = *packed;
   memset (packed, 0, sizeof *packed);
-  g_hash_table_replace (table, g_memdup2 (&doc->id, sizeof doc->id), fresh);
+  /* Replaced, key and all: the key is the entry's own. */
+  g_hash_table_replace (table, &fresh->id, fresh);
 }
 

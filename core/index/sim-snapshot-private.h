@@ -238,6 +238,7 @@ G_STATIC_ASSERT (sizeof (ListEntry) == 48);
  * id: the next snapshot takes them instead of fingerprinting the text
  * again. They hold for the row they were computed with. */
 typedef struct {
+  gint64      id;      /* its key in the table */
   guint64     row;
   SimStashed  packed;  /* _sim_pack_windows() */
 } Fresh;
