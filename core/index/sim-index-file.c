@@ -961,6 +961,40 @@ _sim_snapshot_part_use_file (SimCorpusSnapshot *snapshot,
   *part = file;
 }
 
+/* The snapshot's documents, made from the store's rows, taken from the
+ * list of the index file of @kind it has just written with @key instead:
+ * the same documents, their names left in the file (a process that stays
+ * open after adding to 1.37 million essays held 280 MB of them). Nothing
+ * changes when the file is not that one any more, or its list does not
+ * hold. */
+void
+_sim_snapshot_use_list (SimCorpusSnapshot *snapshot,
+                        guint              kind,
+                        guint64            key)
+{
+  g_autoptr(SimCorpusSnapshot) file = _sim_snapshot_new (snapshot->store_path, snapshot->flags);
+  GThread *checking = NULL;
+  IndexHeader header;
+
+  if (snapshot->docs != NULL || snapshot->list != NULL ||
+      !_sim_snapshot_index_peek (snapshot->store_path, kind, &header) || header.key != key ||
+      !_sim_snapshot_load_list (file, kind, &header, &checking))
+    return;
+  if ((checking != NULL && !_sim_snapshot_list_checked (checking)) || file->list == NULL ||
+      file->n_entries != snapshot->n_entries || file->n_windows != snapshot->n_windows)
+    return;
+  _sim_snapshot_clear_docs (snapshot);
+  snapshot->entries = g_steal_pointer (&file->entries);
+  snapshot->n_entries = file->n_entries;
+  snapshot->names_fd = file->names_fd;
+  snapshot->names_at = file->names_at;
+  snapshot->names_len = file->names_len;
+  snapshot->list = g_steal_pointer (&file->list);
+  snapshot->list_key = file->list_key;
+  snapshot->n_windows = file->n_windows;
+  snapshot->updated_at = file->updated_at;
+  file->names_fd = -1;
+}
 
 static void
 fresh_free (gpointer data)

@@ -859,7 +859,10 @@ _sim_snapshot_load (SimStore           *store,
           _sim_snapshot_part_clear (&sources[1]);
           snapshot->n_parts = 2;
           if (_sim_snapshot_part_write (snapshot, delta, KIND_DELTA, key, main_header.key, stamp))
-            _sim_snapshot_part_use_file (snapshot, delta, KIND_DELTA, main_header.key);
+            {
+              _sim_snapshot_part_use_file (snapshot, delta, KIND_DELTA, main_header.key);
+              _sim_snapshot_use_list (snapshot, KIND_DELTA, key);
+            }
           if (!part_finish (snapshot, delta, error))
             goto fail;
           return g_steal_pointer (&snapshot);
@@ -878,6 +881,7 @@ _sim_snapshot_load (SimStore           *store,
 
       g_unlink (stale);
       _sim_snapshot_part_use_file (snapshot, whole, KIND_INDEX, base);
+      _sim_snapshot_use_list (snapshot, KIND_INDEX, key);
     }
   if (!part_finish (snapshot, whole, error))
     goto fail;

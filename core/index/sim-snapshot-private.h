@@ -301,6 +301,9 @@ void                _sim_snapshot_part_use_file (SimCorpusSnapshot *snapshot,
                                                  Part *part,
                                                  guint kind,
                                                  guint64 base);
+void                _sim_snapshot_use_list (SimCorpusSnapshot *snapshot,
+                                            guint kind,
+                                            guint64 key);
 
 GBytes *            _sim_snapshot_read_list (const char *store_path,
                                              guint kind,

@@ -890,6 +890,10 @@ test_corpus_index_file_with_an_older_list_is_read_and_written_anew (void **state
     g_free (sim_test_write_file (f->docs, "class-0/late.txt", text, -1));
     result = sim_corpus_add (corpus, paths, NULL, NULL, NULL, NULL);
     assert_int_equal (result->n_added, 1);
+    /* The writer's snapshot after the add: its documents from the delta
+     * it wrote. */
+    assert_docs_made_once (corpus);
+    assert_names_as_stored (corpus);
   }
   {
     g_autoptr(SimCorpus) corpus = sim_corpus_open (f->store, TRUE, NULL);
