@@ -479,9 +479,8 @@ sim_corpus_snapshot_get_doc (const SimCorpusSnapshot *snapshot,
 
           if (!store_names (snapshot, e->id, &p, &t))
             p = g_strdup (""), t = g_strdup ("");
-          /* Interned: kept as long as the process, for a damage that is rare. */
-          title = g_intern_string (t);
-          path = g_intern_string (p);
+          title = g_string_chunk_insert (s->names_kept, t);
+          path = g_string_chunk_insert (s->names_kept, p);
         }
       doc->title = title;
       g_atomic_pointer_set (&doc->path, path);
