@@ -25,6 +25,7 @@
 #include "sim-error.h"
 #include "sim-fingerprint.h"
 #include "sim-store.h"
+#include "sim-snapshot-private.h"
 #include "sim-test-util.h"
 
 static const char *const words[] = {
@@ -783,6 +784,48 @@ assert_checked_and_written_again (const char *store,
   assert_true (g_file_get_contents (index, &now, &now_len, NULL));
   assert_int_equal (now_len, len);
   assert_memory_equal (now, good, len);
+}
+
+/* The position index of a part (a slot every 2^coarse_shift positions:
+ * the last document starting at or before it) against its brute-force
+ * twin, on random starts: empty documents, documents over many slots,
+ * slots of more than 4K positions. */
+static void
+test_corpus_position_index_matches_brute_force (void **state)
+{
+  g_autoptr(GRand) rand = g_rand_new_with_seed (33);
+  gboolean wide = FALSE, spanning = FALSE;
+
+  (void) state;
+  for (guint t = 0; t < 2000; t++)
+    {
+      guint64 at = g_rand_boolean (rand) ? 0 : g_rand_int_range (rand, 0, 10000);
+      Part part;
+
+      _sim_snapshot_part_init (&part);
+      part.n_docs = g_rand_int_range (rand, 1, 60);
+      part.bases = g_new (guint64, part.n_docs);
+      for (guint i = 0; i < part.n_docs; i++)
+        {
+          part.bases[i] = at;
+          if (g_rand_int_range (rand, 0, 4) > 0)
+            at += g_rand_int_range (rand, 1, g_rand_boolean (rand) ? 100 : 20000);
+        }
+      _sim_snapshot_part_index_bases (&part);
+      assert_true (part.n_coarse > 0);
+      wide |= part.coarse_shift > COARSE_SHIFT;
+      for (gsize c = 0; c < part.n_coarse; c++)
+        {
+          guint d = 0;
+
+          while (d + 1 < part.n_docs && part.bases[d + 1] <= (guint64) c << part.coarse_shift)
+            d++;
+          assert_int_equal (part.coarse[c], d);
+          spanning |= c > 0 && part.coarse[c] == part.coarse[c - 1];
+        }
+      _sim_snapshot_part_clear (&part);
+    }
+  assert_true (wide && spanning);
 }
 
 /* Every document of @corpus's snapshot has the path and title its row
@@ -1921,6 +1964,7 @@ main (void)
     cmocka_unit_test_setup_teardown (test_corpus_traditional_folding_is_a_store_setting, setup, teardown),
     cmocka_unit_test_setup_teardown (test_corpus_index_file_is_mapped_and_never_trusted_blindly, setup, teardown),
     cmocka_unit_test_setup_teardown (test_corpus_index_file_cut_inside_its_document_list, setup, teardown),
+    cmocka_unit_test (test_corpus_position_index_matches_brute_force),
     cmocka_unit_test_setup_teardown (test_corpus_index_file_with_an_older_list_is_read_and_written_anew, setup, teardown),
     cmocka_unit_test_setup_teardown (test_corpus_index_delta_answers_as_a_fresh_build, setup, teardown),
     cmocka_unit_test_setup_teardown (test_corpus_build_past_its_memory_writes_the_same_index, setup, teardown),
