@@ -426,23 +426,23 @@ entry_names (const SimCorpusSnapshot *snapshot,
   return TRUE;
 }
 
-/* The names of document @id as the store's row has them: for a document
- * whose names in an index file do not hold (the file damaged since it was
- * written). Rare: a connection of its own. */
+/* The names of document @id as the store's row has them, into @strings:
+ * for a document whose names in an index file do not hold (the file
+ * damaged since it was written). Rare: a connection of its own. */
 static gboolean
 store_names (const SimCorpusSnapshot *snapshot,
              gint64                   id,
-             char                   **out_path,
-             char                   **out_title)
+             GStringChunk            *strings,
+             const char             **out_path,
+             const char             **out_title)
 {
   g_autoptr(SimStore) store = sim_store_open (snapshot->store_path, TRUE, NULL);
-  SimStoreDocument *sd = store ? sim_store_get_document (store, id, NULL) : NULL;
+  g_autoptr(SimStoreDocument) sd = store ? sim_store_get_document (store, id, NULL) : NULL;
 
   if (sd == NULL)
     return FALSE;
-  *out_path = g_strdup (sd->path);
-  *out_title = g_strdup (sd->title);
-  sim_store_document_free (sd);
+  *out_path = g_string_chunk_insert (strings, sd->path);
+  *out_title = g_string_chunk_insert (strings, sd->title);
   return TRUE;
 }
 
@@ -473,15 +473,9 @@ sim_corpus_snapshot_get_doc (const SimCorpusSnapshot *snapshot,
       doc->n_chars = e->n_chars;
       if (s->names_kept == NULL)
         s->names_kept = g_string_chunk_new (4096);
-      if (!entry_names (snapshot, e, s->names_kept, &path, &title))
-        {
-          g_autofree char *p = NULL, *t = NULL;
-
-          if (!store_names (snapshot, e->id, &p, &t))
-            p = g_strdup (""), t = g_strdup ("");
-          title = g_string_chunk_insert (s->names_kept, t);
-          path = g_string_chunk_insert (s->names_kept, p);
-        }
+      if (!entry_names (snapshot, e, s->names_kept, &path, &title) &&
+          !store_names (snapshot, e->id, s->names_kept, &path, &title))
+        path = title = "";
       doc->title = title;
       g_atomic_pointer_set (&doc->path, path);
     }
