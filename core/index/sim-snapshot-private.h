@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The snapshot's fields and what its three files share: sim-snapshot.c
- * (the object, its parts and lookups), sim-index-file.c (the index files:
- * their format, reading and writing) and sim-snapshot-build.c (planning
- * and building the parts, and loading a snapshot). Each uses only those
- * before it. Nothing else reaches in.
+ * The snapshot's fields and what its four files share: sim-snapshot.c
+ * (the object, its parts and lookups), sim-index-list.c (the index files'
+ * names and headers, and the document list they carry), sim-index-file.c
+ * (the index files' parts: their format, reading and writing) and
+ * sim-snapshot-build.c (planning and building the parts, and loading a
+ * snapshot). Each uses only those before it. Nothing else reaches in.
  */
 #pragma once
 
@@ -231,8 +232,10 @@ G_STATIC_ASSERT (sizeof (ListHead) == 32);
 G_STATIC_ASSERT (sizeof (ListEntry) == 48);
 
 /* ------------------------------------------------------ shared
- * sim-snapshot.c: the object and its parts; sim-index-file.c: the files
- * (uses sim-snapshot.c); sim-snapshot-build.c uses both. */
+ * sim-snapshot.c: the object and its parts; sim-index-list.c: the files'
+ * names, headers and document lists (uses sim-snapshot.c);
+ * sim-index-file.c: the parts in the files (uses both);
+ * sim-snapshot-build.c uses all three. */
 
 /* Windows a write has just computed (an import, a rebuild), by document
  * id: the next snapshot takes them instead of fingerprinting the text
@@ -305,6 +308,11 @@ void                _sim_snapshot_use_list (SimCorpusSnapshot *snapshot,
                                             guint kind,
                                             guint64 key);
 
+gsize               _sim_snapshot_list_size (const SimCorpusSnapshot *snapshot);
+gboolean            _sim_snapshot_write_list (const SimCorpusSnapshot *snapshot,
+                                              int fd,
+                                              goffset at,
+                                              gsize len);
 GBytes *            _sim_snapshot_read_list (const char *store_path,
                                              guint kind,
                                              const IndexHeader *header);
